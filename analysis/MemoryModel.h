@@ -1,0 +1,95 @@
+// The memory-machine models of Nakano et al. and the sm_90 (Hopper) model.
+//
+//   DMM(w, l): address a lives in bank a mod w; a warp access costs its
+//              congestion, the largest number of distinct addresses that one
+//              bank receives (equal addresses merge).       [seed 000 Sec. 2]
+//   UMM(w, l): address a lives in group floor(a / w); a warp access costs the
+//              number of distinct groups it touches.         [seed 000 Sec. 2]
+//   HMM(d, w, L): d DMMs of latency 1 (shared memory) beside one UMM of
+//              latency L (global memory).                    [seed 001 Sec. II]
+//   sm_90:     shared memory of 32 banks of 4-byte words; wavefronts = max over
+//              banks of distinct words, never fewer than bytes / 128. Global
+//              memory in 32-byte sectors and 128-byte lines. [HARDWARE.md]
+//
+// A warp access is a span of lane addresses; NoAccess marks an inactive lane,
+// which takes no part.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <variant>
+
+namespace bankwise {
+
+using Address = std::int64_t;
+inline constexpr Address NoAccess = -1;
+
+/// Discrete Memory Machine: W banks, latency L (time units per request).
+struct Dmm {
+  std::int64_t W = 32;
+  std::int64_t L = 1;
+  bool operator==(const Dmm &) const = default;
+};
+
+/// Unified Memory Machine: address groups of W words, latency L.
+struct Umm {
+  std::int64_t W = 32;
+  std::int64_t L = 1;
+  bool operator==(const Umm &) const = default;
+};
+
+/// Hierarchical Memory Machine: D DMMs (latency 1) and one UMM (latency L),
+/// all of width W.
+struct Hmm {
+  std::int64_t D = 1;
+  std::int64_t W = 32;
+  std::int64_t L = 1;
+  bool operator==(const Hmm &) const = default;
+};
+
+/// A machine the timing simulator runs.
+using Machine = std::variant<Dmm, Umm, Hmm>;
+
+/// Checks the parameters (W >= 1, L >= 1, D >= 1); throws UserError naming
+/// the bad one.
+void validateMachine(const Machine &M);
+
+/// Printable form, e.g. "dmm(w: 32, l: 1)", "hmm(d: 132, w: 32, L: 400)".
+std::string machineName(const Machine &M);
+
+/// Warp width of M.
+std::int64_t machineWidth(const Machine &M);
+
+/// DMM congestion: max over banks (a mod W) of distinct addresses in it.
+/// congestion({0,1,10,6}, 4) == 2 (banks 0,1,2,2).
+std::int64_t dmmCongestion(std::span<const Address> Lanes, std::int64_t W);
+
+/// UMM cost: number of distinct address groups floor(a / W).
+/// ummGroups({0,1,10,6}, 4) == 3 (groups 0,0,2,1).
+std::int64_t ummGroups(std::span<const Address> Lanes, std::int64_t W);
+
+/// Element sizes sm_90 loads and stores: 1, 2, 4, 8 or 16 bytes.
+bool isSm90AccessSize(std::int64_t Bytes);
+
+/// sm_90 shared-memory cost of one warp instruction. Lanes are byte addresses
+/// of accesses of Bytes each (aligned to Bytes).
+struct Sm90SharedCost {
+  std::int64_t Wavefronts = 0;     ///< max(MaxWordsPerBank, ceil(Bytes/128))
+  std::int64_t MaxWordsPerBank = 0; ///< distinct 4-byte words in the worst bank
+  std::int64_t BytesMoved = 0;     ///< active lanes * access size
+};
+Sm90SharedCost sm90Shared(std::span<const Address> ByteAddrs,
+                          std::int64_t Bytes);
+
+/// sm_90 global-memory cost of one warp request: distinct 32-byte sectors and
+/// 128-byte lines (the UMM with w = 32 words counts lines).
+struct Sm90GlobalCost {
+  std::int64_t Sectors = 0;
+  std::int64_t Lines = 0;
+  std::int64_t BytesMoved = 0;
+};
+Sm90GlobalCost sm90Global(std::span<const Address> ByteAddrs,
+                          std::int64_t Bytes);
+
+} // namespace bankwise

@@ -1,0 +1,257 @@
+#include "analysis/Permutation.h"
+
+#include "support/Diagnostic.h"
+#include "support/Random.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <numeric>
+#include <unordered_set>
+
+namespace bankwise {
+
+namespace {
+
+void requireSize(std::uint64_t N, const char *What) {
+  if (N == 0)
+    throw UserError(fmt::format("{} permutation needs n >= 1", What));
+  if (N > MaxPermutationSize)
+    throw UserError(fmt::format("{} permutation of n = {} exceeds the limit "
+                                "of 2^32 elements",
+                                What, N));
+}
+
+void requirePowerOfTwo(std::uint64_t N, const char *What) {
+  requireSize(N, What);
+  if (!std::has_single_bit(N))
+    throw UserError(
+        fmt::format("{} permutation needs n to be a power of two, got {}",
+                    What, N));
+}
+
+/// Builds a permutation from Fn(i) for i in 0..N-1; the constructor checks
+/// that the generator really is a bijection.
+template <class F> Permutation generate(std::uint64_t N, F Fn) {
+  std::vector<std::uint32_t> Map(N);
+  for (std::uint64_t I = 0; I < N; ++I)
+    Map[I] = static_cast<std::uint32_t>(Fn(I));
+  return Permutation(std::move(Map));
+}
+
+} // namespace
+
+Permutation::Permutation(std::vector<std::uint32_t> M) : Map(std::move(M)) {
+  const std::uint64_t N = Map.size();
+  std::vector<std::uint8_t> Seen(N, 0);
+  for (std::uint64_t I = 0; I < N; ++I) {
+    const std::uint64_t V = Map[I];
+    if (V >= N)
+      throw UserError(fmt::format(
+          "entry {} is {}, outside the range 0..{}", I, V, N - 1));
+    if (Seen[V])
+      throw UserError(fmt::format(
+          "entry {} is {}, which an earlier entry already holds", I, V));
+    Seen[V] = 1;
+  }
+}
+
+Permutation identityPermutation(std::uint64_t N) {
+  requireSize(N, "identity");
+  return generate(N, [](std::uint64_t I) { return I; });
+}
+
+Permutation shufflePermutation(std::uint64_t N) {
+  requirePowerOfTwo(N, "shuffle");
+  const int Bits = std::countr_zero(N);
+  return generate(N, [=](std::uint64_t I) {
+    if (Bits == 0)
+      return I;
+    return ((I << 1) | (I >> (Bits - 1))) & (N - 1);
+  });
+}
+
+Permutation bitReversalPermutation(std::uint64_t N) {
+  requirePowerOfTwo(N, "bit-reversal");
+  const int Bits = std::countr_zero(N);
+  return generate(N, [=](std::uint64_t I) {
+    std::uint64_t R = 0;
+    for (int B = 0; B < Bits; ++B)
+      R |= ((I >> B) & 1) << (Bits - 1 - B);
+    return R;
+  });
+}
+
+Permutation transposePermutation(std::uint64_t Rows, std::uint64_t Cols) {
+  if (Rows == 0 || Cols == 0)
+    throw UserError(fmt::format(
+        "transpose permutation needs rows and cols >= 1, got {} x {}", Rows,
+        Cols));
+  if (Cols > MaxPermutationSize / Rows)
+    throw UserError(fmt::format(
+        "transpose permutation of {} x {} exceeds the limit of 2^32 elements",
+        Rows, Cols));
+  return generate(Rows * Cols, [=](std::uint64_t I) {
+    return (I % Cols) * Rows + I / Cols;
+  });
+}
+
+Permutation stridePermutation(std::uint64_t N, std::uint64_t S) {
+  requireSize(N, "stride");
+  if (S == 0 || N % S != 0)
+    throw UserError(fmt::format(
+        "stride permutation needs a stride that divides n = {}, got {}", N, S));
+  return transposePermutation(N / S, S);
+}
+
+Permutation randomPermutation(std::uint64_t N, std::uint64_t Seed) {
+  requireSize(N, "random");
+  std::vector<std::uint32_t> Map(N);
+  std::iota(Map.begin(), Map.end(), 0u);
+  Rng R(Seed);
+  for (std::uint64_t I = N - 1; I > 0; --I)
+    std::swap(Map[I], Map[R.below(I + 1)]);
+  return Permutation(std::move(Map));
+}
+
+Permutation loadPermutationFile(const std::string &Path, int IndexBytes) {
+  const SourceLoc Loc{Path, 0, 0};
+  if (IndexBytes != 4 && IndexBytes != 8)
+    throw UserError(Loc, fmt::format("index width must be 4 or 8 bytes, got {}",
+                                     IndexBytes));
+  std::error_code EC;
+  if (std::filesystem::is_directory(Path, EC))
+    throw UserError(Loc, "is a directory, not a permutation file");
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    throw UserError(Loc, "cannot open permutation file");
+  std::vector<char> Bytes((std::istreambuf_iterator<char>(In)),
+                          std::istreambuf_iterator<char>());
+  if (Bytes.empty())
+    throw UserError(Loc, "permutation file is empty");
+  if (Bytes.size() % static_cast<std::size_t>(IndexBytes) != 0)
+    throw UserError(
+        Loc, fmt::format("file size {} bytes is not a whole number of {}-byte "
+                         "indices (entry {} is truncated)",
+                         Bytes.size(), IndexBytes,
+                         Bytes.size() / static_cast<std::size_t>(IndexBytes)));
+  const std::uint64_t N = Bytes.size() / static_cast<std::size_t>(IndexBytes);
+  if (N > MaxPermutationSize)
+    throw UserError(Loc, fmt::format("{} entries exceed the limit of 2^32", N));
+  std::vector<std::uint32_t> Map(N);
+  std::vector<std::uint8_t> Seen(N, 0);
+  const auto *Raw = reinterpret_cast<const unsigned char *>(Bytes.data());
+  for (std::uint64_t I = 0; I < N; ++I) {
+    std::uint64_t V = 0;
+    for (int B = IndexBytes - 1; B >= 0; --B)
+      V = (V << 8) | Raw[I * static_cast<std::uint64_t>(IndexBytes) +
+                         static_cast<std::uint64_t>(B)];
+    const std::uint64_t Offset = I * static_cast<std::uint64_t>(IndexBytes);
+    if (V >= N)
+      throw UserError(Loc, fmt::format("entry {} (byte offset {}) is {}, "
+                                       "outside the range 0..{} of a "
+                                       "{}-entry permutation",
+                                       I, Offset, V, N - 1, N));
+    if (Seen[V])
+      throw UserError(Loc,
+                      fmt::format("entry {} (byte offset {}) is {}, which an "
+                                  "earlier entry already holds",
+                                  I, Offset, V));
+    Seen[V] = 1;
+    Map[I] = static_cast<std::uint32_t>(V);
+  }
+  return Permutation(std::move(Map));
+}
+
+void savePermutationFile(const Permutation &P, const std::string &Path,
+                         int IndexBytes) {
+  if (IndexBytes != 4 && IndexBytes != 8)
+    throw UserError(fmt::format("index width must be 4 or 8 bytes, got {}",
+                                IndexBytes));
+  const std::string Tmp = Path + ".tmp";
+  {
+    std::ofstream Out(Tmp, std::ios::binary | std::ios::trunc);
+    if (!Out)
+      throw UserError(SourceLoc{Path, 0, 0}, "cannot write permutation file");
+    std::vector<unsigned char> Buf(P.size() * static_cast<std::uint64_t>(IndexBytes));
+    for (std::uint64_t I = 0; I < P.size(); ++I)
+      for (int B = 0; B < IndexBytes; ++B)
+        Buf[I * static_cast<std::uint64_t>(IndexBytes) +
+            static_cast<std::uint64_t>(B)] =
+            static_cast<unsigned char>((P(I) >> (8 * B)) & 0xff);
+    Out.write(reinterpret_cast<const char *>(Buf.data()),
+              static_cast<std::streamsize>(Buf.size()));
+    if (!Out)
+      throw UserError(SourceLoc{Path, 0, 0}, "write failed");
+  }
+  std::error_code EC;
+  std::filesystem::rename(Tmp, Path, EC);
+  if (EC) {
+    std::filesystem::remove(Tmp, EC);
+    throw UserError(SourceLoc{Path, 0, 0}, "cannot rename temporary file");
+  }
+}
+
+Permutation inverse(const Permutation &P) {
+  std::vector<std::uint32_t> Inv(P.size());
+  for (std::uint64_t I = 0; I < P.size(); ++I)
+    Inv[P(I)] = static_cast<std::uint32_t>(I);
+  return Permutation(std::move(Inv));
+}
+
+std::uint64_t distribution(const Permutation &P, std::uint64_t W) {
+  if (W == 0)
+    throw UserError("distribution needs w >= 1");
+  std::uint64_t Total = 0;
+  std::vector<std::uint64_t> Groups;
+  Groups.reserve(W);
+  for (std::uint64_t First = 0; First < P.size(); First += W) {
+    Groups.clear();
+    const std::uint64_t Last = std::min(P.size(), First + W);
+    for (std::uint64_t I = First; I < Last; ++I)
+      Groups.push_back(P(I) / W);
+    std::sort(Groups.begin(), Groups.end());
+    Total += static_cast<std::uint64_t>(
+        std::unique(Groups.begin(), Groups.end()) - Groups.begin());
+  }
+  return Total;
+}
+
+Permutation makePermutation(const PermutationSpec &S) {
+  if (S.Name == "identity")
+    return identityPermutation(S.N);
+  if (S.Name == "shuffle")
+    return shufflePermutation(S.N);
+  if (S.Name == "bitrev" || S.Name == "bitreverse")
+    return bitReversalPermutation(S.N);
+  if (S.Name == "transpose") {
+    if (S.Rows == 0 && S.Cols == 0 && S.N != 0) {
+      // Square by default, as the papers' sqrt(n) x sqrt(n) matrices.
+      std::uint64_t R = 1;
+      while ((R + 1) * (R + 1) <= S.N)
+        ++R;
+      if (R * R != S.N)
+        throw UserError(fmt::format(
+            "transpose of n = {} needs --rows and --cols (n is not a square)",
+            S.N));
+      return transposePermutation(R, R);
+    }
+    if (S.N != 0 && S.Rows * S.Cols != S.N)
+      throw UserError(fmt::format("transpose {} x {} does not have n = {} "
+                                  "elements",
+                                  S.Rows, S.Cols, S.N));
+    return transposePermutation(S.Rows, S.Cols);
+  }
+  if (S.Name == "stride")
+    return stridePermutation(S.N, S.Stride);
+  if (S.Name == "random")
+    return randomPermutation(S.N, S.Seed);
+  throw UserError(fmt::format("unknown permutation '{}' (expected identity, "
+                              "shuffle, bitrev, transpose, stride or random)",
+                              S.Name));
+}
+
+} // namespace bankwise

@@ -1,0 +1,79 @@
+// Permutations of 0..n-1 and their distribution D_w(P) (seed 001 Sec. IV):
+//   D_w(P) = sum over warps j of |{ floor(P(j*w + k) / w) : 0 <= k < w }|,
+// the address groups of b the destination-designated algorithm b[P(i)] = a[i]
+// writes. D_w(identity) = n/w, D_w(shuffle) = 2n/w, D_w(bit-reversal) =
+// D_w(transpose) = n (for n >= w^2).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bankwise {
+
+/// A permutation of 0..n-1, stored as P(i) for every i (n <= 2^32).
+class Permutation {
+public:
+  Permutation() = default;
+  /// Takes ownership of Map; throws UserError (naming the first bad index)
+  /// if Map is not a permutation of 0..Map.size()-1.
+  explicit Permutation(std::vector<std::uint32_t> Map);
+
+  std::uint64_t size() const { return Map.size(); }
+  std::uint64_t operator()(std::uint64_t I) const { return Map[I]; }
+  const std::vector<std::uint32_t> &map() const { return Map; }
+  bool operator==(const Permutation &) const = default;
+
+private:
+  std::vector<std::uint32_t> Map;
+};
+
+/// The largest n bankwise stores: indices are 32-bit.
+inline constexpr std::uint64_t MaxPermutationSize = std::uint64_t(1) << 32;
+
+/// P(i) = i.
+Permutation identityPermutation(std::uint64_t N);
+/// Perfect shuffle, a one-bit left rotation of the index: i_m..i_1 ->
+/// i_{m-1}..i_1 i_m. N must be a power of two.
+Permutation shufflePermutation(std::uint64_t N);
+/// Bit reversal: i_m..i_1 -> i_1..i_m. N must be a power of two.
+Permutation bitReversalPermutation(std::uint64_t N);
+/// Transpose of a Rows x Cols row-major matrix: P(i*Cols + j) = j*Rows + i.
+Permutation transposePermutation(std::uint64_t Rows, std::uint64_t Cols);
+/// Stride-S permutation (the FFT's L^n_s): element i = q*S + r goes to
+/// r*(N/S) + q, i.e. transpose(N/S, S). S must divide N.
+Permutation stridePermutation(std::uint64_t N, std::uint64_t S);
+/// Uniformly random permutation (Fisher-Yates on bankwise's own generator):
+/// the same (N, Seed) gives the same permutation everywhere.
+Permutation randomPermutation(std::uint64_t N, std::uint64_t Seed);
+
+/// Reads a permutation file: N little-endian unsigned integers of IndexBytes
+/// (4 or 8) bytes each. Throws UserError, located at the file, for an
+/// unreadable file, a length that is not a whole number of entries, an empty
+/// file, a value out of range or a duplicate; the error names the first bad
+/// index and its byte offset.
+Permutation loadPermutationFile(const std::string &Path, int IndexBytes = 4);
+
+/// Writes P in the format loadPermutationFile reads (atomically: a temporary
+/// file renamed into place).
+void savePermutationFile(const Permutation &P, const std::string &Path,
+                         int IndexBytes = 4);
+
+/// P^{-1}, with P^{-1}(P(i)) = i.
+Permutation inverse(const Permutation &P);
+
+/// D_w(P) as defined above; the last warp may be partial when w does not
+/// divide n.
+std::uint64_t distribution(const Permutation &P, std::uint64_t W);
+
+/// A named permutation: "identity", "shuffle", "bitrev" (or "bitreverse"),
+/// "transpose" (needs Rows and Cols), "stride" (needs Stride), "random"
+/// (uses Seed). Throws UserError for an unknown name or bad sizes.
+struct PermutationSpec {
+  std::string Name;
+  std::uint64_t N = 0;
+  std::uint64_t Rows = 0, Cols = 0, Stride = 0, Seed = 0;
+};
+Permutation makePermutation(const PermutationSpec &Spec);
+
+} // namespace bankwise

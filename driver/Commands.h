@@ -1,0 +1,19 @@
+// The bankwise subcommands. Each registers itself on the CLI11 app and runs
+// as a short script of library passes; user errors are thrown as UserError
+// and turned into exit code 2 by main.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace bankwise::driver {
+
+/// The action main runs after a successful parse.
+using Action = std::function<int()>;
+
+/// `bankwise model`: warp costs and simulated time under a machine model.
+void registerModelCommand(CLI::App &App, Action &Run);
+/// `bankwise perm-stats`: D_w(P) and D_w(P^-1) of a permutation.
+void registerPermStatsCommand(CLI::App &App, Action &Run);
+
+} // namespace bankwise::driver

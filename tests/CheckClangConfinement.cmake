@@ -1,0 +1,17 @@
+# Fails if any source outside frontend/ includes a Clang or LLVM header.
+file(GLOB_RECURSE Sources RELATIVE ${ROOT}
+  ${ROOT}/*.h ${ROOT}/*.hpp ${ROOT}/*.cpp ${ROOT}/*.cu ${ROOT}/*.cuh)
+set(Leaks "")
+foreach(F IN LISTS Sources)
+  if(F MATCHES "^(frontend|build[^/]*|tests/lint)/")
+    continue()
+  endif()
+  file(STRINGS ${ROOT}/${F} Hits REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"](clang|llvm)/")
+  if(Hits)
+    list(APPEND Leaks "${F}")
+  endif()
+endforeach()
+if(Leaks)
+  message(FATAL_ERROR "Clang/LLVM headers included outside frontend/: ${Leaks}")
+endif()
+message(STATUS "no Clang/LLVM include outside frontend/ (${CMAKE_MATCH_COUNT} checked)")

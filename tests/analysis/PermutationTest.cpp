@@ -1,0 +1,138 @@
+// Permutations and their distribution D_w(P) (seed 001 Sec. IV).
+
+#include "analysis/Permutation.h"
+#include "support/Diagnostic.h"
+
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <string>
+
+using namespace bankwise;
+
+namespace {
+
+std::string tmpPath(const std::string &Name) {
+  return std::string(BANKWISE_TEST_TMPDIR) + "/" + Name;
+}
+
+void writeBytes(const std::string &Path, const std::vector<unsigned char> &B) {
+  std::ofstream Out(Path, std::ios::binary | std::ios::trunc);
+  Out.write(reinterpret_cast<const char *>(B.data()),
+            static_cast<std::streamsize>(B.size()));
+}
+
+std::vector<unsigned char> le32(const std::vector<std::uint32_t> &V) {
+  std::vector<unsigned char> B;
+  for (std::uint32_t X : V)
+    for (int I = 0; I < 4; ++I)
+      B.push_back(static_cast<unsigned char>(X >> (8 * I)));
+  return B;
+}
+
+std::string errorOf(const std::function<void()> &F) {
+  try {
+    F();
+  } catch (const UserError &E) {
+    return E.diagnostic().Message;
+  }
+  return "";
+}
+
+} // namespace
+
+TEST_CASE("named permutations map as defined") {
+  CHECK(shufflePermutation(8).map() == std::vector<std::uint32_t>{0, 2, 4, 6, 1, 3, 5, 7});
+  CHECK(bitReversalPermutation(8).map() == std::vector<std::uint32_t>{0, 4, 2, 6, 1, 5, 3, 7});
+  // transpose(2, 3): a 2x3 row-major matrix; (i, j) -> (j, i) of a 3x2 one.
+  CHECK(transposePermutation(2, 3).map() == std::vector<std::uint32_t>{0, 2, 4, 1, 3, 5});
+  CHECK(stridePermutation(6, 3) == transposePermutation(2, 3));
+  CHECK(identityPermutation(5).map() == std::vector<std::uint32_t>{0, 1, 2, 3, 4});
+  CHECK(shufflePermutation(1).size() == 1);
+}
+
+TEST_CASE("D_w(identity) = n/w, D_w(shuffle) = 2n/w, D_w(bit-reversal) = "
+          "D_w(transpose) = n, also for the inverses (seed 001 Sec. IV)") {
+  for (std::uint64_t W : {4u, 16u, 32u})
+    for (int LogN = 10; LogN <= 20; LogN += 2) {
+      const std::uint64_t N = std::uint64_t(1) << LogN;
+      CAPTURE(W);
+      CAPTURE(N);
+      CHECK(distribution(identityPermutation(N), W) == N / W);
+      const Permutation S = shufflePermutation(N);
+      CHECK(distribution(S, W) == 2 * N / W);
+      CHECK(distribution(inverse(S), W) == 2 * N / W);
+      const Permutation B = bitReversalPermutation(N);
+      CHECK(distribution(B, W) == N);
+      CHECK(distribution(inverse(B), W) == N);
+      std::uint64_t Side = std::uint64_t(1) << (LogN / 2);
+      const Permutation T = transposePermutation(Side, Side);
+      CHECK(distribution(T, W) == N);
+      CHECK(distribution(inverse(T), W) == N);
+    }
+}
+
+TEST_CASE("D_w(random) is close to n with high probability") {
+  const std::uint64_t N = 1 << 20;
+  const std::uint64_t D = distribution(randomPermutation(N, 1), 32);
+  CHECK(D <= N);
+  CHECK(D > N - N / 50); // expected collisions per warp ~ 32*31/2/(n/32)
+}
+
+TEST_CASE("random permutations are deterministic per seed and valid") {
+  const Permutation A = randomPermutation(1000, 42), B = randomPermutation(1000, 42),
+                    C = randomPermutation(1000, 43);
+  CHECK(A == B);
+  CHECK_FALSE(A == C);
+  // Re-validating through the checking constructor must succeed.
+  CHECK_NOTHROW(Permutation(A.map()));
+  CHECK(inverse(inverse(A)) == A);
+  for (std::uint64_t I = 0; I < A.size(); ++I)
+    REQUIRE(inverse(A)(A(I)) == I);
+}
+
+TEST_CASE("invalid parameters are user errors") {
+  CHECK_THROWS_AS(shufflePermutation(12), UserError);
+  CHECK_THROWS_AS(bitReversalPermutation(0), UserError);
+  CHECK_THROWS_AS(stridePermutation(10, 3), UserError);
+  CHECK_THROWS_AS(transposePermutation(0, 3), UserError);
+  CHECK_THROWS_AS(makePermutation({"nonsense", 8}), UserError);
+  CHECK(errorOf([] { makePermutation({"transpose", 10}); }).find("not a square") !=
+        std::string::npos);
+}
+
+TEST_CASE("permutation files: round trip in 4 and 8 bytes") {
+  const Permutation P = randomPermutation(4099, 5);
+  for (int Bytes : {4, 8}) {
+    const std::string Path = tmpPath("round-trip-" + std::to_string(Bytes) + ".bin");
+    savePermutationFile(P, Path, Bytes);
+    CHECK(std::filesystem::file_size(Path) == 4099u * static_cast<unsigned>(Bytes));
+    CHECK(loadPermutationFile(Path, Bytes) == P);
+  }
+}
+
+TEST_CASE("permutation files: errors name the first bad index") {
+  const std::string Path = tmpPath("bad.bin");
+  writeBytes(Path, le32({0, 1, 2, 9, 4}));
+  CHECK(errorOf([&] { loadPermutationFile(Path); }) ==
+        "entry 3 (byte offset 12) is 9, outside the range 0..4 of a 5-entry "
+        "permutation");
+  writeBytes(Path, le32({0, 1, 2, 1, 3, 2}));
+  CHECK(errorOf([&] { loadPermutationFile(Path); }) ==
+        "entry 3 (byte offset 12) is 1, which an earlier entry already holds");
+  auto Truncated = le32({0, 1, 2});
+  Truncated.pop_back();
+  writeBytes(Path, Truncated);
+  CHECK(errorOf([&] { loadPermutationFile(Path); }).find("not a whole number") !=
+        std::string::npos);
+  writeBytes(Path, {});
+  CHECK(errorOf([&] { loadPermutationFile(Path); }) == "permutation file is empty");
+  CHECK(errorOf([&] { loadPermutationFile(tmpPath("does-not-exist.bin")); }) ==
+        "cannot open permutation file");
+  try {
+    loadPermutationFile(tmpPath("does-not-exist.bin"));
+  } catch (const UserError &E) {
+    CHECK(E.diagnostic().Loc.File == tmpPath("does-not-exist.bin"));
+  }
+}

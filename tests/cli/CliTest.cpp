@@ -1,0 +1,156 @@
+// End-to-end tests of the bankwise command line: outputs, JSON, and exit
+// code 2 with a located message for bad input.
+
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct Result {
+  int Code = -1;
+  std::string Out; ///< stdout and stderr together
+};
+
+/// Runs bankwise with Args (shell-quoted by the caller), capturing output.
+Result bankwise(const std::string &Args) {
+  const std::string Cmd = std::string(BANKWISE_BIN) + " " + Args + " 2>&1";
+  Result R;
+  FILE *P = popen(Cmd.c_str(), "r");
+  REQUIRE(P != nullptr);
+  std::array<char, 4096> Buf{};
+  std::size_t N;
+  while ((N = fread(Buf.data(), 1, Buf.size(), P)) > 0)
+    R.Out.append(Buf.data(), N);
+  const int Status = pclose(P);
+  R.Code = WIFEXITED(Status) ? WEXITSTATUS(Status) : 128 + WTERMSIG(Status);
+  return R;
+}
+
+bool contains(const std::string &S, const std::string &Part) {
+  return S.find(Part) != std::string::npos;
+}
+
+std::string tmp(const std::string &Name) {
+  return std::string(BANKWISE_TEST_TMPDIR) + "/" + Name;
+}
+
+} // namespace
+
+TEST_CASE("--version and --help for every subcommand") {
+  Result R = bankwise("--version");
+  CHECK(R.Code == 0);
+  CHECK(contains(R.Out, "bankwise 0."));
+  for (const char *Sub : {"model", "perm-stats"}) {
+    R = bankwise(std::string(Sub) + " --help");
+    CHECK(R.Code == 0);
+    CHECK(contains(R.Out, "--json"));
+  }
+  R = bankwise("");
+  CHECK(R.Code == 2);
+}
+
+TEST_CASE("model: the DMM worked example of seed 000 Fig. 4") {
+  Result R = bankwise("model --machine dmm --w 4 --l 3 --warp 0,1,10,6 --warp 8,9,14,15");
+  CHECK(R.Code == 0);
+  CHECK(contains(R.Out, "W(0): congestion 2"));
+  CHECK(contains(R.Out, "W(1): congestion 1"));
+  CHECK(contains(R.Out, "time: 5 time units"));
+  R = bankwise("model --machine umm --w 4 --l 3 --warp 0,1,10,6 --warp 8,9,14,15 --json");
+  CHECK(R.Code == 0);
+  const auto J = nlohmann::json::parse(R.Out);
+  CHECK(J["time"] == 7);
+  CHECK(J["rounds"][0]["warps"][0]["groups"] == 3);
+  CHECK(J["rounds"][0]["warps"][1]["groups"] == 2);
+  CHECK(J["machine"] == "umm(w: 4, l: 3)");
+}
+
+TEST_CASE("model: sm_90 wavefronts and sectors") {
+  std::string Stride16, Contig;
+  for (int L = 0; L < 32; ++L) {
+    Stride16 += (L ? "," : "") + std::to_string(L * 16);
+    Contig += (L ? "," : "") + std::to_string(L);
+  }
+  Result R = bankwise("model --machine sm_90 --elem f64 --warp " + Stride16 + " --json");
+  CHECK(R.Code == 0);
+  auto J = nlohmann::json::parse(R.Out);
+  CHECK(J["warps"][0]["shared_wavefronts"] == 32);
+  CHECK(J["warps"][0]["global_sectors"] == 32);
+  R = bankwise("model --machine sm_90 --elem f32x4 --warp " + Contig);
+  CHECK(R.Code == 0);
+  CHECK(contains(R.Out, "shared 4 wavefronts"));
+  CHECK(contains(R.Out, "global 16 sectors in 4 lines"));
+}
+
+TEST_CASE("model: a trace file with HMM rounds") {
+  const std::string Path = tmp("hmm.trace");
+  std::ofstream(Path) << "round global\n0 1 2 3\n4 5 6 7\nround shared\n0 1 2 3\n4 5 6 7\n";
+  Result R = bankwise("model --machine hmm --d 1 --w 4 --L 10 --barrier --trace " + Path);
+  CHECK(R.Code == 0);
+  // Global: 2 warps + L - 1 = 11; shared: 2 more units.
+  CHECK(contains(R.Out, "time: 13 time units"));
+}
+
+TEST_CASE("model: bad input exits 2 with a located message") {
+  Result R = bankwise("model --machine dmm --w 4 --warp 0,1,zz");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "error: --warp #0: lane 2: expected a non-negative address"));
+  R = bankwise("model --machine dmm --w 0 --warp 0");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "dmm parameter 'w' must be at least 1"));
+  R = bankwise("model --machine tpu --warp 0");
+  CHECK(R.Code == 2);
+  const std::string Path = tmp("bad.trace");
+  std::ofstream(Path) << "round\n1 2 3\n4 five\n";
+  R = bankwise("model --machine dmm --w 4 --trace " + Path);
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, Path + ":3:3: error: expected an address or '-', got 'five'"));
+  CHECK(contains(R.Out, "4 five\n  ^"));
+  R = bankwise("model --machine sm_90 --elem f24 --warp 0");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "unknown element type 'f24'"));
+}
+
+TEST_CASE("perm-stats: the distributions of seed 001 Sec. IV") {
+  Result R = bankwise("perm-stats --perm bitrev --n 1048576 --json");
+  CHECK(R.Code == 0);
+  auto J = nlohmann::json::parse(R.Out);
+  CHECK(J["D_w(P)"] == 1048576);
+  CHECK(J["D_w(P^-1)"] == 1048576);
+  R = bankwise("perm-stats --perm shuffle --n 65536 --w 32 --json");
+  J = nlohmann::json::parse(R.Out);
+  CHECK(J["D_w(P)"] == 2 * 65536 / 32);
+  CHECK(J["D_w(P^-1)"] == 2 * 65536 / 32);
+  R = bankwise("perm-stats --perm identity --n 4096");
+  CHECK(R.Code == 0);
+  CHECK(contains(R.Out, "D_w(P)    = 128"));
+  R = bankwise("perm-stats --perm transpose --rows 64 --cols 32 --json");
+  J = nlohmann::json::parse(R.Out);
+  CHECK(J["n"] == 2048);
+  CHECK(J["D_w(P)"] == 2048);
+}
+
+TEST_CASE("perm-stats: invalid permutation files exit 2 naming the entry") {
+  const std::string Path = tmp("dup.bin");
+  {
+    std::ofstream Out(Path, std::ios::binary);
+    const unsigned char Bytes[] = {0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    Out.write(reinterpret_cast<const char *>(Bytes), sizeof Bytes);
+  }
+  Result R = bankwise("perm-stats --perm file --file " + Path);
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, Path + ": error: entry 2 (byte offset 8) is 1, which an "
+                               "earlier entry already holds"));
+  R = bankwise("perm-stats --perm bitrev --n 1000");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "power of two"));
+  R = bankwise("perm-stats --perm random");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "needs --n"));
+}
