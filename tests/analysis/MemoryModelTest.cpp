@@ -164,7 +164,7 @@ TEST_CASE("sm_90 shared: f32 random, seed 002 Table II's 3.44 expected for "
         doctest::Approx(3.44).epsilon(0.005));
 }
 
-TEST_CASE("sm_90 shared: f32 uniform random in [0, 4096), 32 warps: the "
+TEST_CASE("sm_90 shared: f32 uniform random in 0..4095, 32 warps: the "
           "measured 108/32 is a typical 32-warp mean of the model") {
   // The measurement is one sample of 32 warps over 4096 words, where equal
   // addresses are rarer than in a 32 x 32 matrix, so the model expects ~3.51.
@@ -213,7 +213,7 @@ TEST_CASE("sm_90 shared: misaligned or odd-sized accesses are user errors") {
 }
 
 // One TEST_CASE per row of HARDWARE.md's global-memory table (f32 loads).
-TEST_CASE("sm_90 global: contiguous a[t] -> 4 sectors") {
+TEST_CASE("sm_90 global: contiguous a(t) -> 4 sectors") {
   CHECK(meanSectors([](int L, int W) -> Address { return W * 32 + L; }) == 4.0);
 }
 TEST_CASE("sm_90 global: stride 2 words -> 8 sectors") {

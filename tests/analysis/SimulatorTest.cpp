@@ -84,7 +84,7 @@ TEST_CASE("worked example: seed 001 Fig. 3 and seed 004 Fig. 3, l = 5") {
   CHECK(simulate(Umm{4, 5}, T).Time == 9);
 }
 
-TEST_CASE("a warp with no request is skipped; inactive lanes take no part") {
+TEST_CASE("a warp with no request is skipped, and inactive lanes take no part") {
   Trace T = oneRound(4, {{7, 5, 15, 0},
                          {NoAccess, NoAccess, NoAccess, NoAccess},
                          {10, 11, NoAccess, 9}});
@@ -94,7 +94,7 @@ TEST_CASE("a warp with no request is skipped; inactive lanes take no part") {
   CHECK(D.Time == 7);
 }
 
-TEST_CASE("a thread waits for its previous request; others need not") {
+TEST_CASE("a thread waits for its previous request, others need not") {
   // Round 0: W(0) has congestion 2 (lanes 0 and 1 in bank 0); lane 0's
   // request (address 0) enters at unit 0 and lane 1's (address 4) at 1.
   // Round 1: only lane 0 requests, so it may start at unit 0 + l = 3.
