@@ -1,0 +1,3 @@
+__global__ void broken(float *a) {
+  a[threadIdx.x] = undeclared_name;
+}
