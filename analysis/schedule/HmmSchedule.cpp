@@ -1,0 +1,449 @@
+// Seed 001's scheduled permutation, built in five phases that reuse the
+// schedule's own planes as working memory (n = R * C, K = C / StripCols):
+//
+//   A  cells of the row graph: (u, v, multiplicity), row after row;
+//   B  factorization of the row graph into K StripCols-regular factors;
+//      each cell's factors go to plane 0 and are handed to the elements of
+//      the cell (in column order) in plane 2;
+//   C  pass 0 per row: Q0(c) = f*StripCols + rank of c among its row's
+//      factor-f elements; s0/d0 -> planes 0/1; the destination row and
+//      column of what now sits at (u, Q0(c)) -> planes 4/5;
+//   D  pass 1 per strip: Q1 sends (u, s) to (v, next free slot of v); s1/d1
+//      -> planes 2/3; final columns rewritten in place in plane 5;
+//   E  pass 2 per row: Q2 = final columns (plane 5); s2/d2 -> planes 4/5.
+//
+// Memory: P plus 12 bytes per element, plus the cell graph of phase B.
+
+#include "analysis/schedule/HmmSchedule.h"
+
+#include "analysis/MemoryModel.h"
+#include "analysis/schedule/detail/BlockSchedule.h"
+#include "analysis/schedule/detail/CellGraph.h"
+#include "support/Diagnostic.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fmt/format.h>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+namespace bankwise {
+
+using schedule_detail::BlockScratch;
+using schedule_detail::CellGraph;
+using schedule_detail::SplitScratch;
+
+namespace {
+
+unsigned threadCount(unsigned Threads) {
+  if (Threads)
+    return Threads;
+  const unsigned H = std::thread::hardware_concurrency();
+  return H ? H : 1;
+}
+
+/// Runs Fn(Task, Worker) for Task in [0, NumTasks) on Threads workers; tasks
+/// are taken in order from a shared counter. Rethrows the first exception.
+template <class F>
+void parallelFor(std::size_t NumTasks, unsigned Threads, F &&Fn) {
+  Threads = static_cast<unsigned>(
+      std::min<std::size_t>(Threads, std::max<std::size_t>(NumTasks, 1)));
+  std::atomic<std::size_t> Next{0};
+  std::exception_ptr Error;
+  std::mutex ErrorMutex;
+  auto Work = [&](unsigned Worker) {
+    try {
+      for (std::size_t T; (T = Next.fetch_add(1)) < NumTasks;)
+        Fn(T, Worker);
+    } catch (...) {
+      std::lock_guard<std::mutex> Lock(ErrorMutex);
+      if (!Error)
+        Error = std::current_exception();
+      Next.store(NumTasks);
+    }
+  };
+  if (Threads <= 1) {
+    Work(0);
+  } else {
+    std::vector<std::jthread> Pool;
+    for (unsigned T = 1; T < Threads; ++T)
+      Pool.emplace_back(Work, T);
+    Work(0);
+  }
+  if (Error)
+    std::rethrow_exception(Error);
+}
+
+[[noreturn]] void internalError(const std::string &What) {
+  throw std::logic_error("bankwise internal error: " + What);
+}
+
+} // namespace
+
+void validateHmmShape(const HmmShape &S, std::uint64_t N) {
+  auto Fail = [&](const std::string &Why) {
+    throw UserError(fmt::format(
+        "HMM schedule: shape R = {}, C = {}, strip = {} columns, w = {} for "
+        "n = {}: {}",
+        S.Rows, S.Cols, S.StripCols, S.Banks, N, Why));
+  };
+  if (!S.Rows || !S.Cols || !S.StripCols || !S.Banks)
+    Fail("every parameter must be positive");
+  if (std::uint64_t(S.Rows) * S.Cols != N)
+    Fail("R * C must equal n");
+  if (N >= (std::uint64_t(1) << 32))
+    Fail("n must be below 2^32");
+  if (S.Cols % S.Banks)
+    Fail("w must divide C (a row is whole warps and its bank graph regular)");
+  if (S.Cols % S.StripCols)
+    Fail("the strip width must divide C");
+  if ((std::uint64_t(S.Rows) * S.StripCols) % S.Banks)
+    Fail("w must divide R * strip width (a strip is whole warps)");
+  if (S.Cols > 65536)
+    Fail("C must be at most 65536 (16-bit indices in a row)");
+  if (std::uint64_t(S.Rows) * S.StripCols > 65536)
+    Fail("R * strip width must be at most 65536 (16-bit indices in a strip)");
+}
+
+HmmShape chooseSm90Shape(std::uint64_t N) {
+  const std::uint64_t MaxWords = Sm90SharedBytesPerBlock / 4; // 58112
+  HmmShape Best;
+  std::uint64_t BestBlock = ~std::uint64_t(0);
+  for (std::uint64_t R = 4; R * 8 <= MaxWords && R <= N; R += 4) {
+    if (N % R)
+      continue;
+    const std::uint64_t C = N / R;
+    if (C % 32 || C > MaxWords)
+      continue;
+    const std::uint64_t Block = std::max(C, 8 * R);
+    if (Block < BestBlock) {
+      BestBlock = Block;
+      Best = HmmShape{static_cast<std::uint32_t>(R),
+                      static_cast<std::uint32_t>(C), 8, 32};
+    }
+  }
+  if (!Best.Rows)
+    throw UserError(fmt::format(
+        "HMM schedule: n = {} has no sm_90 shape: need n = R * C with R a "
+        "multiple of 4, C a multiple of 32, and a row (4C bytes) and an "
+        "8-column strip (32R bytes) each within 227 KB of shared memory",
+        N));
+  validateHmmShape(Best, N);
+  return Best;
+}
+
+HmmSchedule::HmmSchedule(const HmmShape &S)
+    : Shape(S), Data(new std::uint16_t[6 * std::uint64_t(S.Rows) * S.Cols]) {}
+
+std::uint32_t HmmSchedule::blockWords(int Pass) const {
+  return kind(Pass) == HmmPassKind::Row ? Shape.Cols
+                                        : Shape.Rows * Shape.StripCols;
+}
+
+std::uint32_t HmmSchedule::numBlocks(int Pass) const {
+  return kind(Pass) == HmmPassKind::Row ? Shape.Rows
+                                        : Shape.Cols / Shape.StripCols;
+}
+
+std::uint64_t HmmSchedule::address(int Pass, std::uint32_t Blk,
+                                   std::uint32_t J) const {
+  if (kind(Pass) == HmmPassKind::Row)
+    return std::uint64_t(Blk) * Shape.Cols + J;
+  return std::uint64_t(J / Shape.StripCols) * Shape.Cols +
+         std::uint64_t(Blk) * Shape.StripCols + J % Shape.StripCols;
+}
+
+std::span<const std::uint16_t> HmmSchedule::plane(int K) const {
+  return {Data.get() + std::uint64_t(K) * size(), size()};
+}
+std::span<std::uint16_t> HmmSchedule::plane(int K) {
+  return {Data.get() + std::uint64_t(K) * size(), size()};
+}
+
+bool HmmSchedule::operator==(const HmmSchedule &O) const {
+  if (!(Shape == O.Shape))
+    return false;
+  if (!size())
+    return true;
+  return std::memcmp(Data.get(), O.Data.get(), 6 * size() * 2) == 0;
+}
+
+HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
+                                   unsigned Threads) {
+  const std::uint64_t N = P.size();
+  validateHmmShape(Shape, N);
+  Threads = threadCount(Threads);
+  const std::uint32_t R = Shape.Rows, C = Shape.Cols, SC = Shape.StripCols,
+                      W = Shape.Banks, K = C / SC;
+  const std::vector<std::uint32_t> &Map = P.map();
+  const bool Timing = std::getenv("BANKWISE_SCHEDULE_TIMING") != nullptr;
+  auto Clock0 = std::chrono::steady_clock::now();
+  auto Phase = [&](const char *Name) {
+    if (!Timing)
+      return;
+    const auto Now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "  phase %s: %.3f s\n", Name,
+                 std::chrono::duration<double>(Now - Clock0).count());
+    Clock0 = Now;
+  };
+  HmmSchedule Sched(Shape);
+  std::span<std::uint16_t> Plane[6];
+  for (int I = 0; I < 6; ++I)
+    Plane[I] = Sched.plane(I);
+
+  // Phase A: cells of the row graph, row after row, v ascending.
+  std::vector<std::uint32_t> RowCells(std::size_t(R) + 1, 0);
+  std::vector<std::vector<std::uint32_t>> Counts(Threads);
+  parallelFor(R, Threads, [&](std::size_t U, unsigned T) {
+    std::vector<std::uint32_t> &Cnt = Counts[T];
+    Cnt.assign(R, 0);
+    std::uint32_t Cells = 0;
+    for (std::uint64_t I = U * C, E = I + C; I < E; ++I)
+      Cells += Cnt[Map[I] / C]++ == 0;
+    RowCells[U + 1] = Cells;
+  });
+  for (std::uint32_t U = 0; U < R; ++U)
+    RowCells[U + 1] += RowCells[U];
+  const std::size_t NumCells = RowCells[R];
+  CellGraph G;
+  G.U.resize(NumCells);
+  G.V.resize(NumCells);
+  G.W.resize(NumCells);
+  G.Id.resize(NumCells);
+  // Cell c's elements own slots [CellBegin[c], CellBegin[c+1]) of plane 0.
+  std::vector<std::uint32_t> CellBegin(NumCells + 1), CellV(NumCells);
+  CellBegin[NumCells] = static_cast<std::uint32_t>(N);
+  parallelFor(R, Threads, [&](std::size_t U, unsigned T) {
+    std::vector<std::uint32_t> &Cnt = Counts[T];
+    Cnt.assign(R, 0);
+    for (std::uint64_t I = U * C, E = I + C; I < E; ++I)
+      ++Cnt[Map[I] / C];
+    std::size_t Cell = RowCells[U];
+    auto Offset = static_cast<std::uint32_t>(U * C);
+    for (std::uint32_t V = 0; V < R; ++V) {
+      if (!Cnt[V])
+        continue;
+      G.U[Cell] = static_cast<std::uint32_t>(U);
+      G.V[Cell] = V;
+      G.W[Cell] = Cnt[V];
+      G.Id[Cell] = static_cast<std::uint32_t>(Cell);
+      CellV[Cell] = V;
+      CellBegin[Cell] = Offset;
+      Offset += Cnt[V];
+      ++Cell;
+    }
+  });
+
+  Phase("A cells");
+  // Phase B: K factors. Split breadth-first until every thread has work,
+  // then finish the subtrees in parallel.
+  {
+    std::vector<std::uint32_t> Fill(CellBegin.begin(), CellBegin.end() - 1);
+    std::span<std::uint16_t> CellFactors = Plane[0];
+    const schedule_detail::FactorSink Sink = [&](const CellGraph &Cells,
+                                                 std::uint32_t F) {
+      for (std::size_t I = 0; I < Cells.size(); ++I) {
+        const std::uint32_t At =
+            std::atomic_ref<std::uint32_t>(Fill[Cells.Id[I]])
+                .fetch_add(Cells.W[I], std::memory_order_relaxed);
+        for (std::uint32_t X = 0; X < Cells.W[I]; ++X)
+          CellFactors[At + X] = static_cast<std::uint16_t>(F);
+      }
+    };
+    std::vector<std::pair<CellGraph, std::uint32_t>> Frontier;
+    Frontier.emplace_back(std::move(G), 0);
+    std::uint32_t Kf = K, Df = C;
+    std::vector<SplitScratch> Scratch(Threads);
+    while (Frontier.size() < Threads && Kf % 2 == 0) {
+      std::vector<std::pair<CellGraph, std::uint32_t>> Next(2 * Frontier.size());
+      parallelFor(Frontier.size(), Threads, [&](std::size_t I, unsigned T) {
+        schedule_detail::eulerSplit(Frontier[I].first, R, Next[2 * I].first,
+                                    Next[2 * I + 1].first, Scratch[T]);
+        Frontier[I].first = CellGraph();
+        Next[2 * I].second = Frontier[I].second;
+        Next[2 * I + 1].second = Frontier[I].second + Kf / 2;
+      });
+      Frontier.swap(Next);
+      Kf /= 2;
+      Df /= 2;
+    }
+    Phase("B top splits");
+    parallelFor(Frontier.size(), Threads, [&](std::size_t I, unsigned T) {
+      schedule_detail::factorizeCells(std::move(Frontier[I].first), R, Df, Kf,
+                                      Frontier[I].second, Sink, Scratch[T]);
+    });
+    Phase("B factorize");
+    // Sort each cell's factors (fill order depends on timing) and hand them
+    // to the cell's elements in column order: factor of element i -> plane 2.
+    parallelFor(R, Threads, [&](std::size_t U, unsigned T) {
+      std::vector<std::uint32_t> &Pos = Counts[T];
+      Pos.assign(R, 0);
+      for (std::size_t Cell = RowCells[U]; Cell < RowCells[U + 1]; ++Cell) {
+        const std::uint32_t B = CellBegin[Cell], E = CellBegin[Cell + 1];
+        if (Fill[Cell] != E)
+          internalError("a cell of the row graph was not fully factored");
+        std::sort(CellFactors.begin() + B, CellFactors.begin() + E);
+        Pos[CellV[Cell]] = B;
+      }
+      for (std::uint64_t I = U * C, E = I + C; I < E; ++I)
+        Plane[2][I] = CellFactors[Pos[Map[I] / C]++];
+    });
+  }
+  CellBegin = {};
+  CellV = {};
+
+  Phase("B assign");
+  // Phase C: pass 0 per row.
+  std::vector<BlockScratch> Blocks(Threads);
+  std::vector<std::vector<std::uint32_t>> Local(Threads), Local2(Threads);
+  parallelFor(R, Threads, [&](std::size_t U, unsigned T) {
+    std::vector<std::uint32_t> &Cnt = Counts[T], &Q = Local[T];
+    Cnt.assign(K, 0);
+    Q.resize(C);
+    const std::uint64_t Row = U * C;
+    for (std::uint32_t Col = 0; Col < C; ++Col) {
+      const std::uint32_t F = Plane[2][Row + Col];
+      const std::uint32_t To = F * SC + Cnt[F]++;
+      Q[Col] = To;
+      const std::uint32_t Dest = Map[Row + Col];
+      Plane[4][Row + To] = static_cast<std::uint16_t>(Dest / C);
+      Plane[5][Row + To] = static_cast<std::uint16_t>(Dest % C);
+    }
+    schedule_detail::conflictFreeBlock<std::uint16_t>(
+        Q, W, Plane[0].subspan(Row, C), Plane[1].subspan(Row, C), Blocks[T]);
+  });
+
+  Phase("C pass 0");
+  // Phase D: pass 1 per strip.
+  const std::uint32_t StripWords = R * SC;
+  parallelFor(K, Threads, [&](std::size_t F, unsigned T) {
+    std::vector<std::uint32_t> &Cnt = Counts[T], &Q = Local[T],
+                               &Fin = Local2[T];
+    Cnt.assign(R, 0);
+    Q.resize(StripWords);
+    Fin.resize(StripWords);
+    for (std::uint32_t J = 0; J < StripWords; ++J) {
+      const std::uint64_t At = std::uint64_t(J / SC) * C + F * SC + J % SC;
+      const std::uint32_t V = Plane[4][At];
+      const std::uint32_t Slot = Cnt[V]++;
+      if (Slot >= SC)
+        internalError("a strip holds too many elements for one row");
+      Q[J] = V * SC + Slot;
+      Fin[V * SC + Slot] = Plane[5][At];
+    }
+    for (std::uint32_t J = 0; J < StripWords; ++J)
+      Plane[5][std::uint64_t(J / SC) * C + F * SC + J % SC] =
+          static_cast<std::uint16_t>(Fin[J]);
+    const std::uint64_t Base = F * StripWords;
+    schedule_detail::conflictFreeBlock<std::uint16_t>(
+        Q, W, Plane[2].subspan(Base, StripWords),
+        Plane[3].subspan(Base, StripWords), Blocks[T]);
+  });
+
+  Phase("D pass 1");
+  // Phase E: pass 2 per row.
+  parallelFor(R, Threads, [&](std::size_t V, unsigned T) {
+    std::vector<std::uint32_t> &Q = Local[T];
+    const std::uint64_t Row = V * C;
+    Q.assign(Plane[5].begin() + Row, Plane[5].begin() + Row + C);
+    schedule_detail::conflictFreeBlock<std::uint16_t>(
+        Q, W, Plane[4].subspan(Row, C), Plane[5].subspan(Row, C), Blocks[T]);
+  });
+  Phase("E pass 2");
+  return Sched;
+}
+
+std::vector<std::uint32_t> applyHmmSchedule(const HmmSchedule &Sched,
+                                            std::span<const std::uint32_t> A,
+                                            unsigned Threads) {
+  const std::uint64_t N = Sched.size();
+  if (A.size() != N)
+    throw UserError(fmt::format("HMM schedule for {} words applied to {}", N,
+                                A.size()));
+  Threads = threadCount(Threads);
+  std::vector<std::uint32_t> In(A.begin(), A.end()), Out(N);
+  std::vector<std::vector<std::uint32_t>> Alpha(Threads), Beta(Threads);
+  for (int Pass = 0; Pass < HmmSchedule::NumPasses; ++Pass) {
+    const std::uint32_t BW = Sched.blockWords(Pass);
+    const std::span<const std::uint16_t> S = Sched.s(Pass), D = Sched.d(Pass);
+    parallelFor(Sched.numBlocks(Pass), Threads, [&](std::size_t Blk,
+                                                    unsigned T) {
+      std::vector<std::uint32_t> &Al = Alpha[T], &Be = Beta[T];
+      Al.resize(BW);
+      Be.resize(BW);
+      const auto B = static_cast<std::uint32_t>(Blk);
+      const std::uint64_t Base = std::uint64_t(B) * BW;
+      for (std::uint32_t J = 0; J < BW; ++J) // (1) coalesced load
+        Al[J] = In[Sched.address(Pass, B, J)];
+      for (std::uint32_t J = 0; J < BW; ++J) // (2)+(3) conflict-free move
+        Be[D[Base + J]] = Al[S[Base + J]];
+      for (std::uint32_t J = 0; J < BW; ++J) // (4) coalesced store
+        Out[Sched.address(Pass, B, J)] = Be[J];
+    });
+    In.swap(Out);
+  }
+  return In;
+}
+
+std::vector<HmmPassCost> hmmPassCosts(const HmmSchedule &Sched) {
+  const HmmShape &Sh = Sched.shape();
+  const std::uint32_t W = Sh.Banks;
+  std::vector<HmmPassCost> Costs;
+  std::vector<Address> Words(W), Bytes(W), Idx(W);
+  for (int Pass = 0; Pass < HmmSchedule::NumPasses; ++Pass) {
+    HmmPassCost C;
+    C.Kind = HmmSchedule::kind(Pass);
+    C.Blocks = Sched.numBlocks(Pass);
+    C.BlockWords = Sched.blockWords(Pass);
+    const std::span<const std::uint16_t> S = Sched.s(Pass), D = Sched.d(Pass);
+    auto Global = [&](std::span<const Address> Ws) {
+      for (std::uint32_t L = 0; L < W; ++L)
+        Bytes[L] = Ws[L] * 4;
+      const Sm90GlobalCost G = sm90Global(Bytes, 4);
+      ++C.GlobalRequests;
+      C.Sectors += static_cast<std::uint64_t>(G.Sectors);
+      C.MaxSectorsPerRequest = std::max(C.MaxSectorsPerRequest, G.Sectors);
+      C.MaxLinesPerRequest = std::max(C.MaxLinesPerRequest, G.Lines);
+      C.MaxUmmGroups = std::max(C.MaxUmmGroups, ummGroups(Ws, W));
+    };
+    auto Shared = [&](std::span<const Address> Ws) {
+      C.MaxSharedCongestion =
+          std::max(C.MaxSharedCongestion, dmmCongestion(Ws, W));
+    };
+    for (std::uint32_t B = 0; B < C.Blocks; ++B) {
+      const std::uint64_t Base = std::uint64_t(B) * C.BlockWords;
+      for (std::uint32_t K0 = 0; K0 < C.BlockWords; K0 += W) {
+        // (1) and (4): global in/out at addr(j), shared alpha/beta at j.
+        for (std::uint32_t L = 0; L < W; ++L) {
+          Words[L] = static_cast<Address>(Sched.address(Pass, B, K0 + L));
+          Idx[L] = K0 + L;
+        }
+        Global(Words); // load of in
+        Global(Words); // store to out
+        Shared(Idx);   // alpha store, beta load
+        // (2): s and d, 2-byte entries, plane offsets.
+        for (std::uint32_t L = 0; L < W; ++L)
+          Bytes[L] = static_cast<Address>((Base + K0 + L) * 2);
+        C.IndexSectors += 2 * static_cast<std::uint64_t>(
+                                  sm90Global(Bytes, 2).Sectors);
+        // (3): alpha[s], beta[d].
+        for (std::uint32_t L = 0; L < W; ++L)
+          Idx[L] = S[Base + K0 + L];
+        Shared(Idx);
+        for (std::uint32_t L = 0; L < W; ++L)
+          Idx[L] = D[Base + K0 + L];
+        Shared(Idx);
+      }
+    }
+    Costs.push_back(C);
+  }
+  return Costs;
+}
+
+} // namespace bankwise
