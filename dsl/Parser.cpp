@@ -1,0 +1,935 @@
+#include "dsl/Parser.h"
+
+#include "dsl/Lexer.h"
+#include "dsl/Sema.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace bankwise::dsl {
+
+using namespace ir;
+
+namespace {
+
+/// Thrown after a syntax error has been reported; caught where parsing can
+/// resume (a statement or a top-level declaration).
+struct SyntaxError {};
+/// Thrown to stop parsing altogether (nesting limit, too many errors).
+struct Abort {};
+
+bool isTopKeyword(const Token &T) {
+  static constexpr std::array<std::string_view, 5> Words{
+      "target", "machine", "param", "permutation", "kernel"};
+  return T.Kind == Tok::Ident &&
+         std::find(Words.begin(), Words.end(), T.Text) != Words.end();
+}
+
+bool isSpaceKeyword(const Token &T) {
+  return T.Kind == Tok::Ident &&
+         (T.Text == "global" || T.Text == "shared" || T.Text == "local");
+}
+
+std::optional<Builtin> builtinNamed(std::string_view Name) {
+  static constexpr std::array<std::pair<std::string_view, Builtin>, 9> Table{{
+      {"tid", Builtin::Tid},
+      {"lane", Builtin::Lane},
+      {"warp", Builtin::Warp},
+      {"tx", Builtin::Tx},
+      {"ty", Builtin::Ty},
+      {"tz", Builtin::Tz},
+      {"bx", Builtin::Bx},
+      {"by", Builtin::By},
+      {"bz", Builtin::Bz},
+  }};
+  for (const auto &[N, B] : Table)
+    if (N == Name)
+      return B;
+  return std::nullopt;
+}
+
+std::optional<Function> functionNamed(std::string_view Name) {
+  if (Name == "min")
+    return Function::Min;
+  if (Name == "max")
+    return Function::Max;
+  if (Name == "log2")
+    return Function::Log2;
+  if (Name == "bitrev")
+    return Function::Bitrev;
+  return std::nullopt;
+}
+
+/// The binary operator K spells and its precedence level, 1 (||, loosest)
+/// to 10 (* / %, tightest); the levels are ir::precedence's.
+std::optional<BinaryOp> binaryOp(Tok K) {
+  switch (K) {
+  case Tok::PipePipe:
+    return BinaryOp::LogOr;
+  case Tok::AmpAmp:
+    return BinaryOp::LogAnd;
+  case Tok::Pipe:
+    return BinaryOp::BitOr;
+  case Tok::Caret:
+    return BinaryOp::BitXor;
+  case Tok::Amp:
+    return BinaryOp::BitAnd;
+  case Tok::EqEq:
+    return BinaryOp::Eq;
+  case Tok::Ne:
+    return BinaryOp::Ne;
+  case Tok::Lt:
+    return BinaryOp::Lt;
+  case Tok::Le:
+    return BinaryOp::Le;
+  case Tok::Gt:
+    return BinaryOp::Gt;
+  case Tok::Ge:
+    return BinaryOp::Ge;
+  case Tok::Shl:
+    return BinaryOp::Shl;
+  case Tok::Shr:
+    return BinaryOp::Shr;
+  case Tok::Plus:
+    return BinaryOp::Add;
+  case Tok::Minus:
+    return BinaryOp::Sub;
+  case Tok::Star:
+    return BinaryOp::Mul;
+  case Tok::Slash:
+    return BinaryOp::Div;
+  case Tok::Percent:
+    return BinaryOp::Mod;
+  default:
+    return std::nullopt;
+  }
+}
+constexpr int LoosestLevel = 1;
+
+class Parser {
+public:
+  Parser(const SourceFile &Src, DiagnosticEngine &Diags,
+         std::vector<Token> Toks, Sema &S)
+      : Src(Src), Diags(Diags), Toks(std::move(Toks)), S(S) {}
+
+  /// program ::= {topdecl [';']}
+  void parseProgram() {
+    try {
+      while (!at(Tok::Eof)) {
+        const std::size_t Start = Pos;
+        try {
+          parseTopDecl();
+        } catch (SyntaxError &) {
+          syncTop(Start);
+        }
+        while (at(Tok::Semi))
+          consume();
+      }
+    } catch (Abort &) {
+    }
+  }
+
+private:
+  const SourceFile &Src;
+  DiagnosticEngine &Diags;
+  std::vector<Token> Toks;
+  Sema &S;
+  std::size_t Pos = 0;
+  int Depth = 0;
+  /// Height of the expression tree the last expression parser returned; kept
+  /// within MaxNestingDepth so that every later pass may recurse over it.
+  int LastHeight = 0;
+
+  /// Records H as the height of the expression just built, At its operator.
+  void setHeight(int H, const Token &At) {
+    LastHeight = H;
+    if (H > MaxNestingDepth) {
+      Src.error(Diags, loc(At),
+                fmt::format("nesting is deeper than the limit of {}",
+                            MaxNestingDepth));
+      throw Abort{};
+    }
+  }
+
+  /// Counts one level of nesting for as long as it lives. Levels are opened
+  /// by each unary expression (so by every parenthesis, index, argument and
+  /// prefix operator), each block and each `else if`.
+  class Nest {
+  public:
+    explicit Nest(Parser &P) : P(P) {
+      if (++P.Depth > MaxNestingDepth) {
+        P.Src.error(P.Diags, P.loc(P.tok()),
+                    fmt::format("nesting is deeper than the limit of {}",
+                                MaxNestingDepth));
+        throw Abort{};
+      }
+    }
+    ~Nest() { --P.Depth; }
+    Nest(const Nest &) = delete;
+    Nest &operator=(const Nest &) = delete;
+
+  private:
+    Parser &P;
+  };
+
+  //===-- Token helpers
+  //-----------------------------------------------------===//
+
+  const Token &tok(std::size_t Ahead = 0) const {
+    return Toks[std::min(Pos + Ahead, Toks.size() - 1)];
+  }
+  bool at(Tok K) const { return tok().Kind == K; }
+  bool atWord(std::string_view W) const {
+    return at(Tok::Ident) && tok().Text == W;
+  }
+  Token consume() {
+    Token T = tok();
+    if (Pos + 1 < Toks.size())
+      ++Pos;
+    return T;
+  }
+  NodeLoc loc(const Token &T) const { return NodeLoc(Src.loc(T.Line, T.Col)); }
+
+  std::string found(const Token &T) const {
+    switch (T.Kind) {
+    case Tok::Ident:
+      return fmt::format("'{}'", T.Text);
+    case Tok::Int:
+      return fmt::format("integer {}", T.Text);
+    case Tok::String:
+      return "string";
+    default:
+      return describe(T.Kind);
+    }
+  }
+
+  [[noreturn]] void fail(const Token &At, std::string Msg) {
+    Src.error(Diags, loc(At), std::move(Msg));
+    if (Src.capped())
+      throw Abort{};
+    throw SyntaxError{};
+  }
+  [[noreturn]] void failExpected(std::string_view What) {
+    fail(tok(), fmt::format("expected {}, found {}", What, found(tok())));
+  }
+
+  Token expect(Tok K, std::string_view Context = {}) {
+    if (!at(K))
+      failExpected(Context.empty()
+                       ? describe(K)
+                       : fmt::format("{} {}", describe(K), Context));
+    return consume();
+  }
+  void expectWord(std::string_view W) {
+    if (!atWord(W))
+      failExpected(fmt::format("'{}'", W));
+    consume();
+  }
+  /// An identifier that names something new (not a keyword).
+  Token expectName(std::string_view What) {
+    if (!at(Tok::Ident))
+      failExpected(What);
+    return consume();
+  }
+
+  //===-- Recovery
+  //----------------------------------------------------------===//
+
+  /// Skips to the next token that can start a top-level declaration: a
+  /// declaration keyword first on its line, outside braces opened since.
+  void syncTop(std::size_t Start) {
+    if (Pos == Start)
+      consume();
+    int Braces = 0;
+    while (!at(Tok::Eof)) {
+      const bool FirstOnLine = Pos == 0 || Toks[Pos - 1].Line < tok().Line;
+      if (FirstOnLine &&
+          (isTopKeyword(tok()) || (Braces <= 0 && isSpaceKeyword(tok()))))
+        return;
+      if (at(Tok::LBrace))
+        ++Braces;
+      else if (at(Tok::RBrace))
+        --Braces;
+      consume();
+    }
+  }
+
+  /// Skips to the next statement: an identifier on a later line than the
+  /// error, or the '}' closing the current block.
+  void syncStmt(std::size_t Start) {
+    const int ErrLine = tok().Line;
+    int Braces = 0;
+    bool Moved = Pos != Start;
+    while (!at(Tok::Eof)) {
+      if (Braces == 0 && (at(Tok::RBrace) || isTopKeyword(tok())) &&
+          (Moved || at(Tok::RBrace)))
+        return;
+      if (Braces == 0 && Moved && at(Tok::Ident) && tok().Line > ErrLine)
+        return;
+      if (at(Tok::LBrace))
+        ++Braces;
+      else if (at(Tok::RBrace))
+        --Braces;
+      consume();
+      Moved = true;
+    }
+  }
+
+  //===-- Declarations
+  //------------------------------------------------------===//
+
+  /// topdecl ::= target | machine | param | permdecl | arraydecl | kernel
+  void parseTopDecl() {
+    if (atWord("target"))
+      return parseTarget();
+    if (atWord("machine"))
+      return parseMachine();
+    if (atWord("param"))
+      return parseParam();
+    if (atWord("permutation"))
+      return parsePermutation();
+    if (isSpaceKeyword(tok())) {
+      Array A = parseArrayDecl();
+      return S.actOnArray(std::move(A));
+    }
+    if (atWord("kernel"))
+      return parseKernel();
+    failExpected("a declaration (target, machine, param, permutation, "
+                 "an array or kernel)");
+  }
+
+  /// target ::= 'target' IDENT
+  void parseTarget() {
+    Machine M;
+    M.Loc = loc(consume());
+    M.Kind = MachineKind::Target;
+    M.Target = expectName("a target name such as 'sm_90'").Text;
+    S.actOnMachine(std::move(M));
+  }
+
+  /// machine ::= 'machine' ('dmm' | 'umm' | 'hmm') '(' [IDENT ':' expr
+  ///             {',' IDENT ':' expr}] ')'
+  void parseMachine() {
+    Machine M;
+    M.Loc = loc(consume());
+    const Token Kind = expectName("a machine (dmm, umm or hmm)");
+    if (Kind.Text == "dmm")
+      M.Kind = MachineKind::Dmm;
+    else if (Kind.Text == "umm")
+      M.Kind = MachineKind::Umm;
+    else if (Kind.Text == "hmm")
+      M.Kind = MachineKind::Hmm;
+    else
+      fail(Kind, fmt::format("unknown machine '{}'; expected dmm, umm or hmm",
+                             Kind.Text));
+    expect(Tok::LParen, "after the machine name");
+    if (!at(Tok::RParen)) {
+      do {
+        MachineArg A;
+        const Token Name = expectName("a machine parameter name");
+        A.Name = Name.Text;
+        A.Loc = loc(Name);
+        expect(Tok::Colon, "after the parameter name");
+        A.Value = parseExpr();
+        M.Args.push_back(std::move(A));
+      } while (at(Tok::Comma) && (consume(), true));
+    }
+    expect(Tok::RParen, "to close the machine parameters");
+    S.actOnMachine(std::move(M));
+  }
+
+  /// param ::= 'param' IDENT '=' expr
+  void parseParam() {
+    consume();
+    Param P;
+    const Token Name = expectName("a parameter name");
+    P.Name = Name.Text;
+    P.Loc = loc(Name);
+    expect(Tok::Assign, "after the parameter name");
+    P.Init = parseExpr();
+    S.actOnParam(std::move(P));
+  }
+
+  /// permdecl ::= 'permutation' IDENT '=' permexpr
+  /// permexpr ::= '[' expr {',' expr} ']' | 'file' '(' STRING ')'
+  ///            | ('identity' | 'shuffle' | 'bitreverse') '(' expr ')'
+  ///            | ('transpose' | 'stride') '(' expr ',' expr ')'
+  ///            | 'random' '(' expr ',' 'seed' ':' expr ')'
+  ///            | ('schedule_src' | 'schedule_dst') '(' IDENT ',' 'w' ':' expr
+  ///            ')'
+  void parsePermutation() {
+    consume();
+    Permutation P;
+    const Token Name = expectName("a permutation name");
+    P.Name = Name.Text;
+    P.Loc = loc(Name);
+    expect(Tok::Assign, "after the permutation name");
+    if (at(Tok::LBrack)) {
+      consume();
+      P.Kind = PermKind::List;
+      do
+        P.Args.push_back(parseExpr());
+      while (at(Tok::Comma) && (consume(), true));
+      expect(Tok::RBrack, "to close the permutation list");
+      return S.actOnPermutation(std::move(P));
+    }
+    const Token Kind = expectName("a permutation such as 'identity(n)'");
+    static constexpr std::array<std::pair<std::string_view, PermKind>, 9> Kinds{
+        {{"identity", PermKind::Identity},
+         {"shuffle", PermKind::Shuffle},
+         {"bitreverse", PermKind::Bitreverse},
+         {"transpose", PermKind::Transpose},
+         {"stride", PermKind::Stride},
+         {"random", PermKind::Random},
+         {"file", PermKind::File},
+         {"schedule_src", PermKind::ScheduleSrc},
+         {"schedule_dst", PermKind::ScheduleDst}}};
+    auto It = std::find_if(Kinds.begin(), Kinds.end(),
+                           [&](const auto &K) { return K.first == Kind.Text; });
+    if (It == Kinds.end())
+      fail(Kind, fmt::format("unknown permutation '{}'; expected identity, "
+                             "shuffle, bitreverse, transpose, stride, random, "
+                             "file, schedule_src, schedule_dst or a list "
+                             "'[...]'",
+                             Kind.Text));
+    P.Kind = It->second;
+    expect(Tok::LParen, fmt::format("after '{}'", Kind.Text));
+    switch (P.Kind) {
+    case PermKind::File: {
+      if (!at(Tok::String))
+        failExpected("a file name string");
+      P.Path = consume().Text;
+      break;
+    }
+    case PermKind::ScheduleSrc:
+    case PermKind::ScheduleDst:
+      P.Base = expectName("the permutation to schedule").Text;
+      expect(Tok::Comma, "after the permutation");
+      expectWord("w");
+      expect(Tok::Colon, "after 'w'");
+      P.Args.push_back(parseExpr());
+      break;
+    case PermKind::Random:
+      P.Args.push_back(parseExpr());
+      expect(Tok::Comma, "after the length");
+      expectWord("seed");
+      expect(Tok::Colon, "after 'seed'");
+      P.Args.push_back(parseExpr());
+      break;
+    default: {
+      const std::size_t Want =
+          P.Kind == PermKind::Transpose || P.Kind == PermKind::Stride ? 2 : 1;
+      const Token First = tok();
+      do
+        P.Args.push_back(parseExpr());
+      while (at(Tok::Comma) && (consume(), true));
+      if (P.Args.size() != Want)
+        fail(First, fmt::format("'{}' takes {} argument{}, got {}", Kind.Text,
+                                Want, Want == 1 ? "" : "s", P.Args.size()));
+    }
+    }
+    expect(Tok::RParen, fmt::format("to close '{}('", Kind.Text));
+    S.actOnPermutation(std::move(P));
+  }
+
+  /// arraydecl ::= space IDENT ':' arraytype
+  Array parseArrayDecl() {
+    Array A;
+    A.Space = parseSpace();
+    const Token Name = expectName("an array name");
+    A.Name = Name.Text;
+    A.Loc = loc(Name);
+    expect(Tok::Colon, "after the array name");
+    parseArrayType(A);
+    return A;
+  }
+
+  /// space ::= 'global' | 'shared' | 'local'
+  MemSpace parseSpace() {
+    if (!isSpaceKeyword(tok()))
+      failExpected("a memory space (global, shared or local)");
+    const std::string W = consume().Text;
+    return W == "global"   ? MemSpace::Global
+           : W == "shared" ? MemSpace::Shared
+                           : MemSpace::Local;
+  }
+
+  /// arraytype ::= ELEMTYPE '[' expr ']' {'[' expr ']'}
+  ///               {'layout' layout | 'holds' permref}
+  void parseArrayType(Array &A) {
+    const Token Type = expectName("an element type such as 'f32'");
+    auto Elem = parseElemType(Type.Text);
+    if (!Elem)
+      fail(Type, fmt::format("unknown element type '{}'; expected i8, i16, "
+                             "i32, i64, u8, u16, u32, u64, f16, bf16, f32, "
+                             "f64 or a vector such as f32x4",
+                             Type.Text));
+    A.Elem = *Elem;
+    if (!at(Tok::LBrack))
+      failExpected(fmt::format("'[' and the dimensions of '{}'", A.Name));
+    while (at(Tok::LBrack)) {
+      consume();
+      A.Dims.push_back(parseExpr());
+      expect(Tok::RBrack, "after the dimension");
+    }
+    bool SawLayout = false;
+    while (atWord("layout") || atWord("holds")) {
+      const Token Attr = consume();
+      if (Attr.Text == "layout") {
+        if (SawLayout)
+          fail(Attr, fmt::format("array '{}' has two layouts", A.Name));
+        SawLayout = true;
+        A.Lay = parseLayout();
+      } else {
+        if (A.Holds)
+          fail(Attr, fmt::format("array '{}' has two 'holds' clauses", A.Name));
+        A.Holds = parsePermRef();
+      }
+    }
+  }
+
+  /// layout ::= 'raw' | 'xor' | 'diagonal' | 'auto' | 'pad' '(' expr ')'
+  ///          | 'rap' '(' 'seed' ':' expr ')'
+  Layout parseLayout() {
+    const Token Name = expectName("a layout (raw, pad, xor, diagonal, rap or "
+                                  "auto)");
+    Layout L;
+    if (Name.Text == "raw") {
+      L.Kind = LayoutKind::Raw;
+    } else if (Name.Text == "xor") {
+      L.Kind = LayoutKind::Xor;
+    } else if (Name.Text == "diagonal") {
+      L.Kind = LayoutKind::Diagonal;
+    } else if (Name.Text == "auto") {
+      L.Kind = LayoutKind::Auto;
+    } else if (Name.Text == "pad") {
+      L.Kind = LayoutKind::Pad;
+      expect(Tok::LParen, "after 'pad'");
+      L.Arg = parseExpr();
+      expect(Tok::RParen, "after the padding");
+    } else if (Name.Text == "rap") {
+      L.Kind = LayoutKind::Rap;
+      expect(Tok::LParen, "after 'rap'");
+      expectWord("seed");
+      expect(Tok::Colon, "after 'seed'");
+      L.Arg = parseExpr();
+      expect(Tok::RParen, "after the seed");
+    } else {
+      fail(Name, fmt::format("unknown layout '{}'; expected raw, pad(k), xor, "
+                             "diagonal, rap(seed: s) or auto",
+                             Name.Text));
+    }
+    return L;
+  }
+
+  /// permref ::= IDENT | 'inverse' '(' IDENT ')'
+  PermRef parsePermRef() {
+    PermRef R;
+    if (atWord("inverse")) {
+      consume();
+      expect(Tok::LParen, "after 'inverse'");
+      R.Perm = expectName("a permutation name").Text;
+      expect(Tok::RParen, "after the permutation name");
+      R.Inverse = true;
+      return R;
+    }
+    R.Perm = expectName("a permutation name").Text;
+    return R;
+  }
+
+  /// kernel ::= 'kernel' IDENT '(' [kparam {',' kparam}] ')' geometry block
+  /// kparam ::= IDENT ':' space arraytype
+  void parseKernel() {
+    consume();
+    Kernel K;
+    const Token Name = expectName("a kernel name");
+    K.Name = Name.Text;
+    K.Loc = loc(Name);
+    expect(Tok::LParen, "after the kernel name");
+    if (!at(Tok::RParen)) {
+      do {
+        Array A;
+        const Token PName = expectName("a parameter name");
+        A.Name = PName.Text;
+        A.Loc = loc(PName);
+        expect(Tok::Colon, "after the parameter name");
+        A.Space = parseSpace();
+        parseArrayType(A);
+        K.Params.push_back(std::move(A));
+      } while (at(Tok::Comma) && (consume(), true));
+    }
+    expect(Tok::RParen, "to close the kernel parameters");
+    K.Geo = parseGeometry();
+    parseBlock(K.Body);
+    S.actOnKernel(std::move(K));
+  }
+
+  /// geometry ::= 'threads' expr | 'grid' tuple 'block' tuple
+  Geometry parseGeometry() {
+    Geometry G;
+    G.Loc = loc(tok());
+    if (atWord("threads")) {
+      consume();
+      G.IsThreads = true;
+      G.Block.push_back(parseExpr());
+      return G;
+    }
+    if (!atWord("grid"))
+      failExpected("'threads p' or 'grid (...) block (...)'");
+    consume();
+    G.Grid = parseTuple("grid");
+    expectWord("block");
+    G.Block = parseTuple("block");
+    return G;
+  }
+
+  /// tuple ::= '(' expr [',' expr [',' expr]] ')'
+  std::vector<Expr> parseTuple(std::string_view What) {
+    const Token Open = expect(Tok::LParen, fmt::format("after '{}'", What));
+    std::vector<Expr> Es;
+    do
+      Es.push_back(parseExpr());
+    while (at(Tok::Comma) && (consume(), true));
+    expect(Tok::RParen, fmt::format("to close the {} dimensions", What));
+    if (Es.size() > 3)
+      fail(Open,
+           fmt::format("{} takes 1 to 3 dimensions, got {}", What, Es.size()));
+    return Es;
+  }
+
+  //===-- Statements
+  //--------------------------------------------------------===//
+
+  /// block ::= '{' {stmt [';']} '}'
+  void parseBlock(Block &Out) {
+    Nest N(*this);
+    const Token Open = expect(Tok::LBrace);
+    while (!at(Tok::RBrace) && !at(Tok::Eof) && !isTopKeyword(tok())) {
+      const std::size_t Start = Pos;
+      try {
+        Out.push_back(parseStmt());
+      } catch (SyntaxError &) {
+        syncStmt(Start);
+      }
+      while (at(Tok::Semi))
+        consume();
+    }
+    if (at(Tok::RBrace)) {
+      consume();
+      return;
+    }
+    Src.error(Diags, loc(tok()),
+              fmt::format("expected '}}', found {}", found(tok())));
+    Src.note(Diags, loc(Open), "to match this '{'");
+    if (Src.capped())
+      throw Abort{};
+  }
+
+  /// stmt ::= 'let' IDENT '=' expr
+  ///        | 'for' IDENT 'in' expr '..' expr ['step' expr] block
+  ///        | 'if' expr block ['else' (block | stmt_if)]
+  ///        | 'sync'
+  ///        | space IDENT ':' arraytype
+  ///        | IDENT {'[' expr ']'} '=' expr
+  Stmt parseStmt() {
+    Stmt St;
+    St.Loc = loc(tok());
+    if (atWord("let")) {
+      consume();
+      Let L;
+      L.Name = expectName("a local name").Text;
+      expect(Tok::Assign, "after the local name");
+      L.Init = parseExpr();
+      St.Node = std::move(L);
+    } else if (atWord("for")) {
+      consume();
+      For F;
+      F.Var = expectName("a loop variable").Text;
+      expectWord("in");
+      F.Begin = parseExpr();
+      expect(Tok::DotDot, "in the loop range");
+      F.End = parseExpr();
+      if (atWord("step")) {
+        consume();
+        F.Step = parseExpr();
+      }
+      parseBlock(F.Body);
+      St.Node = std::move(F);
+    } else if (atWord("if")) {
+      St.Node = parseIf(/*IsElseIf=*/false);
+    } else if (atWord("sync")) {
+      consume();
+      St.Node = Sync{};
+    } else if (isSpaceKeyword(tok())) {
+      St.Node = ArrayDecl{parseArrayDecl()};
+    } else if (at(Tok::Ident) && !isReserved(tok().Text)) {
+      const Token Name = consume();
+      Assign A;
+      if (at(Tok::LBrack)) {
+        ArrayRead R{Name.Text, {}};
+        while (at(Tok::LBrack)) {
+          consume();
+          R.Indices.push_back(parseExpr());
+          expect(Tok::RBrack, "after the index");
+        }
+        A.Target = std::move(R);
+      } else {
+        A.Target = VarRef{Name.Text, VarKind::Unresolved};
+      }
+      expect(Tok::Assign, "in the assignment");
+      A.Value = parseExpr();
+      St.Node = std::move(A);
+    } else {
+      failExpected("a statement");
+    }
+    return St;
+  }
+
+  /// stmt_if ::= 'if' expr block ['else' (block | stmt_if)]
+  If parseIf(bool IsElseIf) {
+    // An else-if chain nests without a block of its own.
+    std::optional<Nest> N;
+    if (IsElseIf)
+      N.emplace(*this);
+    consume();
+    If I;
+    I.Cond = parseExpr();
+    parseBlock(I.Then);
+    if (atWord("else")) {
+      consume();
+      if (atWord("if")) {
+        Stmt Inner;
+        Inner.Loc = loc(tok());
+        Inner.Node = parseIf(/*IsElseIf=*/true);
+        I.Else.push_back(std::move(Inner));
+      } else {
+        parseBlock(I.Else);
+      }
+    }
+    return I;
+  }
+
+  //===-- Expressions
+  //-------------------------------------------------------===//
+
+  /// expr ::= binary(1)
+  Expr parseExpr() { return parseBinary(LoosestLevel); }
+
+  /// binary(k) ::= unary {op(j) binary(j+1)} for operators of level j >= k,
+  /// loosest first: op(1) '||', op(2) '&&', op(3) '|', op(4) '^', op(5) '&',
+  /// op(6) '==' '!=', op(7) '<' '<=' '>' '>=', op(8) '<<' '>>',
+  /// op(9) '+' '-', op(10) '*' '/' '%'; all left-associative. (Precedence
+  /// climbing: a few stack frames per nesting level, not one per level.)
+  Expr parseBinary(int MinLevel) {
+    Expr Lhs = parseUnary();
+    int Height = LastHeight;
+    while (auto Op = binaryOp(tok().Kind)) {
+      const int Level = precedence(*Op);
+      if (Level < MinLevel)
+        break;
+      const Token OpTok = consume();
+      Expr Rhs = parseBinary(Level + 1);
+      Lhs = makeBinary(*Op, std::move(Lhs), std::move(Rhs), loc(OpTok));
+      setHeight(1 + std::max(Height, LastHeight), OpTok);
+      Height = LastHeight;
+    }
+    LastHeight = Height;
+    return Lhs;
+  }
+
+  /// unary ::= '-' INT | ('-' | '!' | '~') unary | primary
+  Expr parseUnary() {
+    Nest N(*this);
+    if (at(Tok::Minus) && tok(1).Kind == Tok::Int) {
+      const Token Minus = consume();
+      const Token Lit = consume();
+      // -2^63 is the one literal whose magnitude has no int64_t.
+      const std::int64_t V = Lit.IntValue == (std::uint64_t{1} << 63)
+                                 ? INT64_MIN
+                                 : -static_cast<std::int64_t>(Lit.IntValue);
+      setHeight(1, Minus);
+      return makeInt(V, loc(Minus));
+    }
+    UnaryOp Op;
+    if (at(Tok::Minus))
+      Op = UnaryOp::Neg;
+    else if (at(Tok::Bang))
+      Op = UnaryOp::Not;
+    else if (at(Tok::Tilde))
+      Op = UnaryOp::BitNot;
+    else
+      return parsePrimary();
+    const Token OpTok = consume();
+    Expr Operand = parseUnary();
+    setHeight(LastHeight + 1, OpTok);
+    return Expr{Unary{Op, std::move(Operand)}, loc(OpTok)};
+  }
+
+  /// primary ::= INT | '(' expr ')' | builtin
+  ///           | FUNCTION '(' expr {',' expr} ')'
+  ///           | 'inverse' '(' IDENT ')' '(' expr ')'
+  ///           | IDENT '(' expr ')'             (permutation application)
+  ///           | IDENT {'[' expr ']'}           (variable or array read)
+  Expr parsePrimary() {
+    const Token T = tok();
+    if (T.Kind == Tok::Int) {
+      consume();
+      if (T.IntValue > static_cast<std::uint64_t>(INT64_MAX))
+        fail(T, fmt::format("integer literal '{}' does not fit in 64 bits",
+                            T.Text));
+      setHeight(1, T);
+      return makeInt(static_cast<std::int64_t>(T.IntValue), loc(T));
+    }
+    if (T.Kind == Tok::LParen) {
+      consume();
+      Expr E = parseExpr();
+      expect(Tok::RParen, "to close '('");
+      return E;
+    }
+    if (T.Kind != Tok::Ident)
+      failExpected("an expression");
+    if (auto B = builtinNamed(T.Text)) {
+      consume();
+      setHeight(1, T);
+      return Expr{BuiltinRef{*B}, loc(T)};
+    }
+    if (auto Fn = functionNamed(T.Text)) {
+      consume();
+      if (!at(Tok::LParen))
+        fail(T, fmt::format("function '{}' must be called, as in '{}({})'",
+                            T.Text, T.Text, arity(*Fn) == 1 ? "x" : "a, b"));
+      std::vector<Expr> Args = parseArgs();
+      if (static_cast<int>(Args.size()) != arity(*Fn))
+        fail(T,
+             fmt::format("'{}' takes {} argument{}, got {}", T.Text, arity(*Fn),
+                         arity(*Fn) == 1 ? "" : "s", Args.size()));
+      setHeight(LastHeight + 1, T);
+      return Expr{Call{*Fn, std::move(Args)}, loc(T)};
+    }
+    if (T.Text == "inverse") {
+      consume();
+      expect(Tok::LParen, "after 'inverse'");
+      const Token Perm = expectName("a permutation name");
+      expect(Tok::RParen, "after the permutation name");
+      return parsePermApply(Perm, true, T);
+    }
+    if (isReserved(T.Text))
+      failExpected("an expression");
+    consume();
+    if (at(Tok::LParen))
+      return parsePermApply(T, false, T);
+    if (!at(Tok::LBrack)) {
+      setHeight(1, T);
+      return makeVar(T.Text, VarKind::Unresolved, loc(T));
+    }
+    ArrayRead R{T.Text, {}};
+    int Height = 0;
+    while (at(Tok::LBrack)) {
+      consume();
+      R.Indices.push_back(parseExpr());
+      Height = std::max(Height, LastHeight);
+      expect(Tok::RBrack, "after the index");
+    }
+    setHeight(Height + 1, T);
+    return Expr{std::move(R), loc(T)};
+  }
+
+  /// args ::= '(' [expr {',' expr}] ')'; LastHeight becomes the tallest.
+  std::vector<Expr> parseArgs() {
+    expect(Tok::LParen);
+    std::vector<Expr> Args;
+    int Height = 0;
+    if (!at(Tok::RParen)) {
+      do {
+        Args.push_back(parseExpr());
+        Height = std::max(Height, LastHeight);
+      } while (at(Tok::Comma) && (consume(), true));
+    }
+    expect(Tok::RParen, "to close the arguments");
+    LastHeight = Height;
+    return Args;
+  }
+
+  Expr parsePermApply(const Token &Perm, bool Inverse, const Token &Start) {
+    std::vector<Expr> Args = parseArgs();
+    if (Args.size() != 1)
+      fail(Start, fmt::format("permutation '{}' takes 1 argument, got {}",
+                              Perm.Text, Args.size()));
+    setHeight(LastHeight + 1, Start);
+    return Expr{PermApply{Perm.Text, Inverse, std::move(Args.front())},
+                loc(Start)};
+  }
+};
+
+} // namespace
+
+Program parseProgram(std::string_view Source, const std::string &FileName,
+                     DiagnosticEngine &Diags, const ParamOverrides &Overrides) {
+  SourceFile Src(FileName, Source);
+  Program Out;
+  std::vector<Token> Toks = lex(Src, Diags);
+  const bool SawTokens = Toks.size() > 1;
+  Sema S(Src, Diags, Overrides, Out);
+  if (!Src.capped()) {
+    Parser P(Src, Diags, std::move(Toks), S);
+    P.parseProgram();
+  }
+  if (!Src.capped())
+    S.finish(SawTokens);
+  if (Src.capped())
+    Diags.error(SourceLoc{FileName, 0, 0},
+                "too many errors emitted, stopping now");
+  return Out;
+}
+
+Program parseFile(const std::string &Path, DiagnosticEngine &Diags,
+                  const ParamOverrides &Overrides) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In) {
+    Diags.error(
+        {}, fmt::format("cannot open '{}': {}", Path, std::strerror(errno)));
+    return {};
+  }
+  std::ostringstream Buf;
+  Buf << In.rdbuf();
+  return parseProgram(Buf.str(), Path, Diags, Overrides);
+}
+
+std::optional<std::pair<std::string, std::int64_t>>
+parseOverride(std::string_view Text, std::string &Error) {
+  const std::size_t Eq = Text.find('=');
+  if (Eq == std::string_view::npos || Eq == 0) {
+    Error = fmt::format("expected NAME=VALUE in -D '{}'", Text);
+    return std::nullopt;
+  }
+  const std::string Name(Text.substr(0, Eq));
+  std::string Value(Text.substr(Eq + 1));
+  DiagnosticEngine Scratch;
+  Program P =
+      parseProgram("param " + Name + " = " + Value + "\n", "-D", Scratch);
+  // A well-formed override is exactly one param whose value is a literal,
+  // possibly negated; anything else is malformed.
+  std::optional<std::int64_t> V;
+  if (P.Params.size() == 1 && P.Params[0].Name == Name) {
+    const Expr &Init = P.Params[0].Init;
+    if (const auto *L = Init.as<IntLit>())
+      V = L->Value;
+  }
+  bool OnlyNoKernel = true;
+  for (const Diagnostic &D : Scratch.diagnostics())
+    if (D.Message != "program declares no kernel")
+      OnlyNoKernel = false;
+  if (!V || !OnlyNoKernel) {
+    Error = fmt::format("invalid -D '{}': expected NAME=INTEGER", Text);
+    return std::nullopt;
+  }
+  return std::make_pair(Name, *V);
+}
+
+} // namespace bankwise::dsl

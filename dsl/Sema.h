@@ -1,0 +1,87 @@
+// Semantic checks of the .bw front end (internal to dsl/). The parser hands
+// over each top-level declaration as soon as it is parsed, so names are
+// visible from their declaration on. Sema resolves names (VarRef::Kind),
+// evaluates constant parts (shapes, params, geometry, machine and permutation
+// arguments), checks them, and appends the declaration to the program.
+#pragma once
+
+#include "dsl/Lexer.h"
+#include "dsl/Parser.h"
+
+#include <map>
+#include <set>
+
+namespace bankwise::dsl {
+
+/// Words that cannot name a declaration: keywords, thread built-ins and
+/// built-in functions.
+bool isReserved(std::string_view Name);
+
+class Sema {
+public:
+  Sema(const SourceFile &Src, DiagnosticEngine &Diags,
+       const ParamOverrides &Overrides, ir::Program &Out);
+
+  /// Checks and records a `target` or `machine` declaration.
+  void actOnMachine(ir::Machine M);
+  void actOnParam(ir::Param P);
+  void actOnPermutation(ir::Permutation P);
+  /// A top-level array declaration.
+  void actOnArray(ir::Array A);
+  void actOnKernel(ir::Kernel K);
+  /// End of input: unused -D overrides, a program without kernels.
+  /// SawTokens is false for a file with nothing but blanks and comments.
+  void finish(bool SawTokens);
+
+private:
+  enum class SymKind { Param, Perm, Array, Kernel, Let, Loop };
+  struct Symbol {
+    SymKind Kind;
+    SourceLoc Loc;
+    int Rank = 0; // arrays: number of dimensions
+  };
+  using Scope = std::map<std::string, Symbol, std::less<>>;
+
+  const SourceFile &Src;
+  DiagnosticEngine &Diags;
+  const ParamOverrides &Overrides;
+  ir::Program &Out;
+  Scope Globals;
+  std::vector<Scope> Locals; // innermost last; empty outside kernels
+  std::map<std::string, std::int64_t, std::less<>> ParamValues;
+  std::set<std::string, std::less<>> PoisonedParams; // failed to evaluate
+  std::set<std::string, std::less<>> UsedOverrides;
+  bool SawMachine = false;
+
+  void error(const SourceLoc &L, std::string Msg) const;
+  const Symbol *lookup(std::string_view Name) const;
+  /// Declares Name in the innermost scope (or globally); reports reserved
+  /// words and redefinitions. False when the name cannot be declared.
+  bool declare(const std::string &Name, const SourceLoc &Loc, Symbol Sym);
+
+  /// Resolves names in an expression that must be constant (only params and
+  /// literals); false after reporting a problem.
+  bool resolveConstant(ir::Expr &E);
+  /// Resolves names in a kernel-body expression; false after reporting.
+  bool resolveRuntime(ir::Expr &E);
+  bool isConstant(const ir::Expr &E) const;
+  /// Evaluates a resolved constant expression; nullopt after reporting (or
+  /// silently when it depends on a parameter that already failed).
+  std::optional<std::int64_t> evalResolved(const ir::Expr &E);
+  /// resolveConstant + evalResolved.
+  std::optional<std::int64_t> constant(ir::Expr &E);
+  /// constant(E) and > 0; What names it in "array dimension must be
+  /// positive, got 0".
+  std::optional<std::int64_t> positive(ir::Expr &E, std::string_view What);
+  /// Reports overflow and division by zero in the constant parts of a
+  /// resolved runtime expression.
+  void foldCheck(const ir::Expr &E);
+
+  void checkArray(ir::Array &A, bool InKernel);
+  void checkGeometry(ir::Kernel &K);
+  void checkBlock(ir::Block &B);
+  void checkStmt(ir::Stmt &S);
+  void checkSharedBytes(const ir::Kernel &K);
+};
+
+} // namespace bankwise::dsl

@@ -1,0 +1,133 @@
+#include "ir/Expr.h"
+
+namespace bankwise::ir {
+
+std::string_view spelling(UnaryOp Op) {
+  switch (Op) {
+  case UnaryOp::Neg:
+    return "-";
+  case UnaryOp::Not:
+    return "!";
+  case UnaryOp::BitNot:
+    return "~";
+  }
+  return "?";
+}
+
+std::string_view spelling(BinaryOp Op) {
+  switch (Op) {
+  case BinaryOp::Add:
+    return "+";
+  case BinaryOp::Sub:
+    return "-";
+  case BinaryOp::Mul:
+    return "*";
+  case BinaryOp::Div:
+    return "/";
+  case BinaryOp::Mod:
+    return "%";
+  case BinaryOp::Shl:
+    return "<<";
+  case BinaryOp::Shr:
+    return ">>";
+  case BinaryOp::BitAnd:
+    return "&";
+  case BinaryOp::BitOr:
+    return "|";
+  case BinaryOp::BitXor:
+    return "^";
+  case BinaryOp::Lt:
+    return "<";
+  case BinaryOp::Le:
+    return "<=";
+  case BinaryOp::Gt:
+    return ">";
+  case BinaryOp::Ge:
+    return ">=";
+  case BinaryOp::Eq:
+    return "==";
+  case BinaryOp::Ne:
+    return "!=";
+  case BinaryOp::LogAnd:
+    return "&&";
+  case BinaryOp::LogOr:
+    return "||";
+  }
+  return "?";
+}
+
+std::string_view spelling(Function Fn) {
+  switch (Fn) {
+  case Function::Min:
+    return "min";
+  case Function::Max:
+    return "max";
+  case Function::Log2:
+    return "log2";
+  case Function::Bitrev:
+    return "bitrev";
+  }
+  return "?";
+}
+
+std::string_view spelling(Builtin B) {
+  switch (B) {
+  case Builtin::Tid:
+    return "tid";
+  case Builtin::Lane:
+    return "lane";
+  case Builtin::Warp:
+    return "warp";
+  case Builtin::Tx:
+    return "tx";
+  case Builtin::Ty:
+    return "ty";
+  case Builtin::Tz:
+    return "tz";
+  case Builtin::Bx:
+    return "bx";
+  case Builtin::By:
+    return "by";
+  case Builtin::Bz:
+    return "bz";
+  }
+  return "?";
+}
+
+int arity(Function Fn) { return Fn == Function::Log2 ? 1 : 2; }
+
+int precedence(BinaryOp Op) {
+  switch (Op) {
+  case BinaryOp::LogOr:
+    return 1;
+  case BinaryOp::LogAnd:
+    return 2;
+  case BinaryOp::BitOr:
+    return 3;
+  case BinaryOp::BitXor:
+    return 4;
+  case BinaryOp::BitAnd:
+    return 5;
+  case BinaryOp::Eq:
+  case BinaryOp::Ne:
+    return 6;
+  case BinaryOp::Lt:
+  case BinaryOp::Le:
+  case BinaryOp::Gt:
+  case BinaryOp::Ge:
+    return 7;
+  case BinaryOp::Shl:
+  case BinaryOp::Shr:
+    return 8;
+  case BinaryOp::Add:
+  case BinaryOp::Sub:
+    return 9;
+  case BinaryOp::Mul:
+  case BinaryOp::Div:
+  case BinaryOp::Mod:
+    return 10;
+  }
+  return 0;
+}
+
+} // namespace bankwise::ir

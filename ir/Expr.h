@@ -1,0 +1,184 @@
+// Expressions of the bankwise IR: integer expressions over parameters, loop
+// variables, locals, thread built-ins, array reads and permutation
+// applications. Every node is a plain value with a deep operator== that
+// ignores source locations.
+#pragma once
+
+#include "support/Diagnostic.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace bankwise::ir {
+
+/// Where a node came from. Locations are metadata: two IR values that differ
+/// only in where they were written compare equal, so `parse(print(X)) == X`.
+struct NodeLoc : SourceLoc {
+  NodeLoc() = default;
+  NodeLoc(SourceLoc L) : SourceLoc(std::move(L)) {}
+  friend bool operator==(const NodeLoc &, const NodeLoc &) { return true; }
+};
+
+/// An owning pointer with value semantics: copies deeply, compares deeply.
+template <typename T> class Box {
+public:
+  Box() : Ptr(std::make_unique<T>()) {}
+  Box(T Value) : Ptr(std::make_unique<T>(std::move(Value))) {}
+  Box(const Box &Other) : Ptr(std::make_unique<T>(*Other.Ptr)) {}
+  Box(Box &&) noexcept = default;
+  Box &operator=(const Box &Other) {
+    if (this != &Other)
+      Ptr = std::make_unique<T>(*Other.Ptr);
+    return *this;
+  }
+  Box &operator=(Box &&) noexcept = default;
+
+  T &operator*() { return *Ptr; }
+  const T &operator*() const { return *Ptr; }
+  T *operator->() { return Ptr.get(); }
+  const T *operator->() const { return Ptr.get(); }
+  friend bool operator==(const Box &A, const Box &B) {
+    return *A.Ptr == *B.Ptr;
+  }
+
+private:
+  std::unique_ptr<T> Ptr; // Never null, except after a move.
+};
+
+/// Thread built-ins. Tid is the flat global thread id; Lane and Warp are the
+/// position of the thread in its warp and the warp's index in its block.
+enum class Builtin { Tid, Lane, Warp, Tx, Ty, Tz, Bx, By, Bz };
+
+enum class UnaryOp { Neg, Not, BitNot };
+
+/// Binary operators. Div and Mod round toward negative infinity (Python's
+/// rule), so `(t - i) % w` is in [0, w) for w > 0 as in the papers.
+enum class BinaryOp {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod,
+  Shl,
+  Shr,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne,
+  LogAnd,
+  LogOr
+};
+
+/// Built-in functions: min(a, b), max(a, b), log2(x) = floor(log2 x) for
+/// x > 0, bitrev(x, bits) reverses the low `bits` bits of x.
+enum class Function { Min, Max, Log2, Bitrev };
+
+/// What a variable name refers to; Unresolved only between parsing and
+/// semantic analysis.
+enum class VarKind { Unresolved, Param, Let, Loop };
+
+struct Expr;
+
+struct IntLit {
+  std::int64_t Value = 0;
+  bool operator==(const IntLit &) const = default;
+};
+
+struct VarRef {
+  std::string Name;
+  VarKind Kind = VarKind::Unresolved;
+  bool operator==(const VarRef &) const = default;
+};
+
+struct BuiltinRef {
+  Builtin Which = Builtin::Tid;
+  bool operator==(const BuiltinRef &) const = default;
+};
+
+struct Unary {
+  UnaryOp Op = UnaryOp::Neg;
+  Box<Expr> Operand;
+  bool operator==(const Unary &) const = default;
+};
+
+struct Binary {
+  BinaryOp Op = BinaryOp::Add;
+  Box<Expr> Lhs;
+  Box<Expr> Rhs;
+  bool operator==(const Binary &) const = default;
+};
+
+struct Call {
+  Function Fn = Function::Min;
+  std::vector<Expr> Args;
+  bool operator==(const Call &) const;
+};
+
+/// A read of one element: `Array[Indices[0]][Indices[1]]...`.
+struct ArrayRead {
+  std::string Array;
+  std::vector<Expr> Indices;
+  bool operator==(const ArrayRead &) const;
+};
+
+/// `Perm(Arg)`, or `inverse(Perm)(Arg)` when Inverse is set.
+struct PermApply {
+  std::string Perm;
+  bool Inverse = false;
+  Box<Expr> Arg;
+  bool operator==(const PermApply &) const = default;
+};
+
+struct Expr {
+  using Kind = std::variant<IntLit, VarRef, BuiltinRef, Unary, Binary, Call,
+                            ArrayRead, PermApply>;
+  Kind Node;
+  /// The first character of the node; for Unary and Binary, the operator.
+  NodeLoc Loc;
+
+  bool operator==(const Expr &) const = default;
+
+  template <typename T> bool is() const {
+    return std::holds_alternative<T>(Node);
+  }
+  template <typename T> const T *as() const { return std::get_if<T>(&Node); }
+  template <typename T> T *as() { return std::get_if<T>(&Node); }
+};
+
+inline bool Call::operator==(const Call &) const = default;
+inline bool ArrayRead::operator==(const ArrayRead &) const = default;
+
+/// Makes an expression node; handy in tests and passes.
+inline Expr makeInt(std::int64_t V, SourceLoc L = {}) {
+  return Expr{IntLit{V}, NodeLoc(std::move(L))};
+}
+inline Expr makeVar(std::string Name, VarKind K, SourceLoc L = {}) {
+  return Expr{VarRef{std::move(Name), K}, NodeLoc(std::move(L))};
+}
+inline Expr makeBinary(BinaryOp Op, Expr L, Expr R, SourceLoc Loc = {}) {
+  return Expr{Binary{Op, std::move(L), std::move(R)}, NodeLoc(std::move(Loc))};
+}
+
+/// DSL spelling of each operator, function and built-in ("+", "min", "tid").
+std::string_view spelling(UnaryOp Op);
+std::string_view spelling(BinaryOp Op);
+std::string_view spelling(Function Fn);
+std::string_view spelling(Builtin B);
+/// Number of arguments Fn takes: 1 for log2, 2 otherwise.
+int arity(Function Fn);
+
+/// Binding strength of a binary operator, C's order: 1 for ||, ..., 10 for
+/// * / %. All binary operators associate to the left.
+int precedence(BinaryOp Op);
+
+} // namespace bankwise::ir

@@ -1,0 +1,271 @@
+#include "ir/Printer.h"
+
+#include <fmt/format.h>
+
+namespace bankwise::ir {
+
+namespace {
+
+std::string quote(const std::string &S) {
+  std::string Out = "\"";
+  for (char C : S) {
+    switch (C) {
+    case '"':
+      Out += "\\\"";
+      break;
+    case '\\':
+      Out += "\\\\";
+      break;
+    case '\n':
+      Out += "\\n";
+      break;
+    case '\t':
+      Out += "\\t";
+      break;
+    default:
+      Out += C;
+    }
+  }
+  return Out + "\"";
+}
+
+struct ExprPrinter {
+  std::string Out;
+
+  void print(const Expr &E) {
+    std::visit([&](const auto &N) { printNode(N); }, E.Node);
+  }
+
+  void printList(const std::vector<Expr> &Es) {
+    for (std::size_t I = 0; I < Es.size(); ++I) {
+      if (I)
+        Out += ", ";
+      print(Es[I]);
+    }
+  }
+
+  void printNode(const IntLit &N) { Out += std::to_string(N.Value); }
+  void printNode(const VarRef &N) { Out += N.Name; }
+  void printNode(const BuiltinRef &N) { Out += spelling(N.Which); }
+
+  void printNode(const Unary &N) {
+    Out += spelling(N.Op);
+    // `-(5)` stays a negation of a literal: the parser reads `-5` as the
+    // literal -5. Nested operators get parentheses too.
+    const Expr &Operand = *N.Operand;
+    const bool Paren =
+        Operand.is<Binary>() || Operand.is<Unary>() ||
+        (Operand.is<IntLit>() &&
+         (N.Op == UnaryOp::Neg || Operand.as<IntLit>()->Value < 0));
+    if (Paren)
+      Out += '(';
+    print(Operand);
+    if (Paren)
+      Out += ')';
+  }
+
+  void printOperand(const Expr &E, int ParentPrec, bool IsRight) {
+    const Binary *B = E.as<Binary>();
+    const bool Paren = B && (precedence(B->Op) < ParentPrec ||
+                             (IsRight && precedence(B->Op) == ParentPrec));
+    if (Paren)
+      Out += '(';
+    print(E);
+    if (Paren)
+      Out += ')';
+  }
+
+  void printNode(const Binary &N) {
+    const int Prec = precedence(N.Op);
+    printOperand(*N.Lhs, Prec, false);
+    Out += fmt::format(" {} ", spelling(N.Op));
+    printOperand(*N.Rhs, Prec, true);
+  }
+
+  void printNode(const Call &N) {
+    Out += spelling(N.Fn);
+    Out += '(';
+    printList(N.Args);
+    Out += ')';
+  }
+
+  void printNode(const ArrayRead &N) {
+    Out += N.Array;
+    for (const Expr &I : N.Indices) {
+      Out += '[';
+      print(I);
+      Out += ']';
+    }
+  }
+
+  void printNode(const PermApply &N) {
+    Out += N.Inverse ? fmt::format("inverse({})", N.Perm) : N.Perm;
+    Out += '(';
+    print(*N.Arg);
+    Out += ')';
+  }
+};
+
+std::string indent(int Level) { return std::string(2 * Level, ' '); }
+
+void printBlock(std::string &Out, const Block &B, int Level) {
+  Out += "{\n";
+  for (const Stmt &S : B)
+    Out += print(S, Level + 1);
+  Out += indent(Level) + "}";
+}
+
+std::string printLayout(const Layout &L) {
+  switch (L.Kind) {
+  case LayoutKind::Pad:
+    return fmt::format("pad({})", print(*L.Arg));
+  case LayoutKind::Rap:
+    return fmt::format("rap(seed: {})", print(*L.Arg));
+  default:
+    return std::string(spelling(L.Kind));
+  }
+}
+
+void printIf(std::string &Out, const If &N, int Level) {
+  Out += "if " + print(N.Cond) + " ";
+  printBlock(Out, N.Then, Level);
+  if (N.Else.empty())
+    return;
+  Out += " else ";
+  if (N.Else.size() == 1 && N.Else.front().is<If>()) {
+    printIf(Out, *N.Else.front().as<If>(), Level);
+    return;
+  }
+  printBlock(Out, N.Else, Level);
+}
+
+std::string printPermutation(const Permutation &P) {
+  std::string Out = "permutation " + P.Name + " = ";
+  ExprPrinter EP;
+  switch (P.Kind) {
+  case PermKind::List:
+    EP.Out = "[";
+    EP.printList(P.Args);
+    return Out + EP.Out + "]";
+  case PermKind::File:
+    return Out + "file(" + quote(P.Path) + ")";
+  case PermKind::Random:
+    return Out + fmt::format("random({}, seed: {})", print(P.Args[0]),
+                             print(P.Args[1]));
+  case PermKind::ScheduleSrc:
+  case PermKind::ScheduleDst:
+    return Out + fmt::format("{}({}, w: {})", spelling(P.Kind), P.Base,
+                             print(P.Args[0]));
+  default:
+    EP.printList(P.Args);
+    return Out + fmt::format("{}({})", spelling(P.Kind), EP.Out);
+  }
+}
+
+std::string printGeometry(const Geometry &G) {
+  if (G.IsThreads)
+    return "threads " + print(G.Block.front());
+  auto Tuple = [](const std::vector<Expr> &Es) {
+    ExprPrinter EP;
+    EP.printList(Es);
+    return "(" + EP.Out + ")";
+  };
+  return "grid " + Tuple(G.Grid) + " block " + Tuple(G.Block);
+}
+
+} // namespace
+
+std::string print(const Expr &E) {
+  ExprPrinter P;
+  P.print(E);
+  return std::move(P.Out);
+}
+
+std::string printArrayType(const Array &A) {
+  std::string Out = spelling(A.Elem);
+  for (const Expr &D : A.Dims)
+    Out += "[" + print(D) + "]";
+  if (A.Lay.Kind != LayoutKind::Raw)
+    Out += " layout " + printLayout(A.Lay);
+  if (A.Holds)
+    Out += A.Holds->Inverse ? fmt::format(" holds inverse({})", A.Holds->Perm)
+                            : " holds " + A.Holds->Perm;
+  return Out;
+}
+
+std::string print(const Stmt &S, int Level) {
+  std::string Out = indent(Level);
+  if (const auto *N = S.as<Assign>()) {
+    if (const auto *V = std::get_if<VarRef>(&N->Target))
+      Out += V->Name;
+    else
+      Out += print(Expr{std::get<ArrayRead>(N->Target), {}});
+    Out += " = " + print(N->Value);
+  } else if (const auto *N = S.as<Let>()) {
+    Out += "let " + N->Name + " = " + print(N->Init);
+  } else if (const auto *N = S.as<For>()) {
+    Out += "for " + N->Var + " in " + print(N->Begin) + ".." + print(N->End);
+    if (N->Step)
+      Out += " step " + print(*N->Step);
+    Out += " ";
+    printBlock(Out, N->Body, Level);
+  } else if (const auto *N = S.as<If>()) {
+    printIf(Out, *N, Level);
+  } else if (S.is<Sync>()) {
+    Out += "sync";
+  } else if (const auto *N = S.as<ArrayDecl>()) {
+    Out += fmt::format("{} {}: {}", spelling(N->Decl.Space), N->Decl.Name,
+                       printArrayType(N->Decl));
+  }
+  return Out + "\n";
+}
+
+std::string print(const Program &P) {
+  std::string Out;
+  auto Section = [&]() {
+    if (!Out.empty())
+      Out += "\n";
+  };
+  if (P.Mach && P.Mach->Kind == MachineKind::Target)
+    Out += "target " + P.Mach->Target + "\n";
+  if (!P.Params.empty()) {
+    Section();
+    for (const Param &Prm : P.Params)
+      Out += "param " + Prm.Name + " = " + print(Prm.Init) + "\n";
+  }
+  if (P.Mach && P.Mach->Kind != MachineKind::Target) {
+    Section();
+    std::string Args;
+    for (const MachineArg &A : P.Mach->Args)
+      Args += (Args.empty() ? "" : ", ") + A.Name + ": " + print(A.Value);
+    const char *Name = P.Mach->Kind == MachineKind::Dmm   ? "dmm"
+                       : P.Mach->Kind == MachineKind::Umm ? "umm"
+                                                          : "hmm";
+    Out += fmt::format("machine {}({})\n", Name, Args);
+  }
+  if (!P.Perms.empty()) {
+    Section();
+    for (const Permutation &Perm : P.Perms)
+      Out += printPermutation(Perm) + "\n";
+  }
+  if (!P.Arrays.empty()) {
+    Section();
+    for (const Array &A : P.Arrays)
+      Out += fmt::format("{} {}: {}\n", spelling(A.Space), A.Name,
+                         printArrayType(A));
+  }
+  for (const Kernel &K : P.Kernels) {
+    Section();
+    std::string Params;
+    for (const Array &A : K.Params)
+      Params += fmt::format("{}{}: {} {}", Params.empty() ? "" : ", ", A.Name,
+                            spelling(A.Space), printArrayType(A));
+    Out +=
+        fmt::format("kernel {}({}) {} ", K.Name, Params, printGeometry(K.Geo));
+    printBlock(Out, K.Body, 0);
+    Out += "\n";
+  }
+  return Out;
+}
+
+} // namespace bankwise::ir

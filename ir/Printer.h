@@ -1,0 +1,25 @@
+// Prints IR as DSL text. The output parses back to an equal value:
+// parseProgram(print(P)) == P for every P the parser produced (given the
+// same -D overrides). Output is deterministic and fully canonical: two-space
+// indentation, minimal parentheses, declarations grouped as
+// target, params, machine, permutations, arrays, kernels.
+#pragma once
+
+#include "ir/Program.h"
+
+#include <string>
+
+namespace bankwise::ir {
+
+/// DSL text of a whole program, ending in a newline.
+std::string print(const Program &P);
+/// DSL text of one expression, with the fewest parentheses that keep its
+/// shape: `(a + b) * c`, `a - (b - c)`.
+std::string print(const Expr &E);
+/// DSL text of one statement at the given indentation (in levels of two
+/// spaces), ending in a newline.
+std::string print(const Stmt &S, int Indent = 0);
+/// `f32[N][N] layout pad(1)`: the element type, dims and attributes.
+std::string printArrayType(const Array &A);
+
+} // namespace bankwise::ir

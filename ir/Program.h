@@ -1,0 +1,306 @@
+// The bankwise IR: a program is a machine, integer parameters, permutations,
+// arrays and kernels; a kernel body is a tree of statements over expressions
+// (ir/Expr.h). Everything is a plain value with a deep operator== that ignores
+// source locations. Names are resolved and constant parts evaluated by the
+// front end (dsl/), so a pass can read Shape, BlockDim, Value and so on
+// directly.
+#pragma once
+
+#include "ir/Expr.h"
+
+#include <array>
+#include <optional>
+
+namespace bankwise::ir {
+
+//===-- Types, layouts, arrays
+//---------------------------------------------===//
+
+enum class ScalarType {
+  I8,
+  I16,
+  I32,
+  I64,
+  U8,
+  U16,
+  U32,
+  U64,
+  F16,
+  BF16,
+  F32,
+  F64
+};
+
+/// An element type: a scalar, or a CUDA-style vector of 2 or 4 scalars
+/// (f32x4 is CUDA's float4).
+struct ElemType {
+  ScalarType Scalar = ScalarType::F32;
+  int Lanes = 1;
+  bool operator==(const ElemType &) const = default;
+};
+
+/// Bytes of one element: f32 -> 4, bf16 -> 2, f32x4 -> 16.
+std::int64_t byteSize(ElemType T);
+/// DSL spelling: "f32", "i32x4".
+std::string spelling(ElemType T);
+/// Parses a spelling; nullopt when Name is not an element type.
+std::optional<ElemType> parseElemType(std::string_view Name);
+
+enum class MemSpace { Global, Shared, Local };
+std::string_view spelling(MemSpace S);
+
+/// How logical indices map to addresses. Only recorded for now; analysis/
+/// defines the transformations.
+///   raw          row-major
+///   pad(k)       each innermost row is followed by k unused elements
+///   xor          swizzle the innermost index with the row index
+///   diagonal     (i, j) -> i*w + (i + j) % w  (seed 001, Section V)
+///   rap(seed: s) (i, j) -> i*w + (j + r[i]) % w, r a random permutation
+///   auto         let the tool choose
+enum class LayoutKind { Raw, Pad, Xor, Diagonal, Rap, Auto };
+std::string_view spelling(LayoutKind K);
+
+struct Layout {
+  LayoutKind Kind = LayoutKind::Raw;
+  /// pad's k or rap's seed as written; absent for the other kinds.
+  std::optional<Expr> Arg;
+  std::int64_t ArgValue = 0;
+  bool operator==(const Layout &) const = default;
+};
+
+/// A permutation whose table an array holds: `p[i] == P(i)`, or
+/// `q[i] == inverse(P)(i)`.
+struct PermRef {
+  std::string Perm;
+  bool Inverse = false;
+  bool operator==(const PermRef &) const = default;
+};
+
+struct Array {
+  std::string Name;
+  MemSpace Space = MemSpace::Global;
+  ElemType Elem;
+  /// The dimensions as written, and their values (all positive).
+  std::vector<Expr> Dims;
+  std::vector<std::int64_t> Shape;
+  Layout Lay;
+  std::optional<PermRef> Holds;
+  NodeLoc Loc;
+  bool operator==(const Array &) const = default;
+
+  /// Product of Shape.
+  std::int64_t numElements() const;
+  /// Bytes allocated: elements times byteSize(Elem), counting pad(k)'s
+  /// k extra elements per innermost row; nullopt on 64-bit overflow.
+  std::optional<std::int64_t> allocatedBytes() const;
+};
+
+//===-- Statements
+//-----------------------------------------------------------===//
+
+struct Stmt;
+using Block = std::vector<Stmt>;
+
+/// `Target = Value`; Target is a local (`x = ...`) or an element (`a[i] =
+/// ...`).
+struct Assign {
+  std::variant<VarRef, ArrayRead> Target;
+  Expr Value;
+  bool operator==(const Assign &) const = default;
+};
+
+/// `let Name = Init` declares a mutable per-thread local.
+struct Let {
+  std::string Name;
+  Expr Init;
+  bool operator==(const Let &) const = default;
+};
+
+/// `for Var in Begin..End step Step { Body }`: Var = Begin, Begin + Step, ...
+/// while Var < End (Step > 0) or Var > End (Step < 0). Step defaults to 1.
+struct For {
+  std::string Var;
+  Expr Begin;
+  Expr End;
+  std::optional<Expr> Step;
+  Block Body;
+  bool operator==(const For &) const;
+};
+
+struct If {
+  Expr Cond;
+  Block Then;
+  Block Else;
+  bool operator==(const If &) const;
+};
+
+/// Barrier of all threads of a block (`__syncthreads()`).
+struct Sync {
+  bool operator==(const Sync &) const = default;
+};
+
+/// A shared or local array declared in a kernel body.
+struct ArrayDecl {
+  Array Decl;
+  bool operator==(const ArrayDecl &) const = default;
+};
+
+struct Stmt {
+  using Kind = std::variant<Assign, Let, For, If, Sync, ArrayDecl>;
+  Kind Node;
+  NodeLoc Loc;
+  bool operator==(const Stmt &) const = default;
+
+  template <typename T> bool is() const {
+    return std::holds_alternative<T>(Node);
+  }
+  template <typename T> const T *as() const { return std::get_if<T>(&Node); }
+  template <typename T> T *as() { return std::get_if<T>(&Node); }
+};
+
+inline bool For::operator==(const For &) const = default;
+inline bool If::operator==(const If &) const = default;
+
+//===-- Kernels
+//--------------------------------------------------------------===//
+
+/// `threads p` (one flat block of p threads, the papers' T(0..p-1)) or
+/// `grid (x, y, z) block (x, y, z)` with 1-3 components each.
+struct Geometry {
+  bool IsThreads = false;
+  /// As written: IsThreads ? Block == {p} and Grid empty : 1-3 each.
+  std::vector<Expr> Grid;
+  std::vector<Expr> Block;
+  /// Values, missing components 1.
+  std::array<std::int64_t, 3> GridDim{1, 1, 1};
+  std::array<std::int64_t, 3> BlockDim{1, 1, 1};
+  NodeLoc Loc;
+  bool operator==(const Geometry &) const = default;
+
+  std::int64_t threadsPerBlock() const {
+    return BlockDim[0] * BlockDim[1] * BlockDim[2];
+  }
+};
+
+struct Kernel {
+  std::string Name;
+  std::vector<Array> Params;
+  Geometry Geo;
+  ir::Block Body;
+  NodeLoc Loc;
+  bool operator==(const Kernel &) const = default;
+};
+
+//===-- Program-level declarations
+//-----------------------------------------===//
+
+enum class MachineKind { Target, Dmm, Umm, Hmm };
+
+struct MachineArg {
+  std::string Name; // "w", "l", "d" or "L"
+  Expr Value;
+  std::int64_t Evaluated = 0;
+  NodeLoc Loc;
+  bool operator==(const MachineArg &) const = default;
+};
+
+/// `target sm_90`, or a memory machine of seed 000/001:
+/// `machine dmm(w: 32, l: 1)`, `machine umm(w: 32, l: 400)`,
+/// `machine hmm(d: 132, w: 32, L: 400)`.
+struct Machine {
+  MachineKind Kind = MachineKind::Target;
+  std::string Target; // "sm_90" when Kind == Target
+  std::vector<MachineArg> Args;
+  NodeLoc Loc;
+  bool operator==(const Machine &) const = default;
+
+  /// The value of argument Name; nullopt when absent.
+  std::optional<std::int64_t> arg(std::string_view Name) const;
+  /// Threads per warp: w on a memory machine, 32 on a GPU target.
+  std::int64_t warpSize() const;
+};
+
+/// Facts about a GPU target; nullopt for unknown names.
+struct TargetInfo {
+  std::string_view Name;
+  std::int64_t MaxSharedPerBlock;     // with the opt-in attribute
+  std::int64_t DefaultSharedPerBlock; // without it (49152)
+  std::int64_t MaxThreadsPerBlock;
+};
+std::optional<TargetInfo> targetInfo(std::string_view Name);
+/// Known target names, for "did you mean" style notes.
+std::vector<std::string_view> knownTargets();
+
+struct Param {
+  std::string Name;
+  Expr Init;
+  std::int64_t Value = 0;
+  /// Set when a -D override replaced Init's value.
+  bool Overridden = false;
+  NodeLoc Loc;
+  bool operator==(const Param &) const = default;
+};
+
+/// Permutation kinds and their arguments (Args, in order):
+///   identity(n)            P(i) = i
+///   shuffle(n)             rotate the log2(n)-bit index left by one
+///   bitreverse(n)          reverse the log2(n)-bit index
+///   transpose(r, c)        P(i*c + j) = j*r + i
+///   stride(n, s)           P(q*s + r) = r*(n/s) + q, s divides n (the
+///                          FFT's L^n_s; equals transpose(n/s, s))
+///   random(n, seed: k)     uniformly random, deterministic in k
+///   list(e0, e1, ...)      written `[e0, e1, ...]`: P(i) = e_i
+///   file("p.bin")          read at analysis time (Path); no Args
+///   schedule_src(P, w: w)  S of seed 003: S(i*w + j) = c(i, j)
+///   schedule_dst(P, w: w)  D of seed 003: D(i*w + j) = P(c(i, j))
+/// where c(i, j) is the j-th source edge of color i in a König edge coloring
+/// of P's bank graph (Base names P; Args == {w}).
+enum class PermKind {
+  Identity,
+  Shuffle,
+  Bitreverse,
+  Transpose,
+  Stride,
+  Random,
+  List,
+  File,
+  ScheduleSrc,
+  ScheduleDst
+};
+std::string_view spelling(PermKind K);
+
+struct Permutation {
+  std::string Name;
+  PermKind Kind = PermKind::Identity;
+  std::vector<Expr> Args;
+  std::vector<std::int64_t> ArgValues;
+  std::string Base; // schedule_src / schedule_dst
+  std::string Path; // file
+  /// n, the permutation's length; nullopt for file().
+  std::optional<std::int64_t> Size;
+  NodeLoc Loc;
+  bool operator==(const Permutation &) const = default;
+};
+
+struct Program {
+  std::optional<Machine> Mach;
+  std::vector<Param> Params;
+  std::vector<Permutation> Perms;
+  /// Arrays declared at the top level (global or shared).
+  std::vector<Array> Arrays;
+  std::vector<Kernel> Kernels;
+  bool operator==(const Program &) const = default;
+
+  const Param *findParam(std::string_view Name) const;
+  const Permutation *findPerm(std::string_view Name) const;
+  const Array *findArray(std::string_view Name) const;
+  const Kernel *findKernel(std::string_view Name) const;
+};
+
+/// The closed-form value P(I) for identity, shuffle, bitreverse, transpose,
+/// stride and list permutations; nullopt for the others or when I is out of
+/// [0, n). E.g. stride(16, 4): 1 -> 4, 4 -> 1; stride(8, 2): 1 -> 4.
+std::optional<std::int64_t> applyClosedForm(const Permutation &P,
+                                            std::int64_t I);
+
+} // namespace bankwise::ir
