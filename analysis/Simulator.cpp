@@ -28,6 +28,7 @@ struct Simulator::Impl {
   /// DMM/UMM: one pipeline. HMM: D shared pipelines, then the global one.
   std::vector<Pipeline> Pipes;
   std::vector<std::int64_t> Ready; // per thread: first unit it may issue
+  std::vector<std::int64_t> WarpReady; // warpCost mode: per warp
   std::vector<std::int32_t> Stage;
   std::vector<detail::LaneKey> Scratch;
   SimResult Result;
@@ -76,7 +77,6 @@ Simulator::Simulator(const Machine &M, std::int64_t Threads, SimOptions Opts)
                     {0, 1, detail::StageRule::Bank});
     P->Pipes.push_back({0, H.L, detail::StageRule::Group});
   }
-  P->Ready.assign(static_cast<std::size_t>(Threads), 0);
   P->Stage.assign(static_cast<std::size_t>(P->W), 0);
 }
 
@@ -84,12 +84,12 @@ Simulator::~Simulator() = default;
 Simulator::Simulator(Simulator &&) noexcept = default;
 Simulator &Simulator::operator=(Simulator &&) noexcept = default;
 
-void Simulator::beginRound(Space S) {
+void Simulator::beginRound(Space S, bool Barrier) {
   Impl &I = *P;
   I.Current = S;
   I.InRound = true;
   I.LastWarp = -1;
-  if (I.Opts.Barrier)
+  if (I.Opts.Barrier || Barrier)
     I.BarrierAt = I.Result.Time;
   I.Result.Rounds.push_back({});
 }
@@ -100,6 +100,8 @@ void Simulator::warpAccess(std::int64_t Warp, std::span<const Address> Lanes) {
   assert(Warp > I.LastWarp && "warps must come in increasing order");
   assert(static_cast<std::int64_t>(Lanes.size()) <= I.W);
   I.LastWarp = Warp;
+  if (I.Ready.empty()) // allocated on first use: warpCost needs none
+    I.Ready.assign(static_cast<std::size_t>(I.Threads), 0);
   const std::int64_t FirstThread = Warp * I.W;
   Pipeline &Pipe = I.pipelineFor(Warp);
   const std::int64_t K =
@@ -127,6 +129,33 @@ void Simulator::warpAccess(std::int64_t Warp, std::span<const Address> Lanes) {
   R.Requests += static_cast<std::int64_t>(I.Scratch.size());
   I.Result.Requests += static_cast<std::int64_t>(I.Scratch.size());
   I.Result.Time = std::max(I.Result.Time, R.End);
+}
+
+void Simulator::warpCost(std::int64_t Warp, std::int64_t K,
+                         std::int64_t Requests) {
+  Impl &I = *P;
+  assert(I.InRound && "warpCost before beginRound");
+  assert(Warp > I.LastWarp && "warps must come in increasing order");
+  I.LastWarp = Warp;
+  if (K == 0)
+    return;
+  if (I.WarpReady.empty())
+    I.WarpReady.assign(static_cast<std::size_t>((I.Threads + I.W - 1) / I.W), 0);
+  Pipeline &Pipe = I.pipelineFor(Warp);
+  std::int64_t &Ready = I.WarpReady[static_cast<std::size_t>(Warp)];
+  const std::int64_t Start = std::max({Pipe.NextFree, I.BarrierAt, Ready});
+  Pipe.NextFree = Start + K;
+  const std::int64_t Done = Start + K - 1 + Pipe.Latency;
+  Ready = Done;
+  RoundStats &R = I.Result.Rounds.back();
+  R.Start = R.WarpAccesses == 0 ? Start : std::min(R.Start, Start);
+  R.Stages += K;
+  R.WarpAccesses += 1;
+  R.MaxWarpCost = std::max(R.MaxWarpCost, K);
+  R.End = std::max(R.End, Done);
+  R.Requests += Requests;
+  I.Result.Requests += Requests;
+  I.Result.Time = std::max(I.Result.Time, Done);
 }
 
 SimResult Simulator::finish() {

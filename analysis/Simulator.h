@@ -75,10 +75,16 @@ public:
   Simulator(Simulator &&) noexcept;
   Simulator &operator=(Simulator &&) noexcept;
 
-  /// Starts the next round of accesses to space S.
-  void beginRound(Space S);
+  /// Starts the next round of accesses to space S; with Barrier (or
+  /// SimOptions::Barrier) it begins after every earlier request completed.
+  void beginRound(Space S, bool Barrier = false);
   /// Warp Warp's lanes (at most w of them; lane i is thread Warp * w + i).
   void warpAccess(std::int64_t Warp, std::span<const Address> Lanes);
+  /// Cost-only variant of warpAccess for analyses that know a warp access's
+  /// cost K but not its lanes' stages: the access occupies K stages and the
+  /// warp issues again once all of it completed (warp-synchronous issue).
+  /// K = 0 means no request. Do not mix with warpAccess in one simulation.
+  void warpCost(std::int64_t Warp, std::int64_t K, std::int64_t Requests);
   /// Ends the simulation and returns its statistics.
   SimResult finish();
 

@@ -13,6 +13,8 @@ using Action = std::function<int()>;
 
 /// `bankwise model`: warp costs and simulated time under a machine model.
 void registerModelCommand(CLI::App &App, Action &Run);
+/// `bankwise analyze`: per-site costs of a .bw program's kernels.
+void registerAnalyzeCommand(CLI::App &App, Action &Run);
 /// `bankwise perm-stats`: D_w(P) and D_w(P^-1) of a permutation.
 void registerPermStatsCommand(CLI::App &App, Action &Run);
 

@@ -20,6 +20,7 @@ int main(int Argc, char **Argv) {
   App.require_subcommand(1);
   driver::Action Run;
   driver::registerModelCommand(App, Run);
+  driver::registerAnalyzeCommand(App, Run);
   driver::registerPermStatsCommand(App, Run);
 
   try {

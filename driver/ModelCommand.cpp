@@ -8,6 +8,7 @@
 #include "analysis/Simulator.h"
 #include "analysis/TraceFile.h"
 #include "driver/Commands.h"
+#include "driver/Output.h"
 #include "support/Diagnostic.h"
 
 #include <charconv>
@@ -182,11 +183,7 @@ int runMemoryMachine(const ModelOptions &O) {
   }
   Text += fmt::format("time: {} time units\n", Res.Time);
   J["time"] = Res.Time;
-  if (O.Json)
-    std::cout << J.dump() << '\n';
-  else
-    std::cout << Text;
-  return 0;
+  return emitReport(O.Json, J, Text);
 }
 
 int runSm90(const ModelOptions &O) {
@@ -240,11 +237,7 @@ int runSm90(const ModelOptions &O) {
                       TotalWave / N, TotalSect / N);
   J["mean_shared_wavefronts"] = TotalWave / N;
   J["mean_global_sectors"] = TotalSect / N;
-  if (O.Json)
-    std::cout << J.dump() << '\n';
-  else
-    std::cout << Text;
-  return 0;
+  return emitReport(O.Json, J, Text);
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 
 #include "analysis/Permutation.h"
 #include "driver/Commands.h"
+#include "driver/Output.h"
 #include "support/Diagnostic.h"
 
 #include <fmt/format.h>
@@ -48,26 +49,18 @@ int runPermStats(const PermStatsOptions &O) {
   const std::uint64_t Dw = distribution(P, O.W);
   const std::uint64_t DwInv = distribution(Inv, O.W);
   const std::uint64_t Ideal = (N + O.W - 1) / O.W;
-  if (O.Json) {
-    nlohmann::json J = {{"permutation", Name},
-                        {"n", N},
-                        {"w", O.W},
-                        {"D_w(P)", Dw},
-                        {"D_w(P^-1)", DwInv},
-                        {"n/w", Ideal}};
-    if (O.Spec.Name == "random")
-      J["seed"] = O.Spec.Seed;
-    std::cout << J.dump() << '\n';
-    return 0;
-  }
-  std::cout << fmt::format(
+  nlohmann::json J = {{"permutation", Name}, {"n", N},          {"w", O.W},
+                      {"D_w(P)", Dw},        {"D_w(P^-1)", DwInv}, {"n/w", Ideal}};
+  if (O.Spec.Name == "random")
+    J["seed"] = O.Spec.Seed;
+  const std::string Text = fmt::format(
       "permutation: {}{}\nn: {}, w: {}\n"
       "D_w(P)    = {}  ({:.4g} x n/w): groups written by b[P(i)] = a[i]\n"
       "D_w(P^-1) = {}  ({:.4g} x n/w): groups read by b[i] = a[P^-1(i)]\n",
       Name, O.Spec.Name == "random" ? fmt::format(" (seed {})", O.Spec.Seed) : "",
       N, O.W, Dw, static_cast<double>(Dw) / static_cast<double>(Ideal), DwInv,
       static_cast<double>(DwInv) / static_cast<double>(Ideal));
-  return 0;
+  return emitReport(O.Json, J, Text);
 }
 
 } // namespace

@@ -154,3 +154,76 @@ TEST_CASE("perm-stats: invalid permutation files exit 2 naming the entry") {
   CHECK(R.Code == 2);
   CHECK(contains(R.Out, "needs --n"));
 }
+
+TEST_CASE("analyze: a sample in text and JSON") {
+  const std::string Sample = std::string(BANKWISE_SOURCE_DIR) + "/samples/transpose_crsw.bw";
+  Result R = bankwise("analyze " + Sample);
+  CHECK(R.Code == 0);
+  CHECK(contains(R.Out, "shared write of 'b' (raw), 32 warp executions"));
+  CHECK(contains(R.Out, "DMM congestion 32"));
+  R = bankwise("analyze " + Sample + " --json");
+  REQUIRE(R.Code == 0);
+  const auto J = nlohmann::json::parse(R.Out);
+  const auto &Sites = J["kernels"][0]["sites"];
+  REQUIRE(Sites.size() == 2);
+  CHECK(Sites[0]["access"] == "write");
+  CHECK(Sites[0]["congestion"]["max"] == 32);
+  CHECK(Sites[1]["congestion"]["max"] == 1);
+  CHECK(J["kernels"][0]["time"] == 1056);
+}
+
+TEST_CASE("analyze: -D, --machine and --data") {
+  const std::string Dir = std::string(BANKWISE_SOURCE_DIR) + "/samples/";
+  Result R = bankwise("analyze " + Dir + "stride_access.bw -D N=3072 --json");
+  REQUIRE(R.Code == 0);
+  auto J = nlohmann::json::parse(R.Out);
+  CHECK(J["kernels"][0]["sites"][0]["congestion"]["max"] == 1); // gcd(3, 32)
+  R = bankwise("analyze " + Dir + "stride_access.bw --machine \"umm(w: 32, l: 400)\" --json");
+  REQUIRE(R.Code == 0);
+  J = nlohmann::json::parse(R.Out);
+  CHECK(J["kernels"][0]["time_machine"] == "umm(w: 32, l: 400)");
+  // --data gives the values of an index array.
+  const std::string Bw = tmp("gather.bw"), Bin = tmp("gather.bin");
+  std::ofstream(Bw) << "machine dmm(w: 32, l: 1)\n"
+                       "kernel g(a: shared f32[64], p: shared i32[64]) threads 64 {\n"
+                       "  let x = a[p[tid]]\n}\n";
+  {
+    std::ofstream Out(Bin, std::ios::binary);
+    for (std::uint32_t I = 0; I < 64; ++I) {
+      const std::uint32_t V = I % 2 * 32 + I / 2; // lanes pair up in banks
+      Out.write(reinterpret_cast<const char *>(&V), 4);
+    }
+  }
+  R = bankwise("analyze " + Bw + " --json");
+  REQUIRE(R.Code == 0);
+  J = nlohmann::json::parse(R.Out);
+  CHECK(J["kernels"][0]["sites"][0]["data_dependent"] == true);
+  CHECK(J["kernels"][0]["sites"][0]["worst_congestion"] == 32);
+  R = bankwise("analyze " + Bw + " --data p=" + Bin + " --json");
+  REQUIRE(R.Code == 0);
+  J = nlohmann::json::parse(R.Out);
+  CHECK(J["kernels"][0]["sites"][0]["congestion"]["max"] == 2);
+}
+
+TEST_CASE("analyze: bad input exits 2 with a located message") {
+  const std::string Bad = tmp("bad.bw");
+  std::ofstream(Bad) << "machine dmm(w: 32, l: 1)\nkernel k(a: shared f32[8]) threads 8 {\n"
+                        "  let x = a[nope]\n}\n";
+  Result R = bankwise("analyze " + Bad);
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, Bad + ":3:13: error: unknown name 'nope'"));
+  std::ofstream(Bad) << "machine dmm(w: 32, l: 1)\nkernel k(a: shared f32[8]) threads 8 {\n"
+                        "  let x = a[tid * 2]\n}\n";
+  R = bankwise("analyze " + Bad);
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, Bad + ":3:11: error: index 0 of 'a' is 8, outside 0..7"));
+  R = bankwise("analyze " + tmp("missing.bw"));
+  CHECK(R.Code == 2);
+  R = bankwise("analyze " + Bad + " -D oops");
+  CHECK(R.Code == 2);
+  R = bankwise("analyze " + Bad + " --machine \"dmm(q: 3)\"");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "dmm has no parameter 'q'"));
+  R = bankwise("analyze " + Bad + " --data a=" + tmp("missing.bin"));
+  CHECK(R.Code == 2);
+}

@@ -1,0 +1,106 @@
+// Per-access-site cost analysis of a DSL kernel under the memory-machine
+// models (issue [2]): for every access site, the DMM congestion and UMM
+// address groups of every warp execution (min / mean / max), sm_90 wavefronts,
+// sectors and lines; then the kernel's model time from the simulator and the
+// papers' lower bound beside it.
+//
+// Two evaluators give the same numbers (a test checks it on random kernels):
+//   - the fast path runs the body once per warp position in a block, keeping
+//     block indices and loop variables symbolic (affine), so a kernel of 2^26
+//     threads costs one evaluation per position plus a few integer operations
+//     per warp execution;
+//   - the exhaustive path runs every warp with concrete values, and is used
+//     whenever an index, a condition or a loop bound is not affine in them.
+#pragma once
+
+#include "analysis/MemoryModel.h"
+#include "ir/Program.h"
+#include "support/Diagnostic.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace bankwise {
+
+/// Min / mean / max of a per-warp cost over warp executions.
+struct CostStats {
+  std::int64_t Min = 0;
+  std::int64_t Max = 0;
+  std::int64_t Count = 0; ///< warp executions
+  double Sum = 0;
+  void add(std::int64_t V, std::int64_t Times = 1);
+  double mean() const { return Count ? Sum / static_cast<double>(Count) : 0; }
+  bool operator==(const CostStats &) const = default;
+};
+
+/// One place in the source that reads or writes a shared or global array.
+struct AccessSiteReport {
+  SourceLoc Loc;
+  std::string Array;
+  ir::MemSpace Space = ir::MemSpace::Global;
+  bool IsWrite = false;
+  std::int64_t ElemBytes = 4;
+  std::string Layout; ///< printable layout of the array, e.g. "raw"
+  std::int64_t WarpExecutions = 0;
+  std::int64_t ThreadAccesses = 0;
+  CostStats Congestion; ///< DMM, w = the machine's warp size
+  CostStats Groups;     ///< UMM, address groups of w elements
+  CostStats Wavefronts; ///< sm_90 shared memory
+  CostStats Sectors;    ///< sm_90 global memory, 32-byte sectors
+  CostStats Lines;      ///< sm_90 global memory, 128-byte lines
+  /// The index reads memory whose values the analysis does not know (no
+  /// `holds`, no --data): costs above are then unknown and not filled.
+  bool DataDependent = false;
+  std::string DataSource; ///< the array whose values the index reads
+  std::int64_t WorstCongestion = 0;  ///< every active lane in one bank
+  double ExpectedRapCongestion = 0;  ///< random indices, any layout incl. RAP
+  bool operator==(const AccessSiteReport &) const = default;
+};
+
+struct KernelReport {
+  std::string Kernel;
+  SourceLoc Loc;
+  std::int64_t Threads = 0;
+  std::int64_t WarpSize = 32;
+  std::int64_t Warps = 0;
+  std::vector<AccessSiteReport> Sites;
+  bool FastPath = false;
+  std::string FallbackReason; ///< why the exhaustive path ran
+  std::string TimeMachine;    ///< the machine the time is simulated on
+  std::int64_t Time = 0;      ///< model time units
+  std::int64_t Requests = 0;  ///< thread requests in the simulation
+  double LowerBound = 0;
+  std::string LowerBoundFormula;
+  bool TimeUsesWorstCase = false; ///< data-dependent sites at worst case
+};
+
+struct AnalysisOptions {
+  /// --data NAME=file.bin: the values of array NAME (its element type, little
+  /// endian), so reads of it are known.
+  std::map<std::string, std::vector<std::int64_t>, std::less<>> Data;
+  /// Force the exhaustive path (tests compare it with the fast path).
+  bool Exhaustive = false;
+  /// Upper bound on loop iterations and warp executions evaluated, so that no
+  /// input can make the analysis run for ever.
+  std::int64_t WorkLimit = std::int64_t(1) << 32;
+};
+
+/// Analyzes kernel K of program Prog. Throws UserError for what the program
+/// does wrong at run time (an index out of bounds, overflow, division by
+/// zero), located at the expression and naming a thread.
+KernelReport analyzeKernel(const ir::Program &Prog, const ir::Kernel &K,
+                           const AnalysisOptions &Opts = {});
+
+/// Expected largest bin of K balls thrown uniformly into W bins: the expected
+/// congestion of K random distinct addresses (seed 002 Table II's "Random",
+/// the same under RAW, RAS and RAP). Exact, by dynamic programming.
+double expectedMaxLoad(std::int64_t K, std::int64_t W);
+
+/// Reads a --data file: little-endian values of ElemType, one per element.
+std::vector<std::int64_t> loadDataFile(const std::string &Path,
+                                       ir::ElemType Elem,
+                                       std::int64_t ExpectedCount);
+
+} // namespace bankwise

@@ -1,0 +1,266 @@
+// bankwise analyze: per-access-site costs of every kernel of a .bw program
+// under the memory-machine models, the model time and the lower bound.
+//
+//   bankwise analyze samples/transpose_tiled.bw [-D N=4096] [--json]
+//            [--machine "umm(w: 32, l: 400)"] [--data p=p.bin] [--kernel K]
+
+#include "analysis/KernelAnalysis.h"
+#include "driver/Commands.h"
+#include "driver/Output.h"
+#include "dsl/Parser.h"
+#include "ir/Printer.h"
+#include "support/Diagnostic.h"
+
+#include <charconv>
+#include <fmt/format.h>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+namespace bankwise::driver {
+
+namespace {
+
+struct AnalyzeOptions {
+  std::string File;
+  std::vector<std::string> Defines;
+  std::vector<std::string> Data;
+  std::string MachineSpec;
+  std::string Kernel;
+  bool Json = false;
+  bool Exhaustive = false;
+};
+
+/// "sm_90", "dmm(w: 32, l: 1)", "umm(w: 32, l: 400)", "hmm(d: 4, w: 32, L: 400)".
+ir::Machine parseMachineSpec(const std::string &Spec) {
+  ir::Machine M;
+  std::string S;
+  for (char C : Spec)
+    if (C != ' ' && C != '\t')
+      S += C;
+  const std::size_t Open = S.find('(');
+  const std::string Name = S.substr(0, Open);
+  auto Bad = [&](const std::string &Why) {
+    return UserError(fmt::format("--machine '{}': {} (expected sm_90, "
+                                 "dmm(w: 32, l: 1), umm(w: 32, l: 400) or "
+                                 "hmm(d: 132, w: 32, L: 400))",
+                                 Spec, Why));
+  };
+  if (Open == std::string::npos) {
+    if (!ir::targetInfo(Name))
+      throw Bad(fmt::format("unknown target '{}'", Name));
+    M.Kind = ir::MachineKind::Target;
+    M.Target = Name;
+    return M;
+  }
+  if (Name == "dmm")
+    M.Kind = ir::MachineKind::Dmm;
+  else if (Name == "umm")
+    M.Kind = ir::MachineKind::Umm;
+  else if (Name == "hmm")
+    M.Kind = ir::MachineKind::Hmm;
+  else
+    throw Bad(fmt::format("unknown machine '{}'", Name));
+  if (S.back() != ')')
+    throw Bad("missing ')'");
+  const std::string Body = S.substr(Open + 1, S.size() - Open - 2);
+  std::size_t Pos = 0;
+  while (Pos < Body.size()) {
+    std::size_t Comma = Body.find(',', Pos);
+    if (Comma == std::string::npos)
+      Comma = Body.size();
+    const std::string Item = Body.substr(Pos, Comma - Pos);
+    Pos = Comma + 1;
+    const std::size_t Colon = Item.find(':');
+    if (Colon == std::string::npos)
+      throw Bad(fmt::format("'{}' is not 'name: value'", Item));
+    const std::string Key = Item.substr(0, Colon), Val = Item.substr(Colon + 1);
+    std::int64_t V = 0;
+    const auto [Ptr, EC] = std::from_chars(Val.data(), Val.data() + Val.size(), V);
+    if (EC != std::errc() || Ptr != Val.data() + Val.size() || V < 1)
+      throw Bad(fmt::format("'{}' needs a positive integer", Key));
+    const bool Known = Key == "w" || (Key == "l" && M.Kind != ir::MachineKind::Hmm) ||
+                       ((Key == "d" || Key == "L") && M.Kind == ir::MachineKind::Hmm);
+    if (!Known)
+      throw Bad(fmt::format("{} has no parameter '{}'", Name, Key));
+    M.Args.push_back({Key, ir::makeInt(V), V, {}});
+  }
+  return M;
+}
+
+std::string statsText(const CostStats &S) {
+  if (S.Count == 0)
+    return "-";
+  if (S.Min == S.Max)
+    return fmt::format("{}", S.Min);
+  return fmt::format("{}..{} (mean {:.3g})", S.Min, S.Max, S.mean());
+}
+
+nlohmann::json statsJson(const CostStats &S) {
+  if (S.Count == 0)
+    return nullptr;
+  return {{"min", S.Min}, {"mean", S.mean()}, {"max", S.Max}};
+}
+
+std::string spaceName(ir::MemSpace S) { return std::string(ir::spelling(S)); }
+
+std::string locText(const SourceLoc &L) {
+  return fmt::format("{}:{}:{}", L.File, L.Line, L.Col);
+}
+
+const ir::Array *findAnyArray(const ir::Program &P, const std::string &Name) {
+  if (const ir::Array *A = P.findArray(Name))
+    return A;
+  const ir::Array *Found = nullptr;
+  std::function<void(const ir::Block &)> Walk = [&](const ir::Block &B) {
+    for (const ir::Stmt &S : B) {
+      if (const auto *D = S.as<ir::ArrayDecl>(); D && D->Decl.Name == Name)
+        Found = &D->Decl;
+      else if (const auto *F = S.as<ir::For>())
+        Walk(F->Body);
+      else if (const auto *I = S.as<ir::If>()) {
+        Walk(I->Then);
+        Walk(I->Else);
+      }
+    }
+  };
+  for (const ir::Kernel &K : P.Kernels) {
+    for (const ir::Array &A : K.Params)
+      if (A.Name == Name)
+        return &A;
+    Walk(K.Body);
+    if (Found)
+      return Found;
+  }
+  return nullptr;
+}
+
+int runAnalyze(const AnalyzeOptions &O) {
+  dsl::ParamOverrides Overrides;
+  for (const std::string &D : O.Defines) {
+    std::string Err;
+    auto KV = dsl::parseOverride(D, Err);
+    if (!KV)
+      throw UserError(fmt::format("-D {}: {}", D, Err));
+    Overrides[KV->first] = KV->second;
+  }
+  DiagnosticEngine Diags;
+  ir::Program Prog = dsl::parseFile(O.File, Diags, Overrides);
+  Diags.print(std::cerr);
+  if (Diags.hasErrors())
+    return 2;
+  if (!O.MachineSpec.empty())
+    Prog.Mach = parseMachineSpec(O.MachineSpec);
+
+  AnalysisOptions AO;
+  AO.Exhaustive = O.Exhaustive;
+  for (const std::string &D : O.Data) {
+    const std::size_t Eq = D.find('=');
+    if (Eq == std::string::npos || Eq == 0)
+      throw UserError(fmt::format("--data '{}': expected NAME=FILE", D));
+    const std::string Name = D.substr(0, Eq), Path = D.substr(Eq + 1);
+    const ir::Array *A = findAnyArray(Prog, Name);
+    if (!A)
+      throw UserError(fmt::format("--data: no array named '{}'", Name));
+    AO.Data[Name] = loadDataFile(Path, A->Elem, A->numElements());
+  }
+
+  nlohmann::json J;
+  J["file"] = O.File;
+  std::string Text;
+  bool AnyKernel = false;
+  for (const ir::Kernel &K : Prog.Kernels) {
+    if (!O.Kernel.empty() && K.Name != O.Kernel)
+      continue;
+    AnyKernel = true;
+    const KernelReport R = analyzeKernel(Prog, K, AO);
+    nlohmann::json JK = {{"kernel", R.Kernel},
+                         {"location", locText(R.Loc)},
+                         {"threads", R.Threads},
+                         {"warps", R.Warps},
+                         {"warp_size", R.WarpSize},
+                         {"fast_path", R.FastPath},
+                         {"time", R.Time},
+                         {"time_machine", R.TimeMachine},
+                         {"time_uses_worst_case", R.TimeUsesWorstCase},
+                         {"requests", R.Requests},
+                         {"lower_bound", R.LowerBound},
+                         {"lower_bound_formula", R.LowerBoundFormula}};
+    if (!R.FastPath)
+      JK["fallback_reason"] = R.FallbackReason;
+    Text += fmt::format("kernel '{}' ({}): {} threads in {} warps of {}; {}\n",
+                        R.Kernel, locText(R.Loc), R.Threads, R.Warps, R.WarpSize,
+                        R.FastPath ? "affine fast path"
+                                   : "evaluated warp by warp (" + R.FallbackReason + ")");
+    for (const AccessSiteReport &S : R.Sites) {
+      nlohmann::json JS = {{"location", locText(S.Loc)},
+                           {"array", S.Array},
+                           {"space", spaceName(S.Space)},
+                           {"access", S.IsWrite ? "write" : "read"},
+                           {"layout", S.Layout},
+                           {"elem_bytes", S.ElemBytes},
+                           {"warp_executions", S.WarpExecutions},
+                           {"thread_accesses", S.ThreadAccesses},
+                           {"data_dependent", S.DataDependent}};
+      Text += fmt::format("  {}: {} {} of '{}' ({}), {} warp execution{}\n",
+                          locText(S.Loc), spaceName(S.Space),
+                          S.IsWrite ? "write" : "read", S.Array, S.Layout,
+                          S.WarpExecutions, S.WarpExecutions == 1 ? "" : "s");
+      if (S.DataDependent) {
+        JS["data_source"] = S.DataSource;
+        JS["worst_congestion"] = S.WorstCongestion;
+        JS["expected_congestion_random"] = S.ExpectedRapCongestion;
+        Text += fmt::format("    data-dependent: the index reads '{}' (give "
+                            "--data {}=FILE for exact costs); worst congestion "
+                            "{}, expected {:.3g} for random indices under any "
+                            "layout, RAP included\n",
+                            S.DataSource, S.DataSource, S.WorstCongestion,
+                            S.ExpectedRapCongestion);
+      } else {
+        JS["congestion"] = statsJson(S.Congestion);
+        JS["groups"] = statsJson(S.Groups);
+        std::string Sm90;
+        if (S.Space == ir::MemSpace::Shared) {
+          JS["sm90_wavefronts"] = statsJson(S.Wavefronts);
+          Sm90 = "sm_90 wavefronts " + statsText(S.Wavefronts);
+        } else {
+          JS["sm90_sectors"] = statsJson(S.Sectors);
+          JS["sm90_lines"] = statsJson(S.Lines);
+          Sm90 = "sm_90 sectors " + statsText(S.Sectors) + ", lines " + statsText(S.Lines);
+        }
+        Text += fmt::format("    DMM congestion {}; UMM groups {}; {}\n",
+                            statsText(S.Congestion), statsText(S.Groups), Sm90);
+      }
+      JK["sites"].push_back(JS);
+    }
+    Text += fmt::format("  time: {} time units on {}{}; lower bound {} = {:.6g}\n",
+                        R.Time, R.TimeMachine,
+                        R.TimeUsesWorstCase ? " (data-dependent sites at worst case)" : "",
+                        R.LowerBoundFormula, R.LowerBound);
+    J["kernels"].push_back(JK);
+  }
+  if (!AnyKernel)
+    throw UserError(fmt::format("no kernel named '{}' in {}", O.Kernel, O.File));
+  return emitReport(O.Json, J, Text);
+}
+
+} // namespace
+
+void registerAnalyzeCommand(CLI::App &App, Action &Run) {
+  auto O = std::make_shared<AnalyzeOptions>();
+  CLI::App *Cmd = App.add_subcommand(
+      "analyze", "Per-access-site costs of a .bw program's kernels under the models");
+  Cmd->add_option("file", O->File, "the .bw program")->required();
+  Cmd->add_option("-D", O->Defines, "override a param: -D N=4096 (repeatable)");
+  Cmd->add_option("--machine", O->MachineSpec,
+                  "analyze on another machine: sm_90, \"dmm(w: 32, l: 1)\", ...");
+  Cmd->add_option("--data", O->Data,
+                  "NAME=FILE: the values of integer array NAME (little endian), "
+                  "for data-dependent indices");
+  Cmd->add_option("--kernel", O->Kernel, "analyze only this kernel");
+  Cmd->add_flag("--exhaustive", O->Exhaustive,
+                "evaluate every warp, without the affine fast path");
+  Cmd->add_flag("--json", O->Json, "print JSON instead of text");
+  Cmd->callback([O, &Run] { Run = [O] { return runAnalyze(*O); }; });
+}
+
+} // namespace bankwise::driver

@@ -1,0 +1,354 @@
+// bankwise analyze against the seeds' figures on every sample, the fast
+// affine path against warp-by-warp evaluation on random kernels, and the
+// handling of data-dependent indices and run-time errors.
+
+#include "analysis/KernelAnalysis.h"
+#include "analysis/Permutation.h"
+#include "dsl/Parser.h"
+#include "support/Random.h"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <bit>
+#include <numeric>
+#include <sstream>
+
+using namespace bankwise;
+
+namespace {
+
+ir::Program parse(const std::string &Text, const dsl::ParamOverrides &D = {}) {
+  DiagnosticEngine Diags;
+  ir::Program P = dsl::parseProgram(Text, "test.bw", Diags, D);
+  std::ostringstream OS;
+  Diags.print(OS);
+  INFO(OS.str());
+  REQUIRE_FALSE(Diags.hasErrors());
+  return P;
+}
+
+ir::Program sample(const std::string &Name, const dsl::ParamOverrides &D = {}) {
+  DiagnosticEngine Diags;
+  ir::Program P =
+      dsl::parseFile(std::string(BANKWISE_SAMPLES_DIR) + "/" + Name, Diags, D);
+  std::ostringstream OS;
+  Diags.print(OS);
+  INFO(OS.str());
+  REQUIRE_FALSE(Diags.hasErrors());
+  return P;
+}
+
+KernelReport analyze(const ir::Program &P, const std::string &Kernel = "",
+                     const AnalysisOptions &O = {}) {
+  const ir::Kernel *K = Kernel.empty() ? &P.Kernels.at(0) : P.findKernel(Kernel);
+  REQUIRE(K != nullptr);
+  return analyzeKernel(P, *K, O);
+}
+
+const AccessSiteReport &site(const KernelReport &R, const std::string &Array,
+                             bool IsWrite) {
+  for (const AccessSiteReport &S : R.Sites)
+    if (S.Array == Array && S.IsWrite == IsWrite)
+      return S;
+  FAIL("no site for " << Array);
+  return R.Sites.front();
+}
+
+/// Every warp execution of the site has exactly this cost.
+void requireUniform(const CostStats &S, std::int64_t V) {
+  CHECK(S.Count > 0);
+  CHECK(S.Min == V);
+  CHECK(S.Max == V);
+}
+
+} // namespace
+
+TEST_CASE("sample contiguous_access: conflict-free and coalesced (seed 000 Sec. 3)") {
+  const KernelReport R = analyze(sample("contiguous_access.bw"));
+  CHECK(R.FastPath);
+  requireUniform(site(R, "m", false).Congestion, 1);
+  requireUniform(site(R, "m", false).Groups, 1);
+  // 2^16 words, 1024 threads, w = 32, l = 1: p/w >= l gives n/w + l - 1.
+  CHECK(R.Time == (1 << 16) / 32 + 1 - 1);
+}
+
+TEST_CASE("sample stride_access: congestion GCD(n/p, w), groups min(n/p, w) "
+          "(seed 000 Theorem 3.1)") {
+  for (std::int64_t Np : {1, 2, 3, 8, 32, 33, 64}) {
+    const ir::Program P = sample("stride_access.bw", {{"N", 1024 * Np}});
+    const KernelReport R = analyze(P);
+    CAPTURE(Np);
+    CHECK(R.FastPath);
+    requireUniform(site(R, "m", false).Congestion, std::gcd(Np, std::int64_t(32)));
+    requireUniform(site(R, "m", false).Groups, std::min(Np, std::int64_t(32)));
+  }
+}
+
+TEST_CASE("samples CRSW, SRCW, DRDW: read/write congestion 1/32, 32/1, 1/1 "
+          "under RAW (seed 002 Table III)") {
+  const KernelReport C = analyze(sample("transpose_crsw.bw"));
+  requireUniform(site(C, "a", false).Congestion, 1);
+  requireUniform(site(C, "b", true).Congestion, 32);
+  const KernelReport S = analyze(sample("transpose_srcw.bw"));
+  requireUniform(site(S, "a", false).Congestion, 32);
+  requireUniform(site(S, "b", true).Congestion, 1);
+  const KernelReport D = analyze(sample("transpose_drdw.bw"));
+  requireUniform(site(D, "a", false).Congestion, 1);
+  requireUniform(site(D, "b", true).Congestion, 1);
+}
+
+TEST_CASE("sample transpose_diagonal_tile: every round coalesced and "
+          "conflict-free, 4n/w + 2L - 2 (seed 001 Sec. V, Lemma 5)") {
+  const KernelReport R = analyze(sample("transpose_diagonal_tile.bw"));
+  CHECK(R.FastPath);
+  requireUniform(site(R, "a", false).Groups, 1);
+  requireUniform(site(R, "b", true).Groups, 1);
+  requireUniform(site(R, "alpha", true).Congestion, 1);
+  requireUniform(site(R, "alpha", false).Congestion, 1);
+}
+
+TEST_CASE("sample transpose_umm_rotating: one address group per warp access "
+          "(seed 000 Sec. 5)") {
+  const KernelReport R = analyze(sample("transpose_umm_rotating.bw"));
+  requireUniform(site(R, "a", false).Groups, 1);
+  requireUniform(site(R, "b", true).Groups, 1);
+  // 2w rounds of one group each, w = 32, l = 400, one warp: every access
+  // waits for the previous one, 2w * l time units.
+  CHECK(R.Time == 2 * 32 * 400);
+}
+
+TEST_CASE("samples d- and s-designated: the write (read) groups sum to "
+          "D_w(P) (D_w(P^-1)) (seed 001 Lemma 4)") {
+  const dsl::ParamOverrides Small = {{"N", 1 << 14}};
+  const Permutation P = bitReversalPermutation(1 << 14);
+  const KernelReport D = analyze(sample("permutation_destination.bw", Small));
+  CHECK(static_cast<std::uint64_t>(site(D, "b", true).Groups.Sum) == distribution(P, 32));
+  requireUniform(site(D, "a", false).Groups, 1);
+  requireUniform(site(D, "p", false).Groups, 1);
+  const KernelReport S = analyze(sample("permutation_source.bw", Small));
+  CHECK(static_cast<std::uint64_t>(site(S, "a", false).Groups.Sum) ==
+        distribution(inverse(P), 32));
+  requireUniform(site(S, "b", true).Groups, 1);
+}
+
+TEST_CASE("sample permutation_example_w4: seed 003's example P needs "
+          "congestion 4 designated, 1 with its S and D") {
+  const ir::Program P = sample("permutation_example_w4.bw");
+  requireUniform(site(analyze(P, "d_designated"), "b", true).Congestion, 4);
+  requireUniform(site(analyze(P, "s_designated"), "a", false).Congestion, 4);
+  const KernelReport C = analyze(P, "conflict_free");
+  requireUniform(site(C, "a", false).Congestion, 1);
+  requireUniform(site(C, "b", true).Congestion, 1);
+}
+
+TEST_CASE("sample permutation_conflict_free: the edge-coloring schedule "
+          "makes every read and write conflict-free (seed 003 Sec. IV)") {
+  for (std::int64_t Seed : {2013, 1, 99}) {
+    const KernelReport R =
+        analyze(sample("permutation_conflict_free.bw", {{"Seed", Seed}, {"N", 4096}}));
+    CAPTURE(Seed);
+    requireUniform(site(R, "a", false).Congestion, 1);
+    requireUniform(site(R, "b", true).Congestion, 1);
+    // n/w warps of one stage each per round; two rounds of index reads.
+    CHECK(R.Time == 4 * 4096 / 32);
+  }
+}
+
+TEST_CASE("samples sum and prefix sums: every access contiguous, a warp "
+          "touching at most two address groups (seed 004 Sec. 4, 6, 7)") {
+  for (const char *Name : {"sum.bw", "prefix_sum_simple.bw", "prefix_sum_optimal.bw"}) {
+    const KernelReport R = analyze(sample(Name, {{"M", 12}}));
+    CAPTURE(Name);
+    for (const AccessSiteReport &S : R.Sites) {
+      CHECK(S.Congestion.Max <= 2);
+      CHECK(S.Groups.Max <= 3);
+    }
+    CHECK(R.Time >= R.LowerBound);
+  }
+  // The sum reads and writes 2^t elements in step t: n - 1 additions.
+  const KernelReport Sum = analyze(sample("sum.bw", {{"M", 12}}));
+  CHECK(site(Sum, "a", true).ThreadAccesses == (1 << 12) - 1);
+}
+
+TEST_CASE("sample transpose_tiled on sm_90: the column read of the raw tile "
+          "is 32 wavefronts, global accesses 4 sectors") {
+  const KernelReport R = analyze(sample("transpose_tiled.bw", {{"N", 1024}}));
+  CHECK(R.FastPath);
+  requireUniform(site(R, "tile", false).Wavefronts, 32);
+  requireUniform(site(R, "tile", true).Wavefronts, 1);
+  requireUniform(site(R, "in", false).Sectors, 4);
+  requireUniform(site(R, "out", true).Sectors, 4);
+}
+
+TEST_CASE("a 2^26-thread kernel takes the fast path") {
+  const KernelReport R = analyze(sample("transpose_tiled.bw", {{"N", 1 << 14}}));
+  CHECK(R.Threads == std::int64_t(1) << 28 >> 2);
+  CHECK(R.FastPath);
+  CHECK(site(R, "tile", false).WarpExecutions == (std::int64_t(1) << 26) / 32 * 4);
+}
+
+TEST_CASE("layouts: pad(1) and diagonal make the column read conflict-free") {
+  for (const char *Layout : {"pad(1)", "diagonal", "xor"}) {
+    const ir::Program P = parse(fmt::format(R"(target sm_90
+kernel t(a: global f32[64][64]) grid (2, 2) block (32, 8) {{
+  shared tile: f32[32][32] layout {}
+  for k in 0..4 {{ tile[ty + 8 * k][tx] = a[by * 32 + ty + 8 * k][bx * 32 + tx] }}
+  sync
+  for k in 0..4 {{ a[bx * 32 + ty + 8 * k][by * 32 + tx] = tile[tx][ty + 8 * k] }}
+}}
+)",
+                                            Layout));
+    const KernelReport R = analyze(P);
+    CAPTURE(Layout);
+    requireUniform(site(R, "tile", false).Wavefronts, 1);
+    requireUniform(site(R, "tile", true).Wavefronts, 1);
+  }
+}
+
+TEST_CASE("data-dependent indices: worst case and expected, or exact with "
+          "data") {
+  const ir::Program P = parse(R"(machine dmm(w: 32, l: 1)
+kernel g(a: shared f32[1024], b: shared f32[1024], p: shared i32[1024]) threads 1024 {
+  b[p[tid]] = a[tid]
+}
+)");
+  const KernelReport R = analyze(P);
+  const AccessSiteReport &B = site(R, "b", true);
+  CHECK(B.DataDependent);
+  CHECK(B.DataSource == "p");
+  CHECK(B.WorstCongestion == 32);
+  CHECK(B.ExpectedRapCongestion == doctest::Approx(expectedMaxLoad(32, 32)));
+  CHECK(R.TimeUsesWorstCase);
+  // With the values: the identity makes the write conflict-free, a stride
+  // of 32 makes every warp hit one bank.
+  AnalysisOptions O;
+  O.Data["p"].resize(1024);
+  std::iota(O.Data["p"].begin(), O.Data["p"].end(), 0);
+  requireUniform(site(analyze(P, "", O), "b", true).Congestion, 1);
+  for (std::int64_t I = 0; I < 1024; ++I)
+    O.Data["p"][static_cast<std::size_t>(I)] = I % 32 * 32 + I / 32;
+  requireUniform(site(analyze(P, "", O), "b", true).Congestion, 32);
+}
+
+TEST_CASE("expected largest bin: small cases and seed 002 Table II") {
+  CHECK(expectedMaxLoad(1, 32) == doctest::Approx(1.0));
+  CHECK(expectedMaxLoad(2, 2) == doctest::Approx(1.5));
+  // 3 balls in 2 bins: max is 2 w.p. 6/8, 3 w.p. 2/8.
+  CHECK(expectedMaxLoad(3, 2) == doctest::Approx(2.25));
+  // Table II's random column merges equal addresses among w^2 cells, so it
+  // is a little below the balls-in-bins value.
+  CHECK(expectedMaxLoad(32, 32) > 3.44);
+  CHECK(expectedMaxLoad(32, 32) < 3.6);
+}
+
+TEST_CASE("run-time errors name the expression and the thread") {
+  const ir::Program P = parse(R"(machine dmm(w: 32, l: 1)
+kernel oob(a: shared f32[64]) threads 64 {
+  let x = a[tid + 1]
+}
+)");
+  try {
+    analyze(P);
+    FAIL("expected an error");
+  } catch (const UserError &E) {
+    CHECK(E.diagnostic().Loc.Line == 3);
+    CHECK(E.diagnostic().Message.find("index 0 of 'a' is 64, outside 0..63") == 0);
+    CHECK(E.diagnostic().Message.find("tid = 63") != std::string::npos);
+  }
+}
+
+namespace {
+
+/// A random kernel whose indices are affine in the thread, block and loop
+/// variables, in bounds by construction, with lane-dependent branches,
+/// divisions that the fast path can and cannot keep affine, and layouts.
+std::string randomKernel(Rng &R) {
+  const std::int64_t W = R.below(2) ? 32 : 8;
+  const std::int64_t Bx = std::int64_t(1) << R.below(6), By = 1 + static_cast<std::int64_t>(R.below(3));
+  const std::int64_t Gx = 1 + static_cast<std::int64_t>(R.below(3)), Gy = 1 + static_cast<std::int64_t>(R.below(2));
+  const std::int64_t Trips = 1 + static_cast<std::int64_t>(R.below(3));
+  const std::int64_t Coefs[] = {0, 1, 2, 3, 8, 32, 33};
+  auto Coef = [&] { return Coefs[R.below(7)]; };
+  // var: (name, max value)
+  const std::vector<std::pair<std::string, std::int64_t>> Vars = {
+      {"tx", Bx - 1}, {"ty", By - 1}, {"bx", Gx - 1}, {"by", Gy - 1},
+      {"k", Trips - 1}, {"lane", W - 1}, {"tid", Bx * By * Gx * Gy - 1}};
+  auto Index = [&](std::int64_t &Max) {
+    std::string E = std::to_string(R.below(4));
+    Max = std::stoll(E);
+    for (const auto &[Name, VMax] : Vars)
+      if (R.below(3) == 0) {
+        const std::int64_t C = Coef();
+        E += fmt::format(" + {} * {}", C, Name);
+        Max += C * VMax;
+      }
+    return E;
+  };
+  const char *Layouts[] = {"", " layout pad(1)", " layout diagonal", " layout xor", " layout rap(seed: 5)"};
+  std::string Decls, Body;
+  for (int A = 0; A < 3; ++A) {
+    std::int64_t M0 = 0, M1 = 0;
+    const std::string I0 = Index(M0), I1 = Index(M1);
+    std::int64_t D1 = M1 + 1 + static_cast<std::int64_t>(R.below(3));
+    const bool Shared = R.below(2);
+    std::string Layout;
+    if (Shared) {
+      Layout = R.below(2) ? "" : Layouts[1 + R.below(4)];
+      if (Layout == " layout xor")
+        D1 = static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(D1)));
+    }
+    Decls += fmt::format("  {} x{}: f32[{}][{}]{}\n", Shared ? "shared" : "local", A,
+                         M0 + 1, D1, Layout);
+    if (!Shared)
+      Decls.replace(Decls.rfind("local"), 5, "shared");
+    const std::string Access = fmt::format("x{}[{}][{}]", A, I0, I1);
+    switch (R.below(4)) {
+    case 0:
+      Body += fmt::format("    {} = g[tid]\n", Access);
+      break;
+    case 1:
+      Body += fmt::format("    if tx % 3 != 1 {{ g[tid] = {} }}\n", Access);
+      break;
+    case 2:
+      Body += fmt::format("    let v{} = tid / {} + {}\n    if v{} >= 0 {{ {} = 1 }}\n", A,
+                          W, Access.size() % 2, A, Access);
+      break;
+    default:
+      Body += fmt::format("    {} = {}\n    sync\n", Access, Access);
+      break;
+    }
+  }
+  return fmt::format("machine dmm(w: {}, l: {})\n"
+                     "kernel r(g: global f32[{}]) grid ({}, {}) block ({}, {}) {{\n"
+                     "{}  for k in 0..{} {{\n{}  }}\n}}\n",
+                     W, 1 + R.below(4), Bx * By * Gx * Gy, Gx, Gy, Bx, By, Decls, Trips,
+                     Body);
+}
+
+} // namespace
+
+TEST_CASE("the fast path equals warp-by-warp evaluation on random kernels") {
+  Rng R(20261122);
+  int Fast = 0;
+  const int Trials = 300;
+  for (int Trial = 0; Trial < Trials; ++Trial) {
+    const std::string Text = randomKernel(R);
+    CAPTURE(Text);
+    const ir::Program P = parse(Text);
+    const KernelReport A = analyze(P);
+    AnalysisOptions O;
+    O.Exhaustive = true;
+    const KernelReport B = analyze(P, "", O);
+    Fast += A.FastPath;
+    REQUIRE(A.Sites.size() == B.Sites.size());
+    for (std::size_t I = 0; I < A.Sites.size(); ++I) {
+      CAPTURE(I);
+      REQUIRE(A.Sites[I] == B.Sites[I]);
+    }
+    REQUIRE(A.Time == B.Time);
+    REQUIRE(A.Requests == B.Requests);
+  }
+  // Most random kernels must exercise the fast path for the test to mean
+  // something.
+  CHECK(Fast >= Trials / 4);
+}
