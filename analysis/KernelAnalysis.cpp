@@ -1,5 +1,6 @@
 #include "analysis/KernelAnalysis.h"
 
+#include "analysis/Layout.h"
 #include "analysis/Permutation.h"
 #include "analysis/Simulator.h"
 #include "analysis/schedule/ConflictFree.h"
@@ -207,7 +208,7 @@ struct VarDomain {
 struct ArrayInfo {
   const ir::Array *Decl = nullptr;
   std::int64_t ElemBytes = 4;
-  std::vector<std::int64_t> RapShift; ///< rap: r, a permutation of 0..C-1
+  LayoutFn Layout;
   const std::vector<std::int64_t> *Data = nullptr; ///< --data values
   const Permutation *Holds = nullptr;              ///< p[i] = P(i) or P^-1(i)
 };
@@ -247,6 +248,29 @@ struct AccessCosts {
   std::int64_t Congestion = 0, Groups = 0, Wavefronts = 0, Sectors = 0,
                Lines = 0;
 };
+
+/// The layout function of an array as declared; `auto` that no pass
+/// resolved is analyzed as raw.
+LayoutFn layoutOf(const ir::Array &A) {
+  switch (A.Lay.Kind) {
+  case ir::LayoutKind::Pad:
+    return makeLayout(LayoutKind::Pad, A.Shape, A.Lay.ArgValue);
+  case ir::LayoutKind::Xor:
+    try {
+      return makeLayout(LayoutKind::Xor, A.Shape);
+    } catch (const UserError &E) {
+      throw UserError(A.Loc, fmt::format("array '{}': {}", A.Name, E.diagnostic().Message));
+    }
+  case ir::LayoutKind::Diagonal:
+    return makeLayout(LayoutKind::Diagonal, A.Shape);
+  case ir::LayoutKind::Rap:
+    return makeLayout(LayoutKind::Rap, A.Shape, 0, static_cast<std::uint64_t>(A.Lay.ArgValue));
+  case ir::LayoutKind::Raw:
+  case ir::LayoutKind::Auto:
+    break;
+  }
+  return makeLayout(LayoutKind::Raw, A.Shape);
+}
 
 class Analyzer {
 public:
@@ -426,13 +450,7 @@ void Analyzer::collectArrays() {
     ArrayInfo Info;
     Info.Decl = &A;
     Info.ElemBytes = ir::byteSize(A.Elem);
-    if (A.Lay.Kind == ir::LayoutKind::Rap) {
-      const std::int64_t C = A.Shape.back();
-      const Permutation R = randomPermutation(static_cast<std::uint64_t>(C),
-                                              static_cast<std::uint64_t>(A.Lay.ArgValue));
-      for (std::uint64_t I = 0; I < R.size(); ++I)
-        Info.RapShift.push_back(static_cast<std::int64_t>(R(I)));
-    }
+    Info.Layout = layoutOf(A);
     if (auto It = Opts.Data.find(A.Name); It != Opts.Data.end())
       Info.Data = &It->second;
     Arrays[A.Name] = std::move(Info);
@@ -901,7 +919,6 @@ void Analyzer::checkBounds(const ArrayInfo &A, const std::vector<Val> &Idx,
 Val Analyzer::address(const ArrayInfo &A, const std::vector<Val> &Idx, Mask M,
                       const SourceLoc &Loc) {
   const ir::Array &D = *A.Decl;
-  const std::size_t Rank = D.Shape.size();
   for (const Val &X : Idx)
     if (X.Unknown)
       return X;
@@ -910,47 +927,36 @@ Val Analyzer::address(const ArrayInfo &A, const std::vector<Val> &Idx, Mask M,
     R.U.C = V;
     return R;
   };
-  const std::int64_t Inner = D.Shape.back();
-  // The innermost index after the layout's permutation of a row.
-  Val J = Idx.back();
-  const Val Row = Rank >= 2 ? Idx[Rank - 2] : Const(0);
-  switch (D.Lay.Kind) {
-  case ir::LayoutKind::Raw:
-  case ir::LayoutKind::Pad:
-  case ir::LayoutKind::Auto:
-    break;
-  case ir::LayoutKind::Diagonal: // (i, j) -> i*C + (i + j) % C
-    J = evalBinary(ir::BinaryOp::Mod,
-                   evalBinary(ir::BinaryOp::Add, Row, J, M, Loc), Const(Inner), M, Loc);
-    break;
-  case ir::LayoutKind::Xor: // (i, j) -> i*C + (j ^ (i % C)), C a power of two
-    if (!std::has_single_bit(static_cast<std::uint64_t>(Inner)))
-      throw UserError(D.Loc, fmt::format("layout xor needs a power-of-two "
-                                         "innermost dimension; '{}' has {}",
-                                         D.Name, Inner));
-    J = evalBinary(ir::BinaryOp::BitXor, J,
-                   evalBinary(ir::BinaryOp::Mod, Row, Const(Inner), M, Loc), M, Loc);
-    break;
-  case ir::LayoutKind::Rap: { // (i, j) -> i*C + (j + r[i % C]) % C
-    const Val R = lookupTable(evalBinary(ir::BinaryOp::Mod, Row, Const(Inner), M, Loc), M, Loc,
-                              "the RAP shift table",
-                              [&](std::int64_t I) -> std::optional<std::int64_t> {
-                                return A.RapShift[static_cast<std::size_t>(I)];
-                              });
-    J = evalBinary(ir::BinaryOp::Mod, evalBinary(ir::BinaryOp::Add, J, R, M, Loc),
-                   Const(Inner), M, Loc);
-    break;
+  if (A.Layout.isAffine()) {
+    // Row-major with the layout's row pitch: ((i0*D1 + i1)*D2 + ...)*Pitch + j,
+    // kept symbolic on the fast path.
+    const std::size_t Rank = D.Shape.size();
+    const std::int64_t Pitch = D.Shape.back() + A.Layout.Pad;
+    Val Lin = Const(0);
+    for (std::size_t Dim = 0; Dim + 1 < Rank; ++Dim) {
+      Lin = evalBinary(ir::BinaryOp::Mul, Lin, Const(D.Shape[Dim]), M, Loc);
+      Lin = evalBinary(ir::BinaryOp::Add, Lin, Idx[Dim], M, Loc);
+    }
+    Lin = evalBinary(ir::BinaryOp::Mul, Lin, Const(Pitch), M, Loc);
+    return evalBinary(ir::BinaryOp::Add, Lin, Idx.back(), M, Loc);
   }
+  // Other layouts permute within rows: evaluate them lane by lane.
+  for (const Val &X : Idx)
+    if (!X.concrete())
+      throw NotAffine{fmt::format("layout {} of '{}' indexed by block indices "
+                                  "or loop variables",
+                                  layoutName(A.Layout.Kind), D.Name)};
+  Val R;
+  R.HasV = true;
+  std::vector<std::int64_t> Index(Idx.size());
+  for (int L = 0; L < Lanes; ++L) {
+    if (!((M >> L) & 1))
+      continue;
+    for (std::size_t Dim = 0; Dim < Idx.size(); ++Dim)
+      Index[Dim] = Idx[Dim].lane(L);
+    R.V[static_cast<std::size_t>(L)] = A.Layout.map(Index);
   }
-  const std::int64_t RowPitch = Inner + (D.Lay.Kind == ir::LayoutKind::Pad ? D.Lay.ArgValue : 0);
-  // Row-major: ((i0 * D1 + i1) * D2 + ...) * RowPitch + j.
-  Val Lin = Const(0);
-  for (std::size_t Dim = 0; Dim + 1 < Rank; ++Dim) {
-    Lin = evalBinary(ir::BinaryOp::Mul, Lin, Const(D.Shape[Dim]), M, Loc);
-    Lin = evalBinary(ir::BinaryOp::Add, Lin, Idx[Dim], M, Loc);
-  }
-  Lin = evalBinary(ir::BinaryOp::Mul, Lin, Const(RowPitch), M, Loc);
-  return evalBinary(ir::BinaryOp::Add, Lin, J, M, Loc);
+  return R;
 }
 
 Val Analyzer::readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,

@@ -1,0 +1,69 @@
+// Layouts: bijections from an array's logical index to an address, the one
+// place their formulas live (analysis, the rap-table experiment and codegen's
+// templates all follow these). For an array of shape [..., R][C], write i for
+// the row (the row-major linear index of all but the last index) and j for
+// the column:
+//
+//   raw          (i, j) -> i*C + j
+//   pad(k)       (i, j) -> i*(C + k) + j
+//   xor          (i, j) -> i*C + (j ^ (i mod C))       C a power of two; CuTe's
+//                                                     Swizzle<log2 C, 0, log2 C>
+//   diagonal     (i, j) -> i*C + (i + j) mod C         seed 001 Sec. V
+//   ras(s)       (i, j) -> i*C + (j + r_i) mod C       r_i independent, uniform
+//                                                     in [0, C): seed 002 [7]
+//   rap(s)       (i, j) -> i*C + (j + r_{i mod C}) mod C   r a random
+//                                                     permutation: seed 002 IV
+// and for an array a[i][j][k][l] of w^4 elements (seed 002 Sec. VII), the
+// shift f(i, j, k) replacing r_i:
+//   rap1p        f = r_k
+//   rapr1p       f = r_i + r_j + r_k
+//   rap3p        f = r_i + s_j + t_k                    r, s, t independent
+//   rapw2p       f = r^{i*w + j}_k                      w^2 permutations
+//   rap1pw2r     f = s_{i*w + j} + r_k                  s_x uniform in [0, w)
+// Random tables come from bankwise's own generator, so a seed gives the same
+// layout everywhere. Worked example (seed 002 Fig. 6): w = 4, r = (2, 0, 3, 1)
+// puts a[2][2] at 2*4 + (2 + 3) mod 4 = 9.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace bankwise {
+
+enum class LayoutKind {
+  Raw, Pad, Xor, Diagonal, Ras, Rap, Rap1P, RapR1P, Rap3P, RapW2P, Rap1PW2R
+};
+
+/// The DSL / printable name of a layout kind: "raw", "pad", "rap3p", ...
+const char *layoutName(LayoutKind K);
+
+/// A layout of one array: kind, shape, parameters and random tables.
+struct LayoutFn {
+  LayoutKind Kind = LayoutKind::Raw;
+  std::vector<std::int64_t> Shape;
+  std::int64_t Pad = 0;      ///< pad's k
+  std::uint64_t Seed = 0;    ///< for the random kinds
+  /// Random tables, concatenated: ras: r_i per row; rap, rap1p, rapr1p: r;
+  /// rap3p: r, s, t; rapw2p: w^2 permutations; rap1pw2r: r then s.
+  std::vector<std::int64_t> Table;
+  bool operator==(const LayoutFn &) const = default;
+
+  /// Address of a logical index (one value per dimension, in bounds).
+  std::int64_t map(std::span<const std::int64_t> Index) const;
+  /// Number of addresses the layout spans (elements plus padding).
+  std::int64_t footprint() const;
+  /// Printable form: "rap(seed: 7) of [32][32]".
+  std::string str() const;
+  /// True for raw and pad, whose address is affine in the index.
+  bool isAffine() const { return Kind == LayoutKind::Raw || Kind == LayoutKind::Pad; }
+};
+
+/// Builds a layout; throws UserError when the kind does not fit the shape
+/// (xor needs a power-of-two last dimension; the seed 002 Sec. VII kinds need
+/// four dimensions of the same size w).
+LayoutFn makeLayout(LayoutKind Kind, std::vector<std::int64_t> Shape,
+                    std::int64_t Pad = 0, std::uint64_t Seed = 0);
+
+} // namespace bankwise
