@@ -15,6 +15,8 @@ using Action = std::function<int()>;
 void registerModelCommand(CLI::App &App, Action &Run);
 /// `bankwise analyze`: per-site costs of a .bw program's kernels.
 void registerAnalyzeCommand(CLI::App &App, Action &Run);
+/// `bankwise experiment rap-table`: seed 002's congestion tables.
+void registerExperimentCommand(CLI::App &App, Action &Run);
 /// `bankwise perm-stats`: D_w(P) and D_w(P^-1) of a permutation.
 void registerPermStatsCommand(CLI::App &App, Action &Run);
 

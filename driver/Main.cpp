@@ -21,6 +21,7 @@ int main(int Argc, char **Argv) {
   driver::Action Run;
   driver::registerModelCommand(App, Run);
   driver::registerAnalyzeCommand(App, Run);
+  driver::registerExperimentCommand(App, Run);
   driver::registerPermStatsCommand(App, Run);
 
   try {
