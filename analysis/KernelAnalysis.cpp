@@ -112,6 +112,8 @@ namespace {
 __extension__ using Wide = __int128; // exact sums of 64-bit products
 
 constexpr int MaxLanes = 64;
+/// Loops of at most this many trips are unrolled on the fast path.
+constexpr int SymbolicUnrollTrips = 64;
 using LaneArr = std::array<std::int64_t, MaxLanes>;
 using Mask = std::uint64_t;
 
@@ -1077,6 +1079,19 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
         throw UserError(S.Loc, fmt::format("loop runs {} times, more than the "
                                            "analysis limit {}",
                                            static_cast<std::int64_t>(Trips), Opts.WorkLimit));
+      if (Trips <= SymbolicUnrollTrips) {
+        // Short loops run with a concrete variable, so layouts that permute
+        // within rows (xor, diagonal, rap) stay on the fast path.
+        for (std::int64_t T = 0; T < static_cast<std::int64_t>(Trips); ++T) {
+          Val V;
+          V.U.C = B + St * T;
+          Locals.push_back({F->Var, V});
+          const std::size_t Mark = Locals.size();
+          exec(F->Body, M);
+          Locals.resize(Mark - 1);
+        }
+        return;
+      }
       const int Var = static_cast<int>(Domains.size());
       const std::int64_t Last = B + St * (static_cast<std::int64_t>(Trips) - 1);
       Domains.push_back({std::min(B, Last), std::max(B, Last)});
@@ -1280,6 +1295,8 @@ std::vector<AccessSiteReport> emptyReports(const std::vector<SiteInfo> &Sites, s
     R.IsWrite = S.IsWrite;
     R.ElemBytes = S.Arr->ElemBytes;
     std::string Lay(ir::spelling(S.Arr->Decl->Lay.Kind));
+    if (S.Arr->Decl->Lay.Kind == ir::LayoutKind::Auto)
+      Lay = "auto, as raw"; // no chooseLayouts ran
     if (S.Arr->Decl->Lay.Kind == ir::LayoutKind::Pad)
       Lay += fmt::format("({})", S.Arr->Decl->Lay.ArgValue);
     else if (S.Arr->Decl->Lay.Kind == ir::LayoutKind::Rap)

@@ -5,6 +5,7 @@
 //            [--machine "umm(w: 32, l: 400)"] [--data p=p.bin] [--kernel K]
 
 #include "analysis/KernelAnalysis.h"
+#include "analysis/LayoutChoice.h"
 #include "driver/Commands.h"
 #include "driver/Output.h"
 #include "dsl/Parser.h"
@@ -28,6 +29,8 @@ struct AnalyzeOptions {
   std::string Kernel;
   bool Json = false;
   bool Exhaustive = false;
+  bool Transformed = false;
+  std::uint64_t Seed = 1;
 };
 
 /// "sm_90", "dmm(w: 32, l: 1)", "umm(w: 32, l: 400)", "hmm(d: 4, w: 32, L: 400)".
@@ -164,15 +167,50 @@ int runAnalyze(const AnalyzeOptions &O) {
     AO.Data[Name] = loadDataFile(Path, A->Elem, A->numElements());
   }
 
+  // layout auto: choose, keeping the program as written for --transformed.
+  const ir::Program Written = Prog;
+  LayoutChoiceOptions LO;
+  LO.Seed = O.Seed;
+  LO.Analysis = AO;
+  const std::vector<LayoutDecision> Decisions = chooseLayouts(Prog, LO);
+
   nlohmann::json J;
   J["file"] = O.File;
+  J["seed"] = O.Seed;
   std::string Text;
+  for (const LayoutDecision &D : Decisions) {
+    const LayoutCandidate &C = D.Candidates[D.Chosen];
+    const double Per = D.Executions ? C.Cost / static_cast<double>(D.Executions) : 0;
+    std::string Others;
+    nlohmann::json JC = nlohmann::json::array();
+    for (const LayoutCandidate &X : D.Candidates) {
+      const double XPer = D.Executions ? X.Cost / static_cast<double>(D.Executions) : 0;
+      Others += fmt::format("{}{} {:.3g}{}", Others.empty() ? "" : ", ", X.Name, XPer,
+                            X.Fits ? "" : " (too large)");
+      JC.push_back({{"layout", X.Name}, {"cost_per_access", XPer}, {"fits", X.Fits}});
+    }
+    Text += fmt::format("{}: layout auto of '{}' -> {}: {:.3g} {} per warp access "
+                        "(candidates: {}){}\n",
+                        locText(D.Loc), D.Array, C.Name, Per, D.Metric, Others,
+                        C.Layout.Kind == ir::LayoutKind::Rap
+                            ? fmt::format("; RAP seed {}", D.Seed)
+                            : "");
+    J["layout_decisions"].push_back({{"array", D.Array},
+                                     {"location", locText(D.Loc)},
+                                     {"chosen", C.Name},
+                                     {"metric", D.Metric},
+                                     {"cost_per_access", Per},
+                                     {"candidates", JC}});
+  }
   bool AnyKernel = false;
   for (const ir::Kernel &K : Prog.Kernels) {
     if (!O.Kernel.empty() && K.Name != O.Kernel)
       continue;
     AnyKernel = true;
     const KernelReport R = analyzeKernel(Prog, K, AO);
+    KernelReport Before;
+    if (O.Transformed)
+      Before = analyzeKernel(Written, *Written.findKernel(K.Name), AO);
     nlohmann::json JK = {{"kernel", R.Kernel},
                          {"location", locText(R.Loc)},
                          {"threads", R.Threads},
@@ -191,7 +229,8 @@ int runAnalyze(const AnalyzeOptions &O) {
                         R.Kernel, locText(R.Loc), R.Threads, R.Warps, R.WarpSize,
                         R.FastPath ? "affine fast path"
                                    : "evaluated warp by warp (" + R.FallbackReason + ")");
-    for (const AccessSiteReport &S : R.Sites) {
+    for (std::size_t SiteIdx = 0; SiteIdx < R.Sites.size(); ++SiteIdx) {
+      const AccessSiteReport &S = R.Sites[SiteIdx];
       nlohmann::json JS = {{"location", locText(S.Loc)},
                            {"array", S.Array},
                            {"space", spaceName(S.Space)},
@@ -229,6 +268,22 @@ int runAnalyze(const AnalyzeOptions &O) {
         }
         Text += fmt::format("    DMM congestion {}; UMM groups {}; {}\n",
                             statsText(S.Congestion), statsText(S.Groups), Sm90);
+        if (O.Transformed && SiteIdx < Before.Sites.size()) {
+          const AccessSiteReport &B = Before.Sites[SiteIdx];
+          const bool Shared = S.Space == ir::MemSpace::Shared;
+          const CostStats &Was = Shared ? B.Wavefronts : B.Sectors;
+          const CostStats &Now = Shared ? S.Wavefronts : S.Sectors;
+          Text += fmt::format("    as written ({}): DMM congestion {}, {} {}; "
+                              "transformed ({}): DMM congestion {}, {} {}\n",
+                              B.Layout, statsText(B.Congestion),
+                              Shared ? "wavefronts" : "sectors", statsText(Was), S.Layout,
+                              statsText(S.Congestion), Shared ? "wavefronts" : "sectors",
+                              statsText(Now));
+          JS["before"] = {{"layout", B.Layout},
+                          {"congestion", statsJson(B.Congestion)},
+                          {"groups", statsJson(B.Groups)},
+                          {Shared ? "sm90_wavefronts" : "sm90_sectors", statsJson(Was)}};
+        }
       }
       JK["sites"].push_back(JS);
     }
@@ -257,6 +312,10 @@ void registerAnalyzeCommand(CLI::App &App, Action &Run) {
                   "NAME=FILE: the values of integer array NAME (little endian), "
                   "for data-dependent indices");
   Cmd->add_option("--kernel", O->Kernel, "analyze only this kernel");
+  Cmd->add_flag("--transformed", O->Transformed,
+                "show each site's cost as written and after layout auto");
+  Cmd->add_option("--seed", O->Seed, "seed of a RAP layout that auto chooses")
+      ->capture_default_str();
   Cmd->add_flag("--exhaustive", O->Exhaustive,
                 "evaluate every warp, without the affine fast path");
   Cmd->add_flag("--json", O->Json, "print JSON instead of text");

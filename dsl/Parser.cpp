@@ -462,6 +462,7 @@ private:
 
   /// arraytype ::= ELEMTYPE '[' expr ']' {'[' expr ']'}
   ///               {'layout' layout | 'holds' permref}
+  /// A shared array with no layout gets `layout auto`. Needs A.Space.
   void parseArrayType(Array &A) {
     const Token Type = expectName("an element type such as 'f32'");
     auto Elem = parseElemType(Type.Text);
@@ -492,6 +493,9 @@ private:
         A.Holds = parsePermRef();
       }
     }
+    // Shared arrays without a layout let bankwise choose (issue [3]).
+    if (!SawLayout && A.Space == MemSpace::Shared)
+      A.Lay.Kind = LayoutKind::Auto;
   }
 
   /// layout ::= 'raw' | 'xor' | 'diagonal' | 'auto' | 'pad' '(' expr ')'

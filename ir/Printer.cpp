@@ -185,7 +185,10 @@ std::string printArrayType(const Array &A) {
   std::string Out = spelling(A.Elem);
   for (const Expr &D : A.Dims)
     Out += "[" + print(D) + "]";
-  if (A.Lay.Kind != LayoutKind::Raw)
+  // Shared arrays default to auto, the others to raw: print the rest.
+  const LayoutKind Default =
+      A.Space == MemSpace::Shared ? LayoutKind::Auto : LayoutKind::Raw;
+  if (A.Lay.Kind != Default)
     Out += " layout " + printLayout(A.Lay);
   if (A.Holds)
     Out += A.Holds->Inverse ? fmt::format(" holds inverse({})", A.Holds->Perm)

@@ -227,3 +227,34 @@ TEST_CASE("analyze: bad input exits 2 with a located message") {
   R = bankwise("analyze " + Bad + " --data a=" + tmp("missing.bin"));
   CHECK(R.Code == 2);
 }
+
+TEST_CASE("analyze: layout auto is explained, --transformed shows before and after") {
+  const std::string Sample = std::string(BANKWISE_SOURCE_DIR) + "/samples/transpose_tiled.bw";
+  Result R = bankwise("analyze " + Sample + " -D N=256 --transformed");
+  REQUIRE(R.Code == 0);
+  CHECK(contains(R.Out, "layout auto of 'tile' -> pad(1)"));
+  CHECK(contains(R.Out, "as written (auto, as raw): DMM congestion 32, wavefronts 32; "
+                        "transformed (pad(1)): DMM congestion 1, wavefronts 1"));
+  R = bankwise("analyze " + Sample + " -D N=256 --transformed --json --seed 9");
+  REQUIRE(R.Code == 0);
+  const auto J = nlohmann::json::parse(R.Out);
+  CHECK(J["seed"] == 9);
+  CHECK(J["layout_decisions"][0]["chosen"] == "pad(1)");
+  CHECK(J["kernels"][0]["sites"][3]["before"]["sm90_wavefronts"]["max"] == 32);
+  CHECK(J["kernels"][0]["sites"][3]["sm90_wavefronts"]["max"] == 1);
+}
+
+TEST_CASE("experiment rap-table: Table II in text and JSON") {
+  Result R = bankwise("experiment rap-table --w 8,16 --trials 50");
+  REQUIRE(R.Code == 0);
+  CHECK(contains(R.Out, "seed 002 Table II"));
+  CHECK(contains(R.Out, "stride"));
+  R = bankwise("experiment rap-table --w 16 --trials 50 --json");
+  REQUIRE(R.Code == 0);
+  const auto J = nlohmann::json::parse(R.Out);
+  CHECK(J["cells"].size() == 12);
+  R = bankwise("experiment rap-table --dims 3");
+  CHECK(R.Code == 2);
+  R = bankwise("experiment rap-table --w 1");
+  CHECK(R.Code == 2);
+}

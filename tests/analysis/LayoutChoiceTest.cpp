@@ -1,0 +1,157 @@
+// layout auto: the cheapest layout by model cost, ties to the cheapest
+// arithmetic, RAP for data-dependent sites, and every sample conflict-free
+// where a layout can make it so.
+
+#include "analysis/LayoutChoice.h"
+#include "dsl/Parser.h"
+
+#include <doctest/doctest.h>
+#include <functional>
+#include <sstream>
+
+using namespace bankwise;
+
+namespace {
+
+ir::Program parse(const std::string &Text) {
+  DiagnosticEngine Diags;
+  ir::Program P = dsl::parseProgram(Text, "test.bw", Diags);
+  std::ostringstream OS;
+  Diags.print(OS);
+  INFO(OS.str());
+  REQUIRE_FALSE(Diags.hasErrors());
+  return P;
+}
+
+ir::Program sample(const std::string &Name) {
+  DiagnosticEngine Diags;
+  ir::Program P = dsl::parseFile(std::string(BANKWISE_SAMPLES_DIR) + "/" + Name, Diags);
+  REQUIRE_FALSE(Diags.hasErrors());
+  return P;
+}
+
+const LayoutDecision &decision(const std::vector<LayoutDecision> &Ds, const std::string &A) {
+  for (const LayoutDecision &D : Ds)
+    if (D.Array == A)
+      return D;
+  FAIL("no decision for " << A);
+  return Ds.front();
+}
+
+/// Sets every shared array of rank >= 2 back to `layout auto`.
+void makeAuto(ir::Program &P) {
+  auto Fix = [](ir::Array &A) {
+    if (A.Space == ir::MemSpace::Shared && A.Shape.size() >= 2)
+      A.Lay = ir::Layout{ir::LayoutKind::Auto, std::nullopt, 0};
+  };
+  for (ir::Array &A : P.Arrays)
+    Fix(A);
+  for (ir::Kernel &K : P.Kernels) {
+    for (ir::Array &A : K.Params)
+      Fix(A);
+    std::function<void(ir::Block &)> Walk = [&](ir::Block &B) {
+      for (ir::Stmt &S : B) {
+        if (auto *D = S.as<ir::ArrayDecl>())
+          Fix(D->Decl);
+        else if (auto *F = S.as<ir::For>())
+          Walk(F->Body);
+        else if (auto *I = S.as<ir::If>()) {
+          Walk(I->Then);
+          Walk(I->Else);
+        }
+      }
+    };
+    Walk(K.Body);
+  }
+}
+
+} // namespace
+
+TEST_CASE("auto pads the tiled transpose's tile: 32 wavefronts become 1") {
+  ir::Program P = sample("transpose_tiled.bw");
+  const auto Ds = chooseLayouts(P);
+  const LayoutDecision &D = decision(Ds, "tile");
+  CHECK(D.Candidates[D.Chosen].Name == "pad(1)");
+  CHECK(D.Candidates[0].Name == "raw");
+  // raw: the row write costs 1, the column read 32: (1 + 32) / 2 per access.
+  CHECK(D.Candidates[0].Cost / static_cast<double>(D.Executions) == doctest::Approx(16.5));
+  CHECK(D.Candidates[D.Chosen].Cost / static_cast<double>(D.Executions) == doctest::Approx(1.0));
+  // The program now carries the choice.
+  const ir::Array *Tile = nullptr;
+  for (const ir::Stmt &S : P.Kernels[0].Body)
+    if (const auto *A = S.as<ir::ArrayDecl>())
+      Tile = &A->Decl;
+  REQUIRE(Tile);
+  CHECK(Tile->Lay.Kind == ir::LayoutKind::Pad);
+  CHECK(Tile->Lay.ArgValue == 1);
+}
+
+TEST_CASE("ties go to raw, then to the cheapest arithmetic") {
+  ir::Program P = parse(R"(machine dmm(w: 32, l: 1)
+kernel rows(a: shared f32[32][32]) threads 1024 {
+  let x = a[tid / 32][tid % 32]
+}
+)");
+  const auto Ds = chooseLayouts(P);
+  CHECK(Ds.at(0).Candidates[Ds.at(0).Chosen].Name == "raw");
+}
+
+TEST_CASE("data-dependent sites pick RAP, whose expectation holds for any pattern") {
+  ir::Program P = parse(R"(machine dmm(w: 32, l: 1)
+kernel gather(a: shared f32[32][32], p: shared i32[1024]) threads 1024 {
+  let x = a[p[tid] / 32][p[tid] % 32]
+}
+)");
+  LayoutChoiceOptions O;
+  O.Seed = 77;
+  const auto Ds = chooseLayouts(P, O);
+  const LayoutDecision &D = decision(Ds, "a");
+  CHECK(D.Candidates[D.Chosen].Name == "rap(seed: 77)");
+  CHECK(D.Seed == 77);
+  CHECK(D.Candidates[D.Chosen].Cost / static_cast<double>(D.Executions) ==
+        doctest::Approx(expectedMaxLoad(32, 32)));
+}
+
+TEST_CASE("a candidate that overflows shared memory is skipped") {
+  // 227 rows of 256 f32 are 232,448 bytes, sm_90's limit: any padding
+  // overflows it.
+  ir::Program P = parse(R"(target sm_90
+kernel big(a: global f32[1]) grid (1) block (256) {
+  shared t: f32[227][256]
+  for k in 0..227 { t[k][tx] = 1 }
+  for k in 0..227 { t[tx % 227][k] = 2 }
+}
+)");
+  const auto Ds = chooseLayouts(P);
+  const LayoutDecision &D = decision(Ds, "t");
+  for (const LayoutCandidate &C : D.Candidates)
+    if (C.Name == "pad(1)" || C.Name == "pad(2)")
+      CHECK_FALSE(C.Fits);
+  CHECK(D.Candidates[D.Chosen].Fits);
+  CHECK(D.Candidates[D.Chosen].Name != "raw");
+}
+
+TEST_CASE("every 2-D shared array of the samples becomes conflict-free under auto") {
+  for (const char *Name : {"transpose_crsw.bw", "transpose_srcw.bw", "transpose_drdw.bw",
+                           "transpose_tiled.bw", "transpose_diagonal_tile.bw"}) {
+    CAPTURE(Name);
+    ir::Program P = sample(Name);
+    makeAuto(P);
+    chooseLayouts(P);
+    for (const ir::Kernel &K : P.Kernels) {
+      const KernelReport R = analyzeKernel(P, K);
+      for (const AccessSiteReport &S : R.Sites)
+        if (S.Space == ir::MemSpace::Shared) {
+          CAPTURE(S.Array);
+          CHECK(S.Congestion.Max == 1);
+        }
+    }
+  }
+}
+
+TEST_CASE("the choice is deterministic") {
+  ir::Program A = sample("transpose_tiled.bw"), B = A;
+  chooseLayouts(A);
+  chooseLayouts(B);
+  CHECK(A == B);
+}
