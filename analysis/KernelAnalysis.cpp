@@ -2,8 +2,8 @@
 
 #include "analysis/Layout.h"
 #include "analysis/Permutation.h"
+#include "analysis/PermutationTables.h"
 #include "analysis/Simulator.h"
-#include "analysis/schedule/ConflictFree.h"
 #include "ir/Eval.h"
 #include "support/Random.h"
 
@@ -331,7 +331,7 @@ private:
   std::string TimeModelName;
 
   std::map<std::string, ArrayInfo, std::less<>> Arrays;
-  std::map<std::string, std::unique_ptr<Permutation>, std::less<>> PermCache;
+  PermutationTables Perms;
   std::vector<SiteInfo> Sites;
   std::unordered_map<const ir::ArrayRead *, int> SiteOf;
 
@@ -364,7 +364,7 @@ private:
 
 Analyzer::Analyzer(const ir::Program &Prog, const ir::Kernel &K,
                    const AnalysisOptions &Opts)
-    : Prog(Prog), Kern(K), Opts(Opts) {
+    : Prog(Prog), Kern(K), Opts(Opts), Perms(Prog) {
   const SourceLoc KLoc = K.Loc;
   if (Prog.Mach)
     W = Prog.Mach->warpSize();
@@ -406,43 +406,7 @@ Analyzer::Analyzer(const ir::Program &Prog, const ir::Kernel &K,
 }
 
 const Permutation &Analyzer::permutation(const std::string &Name, bool Inverse) {
-  const std::string Key = (Inverse ? "~" : "") + Name;
-  if (auto It = PermCache.find(Key); It != PermCache.end())
-    return *It->second;
-  const ir::Permutation *P = Prog.findPerm(Name);
-  if (!P)
-    throw UserError(fmt::format("unknown permutation '{}'", Name));
-  Permutation Table;
-  const SourceLoc Loc = P->Loc;
-  if (Inverse) {
-    Table = inverse(permutation(Name, false));
-  } else if (P->Kind == ir::PermKind::Random) {
-    Table = randomPermutation(static_cast<std::uint64_t>(P->ArgValues.at(0)),
-                              static_cast<std::uint64_t>(P->ArgValues.at(1)));
-  } else if (P->Kind == ir::PermKind::File) {
-    std::filesystem::path Path(P->Path);
-    if (Path.is_relative() && !Loc.File.empty())
-      Path = std::filesystem::path(Loc.File).parent_path() / Path;
-    Table = loadPermutationFile(Path.string());
-  } else if (P->Kind == ir::PermKind::ScheduleSrc ||
-             P->Kind == ir::PermKind::ScheduleDst) {
-    // Seed 003: S(i*w + j) = c(i, j), D(i*w + j) = P(c(i, j)).
-    const DmmSchedule Sched = scheduleConflictFree(
-        permutation(P->Base, false), static_cast<std::uint32_t>(P->ArgValues.at(0)));
-    Table = Permutation(P->Kind == ir::PermKind::ScheduleSrc ? Sched.S : Sched.D);
-  } else {
-    const std::int64_t N = P->Size.value_or(0);
-    if (N <= 0 || static_cast<std::uint64_t>(N) > MaxPermutationSize)
-      throw UserError(Loc, fmt::format("permutation '{}' has size {}", Name, N));
-    std::vector<std::uint32_t> Map(static_cast<std::size_t>(N));
-    for (std::int64_t I = 0; I < N; ++I)
-      Map[static_cast<std::size_t>(I)] =
-          static_cast<std::uint32_t>(ir::applyClosedForm(*P, I).value());
-    Table = Permutation(std::move(Map));
-  }
-  auto &Slot = PermCache[Key];
-  Slot = std::make_unique<Permutation>(std::move(Table));
-  return *Slot;
+  return Perms.get(Name, Inverse);
 }
 
 void Analyzer::collectArrays() {

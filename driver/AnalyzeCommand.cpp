@@ -4,6 +4,7 @@
 //   bankwise analyze samples/transpose_tiled.bw [-D N=4096] [--json]
 //            [--machine "umm(w: 32, l: 400)"] [--data p=p.bin] [--kernel K]
 
+#include "analysis/ColoredSchedule.h"
 #include "analysis/KernelAnalysis.h"
 #include "analysis/LayoutChoice.h"
 #include "driver/Commands.h"
@@ -167,8 +168,10 @@ int runAnalyze(const AnalyzeOptions &O) {
     AO.Data[Name] = loadDataFile(Path, A->Elem, A->numElements());
   }
 
-  // layout auto: choose, keeping the program as written for --transformed.
+  // layout auto and schedule colored, keeping the program as written for
+  // --transformed (a colored kernel as written is the copy it describes).
   const ir::Program Written = Prog;
+  const std::vector<ColoredScheduleReport> Colored = applyColoredSchedules(Prog);
   LayoutChoiceOptions LO;
   LO.Seed = O.Seed;
   LO.Analysis = AO;
@@ -178,6 +181,18 @@ int runAnalyze(const AnalyzeOptions &O) {
   J["file"] = O.File;
   J["seed"] = O.Seed;
   std::string Text;
+  for (const ColoredScheduleReport &C : Colored) {
+    Text += fmt::format("{}: schedule colored of '{}': {} pairs {}[...] <- {}[...] "
+                        "reassigned by a Koenig edge coloring of the {}-bank graph "
+                        "({} colors, one per warp)\n",
+                        locText(C.Loc), C.Kernel, C.N, C.Dst, C.Src, C.W, C.N / C.W);
+    J["schedules"].push_back({{"kernel", C.Kernel},
+                              {"schedule", "colored"},
+                              {"n", C.N},
+                              {"w", C.W},
+                              {"src", C.Src},
+                              {"dst", C.Dst}});
+  }
   for (const LayoutDecision &D : Decisions) {
     const LayoutCandidate &C = D.Candidates[D.Chosen];
     const double Per = D.Executions ? C.Cost / static_cast<double>(D.Executions) : 0;
@@ -189,7 +204,8 @@ int runAnalyze(const AnalyzeOptions &O) {
                             X.Fits ? "" : " (too large)");
       JC.push_back({{"layout", X.Name}, {"cost_per_access", XPer}, {"fits", X.Fits}});
     }
-    Text += fmt::format("{}: layout auto of '{}' -> {}: {:.3g} {} per warp access "
+    if (D.Candidates.size() > 1) // one-dimensional arrays have no choice
+      Text += fmt::format("{}: layout auto of '{}' -> {}: {:.3g} {} per warp access "
                         "(candidates: {}){}\n",
                         locText(D.Loc), D.Array, C.Name, Per, D.Metric, Others,
                         C.Layout.Kind == ir::LayoutKind::Rap

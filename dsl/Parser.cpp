@@ -547,7 +547,8 @@ private:
     return R;
   }
 
-  /// kernel ::= 'kernel' IDENT '(' [kparam {',' kparam}] ')' geometry block
+  /// kernel ::= 'kernel' IDENT '(' [kparam {',' kparam}] ')' geometry
+  ///              ['schedule' 'colored'] block
   /// kparam ::= IDENT ':' space arraytype
   void parseKernel() {
     consume();
@@ -570,6 +571,14 @@ private:
     }
     expect(Tok::RParen, "to close the kernel parameters");
     K.Geo = parseGeometry();
+    if (atWord("schedule")) {
+      consume();
+      const Token How = expectName("a schedule ('colored')");
+      if (How.Text == "colored")
+        K.Schedule = KernelSchedule::Colored;
+      else
+        fail(How, fmt::format("unknown schedule '{}'; expected 'colored'", How.Text));
+    }
     parseBlock(K.Body);
     S.actOnKernel(std::move(K));
   }

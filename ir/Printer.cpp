@@ -264,7 +264,8 @@ std::string print(const Program &P) {
       Params += fmt::format("{}{}: {} {}", Params.empty() ? "" : ", ", A.Name,
                             spelling(A.Space), printArrayType(A));
     Out +=
-        fmt::format("kernel {}({}) {} ", K.Name, Params, printGeometry(K.Geo));
+        fmt::format("kernel {}({}) {}{} ", K.Name, Params, printGeometry(K.Geo),
+                    K.Schedule == KernelSchedule::Colored ? " schedule colored" : "");
     printBlock(Out, K.Body, 0);
     Out += "\n";
   }
