@@ -2,17 +2,21 @@
 // schedule's own planes as working memory (n = R * C, K = C / StripCols):
 //
 //   A  cells of the row graph: (u, v, multiplicity), row after row;
-//   B  factorization of the row graph into K StripCols-regular factors;
-//      each cell's factors go to plane 0 and are handed to the elements of
-//      the cell (in column order) in plane 2;
-//   C  pass 0 per row: Q0(c) = f*StripCols + rank of c among its row's
-//      factor-f elements; s0/d0 -> planes 0/1; the destination row and
-//      column of what now sits at (u, Q0(c)) -> planes 4/5;
+//   B  factorization of the row graph into K StripCols-regular factors
+//      (weighted Euler splits, detail/CellGraph.h); factor f fills the slot
+//      table in plane 4: row u, slots f*StripCols.. hold the destination
+//      rows of the elements pass 0 puts into strip f;
+//   C  pass 0 per row: the elements bound for row v take v's slots in column
+//      order, Q0(c) = slot; s0/d0 -> planes 0/1; the destination column of
+//      what now sits in each slot -> plane 5;
 //   D  pass 1 per strip: Q1 sends (u, s) to (v, next free slot of v); s1/d1
 //      -> planes 2/3; final columns rewritten in place in plane 5;
 //   E  pass 2 per row: Q2 = final columns (plane 5); s2/d2 -> planes 4/5.
 //
-// Memory: P plus 12 bytes per element, plus the cell graph of phase B.
+// Every block's s and d come from a Birkhoff decomposition of its 32 x 32
+// bank matrix (detail/BlockSchedule.h). Memory: P plus 12 bytes per element,
+// plus the cell graphs of phase B (at most about 2 * 8 bytes per distinct
+// (u, v) pair per subtree in flight).
 
 #include "analysis/schedule/HmmSchedule.h"
 
@@ -36,8 +40,6 @@
 namespace bankwise {
 
 using schedule_detail::BlockScratch;
-using schedule_detail::CellGraph;
-using schedule_detail::SplitScratch;
 
 namespace {
 
@@ -79,6 +81,18 @@ void parallelFor(std::size_t NumTasks, unsigned Threads, F &&Fn) {
   if (Error)
     std::rethrow_exception(Error);
 }
+
+/// X / D, by a shift when D is a power of two.
+struct Divider {
+  std::uint32_t D = 1, Shift = 0;
+  bool Pow2 = true;
+  explicit Divider(std::uint32_t Den)
+      : D(Den), Shift(static_cast<std::uint32_t>(__builtin_ctz(Den))),
+        Pow2((Den & (Den - 1)) == 0) {}
+  std::uint32_t quot(std::uint32_t X) const {
+    return Pow2 ? X >> Shift : X / D;
+  }
+};
 
 [[noreturn]] void internalError(const std::string &What) {
   throw std::logic_error("bankwise internal error: " + What);
@@ -198,76 +212,80 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
     Plane[I] = Sched.plane(I);
 
   // Phase A: cells of the row graph, row after row, v ascending.
-  std::vector<std::uint32_t> RowCells(std::size_t(R) + 1, 0);
+  const Divider ByC(C);
+  schedule_detail::CellRows G;
+  G.RowStart.assign(std::size_t(R) + 1, 0);
   std::vector<std::vector<std::uint32_t>> Counts(Threads);
   parallelFor(R, Threads, [&](std::size_t U, unsigned T) {
     std::vector<std::uint32_t> &Cnt = Counts[T];
     Cnt.assign(R, 0);
     std::uint32_t Cells = 0;
     for (std::uint64_t I = U * C, E = I + C; I < E; ++I)
-      Cells += Cnt[Map[I] / C]++ == 0;
-    RowCells[U + 1] = Cells;
+      Cells += Cnt[ByC.quot(Map[I])]++ == 0;
+    G.RowStart[U + 1] = Cells;
   });
   for (std::uint32_t U = 0; U < R; ++U)
-    RowCells[U + 1] += RowCells[U];
-  const std::size_t NumCells = RowCells[R];
-  CellGraph G;
-  G.U.resize(NumCells);
-  G.V.resize(NumCells);
-  G.W.resize(NumCells);
-  G.Id.resize(NumCells);
-  // Cell c's elements own slots [CellBegin[c], CellBegin[c+1]) of plane 0.
-  std::vector<std::uint32_t> CellBegin(NumCells + 1), CellV(NumCells);
-  CellBegin[NumCells] = static_cast<std::uint32_t>(N);
+    G.RowStart[U + 1] += G.RowStart[U];
+  G.V.resize(G.RowStart[R]);
+  G.W.resize(G.RowStart[R]);
   parallelFor(R, Threads, [&](std::size_t U, unsigned T) {
     std::vector<std::uint32_t> &Cnt = Counts[T];
     Cnt.assign(R, 0);
     for (std::uint64_t I = U * C, E = I + C; I < E; ++I)
-      ++Cnt[Map[I] / C];
-    std::size_t Cell = RowCells[U];
-    auto Offset = static_cast<std::uint32_t>(U * C);
+      ++Cnt[ByC.quot(Map[I])];
+    std::size_t Cell = G.RowStart[U];
     for (std::uint32_t V = 0; V < R; ++V) {
       if (!Cnt[V])
         continue;
-      G.U[Cell] = static_cast<std::uint32_t>(U);
       G.V[Cell] = V;
       G.W[Cell] = Cnt[V];
-      G.Id[Cell] = static_cast<std::uint32_t>(Cell);
-      CellV[Cell] = V;
-      CellBegin[Cell] = Offset;
-      Offset += Cnt[V];
       ++Cell;
     }
   });
 
   Phase("A cells");
-  // Phase B: K factors. Split breadth-first until every thread has work,
-  // then finish the subtrees in parallel.
+  // Phase B: K factors of the row graph. Factor f's cells fill the slot
+  // table in plane 4: row u, slots f*StripCols .. (f+1)*StripCols - 1 hold
+  // the destination rows of the elements that pass 0 puts into strip f.
+  // Splits go breadth first until every thread has several subtrees, then
+  // the subtrees are finished depth first in parallel; each subtree writes
+  // only its own factors, so the table does not depend on the threads.
   {
-    std::vector<std::uint32_t> Fill(CellBegin.begin(), CellBegin.end() - 1);
-    std::span<std::uint16_t> CellFactors = Plane[0];
-    const schedule_detail::FactorSink Sink = [&](const CellGraph &Cells,
-                                                 std::uint32_t F) {
-      for (std::size_t I = 0; I < Cells.size(); ++I) {
-        const std::uint32_t At =
-            std::atomic_ref<std::uint32_t>(Fill[Cells.Id[I]])
-                .fetch_add(Cells.W[I], std::memory_order_relaxed);
-        for (std::uint32_t X = 0; X < Cells.W[I]; ++X)
-          CellFactors[At + X] = static_cast<std::uint16_t>(F);
-      }
+    std::span<std::uint16_t> Slots = Plane[4];
+    const schedule_detail::RowFactorSink Sink =
+        [&](const schedule_detail::CellRows &F, std::uint32_t Factor) {
+          for (std::uint32_t U = 0; U < R; ++U) {
+            std::uint16_t *Out = Slots.data() + std::uint64_t(U) * C +
+                                 std::uint64_t(Factor) * SC;
+            std::uint32_t Filled = 0;
+            for (std::uint32_t Cell = F.RowStart[U]; Cell < F.RowStart[U + 1];
+                 ++Cell) {
+              if (Filled + F.W[Cell] > SC)
+                internalError("a factor of the row graph is not regular");
+              for (std::uint32_t X = 0; X < F.W[Cell]; ++X)
+                Out[Filled++] = static_cast<std::uint16_t>(F.V[Cell]);
+            }
+            if (Filled != SC)
+              internalError("a factor of the row graph is not regular");
+          }
+        };
+    struct Subtree {
+      schedule_detail::CellRows Cells;
+      std::uint32_t Base = 0;
     };
-    std::vector<std::pair<CellGraph, std::uint32_t>> Frontier;
-    Frontier.emplace_back(std::move(G), 0);
+    std::vector<Subtree> Frontier(1);
+    Frontier[0].Cells = std::move(G);
     std::uint32_t Kf = K, Df = C;
-    std::vector<SplitScratch> Scratch(Threads);
-    while (Frontier.size() < Threads && Kf % 2 == 0) {
-      std::vector<std::pair<CellGraph, std::uint32_t>> Next(2 * Frontier.size());
+    std::vector<schedule_detail::RowScratch> Scratch(Threads);
+    while (Frontier.size() < 4 * std::size_t(Threads) && Kf % 2 == 0) {
+      std::vector<Subtree> Next(2 * Frontier.size());
       parallelFor(Frontier.size(), Threads, [&](std::size_t I, unsigned T) {
-        schedule_detail::eulerSplit(Frontier[I].first, R, Next[2 * I].first,
-                                    Next[2 * I + 1].first, Scratch[T]);
-        Frontier[I].first = CellGraph();
-        Next[2 * I].second = Frontier[I].second;
-        Next[2 * I + 1].second = Frontier[I].second + Kf / 2;
+        schedule_detail::eulerSplitRows(Frontier[I].Cells, R,
+                                        Next[2 * I].Cells,
+                                        Next[2 * I + 1].Cells, Scratch[T].Split);
+        Frontier[I].Cells = {};
+        Next[2 * I].Base = Frontier[I].Base;
+        Next[2 * I + 1].Base = Frontier[I].Base + Kf / 2;
       });
       Frontier.swap(Next);
       Kf /= 2;
@@ -275,75 +293,86 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
     }
     Phase("B top splits");
     parallelFor(Frontier.size(), Threads, [&](std::size_t I, unsigned T) {
-      schedule_detail::factorizeCells(std::move(Frontier[I].first), R, Df, Kf,
-                                      Frontier[I].second, Sink, Scratch[T]);
-    });
-    Phase("B factorize");
-    // Sort each cell's factors (fill order depends on timing) and hand them
-    // to the cell's elements in column order: factor of element i -> plane 2.
-    parallelFor(R, Threads, [&](std::size_t U, unsigned T) {
-      std::vector<std::uint32_t> &Pos = Counts[T];
-      Pos.assign(R, 0);
-      for (std::size_t Cell = RowCells[U]; Cell < RowCells[U + 1]; ++Cell) {
-        const std::uint32_t B = CellBegin[Cell], E = CellBegin[Cell + 1];
-        if (Fill[Cell] != E)
-          internalError("a cell of the row graph was not fully factored");
-        std::sort(CellFactors.begin() + B, CellFactors.begin() + E);
-        Pos[CellV[Cell]] = B;
-      }
-      for (std::uint64_t I = U * C, E = I + C; I < E; ++I)
-        Plane[2][I] = CellFactors[Pos[Map[I] / C]++];
+      schedule_detail::factorCellRows(Frontier[I].Cells, R, Df, Kf,
+                                      Frontier[I].Base, Sink, Scratch[T]);
+      Frontier[I].Cells = {};
     });
   }
-  CellBegin = {};
-  CellV = {};
 
-  Phase("B assign");
-  // Phase C: pass 0 per row.
+  Phase("B factorize");
+  // Phase C: pass 0 per row. The elements of row u bound for row v take the
+  // slots of v in the slot table in column order: Q0(c) = that slot; the
+  // destination column of what lands there -> plane 5.
   std::vector<BlockScratch> Blocks(Threads);
   std::vector<std::vector<std::uint32_t>> Local(Threads), Local2(Threads);
   parallelFor(R, Threads, [&](std::size_t U, unsigned T) {
-    std::vector<std::uint32_t> &Cnt = Counts[T], &Q = Local[T];
-    Cnt.assign(K, 0);
+    std::vector<std::uint32_t> &Start = Counts[T], &Q = Local[T],
+                               &ByV = Local2[T];
     Q.resize(C);
+    ByV.resize(C);
     const std::uint64_t Row = U * C;
+    const std::uint16_t *Dest = Plane[4].data() + Row;
+    Start.assign(std::size_t(R) + 1, 0);
+    for (std::uint32_t Slot = 0; Slot < C; ++Slot)
+      ++Start[Dest[Slot] + 1];
+    for (std::uint32_t V = 0; V < R; ++V)
+      Start[V + 1] += Start[V];
+    for (std::uint32_t Slot = 0; Slot < C; ++Slot)
+      ByV[Start[Dest[Slot]]++] = Slot;
+    // Start[v] is now the end of v's slots; step back to their beginning.
+    for (std::uint32_t V = R; V > 0; --V)
+      Start[V] = Start[V - 1];
+    Start[0] = 0;
     for (std::uint32_t Col = 0; Col < C; ++Col) {
-      const std::uint32_t F = Plane[2][Row + Col];
-      const std::uint32_t To = F * SC + Cnt[F]++;
-      Q[Col] = To;
-      const std::uint32_t Dest = Map[Row + Col];
-      Plane[4][Row + To] = static_cast<std::uint16_t>(Dest / C);
-      Plane[5][Row + To] = static_cast<std::uint16_t>(Dest % C);
+      const std::uint32_t To = Map[Row + Col];
+      const std::uint32_t V = ByC.quot(To);
+      const std::uint32_t At = Start[V]++;
+      if (At >= C || Dest[ByV[At]] != V)
+        internalError("the slot table does not match the row graph");
+      Q[Col] = ByV[At];
+      Plane[5][Row + ByV[At]] = static_cast<std::uint16_t>(To - V * C);
     }
     schedule_detail::conflictFreeBlock<std::uint16_t>(
         Q, W, Plane[0].subspan(Row, C), Plane[1].subspan(Row, C), Blocks[T]);
   });
 
   Phase("C pass 0");
-  // Phase D: pass 1 per strip.
+  // Phase D: pass 1 per strip. A task takes a group of strips that together
+  // span whole 64-byte lines of planes 4 and 5 (32 uint16), so one thread
+  // reads each line once instead of both threads reading every line.
   const std::uint32_t StripWords = R * SC;
-  parallelFor(K, Threads, [&](std::size_t F, unsigned T) {
+  const std::uint32_t Group = std::max<std::uint32_t>(1, 32 / SC);
+  parallelFor((K + Group - 1) / Group, Threads, [&](std::size_t G0,
+                                                     unsigned T) {
     std::vector<std::uint32_t> &Cnt = Counts[T], &Q = Local[T],
                                &Fin = Local2[T];
-    Cnt.assign(R, 0);
     Q.resize(StripWords);
     Fin.resize(StripWords);
-    for (std::uint32_t J = 0; J < StripWords; ++J) {
-      const std::uint64_t At = std::uint64_t(J / SC) * C + F * SC + J % SC;
-      const std::uint32_t V = Plane[4][At];
-      const std::uint32_t Slot = Cnt[V]++;
-      if (Slot >= SC)
-        internalError("a strip holds too many elements for one row");
-      Q[J] = V * SC + Slot;
-      Fin[V * SC + Slot] = Plane[5][At];
+    for (std::uint64_t F = G0 * Group; F < std::min<std::uint64_t>(
+                                               (G0 + 1) * Group, K);
+         ++F) {
+      Cnt.assign(R, 0);
+      for (std::uint32_t U = 0, J = 0; U < R; ++U) {
+        const std::uint64_t Row = std::uint64_t(U) * C + F * SC;
+        for (std::uint32_t X = 0; X < SC; ++X, ++J) {
+          const std::uint32_t V = Plane[4][Row + X];
+          const std::uint32_t Slot = Cnt[V]++;
+          if (Slot >= SC)
+            internalError("a strip holds too many elements for one row");
+          Q[J] = V * SC + Slot;
+          Fin[V * SC + Slot] = Plane[5][Row + X];
+        }
+      }
+      for (std::uint32_t U = 0, J = 0; U < R; ++U) {
+        const std::uint64_t Row = std::uint64_t(U) * C + F * SC;
+        for (std::uint32_t X = 0; X < SC; ++X, ++J)
+          Plane[5][Row + X] = static_cast<std::uint16_t>(Fin[J]);
+      }
+      const std::uint64_t Base = F * StripWords;
+      schedule_detail::conflictFreeBlock<std::uint16_t>(
+          Q, W, Plane[2].subspan(Base, StripWords),
+          Plane[3].subspan(Base, StripWords), Blocks[T]);
     }
-    for (std::uint32_t J = 0; J < StripWords; ++J)
-      Plane[5][std::uint64_t(J / SC) * C + F * SC + J % SC] =
-          static_cast<std::uint16_t>(Fin[J]);
-    const std::uint64_t Base = F * StripWords;
-    schedule_detail::conflictFreeBlock<std::uint16_t>(
-        Q, W, Plane[2].subspan(Base, StripWords),
-        Plane[3].subspan(Base, StripWords), Blocks[T]);
   });
 
   Phase("D pass 1");

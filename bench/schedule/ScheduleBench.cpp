@@ -1,6 +1,6 @@
 // Offline cost of seed 001's scheduled permutation on the sm_90 shape: wall
-// time and peak memory of scheduleHmmPermutation for a random permutation of
-// n elements, and a verification of the result.
+// time, CPU time and peak memory of scheduleHmmPermutation for a random
+// permutation of n elements, and a verification of the result.
 //
 //   bench_schedule --one LOG2N [--threads T]   one size, one line of Markdown
 //   bench_schedule [--max LOG2N]               every even log2 n from 16,
@@ -32,6 +32,14 @@ long peakRssKiB() {
   struct rusage U;
   getrusage(RUSAGE_SELF, &U);
   return U.ru_maxrss; // KiB on Linux
+}
+
+/// User + system CPU seconds of this process so far (all threads).
+double cpuSeconds() {
+  struct rusage U;
+  getrusage(RUSAGE_SELF, &U);
+  return double(U.ru_utime.tv_sec + U.ru_stime.tv_sec) +
+         1e-6 * double(U.ru_utime.tv_usec + U.ru_stime.tv_usec);
 }
 
 /// Traces where every element ends up, pass by pass, using only s and d, and
@@ -75,11 +83,13 @@ int runOne(unsigned Log2N, unsigned Threads) {
   const Permutation P = randomPermutation(N, 2026);
   const HmmShape Sh = chooseSm90Shape(N);
   const long RssBefore = peakRssKiB();
+  const double Cpu0 = cpuSeconds();
   const auto T0 = std::chrono::steady_clock::now();
   const HmmSchedule S = scheduleHmmPermutation(P, Sh, Threads);
   const double Secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
           .count();
+  const double CpuSecs = cpuSeconds() - Cpu0;
   const long Rss = peakRssKiB();
   bool Ok;
   std::string How;
@@ -98,9 +108,9 @@ int runOne(unsigned Log2N, unsigned Threads) {
     Ok = traceCheck(S, P);
     How = "trace + bank check";
   }
-  std::printf("| 2^%u | %u x %u | %.3f | %.1f | %.1f | %s: %s |\n", Log2N,
-              Sh.Rows, Sh.Cols, Secs, Rss / 1024.0, RssBefore / 1024.0,
-              How.c_str(), Ok ? "ok" : "FAILED");
+  std::printf("| 2^%u | %u x %u | %.3f | %.3f | %.1f | %.1f | %s: %s |\n",
+              Log2N, Sh.Rows, Sh.Cols, Secs, CpuSecs, Rss / 1024.0,
+              RssBefore / 1024.0, How.c_str(), Ok ? "ok" : "FAILED");
   return Ok ? 0 : 1;
 }
 
@@ -119,8 +129,9 @@ int main(int Argc, char **Argv) {
   }
   if (One >= 0)
     return runOne(static_cast<unsigned>(One), Threads);
-  std::printf("| n | R x C | schedule s | peak RSS MiB | RSS before MiB | "
-              "verification |\n|---|---|---:|---:|---:|---|\n");
+  std::printf("| n | R x C | schedule s | schedule CPU s | peak RSS MiB | "
+              "RSS before MiB | verification |\n"
+              "|---|---|---:|---:|---:|---:|---|\n");
   std::fflush(stdout);
   int Rc = 0;
   for (unsigned L = 16; L <= Max; L += 2) {

@@ -126,6 +126,17 @@ TEST_CASE("sm_90 shapes end to end") {
   }
 }
 
+TEST_CASE("the schedule is identical for 1 and 2 threads at n = 2^22") {
+  // 512 x 8192: 1024 factors of the row graph (bit-matrix, list and edge
+  // form splits, subtrees finished in parallel) and 1536 blocks.
+  const Permutation P = randomPermutation(std::uint64_t(1) << 22, 2026);
+  const HmmShape Sh = chooseSm90Shape(P.size());
+  const HmmSchedule One = scheduleHmmPermutation(P, Sh, 1);
+  const HmmSchedule Two = scheduleHmmPermutation(P, Sh, 2);
+  CHECK(One == Two);
+  CHECK(scheduleHmmPermutation(P, Sh, 2) == Two);
+}
+
 TEST_CASE("the schedule does not depend on thread count or timing") {
   const Permutation P = randomPermutation(std::uint64_t(1) << 18, 42);
   const HmmShape Sh = chooseSm90Shape(P.size());

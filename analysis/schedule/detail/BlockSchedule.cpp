@@ -12,13 +12,154 @@ namespace bankwise::schedule_detail {
 
 namespace {
 
+[[noreturn]] void internalError(const char *What) {
+  throw std::logic_error(fmt::format("bankwise internal error: {}", What));
+}
+
+constexpr std::uint8_t NoVertex = 0xFF;
+
+/// X mod W, by a mask when W is a power of two (always, on real machines).
+struct BankOf {
+  std::uint32_t W, Mask;
+  explicit BankOf(std::uint32_t Banks)
+      : W(Banks), Mask((Banks & (Banks - 1)) == 0 ? Banks - 1 : 0) {}
+  std::uint32_t operator()(std::uint32_t X) const {
+    return Mask || W == 1 ? X & Mask : X % W;
+  }
+};
+
+/// Augmenting path from the free left vertex U in the support Adj (bit v of
+/// Adj[u] set when cell (u, v) has weight), breadth first, right vertices in
+/// increasing order; flips it into the matching. False when none exists.
+bool augment(std::uint32_t U, const std::uint64_t *Adj, std::uint8_t *MatchL,
+             std::uint8_t *MatchR) {
+  std::uint8_t Queue[64], ParentR[64];
+  std::uint32_t Head = 0, Tail = 0;
+  std::uint64_t Seen = 0;
+  Queue[Tail++] = static_cast<std::uint8_t>(U);
+  while (Head < Tail) {
+    const std::uint32_t X = Queue[Head++];
+    for (std::uint64_t Cand = Adj[X] & ~Seen; Cand; Cand &= Cand - 1) {
+      auto V = static_cast<std::uint32_t>(__builtin_ctzll(Cand));
+      Seen |= std::uint64_t(1) << V;
+      ParentR[V] = static_cast<std::uint8_t>(X);
+      if (MatchR[V] == NoVertex) {
+        while (true) { // flip the path back to U
+          const std::uint32_t PX = ParentR[V], Old = MatchL[PX];
+          MatchL[PX] = static_cast<std::uint8_t>(V);
+          MatchR[V] = static_cast<std::uint8_t>(PX);
+          if (PX == U)
+            return true;
+          V = Old;
+        }
+      }
+      Queue[Tail++] = MatchR[V];
+    }
+  }
+  return false;
+}
+
+/// Colors[j] in [0, N/W) for W <= 64 by a Birkhoff decomposition of the
+/// W x W bank matrix M (M[u][v] = edges j with j mod W = u, Q[j] mod W = v):
+/// take a perfect matching of M's support, with multiplicity c = its smallest
+/// cell, subtract c times it, repair the matching where cells emptied, and
+/// repeat; every round empties a cell, so at most W^2 rounds of O(W) work,
+/// independent of N. Matching k with multiplicity c_k owns colours
+/// [c_0 + .. + c_{k-1}, + c_k); the edges of a cell, in increasing j, take
+/// the colours of the matchings through it in increasing order.
+void colorBankGraphBirkhoff(std::span<const std::uint32_t> Q, std::uint32_t W,
+                            BlockScratch &B) {
+  const auto N = static_cast<std::uint32_t>(Q.size());
+  const std::uint32_t Delta = N / W;
+  const std::size_t WW = std::size_t(W) * W;
+  const BankOf Bank(W);
+  B.Count.assign(WW, 0);
+  for (std::uint32_t J = 0; J < N; ++J)
+    ++B.Count[std::size_t(Bank(J)) * W + Bank(Q[J])];
+  std::uint64_t Adj[64] = {};
+  std::uint8_t MatchL[64], MatchR[64];
+  for (std::uint32_t U = 0; U < W; ++U) {
+    MatchL[U] = MatchR[U] = NoVertex;
+    for (std::uint32_t V = 0; V < W; ++V)
+      if (B.Count[std::size_t(U) * W + V])
+        Adj[U] |= std::uint64_t(1) << V;
+  }
+  for (std::uint32_t U = 0; U < W; ++U)
+    if (!augment(U, Adj, MatchL, MatchR))
+      internalError("bank graph without a perfect matching");
+  B.PermLane.clear();
+  B.PermMult.clear();
+  std::uint32_t Left = Delta;
+  std::uint8_t Freed[64];
+  while (Left) {
+    std::uint32_t Mult = Left;
+    for (std::uint32_t U = 0; U < W; ++U)
+      Mult = std::min(Mult, B.Count[std::size_t(U) * W + MatchL[U]]);
+    B.PermLane.insert(B.PermLane.end(), MatchL, MatchL + W);
+    B.PermMult.push_back(Mult);
+    Left -= Mult;
+    std::uint32_t NumFreed = 0;
+    for (std::uint32_t U = 0; U < W; ++U) {
+      const std::uint32_t V = MatchL[U];
+      if ((B.Count[std::size_t(U) * W + V] -= Mult) == 0) {
+        Adj[U] &= ~(std::uint64_t(1) << V);
+        MatchL[U] = MatchR[V] = NoVertex;
+        Freed[NumFreed++] = static_cast<std::uint8_t>(U);
+      }
+    }
+    if (!Left)
+      break;
+    // The rest is (Left)-regular, so a perfect matching exists (König).
+    for (std::uint32_t I = 0; I < NumFreed; ++I)
+      if (!augment(Freed[I], Adj, MatchL, MatchR))
+        internalError("Birkhoff round without a perfect matching");
+  }
+  // Runs of colours per cell, cells in (u, v) order, matchings in order.
+  const std::size_t NumPerms = B.PermMult.size();
+  B.CellBegin.assign(WW + 1, 0);
+  for (std::size_t K = 0; K < NumPerms; ++K)
+    for (std::uint32_t U = 0; U < W; ++U)
+      ++B.CellBegin[std::size_t(U) * W + B.PermLane[K * W + U] + 1];
+  for (std::size_t X = 0; X < WW; ++X)
+    B.CellBegin[X + 1] += B.CellBegin[X];
+  B.RunColor.resize(NumPerms * W);
+  B.RunLen.resize(NumPerms * W);
+  B.RunCur.assign(B.CellBegin.begin(), B.CellBegin.end() - 1);
+  std::uint32_t First = 0;
+  for (std::size_t K = 0; K < NumPerms; ++K) {
+    for (std::uint32_t U = 0; U < W; ++U) {
+      const std::uint32_t At =
+          B.RunCur[std::size_t(U) * W + B.PermLane[K * W + U]]++;
+      B.RunColor[At] = First;
+      B.RunLen[At] = B.PermMult[K];
+    }
+    First += B.PermMult[K];
+  }
+  B.RunCur.assign(B.CellBegin.begin(), B.CellBegin.end() - 1);
+  B.RunOff.assign(WW, 0);
+  B.Color.resize(N);
+  for (std::uint32_t J = 0; J < N; ++J) {
+    const std::size_t Cell = std::size_t(Bank(J)) * W + Bank(Q[J]);
+    const std::uint32_t Run = B.RunCur[Cell];
+    B.Color[J] = B.RunColor[Run] + B.RunOff[Cell];
+    if (++B.RunOff[Cell] == B.RunLen[Run]) {
+      B.RunOff[Cell] = 0;
+      ++B.RunCur[Cell];
+    }
+  }
+}
+
 /// Colors[j] in [0, N/W): the König colouring of the bank graph, edge j =
-/// (j mod W, Q[j] mod W). Dense W x W cell matrix for W <= 1024, the generic
-/// colouring otherwise.
+/// (j mod W, Q[j] mod W). Birkhoff decomposition for W <= 64, dense W x W
+/// cell matrix for W <= 1024, the generic colouring otherwise.
 void colorBankGraph(std::span<const std::uint32_t> Q, std::uint32_t W,
                     BlockScratch &B) {
   const auto N = static_cast<std::uint32_t>(Q.size());
   const std::uint32_t Delta = N / W;
+  if (W <= 64) {
+    colorBankGraphBirkhoff(Q, W, B);
+    return;
+  }
   B.Color.resize(N);
   if (W > 1024) {
     std::vector<BipartiteEdge> Edges(N);
@@ -91,9 +232,10 @@ void conflictFreeFromColors(std::span<const std::uint32_t> Q, std::uint32_t W,
   const auto N = static_cast<std::uint32_t>(Q.size());
   const std::uint32_t Delta = N / W;
   // Slot[c*W + l] = the source of colour c written to bank l.
+  const BankOf Bank(W);
   B.Slot.resize(N);
   for (std::uint32_t J = 0; J < N; ++J)
-    B.Slot[std::size_t(Color[J]) * W + Q[J] % W] = J;
+    B.Slot[std::size_t(Color[J]) * W + Bank(Q[J])] = J;
   // Warp order: colours by first (= smallest) source.
   constexpr std::uint32_t NoRank = 0xFFFFFFFFu;
   B.Rank.assign(Delta, NoRank);

@@ -15,6 +15,10 @@ struct BlockScratch {
   SplitScratch Split;
   std::vector<std::uint32_t> Count, CellOf, CellBegin, Fill, CellColors,
       Color, Slot, Rank;
+  /// Birkhoff decomposition: matching k is PermLane[k*W .. k*W+W) (right
+  /// vertex of each left vertex) with multiplicity PermMult[k].
+  std::vector<std::uint8_t> PermLane;
+  std::vector<std::uint32_t> PermMult, RunColor, RunLen, RunCur, RunOff;
 };
 
 /// Q is a permutation of 0..N-1 (word j of the block goes to word Q[j]) and

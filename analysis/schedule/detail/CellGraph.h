@@ -9,6 +9,7 @@
 // HmmSchedule.h are.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -51,6 +52,11 @@ struct CellGraph {
 struct SplitScratch {
   std::vector<std::uint32_t> Odd, Start, ByLeft, ByRight, LeftMate, RightMate;
   std::vector<std::uint8_t> Side;
+  /// Bit matrices of eulerSplitRows' dense mode: odd cells by row and by
+  /// column, visited and half-A marks by row, and the parity of the set bits
+  /// before each word of a row (of OddRows) or column (of OddCols).
+  std::vector<std::uint64_t> OddRows, OddCols, Visited, HalfA;
+  std::vector<std::uint8_t> RowPar, ColPar;
 };
 
 /// Euler partition: G has every vertex (of NumV per side) of even weight;
@@ -79,5 +85,71 @@ void factorizeCells(CellGraph G, std::uint32_t NumV, std::uint32_t D,
 /// cells of weight 1 whose Id is the index of the entry of G it uses.
 CellGraph alonPerfectMatching(const CellGraph &G, std::uint32_t NumV,
                               std::uint32_t D, SplitScratch &S);
+
+} // namespace bankwise::schedule_detail
+
+namespace bankwise::schedule_detail {
+
+/// A bipartite multigraph stored row by row: left vertex u owns the cells
+/// [RowStart[u], RowStart[u+1]); cell c stands for W[c] parallel edges
+/// u -- V[c]. The split below keeps the order of the cells of a row, so a
+/// graph built with V increasing in every row stays that way.
+struct CellRows {
+  std::vector<std::uint32_t> RowStart, V, W;
+  std::size_t size() const { return V.size(); }
+};
+
+/// A D-regular bipartite multigraph as explicit edges, both ways: left
+/// vertex u owns edges [u*D, (u+1)*D) (Adj[e] = right vertex of e), right
+/// vertex v owns positions [v*D, (v+1)*D) of Col (Col[p] = an edge), and
+/// Pos[e] is the position of edge e in Col. Used once cells are mostly
+/// single edges: an Euler split is then one trail walk and sequential copies.
+struct EdgeRows {
+  std::vector<std::uint32_t> Adj, Col, Pos;
+};
+
+/// Buffers of one worker: the split scratch and one pair of halves per
+/// recursion depth, reused from split to split (no allocation once warm).
+struct RowScratch {
+  SplitScratch Split;
+  std::vector<std::array<CellRows, 2>> Depth =
+      std::vector<std::array<CellRows, 2>>(40);
+  std::vector<std::array<EdgeRows, 2>> EdgeDepth =
+      std::vector<std::array<EdgeRows, 2>>(40);
+  EdgeRows Top;
+  CellRows Leaf;
+};
+
+/// Euler partition of the D-regular G (D even) in edge form: edges 2i and
+/// 2i+1 of a left vertex are paired, positions 2m and 2m+1 of a right
+/// vertex; each closed trail, walked from its first unvisited edge,
+/// alternates A, B, A, ... Every pair splits one to each half, so edge e
+/// becomes edge e / 2 of its half and position p becomes p / 2: the halves
+/// are built by sequential copies.
+void eulerSplitEdges(const EdgeRows &G, std::uint32_t NumV, std::uint32_t D,
+                     EdgeRows &A, EdgeRows &B, SplitScratch &S);
+
+/// Euler partition of G (NumV vertices per side, every vertex of even
+/// weight) into A and B with half of every vertex's weight in each. Even
+/// cells give half their weight to each side; the odd units are paired at a
+/// left vertex in cell order and at a right vertex in (u, cell) order, and
+/// each closed trail, walked from its first unvisited odd cell, alternates
+/// A, B, A, ... Example: cells (0,0,w=3), (0,1,1), (1,0,1), (1,1,3) ->
+/// A = {(0,0,2), (1,1,2)}, B = {(0,0,1), (0,1,1), (1,0,1), (1,1,1)}.
+void eulerSplitRows(const CellRows &G, std::uint32_t NumV, CellRows &A,
+                    CellRows &B, SplitScratch &S);
+
+/// Receives each factor once: the cells (by row) of factor Factor.
+using RowFactorSink =
+    std::function<void(const CellRows &Cells, std::uint32_t Factor)>;
+
+/// Splits the D-regular G into K factors, each (D/K)-regular, reported to
+/// Sink as factors Base .. Base+K-1, depth first. K must divide D. Euler
+/// splits while K is even (eulerSplitRows); an odd K > 1 goes through
+/// factorizeCells (Alon's matching) and each factor is reported once. The
+/// result depends only on G, D, K and Base.
+void factorCellRows(const CellRows &G, std::uint32_t NumV, std::uint32_t D,
+                    std::uint32_t K, std::uint32_t Base,
+                    const RowFactorSink &Sink, RowScratch &S);
 
 } // namespace bankwise::schedule_detail
