@@ -35,6 +35,8 @@ const char *layoutName(LayoutKind K) {
     return "pad";
   case LayoutKind::Xor:
     return "xor";
+  case LayoutKind::Swizzle:
+    return "swizzle";
   case LayoutKind::Diagonal:
     return "diagonal";
   case LayoutKind::Ras:
@@ -74,6 +76,8 @@ LayoutFn makeLayout(LayoutKind Kind, std::vector<std::int64_t> Shape,
   case LayoutKind::Raw:
   case LayoutKind::Diagonal:
     break;
+  case LayoutKind::Swizzle:
+    throw UserError("build a swizzle layout with makeSwizzle");
   case LayoutKind::Pad:
     if (Pad < 0)
       throw UserError(fmt::format("pad(k) needs k >= 0, got {}", Pad));
@@ -137,6 +141,11 @@ std::int64_t LayoutFn::map(std::span<const std::int64_t> Index) const {
     return Row * (C + Pad) + J;
   case LayoutKind::Xor:
     return Row * C + (J ^ (Row & (C - 1)));
+  case LayoutKind::Swizzle: {
+    const std::int64_t O = Row * C + J;
+    const std::int64_t Mask = ((std::int64_t(1) << Swz.B) - 1) << Swz.M;
+    return O ^ ((O >> Swz.S) & Mask);
+  }
   case LayoutKind::Diagonal:
     return Shifted(Row % C);
   case LayoutKind::Ras:
@@ -162,6 +171,21 @@ std::int64_t LayoutFn::map(std::span<const std::int64_t> Index) const {
   return 0;
 }
 
+LayoutFn makeSwizzle(std::vector<std::int64_t> Shape, SwizzleBits Bits) {
+  LayoutFn L = makeLayout(LayoutKind::Raw, std::move(Shape));
+  if (Bits.B < 0 || Bits.M < 0 || Bits.S < Bits.B || Bits.M + Bits.S + Bits.B > 40)
+    throw UserError(fmt::format("Swizzle<{}, {}, {}> needs B, M >= 0 and S >= B",
+                                Bits.B, Bits.M, Bits.S));
+  const std::int64_t Block = std::int64_t(1) << (Bits.M + Bits.S + Bits.B);
+  if (L.footprint() % Block != 0)
+    throw UserError(fmt::format("Swizzle<{}, {}, {}> permutes blocks of {} elements; "
+                                "the array has {}",
+                                Bits.B, Bits.M, Bits.S, Block, L.footprint()));
+  L.Kind = LayoutKind::Swizzle;
+  L.Swz = Bits;
+  return L;
+}
+
 std::int64_t LayoutFn::footprint() const {
   std::int64_t Rows = 1;
   for (std::size_t D = 0; D + 1 < Shape.size(); ++D)
@@ -175,6 +199,8 @@ std::string LayoutFn::str() const {
     Dims += fmt::format("[{}]", D);
   if (Kind == LayoutKind::Pad)
     return fmt::format("pad({}) of {}", Pad, Dims);
+  if (Kind == LayoutKind::Swizzle)
+    return fmt::format("Swizzle<{}, {}, {}> of {}", Swz.B, Swz.M, Swz.S, Dims);
   if (Kind == LayoutKind::Raw || Kind == LayoutKind::Xor || Kind == LayoutKind::Diagonal)
     return fmt::format("{} of {}", layoutName(Kind), Dims);
   return fmt::format("{}(seed: {}) of {}", layoutName(Kind), Seed, Dims);

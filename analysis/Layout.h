@@ -8,6 +8,8 @@
 //   pad(k)       (i, j) -> i*(C + k) + j
 //   xor          (i, j) -> i*C + (j ^ (i mod C))       C a power of two; CuTe's
 //                                                     Swizzle<log2 C, 0, log2 C>
+//   swizzle(B, M, S)   o -> o ^ ((o >> S) & ((2^B - 1) << M)) on the raw
+//                      offset o = i*C + j: CuTe's Swizzle<B, M, S>, S >= B
 //   diagonal     (i, j) -> i*C + (i + j) mod C         seed 001 Sec. V
 //   ras(s)       (i, j) -> i*C + (j + r_i) mod C       r_i independent, uniform
 //                                                     in [0, C): seed 002 [7]
@@ -33,7 +35,14 @@
 namespace bankwise {
 
 enum class LayoutKind {
-  Raw, Pad, Xor, Diagonal, Ras, Rap, Rap1P, RapR1P, Rap3P, RapW2P, Rap1PW2R
+  Raw, Pad, Xor, Swizzle, Diagonal, Ras, Rap, Rap1P, RapR1P, Rap3P, RapW2P, Rap1PW2R
+};
+
+/// CuTe's Swizzle<B, M, S>: B bits of mask, M least-significant bits kept,
+/// shift S.
+struct SwizzleBits {
+  int B = 0, M = 0, S = 0;
+  bool operator==(const SwizzleBits &) const = default;
 };
 
 /// The DSL / printable name of a layout kind: "raw", "pad", "rap3p", ...
@@ -44,6 +53,7 @@ struct LayoutFn {
   LayoutKind Kind = LayoutKind::Raw;
   std::vector<std::int64_t> Shape;
   std::int64_t Pad = 0;      ///< pad's k
+  SwizzleBits Swz;           ///< swizzle's B, M, S
   std::uint64_t Seed = 0;    ///< for the random kinds
   /// Random tables, concatenated: ras: r_i per row; rap, rap1p, rapr1p: r;
   /// rap3p: r, s, t; rapw2p: w^2 permutations; rap1pw2r: r then s.
@@ -65,5 +75,10 @@ struct LayoutFn {
 /// four dimensions of the same size w).
 LayoutFn makeLayout(LayoutKind Kind, std::vector<std::int64_t> Shape,
                     std::int64_t Pad = 0, std::uint64_t Seed = 0);
+
+/// A Swizzle<B, M, S> layout of Shape; throws UserError unless 0 <= B,
+/// 0 <= M, S >= B and the swizzled bits stay inside the array (the element
+/// count is a multiple of 2^(M + S + B)).
+LayoutFn makeSwizzle(std::vector<std::int64_t> Shape, SwizzleBits Bits);
 
 } // namespace bankwise

@@ -180,7 +180,7 @@ int runAnalyze(const AnalyzeOptions &O) {
   nlohmann::json J;
   J["file"] = O.File;
   J["seed"] = O.Seed;
-  std::string Text;
+  std::string Text = fmt::format("{}: seed {} (RAP tables of layout auto)\n", O.File, O.Seed);
   for (const ColoredScheduleReport &C : Colored) {
     Text += fmt::format("{}: schedule colored of '{}': {} pairs {}[...] <- {}[...] "
                         "reassigned by a Koenig edge coloring of the {}-bank graph "

@@ -6,6 +6,7 @@
 #include "support/Diagnostic.h"
 
 #include <algorithm>
+#include <tuple>
 #include <doctest/doctest.h>
 #include <vector>
 
@@ -104,4 +105,35 @@ TEST_CASE("layouts that do not fit the shape are user errors") {
   CHECK(makeLayout(LayoutKind::Rap, {8, 8}, 0, 5) == makeLayout(LayoutKind::Rap, {8, 8}, 0, 5));
   CHECK(makeLayout(LayoutKind::Pad, {4, 4}, 1).footprint() == 20);
   CHECK(makeLayout(LayoutKind::Rap, {32, 32}, 0, 7).str() == "rap(seed: 7) of [32][32]");
+}
+
+TEST_CASE("CuTe swizzles: bijections, and xor is Swizzle<log2 C, 0, log2 C>") {
+  for (auto [B, M, S] : {std::tuple(3, 0, 3), std::tuple(5, 0, 5), std::tuple(2, 2, 3),
+                         std::tuple(3, 2, 3), std::tuple(1, 0, 4)}) {
+    const LayoutFn L = makeSwizzle({64, 32}, {B, M, S});
+    CAPTURE(L.str());
+    std::vector<char> Seen(static_cast<std::size_t>(L.footprint()), 0);
+    for (const auto &I : allIndices(L.Shape)) {
+      const std::int64_t A = L.map(I);
+      REQUIRE(A >= 0);
+      REQUIRE(A < L.footprint());
+      REQUIRE_FALSE(Seen[static_cast<std::size_t>(A)]);
+      Seen[static_cast<std::size_t>(A)] = 1;
+    }
+  }
+  const LayoutFn X = makeLayout(LayoutKind::Xor, {32, 32});
+  const LayoutFn S = makeSwizzle({32, 32}, {5, 0, 5});
+  for (const auto &I : allIndices({32, 32}))
+    REQUIRE(X.map(I) == S.map(I));
+  // Swizzle<3, 2, 3> keeps 16-byte vectors of f32 together: a column of
+  // float4 in a [8][32] f32 tile lands in 8 distinct 4-bank groups.
+  const LayoutFn V = makeSwizzle({8, 32}, {3, 2, 3});
+  std::vector<Address> Col;
+  for (std::int64_t R = 0; R < 8; ++R) {
+    const std::int64_t I[] = {R, 0};
+    Col.push_back(V.map(I) * 4);
+  }
+  CHECK(sm90Shared(Col, 4).MaxWordsPerBank == 1);
+  CHECK_THROWS_AS(makeSwizzle({32, 32}, {4, 0, 2}), UserError);
+  CHECK_THROWS_AS(makeSwizzle({3, 5}, {2, 0, 2}), UserError);
 }
