@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <bit>
 #include <numeric>
+#include <fstream>
 #include <sstream>
 
 using namespace bankwise;
@@ -351,4 +352,32 @@ TEST_CASE("the fast path equals warp-by-warp evaluation on random kernels") {
   // Most random kernels must exercise the fast path for the test to mean
   // something.
   CHECK(Fast >= Trials / 4);
+}
+
+TEST_CASE("file() permutations are read, relative to the .bw file") {
+  const std::string Dir = BANKWISE_TEST_TMPDIR;
+  const Permutation P = randomPermutation(1024, 3);
+  savePermutationFile(P, Dir + "/perm-file-test.bin");
+  const std::string Bw = Dir + "/perm-file-test.bw";
+  {
+    std::ofstream(Bw) << "machine dmm(w: 32, l: 1)\n"
+                         "permutation P = file(\"perm-file-test.bin\")\n"
+                         "kernel k(a: shared f32[1024], b: shared f32[1024]) threads 1024 {\n"
+                         "  b[P(tid)] = a[tid]\n}\n";
+  }
+  DiagnosticEngine Diags;
+  const ir::Program Prog = dsl::parseFile(Bw, Diags);
+  REQUIRE_FALSE(Diags.hasErrors());
+  const KernelReport R = analyzeKernel(Prog, Prog.Kernels[0]);
+  const AccessSiteReport &B = site(R, "b", true);
+  CHECK_FALSE(B.DataDependent);
+  // The write's total group count is D_w(P) of the file's permutation.
+  CHECK(static_cast<std::uint64_t>(B.Groups.Sum) == distribution(P, 32));
+  // A corrupt file is a located error.
+  {
+    std::ofstream(Dir + "/perm-file-test.bin", std::ios::binary | std::ios::trunc) << "abc";
+  }
+  DiagnosticEngine D2;
+  const ir::Program Bad = dsl::parseFile(Bw, D2);
+  CHECK_THROWS_AS(analyzeKernel(Bad, Bad.Kernels[0]), UserError);
 }
