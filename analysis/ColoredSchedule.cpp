@@ -10,17 +10,6 @@ namespace bankwise {
 
 namespace {
 
-const ir::Array *findArray(const ir::Program &P, const ir::Kernel &K,
-                           const std::string &Name) {
-  for (const ir::Array &A : K.Params)
-    if (A.Name == Name)
-      return &A;
-  for (const ir::Stmt &S : K.Body)
-    if (const auto *D = S.as<ir::ArrayDecl>(); D && D->Decl.Name == Name)
-      return &D->Decl;
-  return P.findArray(Name);
-}
-
 /// Evaluates an index expression for thread T (flat id) of kernel K; array
 /// reads are allowed only of arrays that hold a permutation.
 std::int64_t indexOf(const ir::Program &Prog, const ir::Kernel &K, PermutationTables &Perms,
@@ -66,7 +55,7 @@ std::int64_t indexOf(const ir::Program &Prog, const ir::Kernel &K, PermutationTa
   };
   H.Read = [&](const std::string &Name,
                const std::vector<std::int64_t> &Idx) -> std::optional<std::int64_t> {
-    const ir::Array *A = findArray(Prog, K, Name);
+    const ir::Array *A = Prog.findArray(K, Name);
     if (!A || !A->Holds || Idx.size() != 1)
       return std::nullopt;
     const Permutation &P = Perms.get(A->Holds->Perm, A->Holds->Inverse);
@@ -111,8 +100,8 @@ std::vector<ColoredScheduleReport> applyColoredSchedules(ir::Program &Prog) {
     if (!Dst || !Src)
       Fail(CopyLoc, "schedule colored needs a copy from one shared array element "
                     "to another");
-    const ir::Array *DA = findArray(Prog, K, Dst->Array);
-    const ir::Array *SA = findArray(Prog, K, Src->Array);
+    const ir::Array *DA = Prog.findArray(K, Dst->Array);
+    const ir::Array *SA = Prog.findArray(K, Src->Array);
     const std::int64_t N = K.Geo.GridDim[0] * K.Geo.GridDim[1] * K.Geo.GridDim[2] *
                            K.Geo.threadsPerBlock();
     for (const ir::Array *A : {SA, DA}) {

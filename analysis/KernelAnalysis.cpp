@@ -423,21 +423,8 @@ void Analyzer::collectArrays() {
   };
   for (const ir::Array &A : Prog.Arrays)
     Add(A);
-  for (const ir::Array &A : Kern.Params)
-    Add(A);
-  std::function<void(const ir::Block &)> Walk = [&](const ir::Block &B) {
-    for (const ir::Stmt &S : B) {
-      if (const auto *D = S.as<ir::ArrayDecl>())
-        Add(D->Decl);
-      else if (const auto *F = S.as<ir::For>())
-        Walk(F->Body);
-      else if (const auto *I = S.as<ir::If>()) {
-        Walk(I->Then);
-        Walk(I->Else);
-      }
-    }
-  };
-  Walk(Kern.Body);
+  for (const ir::Array *A : Kern.arrays()) // the kernel's own shadow globals
+    Add(*A);
   for (auto &[Name, Info] : Arrays)
     if (Info.Decl->Holds)
       Info.Holds = &permutation(Info.Decl->Holds->Perm, Info.Decl->Holds->Inverse);

@@ -2,7 +2,6 @@
 
 #include <bit>
 #include <fmt/format.h>
-#include <functional>
 
 namespace bankwise {
 
@@ -27,25 +26,10 @@ std::vector<ArraySlot> autoSharedArrays(ir::Program &Prog) {
         S.Kernels.push_back(&K);
       Out.push_back(S);
     }
-  for (ir::Kernel &K : Prog.Kernels) {
-    for (ir::Array &A : K.Params)
-      if (IsAuto(A))
-        Out.push_back({&A, {&K}});
-    std::function<void(ir::Block &)> Walk = [&](ir::Block &B) {
-      for (ir::Stmt &S : B) {
-        if (auto *D = S.as<ir::ArrayDecl>()) {
-          if (IsAuto(D->Decl))
-            Out.push_back({&D->Decl, {&K}});
-        } else if (auto *F = S.as<ir::For>()) {
-          Walk(F->Body);
-        } else if (auto *I = S.as<ir::If>()) {
-          Walk(I->Then);
-          Walk(I->Else);
-        }
-      }
-    };
-    Walk(K.Body);
-  }
+  for (ir::Kernel &K : Prog.Kernels)
+    for (ir::Array *A : K.arrays())
+      if (IsAuto(*A))
+        Out.push_back({A, {&K}});
   return Out;
 }
 
@@ -58,21 +42,8 @@ std::int64_t sharedBytes(const ir::Program &Prog, const ir::Kernel &K) {
   };
   for (const ir::Array &A : Prog.Arrays)
     Add(A);
-  for (const ir::Array &A : K.Params)
-    Add(A);
-  std::function<void(const ir::Block &)> Walk = [&](const ir::Block &B) {
-    for (const ir::Stmt &S : B) {
-      if (const auto *D = S.as<ir::ArrayDecl>())
-        Add(D->Decl);
-      else if (const auto *F = S.as<ir::For>())
-        Walk(F->Body);
-      else if (const auto *I = S.as<ir::If>()) {
-        Walk(I->Then);
-        Walk(I->Else);
-      }
-    }
-  };
-  Walk(K.Body);
+  for (const ir::Array *A : K.arrays())
+    Add(*A);
   return Total;
 }
 

@@ -111,30 +111,13 @@ std::string locText(const SourceLoc &L) {
   return fmt::format("{}:{}:{}", L.File, L.Line, L.Col);
 }
 
+/// The array Name of any kernel of P, or a top-level one.
 const ir::Array *findAnyArray(const ir::Program &P, const std::string &Name) {
   if (const ir::Array *A = P.findArray(Name))
     return A;
-  const ir::Array *Found = nullptr;
-  std::function<void(const ir::Block &)> Walk = [&](const ir::Block &B) {
-    for (const ir::Stmt &S : B) {
-      if (const auto *D = S.as<ir::ArrayDecl>(); D && D->Decl.Name == Name)
-        Found = &D->Decl;
-      else if (const auto *F = S.as<ir::For>())
-        Walk(F->Body);
-      else if (const auto *I = S.as<ir::If>()) {
-        Walk(I->Then);
-        Walk(I->Else);
-      }
-    }
-  };
-  for (const ir::Kernel &K : P.Kernels) {
-    for (const ir::Array &A : K.Params)
-      if (A.Name == Name)
-        return &A;
-    Walk(K.Body);
-    if (Found)
-      return Found;
-  }
+  for (const ir::Kernel &K : P.Kernels)
+    if (const ir::Array *A = P.findArray(K, Name))
+      return A;
   return nullptr;
 }
 

@@ -198,6 +198,46 @@ const Permutation *Program::findPerm(std::string_view Name) const {
 const Array *Program::findArray(std::string_view Name) const {
   return findByName(Arrays, Name);
 }
+namespace {
+template <typename KernelT, typename ArrayPtr>
+void collectArrays(KernelT &K, std::vector<ArrayPtr> &Out) {
+  for (auto &A : K.Params)
+    Out.push_back(&A);
+  auto Walk = [&Out](auto &Self, auto &Body) -> void {
+    for (auto &S : Body) {
+      if (auto *D = S.template as<ArrayDecl>())
+        Out.push_back(&D->Decl);
+      else if (auto *F = S.template as<For>())
+        Self(Self, F->Body);
+      else if (auto *I = S.template as<If>()) {
+        Self(Self, I->Then);
+        Self(Self, I->Else);
+      }
+    }
+  };
+  Walk(Walk, K.Body);
+}
+} // namespace
+
+std::vector<const Array *> Kernel::arrays() const {
+  std::vector<const Array *> Out;
+  collectArrays(*this, Out);
+  return Out;
+}
+
+std::vector<Array *> Kernel::arrays() {
+  std::vector<Array *> Out;
+  collectArrays(*this, Out);
+  return Out;
+}
+
+const Array *Program::findArray(const Kernel &K, std::string_view Name) const {
+  for (const Array *A : K.arrays())
+    if (A->Name == Name)
+      return A;
+  return findArray(Name);
+}
+
 const Kernel *Program::findKernel(std::string_view Name) const {
   return findByName(Kernels, Name);
 }

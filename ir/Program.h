@@ -196,6 +196,11 @@ struct Kernel {
   ir::Block Body;
   NodeLoc Loc;
   bool operator==(const Kernel &) const = default;
+
+  /// The arrays the kernel declares: its parameters, then the shared and
+  /// local arrays of its body (inside loops and branches too), in order.
+  std::vector<const Array *> arrays() const;
+  std::vector<Array *> arrays();
 };
 
 //===-- Program-level declarations
@@ -302,6 +307,9 @@ struct Program {
   const Permutation *findPerm(std::string_view Name) const;
   const Array *findArray(std::string_view Name) const;
   const Kernel *findKernel(std::string_view Name) const;
+  /// The array Name as kernel K sees it: its own arrays first, then the
+  /// top-level ones.
+  const Array *findArray(const Kernel &K, std::string_view Name) const;
 };
 
 /// The closed-form value P(I) for identity, shuffle, bitreverse, transpose,

@@ -5,24 +5,17 @@
 #include "analysis/KernelAnalysis.h"
 #include "analysis/PermutationTables.h"
 #include "dsl/Parser.h"
+#include "tests/support/ProgramFixtures.h"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <sstream>
 
 using namespace bankwise;
+using bankwise::testing::parseOrFail;
+using bankwise::testing::sampleOrFail;
 
 namespace {
-
-ir::Program parse(const std::string &Text) {
-  DiagnosticEngine Diags;
-  ir::Program P = dsl::parseProgram(Text, "test.bw", Diags);
-  std::ostringstream OS;
-  Diags.print(OS);
-  INFO(OS.str());
-  REQUIRE_FALSE(Diags.hasErrors());
-  return P;
-}
 
 std::string errorOf(ir::Program P) {
   try {
@@ -49,7 +42,7 @@ kernel move(a: shared f32[N], b: shared f32[N]) threads N schedule colored {{
 }}
 )",
                                          Decl);
-    ir::Program Prog = parse(Text);
+    ir::Program Prog = parseOrFail(Text);
     const ir::Program Before = Prog;
     const auto Reports = applyColoredSchedules(Prog);
     REQUIRE(Reports.size() == 1);
@@ -83,7 +76,7 @@ kernel move(a: shared f32[N], b: shared f32[N]) threads N schedule colored {{
 }
 
 TEST_CASE("a gather through a permutation table and a grid") {
-  ir::Program Prog = parse(R"(machine dmm(w: 32, l: 1)
+  ir::Program Prog = parseOrFail(R"(machine dmm(w: 32, l: 1)
 param N = 4096
 permutation P = random(N, seed: 5)
 kernel gather(a: shared f32[N], b: shared f32[N], q: shared i32[N] holds inverse(P))
@@ -99,23 +92,23 @@ kernel gather(a: shared f32[N], b: shared f32[N], q: shared i32[N] holds inverse
 }
 
 TEST_CASE("schedule colored rejects what it cannot schedule") {
-  CHECK(errorOf(parse(R"(machine dmm(w: 32, l: 1)
+  CHECK(errorOf(parseOrFail(R"(machine dmm(w: 32, l: 1)
 kernel k(a: shared f32[64], b: shared f32[64]) threads 64 schedule colored {
   b[tid / 2] = a[tid]
 }
 )")).find("threads tid = 0 and tid = 1 both writes element 0") != std::string::npos);
-  CHECK(errorOf(parse(R"(machine dmm(w: 32, l: 1)
+  CHECK(errorOf(parseOrFail(R"(machine dmm(w: 32, l: 1)
 kernel k(a: shared f32[64], b: shared f32[64]) threads 64 schedule colored {
   let x = 1
   b[tid] = a[tid]
 }
 )")).find("exactly one copy") != std::string::npos);
-  CHECK(errorOf(parse(R"(machine dmm(w: 32, l: 1)
+  CHECK(errorOf(parseOrFail(R"(machine dmm(w: 32, l: 1)
 kernel k(a: shared f32[128], b: shared f32[64]) threads 64 schedule colored {
   b[tid] = a[tid]
 }
 )")).find("'a' has 128 elements") != std::string::npos);
-  CHECK(errorOf(parse(R"(machine dmm(w: 32, l: 1)
+  CHECK(errorOf(parseOrFail(R"(machine dmm(w: 32, l: 1)
 kernel k(a: shared f32[48], b: shared f32[48]) threads 48 schedule colored {
   b[tid] = a[tid]
 }
@@ -123,7 +116,7 @@ kernel k(a: shared f32[48], b: shared f32[48]) threads 48 schedule colored {
 }
 
 TEST_CASE("schedule colored round-trips through the printer") {
-  const ir::Program P = parse(R"(machine dmm(w: 32, l: 1)
+  const ir::Program P = parseOrFail(R"(machine dmm(w: 32, l: 1)
 kernel k(a: shared f32[64], b: shared f32[64]) threads 64 schedule colored {
   b[63 - tid] = a[tid]
 }

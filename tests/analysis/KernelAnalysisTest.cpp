@@ -5,6 +5,7 @@
 #include "analysis/KernelAnalysis.h"
 #include "analysis/Permutation.h"
 #include "dsl/Parser.h"
+#include "tests/support/ProgramFixtures.h"
 #include "support/Random.h"
 
 #include <doctest/doctest.h>
@@ -15,29 +16,10 @@
 #include <sstream>
 
 using namespace bankwise;
+using bankwise::testing::parseOrFail;
+using bankwise::testing::sampleOrFail;
 
 namespace {
-
-ir::Program parse(const std::string &Text, const dsl::ParamOverrides &D = {}) {
-  DiagnosticEngine Diags;
-  ir::Program P = dsl::parseProgram(Text, "test.bw", Diags, D);
-  std::ostringstream OS;
-  Diags.print(OS);
-  INFO(OS.str());
-  REQUIRE_FALSE(Diags.hasErrors());
-  return P;
-}
-
-ir::Program sample(const std::string &Name, const dsl::ParamOverrides &D = {}) {
-  DiagnosticEngine Diags;
-  ir::Program P =
-      dsl::parseFile(std::string(BANKWISE_SAMPLES_DIR) + "/" + Name, Diags, D);
-  std::ostringstream OS;
-  Diags.print(OS);
-  INFO(OS.str());
-  REQUIRE_FALSE(Diags.hasErrors());
-  return P;
-}
 
 KernelReport analyze(const ir::Program &P, const std::string &Kernel = "",
                      const AnalysisOptions &O = {}) {
@@ -65,7 +47,7 @@ void requireUniform(const CostStats &S, std::int64_t V) {
 } // namespace
 
 TEST_CASE("sample contiguous_access: conflict-free and coalesced (seed 000 Sec. 3)") {
-  const KernelReport R = analyze(sample("contiguous_access.bw"));
+  const KernelReport R = analyze(sampleOrFail("contiguous_access.bw"));
   CHECK(R.FastPath);
   requireUniform(site(R, "m", false).Congestion, 1);
   requireUniform(site(R, "m", false).Groups, 1);
@@ -76,7 +58,7 @@ TEST_CASE("sample contiguous_access: conflict-free and coalesced (seed 000 Sec. 
 TEST_CASE("sample stride_access: congestion GCD(n/p, w), groups min(n/p, w) "
           "(seed 000 Theorem 3.1)") {
   for (std::int64_t Np : {1, 2, 3, 8, 32, 33, 64}) {
-    const ir::Program P = sample("stride_access.bw", {{"N", 1024 * Np}});
+    const ir::Program P = sampleOrFail("stride_access.bw", {{"N", 1024 * Np}});
     const KernelReport R = analyze(P);
     CAPTURE(Np);
     CHECK(R.FastPath);
@@ -87,20 +69,20 @@ TEST_CASE("sample stride_access: congestion GCD(n/p, w), groups min(n/p, w) "
 
 TEST_CASE("samples CRSW, SRCW, DRDW: read/write congestion 1/32, 32/1, 1/1 "
           "under RAW (seed 002 Table III)") {
-  const KernelReport C = analyze(sample("transpose_crsw.bw"));
+  const KernelReport C = analyze(sampleOrFail("transpose_crsw.bw"));
   requireUniform(site(C, "a", false).Congestion, 1);
   requireUniform(site(C, "b", true).Congestion, 32);
-  const KernelReport S = analyze(sample("transpose_srcw.bw"));
+  const KernelReport S = analyze(sampleOrFail("transpose_srcw.bw"));
   requireUniform(site(S, "a", false).Congestion, 32);
   requireUniform(site(S, "b", true).Congestion, 1);
-  const KernelReport D = analyze(sample("transpose_drdw.bw"));
+  const KernelReport D = analyze(sampleOrFail("transpose_drdw.bw"));
   requireUniform(site(D, "a", false).Congestion, 1);
   requireUniform(site(D, "b", true).Congestion, 1);
 }
 
 TEST_CASE("sample transpose_diagonal_tile: every round coalesced and "
           "conflict-free, 4n/w + 2L - 2 (seed 001 Sec. V, Lemma 5)") {
-  const KernelReport R = analyze(sample("transpose_diagonal_tile.bw"));
+  const KernelReport R = analyze(sampleOrFail("transpose_diagonal_tile.bw"));
   CHECK(R.FastPath);
   requireUniform(site(R, "a", false).Groups, 1);
   requireUniform(site(R, "b", true).Groups, 1);
@@ -110,7 +92,7 @@ TEST_CASE("sample transpose_diagonal_tile: every round coalesced and "
 
 TEST_CASE("sample transpose_umm_rotating: one address group per warp access "
           "(seed 000 Sec. 5)") {
-  const KernelReport R = analyze(sample("transpose_umm_rotating.bw"));
+  const KernelReport R = analyze(sampleOrFail("transpose_umm_rotating.bw"));
   requireUniform(site(R, "a", false).Groups, 1);
   requireUniform(site(R, "b", true).Groups, 1);
   // 2w rounds of one group each, w = 32, l = 400, one warp: every access
@@ -122,11 +104,11 @@ TEST_CASE("samples d- and s-designated: the write (read) groups sum to "
           "D_w(P) (D_w(P^-1)) (seed 001 Lemma 4)") {
   const dsl::ParamOverrides Small = {{"N", 1 << 14}};
   const Permutation P = bitReversalPermutation(1 << 14);
-  const KernelReport D = analyze(sample("permutation_destination.bw", Small));
+  const KernelReport D = analyze(sampleOrFail("permutation_destination.bw", Small));
   CHECK(static_cast<std::uint64_t>(site(D, "b", true).Groups.Sum) == distribution(P, 32));
   requireUniform(site(D, "a", false).Groups, 1);
   requireUniform(site(D, "p", false).Groups, 1);
-  const KernelReport S = analyze(sample("permutation_source.bw", Small));
+  const KernelReport S = analyze(sampleOrFail("permutation_source.bw", Small));
   CHECK(static_cast<std::uint64_t>(site(S, "a", false).Groups.Sum) ==
         distribution(inverse(P), 32));
   requireUniform(site(S, "b", true).Groups, 1);
@@ -134,7 +116,7 @@ TEST_CASE("samples d- and s-designated: the write (read) groups sum to "
 
 TEST_CASE("sample permutation_example_w4: seed 003's example P needs "
           "congestion 4 designated, 1 with its S and D") {
-  const ir::Program P = sample("permutation_example_w4.bw");
+  const ir::Program P = sampleOrFail("permutation_example_w4.bw");
   requireUniform(site(analyze(P, "d_designated"), "b", true).Congestion, 4);
   requireUniform(site(analyze(P, "s_designated"), "a", false).Congestion, 4);
   const KernelReport C = analyze(P, "conflict_free");
@@ -146,7 +128,7 @@ TEST_CASE("sample permutation_conflict_free: the edge-coloring schedule "
           "makes every read and write conflict-free (seed 003 Sec. IV)") {
   for (std::int64_t Seed : {2013, 1, 99}) {
     const KernelReport R =
-        analyze(sample("permutation_conflict_free.bw", {{"Seed", Seed}, {"N", 4096}}));
+        analyze(sampleOrFail("permutation_conflict_free.bw", {{"Seed", Seed}, {"N", 4096}}));
     CAPTURE(Seed);
     requireUniform(site(R, "a", false).Congestion, 1);
     requireUniform(site(R, "b", true).Congestion, 1);
@@ -158,7 +140,7 @@ TEST_CASE("sample permutation_conflict_free: the edge-coloring schedule "
 TEST_CASE("samples sum and prefix sums: every access contiguous, a warp "
           "touching at most two address groups (seed 004 Sec. 4, 6, 7)") {
   for (const char *Name : {"sum.bw", "prefix_sum_simple.bw", "prefix_sum_optimal.bw"}) {
-    const KernelReport R = analyze(sample(Name, {{"M", 12}}));
+    const KernelReport R = analyze(sampleOrFail(Name, {{"M", 12}}));
     CAPTURE(Name);
     for (const AccessSiteReport &S : R.Sites) {
       CHECK(S.Congestion.Max <= 2);
@@ -167,13 +149,13 @@ TEST_CASE("samples sum and prefix sums: every access contiguous, a warp "
     CHECK(R.Time >= R.LowerBound);
   }
   // The sum reads and writes 2^t elements in step t: n - 1 additions.
-  const KernelReport Sum = analyze(sample("sum.bw", {{"M", 12}}));
+  const KernelReport Sum = analyze(sampleOrFail("sum.bw", {{"M", 12}}));
   CHECK(site(Sum, "a", true).ThreadAccesses == (1 << 12) - 1);
 }
 
 TEST_CASE("sample transpose_tiled on sm_90: the column read of the raw tile "
           "is 32 wavefronts, global accesses 4 sectors") {
-  const KernelReport R = analyze(sample("transpose_tiled.bw", {{"N", 1024}}));
+  const KernelReport R = analyze(sampleOrFail("transpose_tiled.bw", {{"N", 1024}}));
   CHECK(R.FastPath);
   requireUniform(site(R, "tile", false).Wavefronts, 32);
   requireUniform(site(R, "tile", true).Wavefronts, 1);
@@ -182,7 +164,7 @@ TEST_CASE("sample transpose_tiled on sm_90: the column read of the raw tile "
 }
 
 TEST_CASE("a 2^26-thread kernel takes the fast path") {
-  const KernelReport R = analyze(sample("transpose_tiled.bw", {{"N", 1 << 14}}));
+  const KernelReport R = analyze(sampleOrFail("transpose_tiled.bw", {{"N", 1 << 14}}));
   CHECK(R.Threads == std::int64_t(1) << 28 >> 2);
   CHECK(R.FastPath);
   CHECK(site(R, "tile", false).WarpExecutions == (std::int64_t(1) << 26) / 32 * 4);
@@ -190,7 +172,7 @@ TEST_CASE("a 2^26-thread kernel takes the fast path") {
 
 TEST_CASE("layouts: pad(1) and diagonal make the column read conflict-free") {
   for (const char *Layout : {"pad(1)", "diagonal", "xor"}) {
-    const ir::Program P = parse(fmt::format(R"(target sm_90
+    const ir::Program P = parseOrFail(fmt::format(R"(target sm_90
 kernel t(a: global f32[64][64]) grid (2, 2) block (32, 8) {{
   shared tile: f32[32][32] layout {}
   for k in 0..4 {{ tile[ty + 8 * k][tx] = a[by * 32 + ty + 8 * k][bx * 32 + tx] }}
@@ -208,7 +190,7 @@ kernel t(a: global f32[64][64]) grid (2, 2) block (32, 8) {{
 
 TEST_CASE("data-dependent indices: worst case and expected, or exact with "
           "data") {
-  const ir::Program P = parse(R"(machine dmm(w: 32, l: 1)
+  const ir::Program P = parseOrFail(R"(machine dmm(w: 32, l: 1)
 kernel g(a: shared f32[1024], b: shared f32[1024], p: shared i32[1024]) threads 1024 {
   b[p[tid]] = a[tid]
 }
@@ -243,7 +225,7 @@ TEST_CASE("expected largest bin: small cases and seed 002 Table II") {
 }
 
 TEST_CASE("run-time errors name the expression and the thread") {
-  const ir::Program P = parse(R"(machine dmm(w: 32, l: 1)
+  const ir::Program P = parseOrFail(R"(machine dmm(w: 32, l: 1)
 kernel oob(a: shared f32[64]) threads 64 {
   let x = a[tid + 1]
 }
@@ -335,7 +317,7 @@ TEST_CASE("the fast path equals warp-by-warp evaluation on random kernels") {
   for (int Trial = 0; Trial < Trials; ++Trial) {
     const std::string Text = randomKernel(R);
     CAPTURE(Text);
-    const ir::Program P = parse(Text);
+    const ir::Program P = parseOrFail(Text);
     const KernelReport A = analyze(P);
     AnalysisOptions O;
     O.Exhaustive = true;

@@ -4,31 +4,17 @@
 
 #include "analysis/LayoutChoice.h"
 #include "dsl/Parser.h"
+#include "tests/support/ProgramFixtures.h"
 
 #include <doctest/doctest.h>
 #include <functional>
 #include <sstream>
 
 using namespace bankwise;
+using bankwise::testing::parseOrFail;
+using bankwise::testing::sampleOrFail;
 
 namespace {
-
-ir::Program parse(const std::string &Text) {
-  DiagnosticEngine Diags;
-  ir::Program P = dsl::parseProgram(Text, "test.bw", Diags);
-  std::ostringstream OS;
-  Diags.print(OS);
-  INFO(OS.str());
-  REQUIRE_FALSE(Diags.hasErrors());
-  return P;
-}
-
-ir::Program sample(const std::string &Name) {
-  DiagnosticEngine Diags;
-  ir::Program P = dsl::parseFile(std::string(BANKWISE_SAMPLES_DIR) + "/" + Name, Diags);
-  REQUIRE_FALSE(Diags.hasErrors());
-  return P;
-}
 
 const LayoutDecision &decision(const std::vector<LayoutDecision> &Ds, const std::string &A) {
   for (const LayoutDecision &D : Ds)
@@ -68,7 +54,7 @@ void makeAuto(ir::Program &P) {
 } // namespace
 
 TEST_CASE("auto pads the tiled transpose's tile: 32 wavefronts become 1") {
-  ir::Program P = sample("transpose_tiled.bw");
+  ir::Program P = sampleOrFail("transpose_tiled.bw");
   const auto Ds = chooseLayouts(P);
   const LayoutDecision &D = decision(Ds, "tile");
   CHECK(D.Candidates[D.Chosen].Name == "pad(1)");
@@ -87,7 +73,7 @@ TEST_CASE("auto pads the tiled transpose's tile: 32 wavefronts become 1") {
 }
 
 TEST_CASE("ties go to raw, then to the cheapest arithmetic") {
-  ir::Program P = parse(R"(machine dmm(w: 32, l: 1)
+  ir::Program P = parseOrFail(R"(machine dmm(w: 32, l: 1)
 kernel rows(a: shared f32[32][32]) threads 1024 {
   let x = a[tid / 32][tid % 32]
 }
@@ -97,7 +83,7 @@ kernel rows(a: shared f32[32][32]) threads 1024 {
 }
 
 TEST_CASE("data-dependent sites pick RAP, whose expectation holds for any pattern") {
-  ir::Program P = parse(R"(machine dmm(w: 32, l: 1)
+  ir::Program P = parseOrFail(R"(machine dmm(w: 32, l: 1)
 kernel gather(a: shared f32[32][32], p: shared i32[1024]) threads 1024 {
   let x = a[p[tid] / 32][p[tid] % 32]
 }
@@ -115,7 +101,7 @@ kernel gather(a: shared f32[32][32], p: shared i32[1024]) threads 1024 {
 TEST_CASE("a candidate that overflows shared memory is skipped") {
   // 227 rows of 256 f32 are 232,448 bytes, sm_90's limit: any padding
   // overflows it.
-  ir::Program P = parse(R"(target sm_90
+  ir::Program P = parseOrFail(R"(target sm_90
 kernel big(a: global f32[1]) grid (1) block (256) {
   shared t: f32[227][256]
   for k in 0..227 { t[k][tx] = 1 }
@@ -135,7 +121,7 @@ TEST_CASE("every 2-D shared array of the samples becomes conflict-free under aut
   for (const char *Name : {"transpose_crsw.bw", "transpose_srcw.bw", "transpose_drdw.bw",
                            "transpose_tiled.bw", "transpose_diagonal_tile.bw"}) {
     CAPTURE(Name);
-    ir::Program P = sample(Name);
+    ir::Program P = sampleOrFail(Name);
     makeAuto(P);
     chooseLayouts(P);
     for (const ir::Kernel &K : P.Kernels) {
@@ -150,7 +136,7 @@ TEST_CASE("every 2-D shared array of the samples becomes conflict-free under aut
 }
 
 TEST_CASE("the choice is deterministic") {
-  ir::Program A = sample("transpose_tiled.bw"), B = A;
+  ir::Program A = sampleOrFail("transpose_tiled.bw"), B = A;
   chooseLayouts(A);
   chooseLayouts(B);
   CHECK(A == B);
