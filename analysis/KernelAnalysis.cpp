@@ -1236,7 +1236,8 @@ void Analyzer::setupWarp(std::int64_t BlockLin, std::int64_t Wib, bool Sym) {
     Domains[static_cast<std::size_t>(D)] = {0, Grid[static_cast<std::size_t>(D)] - 1};
 }
 
-std::vector<AccessSiteReport> emptyReports(const std::vector<SiteInfo> &Sites, std::int64_t W) {
+/// One report per site with its identity filled and no costs yet.
+std::vector<AccessSiteReport> emptyReports(const std::vector<SiteInfo> &Sites) {
   std::vector<AccessSiteReport> Out;
   for (const SiteInfo &S : Sites) {
     AccessSiteReport R;
@@ -1253,7 +1254,6 @@ std::vector<AccessSiteReport> emptyReports(const std::vector<SiteInfo> &Sites, s
     else if (S.Arr->Decl->Lay.Kind == ir::LayoutKind::Rap)
       Lay += fmt::format("(seed: {})", S.Arr->Decl->Lay.ArgValue);
     R.Layout = Lay;
-    (void)W;
     Out.push_back(std::move(R));
   }
   return Out;
@@ -1264,7 +1264,7 @@ Space spaceOf(const SiteInfo &S) {
 }
 
 void Analyzer::runExhaustive(KernelReport &Rep) {
-  Rep.Sites = emptyReports(Sites, W);
+  Rep.Sites = emptyReports(Sites);
   CurReports = &Rep.Sites;
   const std::int64_t NumWarps = NumBlocks * WarpsPerBlock;
   std::vector<std::vector<WarpAccess>> Traces(static_cast<std::size_t>(NumWarps));
@@ -1375,7 +1375,7 @@ void Analyzer::runFast(KernelReport &Rep) {
 
   // 3. Every warp execution: the base address from the affine form, then
   //    the costs of (base mod period, lanes), cached per template.
-  Rep.Sites = emptyReports(Sites, W);
+  Rep.Sites = emptyReports(Sites);
   std::int64_t Period = W;
   for (const SiteInfo &S : Sites)
     Period = std::lcm(Period, std::max<std::int64_t>(1, 128 / S.Arr->ElemBytes));
