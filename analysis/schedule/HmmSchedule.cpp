@@ -36,6 +36,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <time.h>
 
 namespace bankwise {
 
@@ -197,14 +198,25 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
                       W = Shape.Banks, K = C / SC;
   const std::vector<std::uint32_t> &Map = P.map();
   const bool Timing = std::getenv("BANKWISE_SCHEDULE_TIMING") != nullptr;
+  // Wall and process CPU time per phase (the CPU time is the honest figure
+  // on a shared machine).
+  auto CpuNow = [] {
+    timespec Ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &Ts);
+    return double(Ts.tv_sec) + 1e-9 * double(Ts.tv_nsec);
+  };
   auto Clock0 = std::chrono::steady_clock::now();
+  double Cpu0 = Timing ? CpuNow() : 0;
   auto Phase = [&](const char *Name) {
     if (!Timing)
       return;
     const auto Now = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "  phase %s: %.3f s\n", Name,
-                 std::chrono::duration<double>(Now - Clock0).count());
+    const double Cpu = CpuNow();
+    std::fprintf(stderr, "  phase %s: %.3f s wall, %.3f s CPU\n", Name,
+                 std::chrono::duration<double>(Now - Clock0).count(),
+                 Cpu - Cpu0);
     Clock0 = Now;
+    Cpu0 = Cpu;
   };
   HmmSchedule Sched(Shape);
   std::span<std::uint16_t> Plane[6];
@@ -280,9 +292,9 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
     while (Frontier.size() < 4 * std::size_t(Threads) && Kf % 2 == 0) {
       std::vector<Subtree> Next(2 * Frontier.size());
       parallelFor(Frontier.size(), Threads, [&](std::size_t I, unsigned T) {
-        schedule_detail::eulerSplitRows(Frontier[I].Cells, R,
-                                        Next[2 * I].Cells,
-                                        Next[2 * I + 1].Cells, Scratch[T].Split);
+        schedule_detail::eulerSplitRows(Frontier[I].Cells, R, Next[2 * I].Cells,
+                                        Next[2 * I + 1].Cells,
+                                        Scratch[T].Split);
         Frontier[I].Cells = {};
         Next[2 * I].Base = Frontier[I].Base;
         Next[2 * I + 1].Base = Frontier[I].Base + Kf / 2;
@@ -342,38 +354,37 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
   // reads each line once instead of both threads reading every line.
   const std::uint32_t StripWords = R * SC;
   const std::uint32_t Group = std::max<std::uint32_t>(1, 32 / SC);
-  parallelFor((K + Group - 1) / Group, Threads, [&](std::size_t G0,
-                                                     unsigned T) {
-    std::vector<std::uint32_t> &Cnt = Counts[T], &Q = Local[T],
-                               &Fin = Local2[T];
-    Q.resize(StripWords);
-    Fin.resize(StripWords);
-    for (std::uint64_t F = G0 * Group; F < std::min<std::uint64_t>(
-                                               (G0 + 1) * Group, K);
-         ++F) {
-      Cnt.assign(R, 0);
-      for (std::uint32_t U = 0, J = 0; U < R; ++U) {
-        const std::uint64_t Row = std::uint64_t(U) * C + F * SC;
-        for (std::uint32_t X = 0; X < SC; ++X, ++J) {
-          const std::uint32_t V = Plane[4][Row + X];
-          const std::uint32_t Slot = Cnt[V]++;
-          if (Slot >= SC)
-            internalError("a strip holds too many elements for one row");
-          Q[J] = V * SC + Slot;
-          Fin[V * SC + Slot] = Plane[5][Row + X];
+  parallelFor(
+      (K + Group - 1) / Group, Threads, [&](std::size_t G0, unsigned T) {
+        std::vector<std::uint32_t> &Cnt = Counts[T], &Q = Local[T],
+                                   &Fin = Local2[T];
+        Q.resize(StripWords);
+        Fin.resize(StripWords);
+        for (std::uint64_t F = G0 * Group;
+             F < std::min<std::uint64_t>((G0 + 1) * Group, K); ++F) {
+          Cnt.assign(R, 0);
+          for (std::uint32_t U = 0, J = 0; U < R; ++U) {
+            const std::uint64_t Row = std::uint64_t(U) * C + F * SC;
+            for (std::uint32_t X = 0; X < SC; ++X, ++J) {
+              const std::uint32_t V = Plane[4][Row + X];
+              const std::uint32_t Slot = Cnt[V]++;
+              if (Slot >= SC)
+                internalError("a strip holds too many elements for one row");
+              Q[J] = V * SC + Slot;
+              Fin[V * SC + Slot] = Plane[5][Row + X];
+            }
+          }
+          for (std::uint32_t U = 0, J = 0; U < R; ++U) {
+            const std::uint64_t Row = std::uint64_t(U) * C + F * SC;
+            for (std::uint32_t X = 0; X < SC; ++X, ++J)
+              Plane[5][Row + X] = static_cast<std::uint16_t>(Fin[J]);
+          }
+          const std::uint64_t Base = F * StripWords;
+          schedule_detail::conflictFreeBlock<std::uint16_t>(
+              Q, W, Plane[2].subspan(Base, StripWords),
+              Plane[3].subspan(Base, StripWords), Blocks[T]);
         }
-      }
-      for (std::uint32_t U = 0, J = 0; U < R; ++U) {
-        const std::uint64_t Row = std::uint64_t(U) * C + F * SC;
-        for (std::uint32_t X = 0; X < SC; ++X, ++J)
-          Plane[5][Row + X] = static_cast<std::uint16_t>(Fin[J]);
-      }
-      const std::uint64_t Base = F * StripWords;
-      schedule_detail::conflictFreeBlock<std::uint16_t>(
-          Q, W, Plane[2].subspan(Base, StripWords),
-          Plane[3].subspan(Base, StripWords), Blocks[T]);
-    }
-  });
+      });
 
   Phase("D pass 1");
   // Phase E: pass 2 per row.
@@ -393,28 +404,28 @@ std::vector<std::uint32_t> applyHmmSchedule(const HmmSchedule &Sched,
                                             unsigned Threads) {
   const std::uint64_t N = Sched.size();
   if (A.size() != N)
-    throw UserError(fmt::format("HMM schedule for {} words applied to {}", N,
-                                A.size()));
+    throw UserError(
+        fmt::format("HMM schedule for {} words applied to {}", N, A.size()));
   Threads = threadCount(Threads);
   std::vector<std::uint32_t> In(A.begin(), A.end()), Out(N);
   std::vector<std::vector<std::uint32_t>> Alpha(Threads), Beta(Threads);
   for (int Pass = 0; Pass < HmmSchedule::NumPasses; ++Pass) {
     const std::uint32_t BW = Sched.blockWords(Pass);
     const std::span<const std::uint16_t> S = Sched.s(Pass), D = Sched.d(Pass);
-    parallelFor(Sched.numBlocks(Pass), Threads, [&](std::size_t Blk,
-                                                    unsigned T) {
-      std::vector<std::uint32_t> &Al = Alpha[T], &Be = Beta[T];
-      Al.resize(BW);
-      Be.resize(BW);
-      const auto B = static_cast<std::uint32_t>(Blk);
-      const std::uint64_t Base = std::uint64_t(B) * BW;
-      for (std::uint32_t J = 0; J < BW; ++J) // (1) coalesced load
-        Al[J] = In[Sched.address(Pass, B, J)];
-      for (std::uint32_t J = 0; J < BW; ++J) // (2)+(3) conflict-free move
-        Be[D[Base + J]] = Al[S[Base + J]];
-      for (std::uint32_t J = 0; J < BW; ++J) // (4) coalesced store
-        Out[Sched.address(Pass, B, J)] = Be[J];
-    });
+    parallelFor(
+        Sched.numBlocks(Pass), Threads, [&](std::size_t Blk, unsigned T) {
+          std::vector<std::uint32_t> &Al = Alpha[T], &Be = Beta[T];
+          Al.resize(BW);
+          Be.resize(BW);
+          const auto B = static_cast<std::uint32_t>(Blk);
+          const std::uint64_t Base = std::uint64_t(B) * BW;
+          for (std::uint32_t J = 0; J < BW; ++J) // (1) coalesced load
+            Al[J] = In[Sched.address(Pass, B, J)];
+          for (std::uint32_t J = 0; J < BW; ++J) // (2)+(3) conflict-free move
+            Be[D[Base + J]] = Al[S[Base + J]];
+          for (std::uint32_t J = 0; J < BW; ++J) // (4) coalesced store
+            Out[Sched.address(Pass, B, J)] = Be[J];
+        });
     In.swap(Out);
   }
   return In;
@@ -459,8 +470,8 @@ std::vector<HmmPassCost> hmmPassCosts(const HmmSchedule &Sched) {
         // (2): s and d, 2-byte entries, plane offsets.
         for (std::uint32_t L = 0; L < W; ++L)
           Bytes[L] = static_cast<Address>((Base + K0 + L) * 2);
-        C.IndexSectors += 2 * static_cast<std::uint64_t>(
-                                  sm90Global(Bytes, 2).Sectors);
+        C.IndexSectors +=
+            2 * static_cast<std::uint64_t>(sm90Global(Bytes, 2).Sectors);
         // (3): alpha[s], beta[d].
         for (std::uint32_t L = 0; L < W; ++L)
           Idx[L] = S[Base + K0 + L];

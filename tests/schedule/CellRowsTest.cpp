@@ -97,6 +97,40 @@ TEST_CASE("the weighted Euler split follows its contract example") {
   CHECK(B.W == std::vector<std::uint32_t>{1, 1, 1, 1});
 }
 
+TEST_CASE("colorTrails 2-colours every trail whatever its length") {
+  // Random right pairings (one giant trail and many short ones), and the
+  // pairing a <-> a^1 (every trail of length 2).
+  for (std::size_t K : {2u, 4u, 34u, 1000u, 65536u}) {
+    for (std::uint64_t Seed : {1u, 2u, 3u}) {
+      Rng R(Seed * 1000 + K);
+      std::vector<std::uint32_t> Units(K);
+      std::iota(Units.begin(), Units.end(), 0u);
+      for (std::size_t I = K; I > 1; --I)
+        std::swap(Units[I - 1], Units[R.below(static_cast<std::uint32_t>(I))]);
+      SplitScratch S;
+      S.Trail.resize(K);
+      for (std::size_t I = 0; I < K; I += 2) {
+        S.Trail[Units[I]] = {Units[I + 1], 0};
+        S.Trail[Units[I + 1]] = {Units[I], 0};
+      }
+      if (Seed == 3)
+        for (std::uint32_t A = 0; A < K; ++A)
+          S.Trail[A] = {A ^ 1u, 0};
+      const std::vector<TrailNode> Pairs = S.Trail;
+      std::vector<std::uint8_t> Side(K), Again(K);
+      colorTrails(K, Side.data(), S);
+      bool Proper = Side[0] == 0;
+      for (std::uint32_t A = 0; A < K; ++A)
+        Proper = Proper && Side[A] <= 1 && Side[A] != Side[A ^ 1u] &&
+                 Side[A] != Side[Pairs[A].Mate];
+      CHECK(Proper);
+      S.Trail = Pairs;
+      colorTrails(K, Again.data(), S);
+      CHECK(Side == Again);
+    }
+  }
+}
+
 TEST_CASE("cell-row factorizations are regular in every split mode") {
   // 64 vertices, degree 256: bit-matrix splits at the top (many odd cells),
   // list splits in the middle, edge form at the bottom; K = 6, 12 and 3 go

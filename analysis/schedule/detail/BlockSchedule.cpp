@@ -135,18 +135,29 @@ void colorBankGraphBirkhoff(std::span<const std::uint32_t> Q, std::uint32_t W,
     }
     First += B.PermMult[K];
   }
-  B.RunCur.assign(B.CellBegin.begin(), B.CellBegin.end() - 1);
-  B.RunOff.assign(WW, 0);
-  B.Color.resize(N);
-  for (std::uint32_t J = 0; J < N; ++J) {
-    const std::size_t Cell = std::size_t(Bank(J)) * W + Bank(Q[J]);
-    const std::uint32_t Run = B.RunCur[Cell];
-    B.Color[J] = B.RunColor[Run] + B.RunOff[Cell];
-    if (++B.RunOff[Cell] == B.RunLen[Run]) {
-      B.RunOff[Cell] = 0;
-      ++B.RunCur[Cell];
+  // Expand the runs: CellColors[Fill[cell] ..] lists the colours of each
+  // cell in increasing order (runs of a cell are in increasing colour
+  // order), so the edges take them with one load each and no branch.
+  B.Fill.resize(WW + 1);
+  {
+    std::uint32_t At = 0;
+    B.CellColors.resize(N);
+    for (std::size_t Cell = 0; Cell < WW; ++Cell) {
+      B.Fill[Cell] = At;
+      for (std::uint32_t Run = B.CellBegin[Cell]; Run < B.CellBegin[Cell + 1];
+           ++Run)
+        for (std::uint32_t X = 0, C = B.RunColor[Run]; X < B.RunLen[Run]; ++X)
+          B.CellColors[At++] = C + X;
     }
+    if (At != N)
+      internalError("Birkhoff runs do not cover the block");
   }
+  B.Color.resize(N);
+  std::uint32_t *Fill = B.Fill.data();
+  const std::uint32_t *CellColors = B.CellColors.data();
+  std::uint32_t *Color = B.Color.data();
+  for (std::uint32_t J = 0; J < N; ++J)
+    Color[J] = CellColors[Fill[std::size_t(Bank(J)) * W + Bank(Q[J])]++];
 }
 
 /// Colors[j] in [0, N/W): the König colouring of the bank graph, edge j =

@@ -187,6 +187,126 @@ namespace bankwise::schedule_detail {
 
 namespace {
 
+/// Union-find over trail walkers with parity: Rel[w] = flip(w) ^
+/// flip(Parent[w]). Returns w's root and flip(w) ^ flip(root).
+std::uint32_t findWalker(std::uint32_t W, std::uint32_t *Parent,
+                         std::uint8_t *Rel, std::uint8_t &Parity) {
+  std::uint32_t Root = W;
+  std::uint8_t P = 0;
+  while (Parent[Root] != Root) {
+    P ^= Rel[Root];
+    Root = Parent[Root];
+  }
+  std::uint8_t Q = P;
+  for (std::uint32_t X = W; Parent[X] != X;) {
+    const std::uint32_t Next = Parent[X];
+    const std::uint8_t R = Rel[X];
+    Parent[X] = Root;
+    Rel[X] = Q;
+    Q ^= R;
+    X = Next;
+  }
+  Parity = P;
+  return Root;
+}
+
+} // namespace
+
+void colorTrails(std::size_t K, std::uint8_t *Side, SplitScratch &S) {
+  // Walker w colours units with provisional sides: its start 0, the left
+  // partner 1, the right partner of that 0, ... until the next unit is
+  // already coloured (by w: the trail closed; by another walker: the two
+  // segments meet). The final side is provisional ^ flip(w); at every
+  // right link between segments, flip(w) ^ flip(w') follows from the
+  // provisional sides. A new walker starts at the first uncoloured unit and
+  // also links to the segment behind it, so every boundary is a link.
+  constexpr unsigned Lanes = 16;
+  constexpr std::uint32_t Idle = 0xFFFFFFFFu;
+  TrailNode *T = S.Trail.data();
+  std::vector<std::uint32_t> &Parent = S.WalkerParent;
+  std::vector<std::uint8_t> &Rel = S.WalkerRel;
+  Parent.clear();
+  Rel.clear();
+  auto Link = [&](std::uint32_t A, std::uint32_t B, std::uint8_t R) {
+    std::uint8_t PA, PB;
+    const std::uint32_t RA = findWalker(A, Parent.data(), Rel.data(), PA),
+                        RB = findWalker(B, Parent.data(), Rel.data(), PB);
+    const std::uint8_t Flip = R ^ PA ^ PB;
+    if (RA == RB) {
+      if (Flip)
+        internalError("Euler trail of odd length");
+      return;
+    }
+    const std::uint32_t Lo = std::min(RA, RB), Hi = std::max(RA, RB);
+    Parent[Hi] = Lo;
+    Rel[Hi] = Flip;
+  };
+  // Lane state: the walker and the unit it enters next (provisional side 0).
+  std::uint32_t Cur[Lanes], Walker[Lanes];
+  std::size_t Scan = 0;
+  auto Start = [&](unsigned L) {
+    while (Scan < K && T[Scan].Tag)
+      Scan += 2; // units are coloured in left pairs
+    if (Scan >= K) {
+      Cur[L] = Idle;
+      return;
+    }
+    const auto W = static_cast<std::uint32_t>(Parent.size());
+    Parent.push_back(W);
+    Rel.push_back(0);
+    Walker[L] = W;
+    const auto A = static_cast<std::uint32_t>(Scan);
+    T[A].Tag = (W + 1) << 1;
+    T[A ^ 1u].Tag = (W + 1) << 1 | 1u;
+    // The segment behind the start: flip(W) ^ flip(w') = 1 ^ 0 ^ side'.
+    if (const std::uint32_t Back = T[T[A].Mate].Tag)
+      Link(W, (Back >> 1) - 1, static_cast<std::uint8_t>(1u ^ (Back & 1u)));
+    Cur[L] = T[A ^ 1u].Mate;
+  };
+  for (unsigned L = 0; L < Lanes; ++L)
+    Start(L);
+  for (unsigned Active = Lanes; Active;) {
+    Active = 0;
+    for (unsigned L = 0; L < Lanes; ++L) {
+      const std::uint32_t Y = Cur[L];
+      if (Y == Idle)
+        continue;
+      ++Active;
+      const std::uint32_t W = Walker[L];
+      if (const std::uint32_t Tag = T[Y].Tag) {
+        // Right link from a provisional 1 to Y: flip(W) ^ flip(w') = side'.
+        Link(W, (Tag >> 1) - 1, static_cast<std::uint8_t>(Tag & 1u));
+        Start(L);
+        continue;
+      }
+      T[Y].Tag = (W + 1) << 1;
+      T[Y ^ 1u].Tag = (W + 1) << 1 | 1u;
+      const std::uint32_t Next = T[Y ^ 1u].Mate;
+      __builtin_prefetch(&T[Next]);
+      Cur[L] = Next;
+    }
+  }
+  // Flips per walker, then the sides.
+  const std::size_t NumWalkers = Parent.size();
+  for (std::uint32_t W = 0; W < NumWalkers; ++W) {
+    std::uint8_t P;
+    findWalker(W, Parent.data(), Rel.data(), P);
+  }
+  // After full compression every walker's parent is its root and Rel[w]
+  // its flip (a root's Rel is 0: it keeps its provisional sides).
+  const std::uint8_t *Flip = Rel.data();
+  for (std::size_t A = 0; A < K; ++A) {
+    const std::uint32_t Tag = T[A].Tag;
+    Side[A] = static_cast<std::uint8_t>((Tag & 1u) ^ Flip[(Tag >> 1) - 1]);
+  }
+}
+
+} // namespace bankwise::schedule_detail
+
+namespace bankwise::schedule_detail {
+
+namespace {
+
 /// Words of one row of a NumV x NumV bit matrix.
 std::size_t wordsPerRow(std::uint32_t NumV) { return (NumV + 63) / 64; }
 
@@ -317,25 +437,16 @@ void walkTrailsList(const CellRows &G, std::uint32_t NumV, std::size_t K,
   S.ByRight.resize(K);
   for (std::size_t I = 0; I < K; ++I)
     S.ByRight[S.Start[S.LeftMate[I]]++] = static_cast<std::uint32_t>(I);
-  S.RightMate.resize(K);
+  S.Trail.resize(K);
+  TrailNode *T = S.Trail.data();
   for (std::size_t I = 0; I < K; I += 2) {
-    S.RightMate[S.ByRight[I]] = S.ByRight[I + 1];
-    S.RightMate[S.ByRight[I + 1]] = S.ByRight[I];
+    T[S.ByRight[I]] = {S.ByRight[I + 1], 0};
+    T[S.ByRight[I + 1]] = {S.ByRight[I], 0};
   }
-  // Walk every closed trail: a (A), a^1 (B), right mate of a^1 (A), ...
-  // Both pairings are involutions, so the walk always returns to A0.
   // One entry past the last, read (and ignored) by the halves' loop.
-  S.Side.assign(K + 1, static_cast<std::uint8_t>(Unvisited));
-  for (std::size_t A0 = 0; A0 < K; ++A0) {
-    if (S.Side[A0] != Unvisited)
-      continue;
-    auto Cur = static_cast<std::uint32_t>(A0);
-    do {
-      S.Side[Cur] = 0;
-      S.Side[Cur ^ 1u] = 1;
-      Cur = S.RightMate[Cur ^ 1u];
-    } while (Cur != A0);
-  }
+  S.Side.resize(K + 1);
+  S.Side[K] = 0;
+  colorTrails(K, S.Side.data(), S);
 }
 
 } // namespace
@@ -407,38 +518,36 @@ void eulerSplitEdges(const EdgeRows &G, std::uint32_t NumV, std::uint32_t D,
   const std::size_t E = std::size_t(NumV) * D, Half = E / 2;
   if (D % 2 != 0)
     internalError("Euler split of a graph of odd degree");
-  // Walk: e (A), its left partner e^1 (B), the right partner of e^1 (A), ...
-  S.Side.assign(E, static_cast<std::uint8_t>(Unvisited));
+  // Right partner of edge e: the other edge of e's pair of positions in Col
+  // (positions 2m, 2m+1). Gathered in edge order: sequential writes,
+  // independent reads.
+  S.Trail.resize(E);
+  TrailNode *T = S.Trail.data();
   const std::uint32_t *Col = G.Col.data(), *Pos = G.Pos.data();
+  for (std::size_t Ed = 0; Ed < E; ++Ed)
+    T[Ed] = {Col[Pos[Ed] ^ 1u], 0};
+  S.Side.resize(E);
   std::uint8_t *Side = S.Side.data();
-  for (std::size_t E0 = 0; E0 < E; E0 += 2) {
-    if (Side[E0] != Unvisited)
-      continue;
-    auto Cur = static_cast<std::uint32_t>(E0);
-    do {
-      Side[Cur] = 0;
-      Side[Cur ^ 1u] = 1;
-      Cur = Col[Pos[Cur ^ 1u] ^ 1u];
-    } while (Cur != E0);
-  }
+  colorTrails(E, Side, S);
   A.Adj.resize(Half);
-  A.Pos.resize(Half);
   A.Col.resize(Half);
+  A.Pos.resize(Half);
   B.Adj.resize(Half);
-  B.Pos.resize(Half);
   B.Col.resize(Half);
+  B.Pos.resize(Half);
   for (std::size_t K = 0; K < Half; ++K) {
     const std::size_t EA = 2 * K + Side[2 * K], EB = EA ^ 1u;
     A.Adj[K] = G.Adj[EA];
-    A.Pos[K] = G.Pos[EA] >> 1;
+    A.Pos[K] = Pos[EA] >> 1;
     B.Adj[K] = G.Adj[EB];
-    B.Pos[K] = G.Pos[EB] >> 1;
+    B.Pos[K] = Pos[EB] >> 1;
   }
+  // Without branches: which of a pair is in A is a coin flip.
   for (std::size_t M = 0; M < Half; ++M) {
     const std::uint32_t C0 = Col[2 * M], C1 = Col[2 * M + 1];
-    const bool FirstIsA = Side[C0] == 0;
-    A.Col[M] = (FirstIsA ? C0 : C1) >> 1;
-    B.Col[M] = (FirstIsA ? C1 : C0) >> 1;
+    const std::uint32_t FirstIsB = 0u - std::uint32_t(Side[C0]);
+    A.Col[M] = ((C0 & ~FirstIsB) | (C1 & FirstIsB)) >> 1;
+    B.Col[M] = ((C1 & ~FirstIsB) | (C0 & FirstIsB)) >> 1;
   }
 }
 
@@ -504,12 +613,12 @@ void factorRowsAt(const CellRows &G, std::uint32_t NumV, std::uint32_t D,
     return;
   }
   // Edge form for the rest of the Euler splits once the graph is small
-  // (2^17 edges: its arrays fit a 2 MiB L2) and its cells are mostly single
-  // edges (at most 2 per cell on average). Measured on the 2048-row graph of
-  // n = 2^26: 10-12 ns per edge against 12-13 in cell form at that size, but
-  // 2-3x slower than cell form on graphs of millions of edges.
+  // (2^19 edges) and its cells are mostly single edges (at most 2 per cell
+  // on average). Measured on the 2048-row graph of n = 2^26 (one thread,
+  // factorization CPU s): 2^17 -> 9.2, 2^19 -> 7.3, 2^21 -> 9.0; above
+  // 2^19 the arrays (about 25 bytes per edge) leave the 2 MiB L2.
   const std::size_t Edges = std::size_t(NumV) * D;
-  if (K % 2 == 0 && (K & (K - 1)) == 0 && Edges <= (std::size_t(1) << 17) &&
+  if (K % 2 == 0 && (K & (K - 1)) == 0 && Edges <= (std::size_t(1) << 19) &&
       Edges <= 2 * G.size()) {
     toEdges(G, NumV, D, S.Top, S.Split);
     factorEdgesAt(S.Top, NumV, D, K, Base, Sink, S, 0);

@@ -48,8 +48,21 @@ struct CellGraph {
   }
 };
 
+/// One odd unit (odd cell or edge) of an Euler split's trail walk: its
+/// partner at the right vertex, and who coloured it (0: nobody yet, else
+/// (walker + 1) << 1 | provisional side). Interleaved so that one step of a
+/// walk touches one cache line.
+struct TrailNode {
+  std::uint32_t Mate, Tag;
+};
+
 /// Scratch buffers reused across splits (one per thread).
 struct SplitScratch {
+  /// Trail walk (colorTrails): units, and per walker a union-find parent
+  /// and the parity of its flip relative to that parent.
+  std::vector<TrailNode> Trail;
+  std::vector<std::uint32_t> WalkerParent;
+  std::vector<std::uint8_t> WalkerRel;
   std::vector<std::uint32_t> Odd, Start, ByLeft, ByRight, LeftMate, RightMate;
   std::vector<std::uint8_t> Side;
   /// Bit matrices of eulerSplitRows' dense mode: odd cells by row and by
@@ -103,10 +116,21 @@ struct CellRows {
 /// vertex u owns edges [u*D, (u+1)*D) (Adj[e] = right vertex of e), right
 /// vertex v owns positions [v*D, (v+1)*D) of Col (Col[p] = an edge), and
 /// Pos[e] is the position of edge e in Col. Used once cells are mostly
-/// single edges: an Euler split is then one trail walk and sequential copies.
+/// single edges: an Euler split is then one trail walk and sequential
+/// copies.
 struct EdgeRows {
   std::vector<std::uint32_t> Adj, Col, Pos;
 };
+
+/// Proper 2-colouring of the closed trails of an Euler split: units
+/// 0..K-1 (K even) are paired a <-> a^1 at their left vertex and
+/// a <-> Trail[a].Mate at their right vertex; the pairs form even cycles.
+/// Writes Side[a] in {0, 1} with Side[a] != Side[a^1] and Side[a] !=
+/// Side[Mate[a]]. Walks several trails at once (their cache misses
+/// overlap); segments of one trail met by different walkers are made
+/// consistent by a union-find over walkers. Deterministic: depends only on
+/// the pairing, and the first unit gets side 0. Trail[a].Tag must be 0.
+void colorTrails(std::size_t K, std::uint8_t *Side, SplitScratch &S);
 
 /// Buffers of one worker: the split scratch and one pair of halves per
 /// recursion depth, reused from split to split (no allocation once warm).
@@ -122,8 +146,8 @@ struct RowScratch {
 
 /// Euler partition of the D-regular G (D even) in edge form: edges 2i and
 /// 2i+1 of a left vertex are paired, positions 2m and 2m+1 of a right
-/// vertex; each closed trail, walked from its first unvisited edge,
-/// alternates A, B, A, ... Every pair splits one to each half, so edge e
+/// vertex; the closed trails these pairs form are 2-coloured A, B, A, ...
+/// by colorTrails (edge 0 in A). Every pair splits one to each half, so edge e
 /// becomes edge e / 2 of its half and position p becomes p / 2: the halves
 /// are built by sequential copies.
 void eulerSplitEdges(const EdgeRows &G, std::uint32_t NumV, std::uint32_t D,
@@ -133,9 +157,10 @@ void eulerSplitEdges(const EdgeRows &G, std::uint32_t NumV, std::uint32_t D,
 /// weight) into A and B with half of every vertex's weight in each. Even
 /// cells give half their weight to each side; the odd units are paired at a
 /// left vertex in cell order and at a right vertex in (u, cell) order, and
-/// each closed trail, walked from its first unvisited odd cell, alternates
-/// A, B, A, ... Example: cells (0,0,w=3), (0,1,1), (1,0,1), (1,1,3) ->
-/// A = {(0,0,2), (1,1,2)}, B = {(0,0,1), (0,1,1), (1,0,1), (1,1,1)}.
+/// each closed trail alternates A, B, A, ... (the first odd cell in A; bit
+/// matrices walk one trail at a time, lists go through colorTrails). Example:
+/// cells (0,0,w=3), (0,1,1), (1,0,1), (1,1,3) -> A = {(0,0,2), (1,1,2)}, B =
+/// {(0,0,1), (0,1,1), (1,0,1), (1,1,1)}.
 void eulerSplitRows(const CellRows &G, std::uint32_t NumV, CellRows &A,
                     CellRows &B, SplitScratch &S);
 
