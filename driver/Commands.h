@@ -19,5 +19,7 @@ void registerAnalyzeCommand(CLI::App &App, Action &Run);
 void registerExperimentCommand(CLI::App &App, Action &Run);
 /// `bankwise perm-stats`: D_w(P) and D_w(P^-1) of a permutation.
 void registerPermStatsCommand(CLI::App &App, Action &Run);
+/// `bankwise compile`: CUDA C++ from a .bw program.
+void registerCompileCommand(CLI::App &App, Action &Run);
 
 } // namespace bankwise::driver

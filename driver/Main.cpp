@@ -23,6 +23,7 @@ int main(int Argc, char **Argv) {
   driver::registerAnalyzeCommand(App, Run);
   driver::registerExperimentCommand(App, Run);
   driver::registerPermStatsCommand(App, Run);
+  driver::registerCompileCommand(App, Run);
 
   try {
     App.parse(Argc, Argv);

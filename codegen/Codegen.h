@@ -1,0 +1,62 @@
+// CUDA emission: a checked .bw program (ir/) -> readable, self-contained CUDA
+// C++. One __global__ function per kernel with its layouts applied, a typed
+// host API (a launch function per kernel), comments naming each array's
+// layout, each table's schedule and each access site's predicted cost, the
+// offline tables in the source or a side file, and optionally a harness main
+// that checks every output against a CPU reference and times the kernel.
+// Output depends only on the program and the options: same input, same bytes.
+#pragma once
+
+#include "analysis/LayoutChoice.h"
+#include "ir/Program.h"
+#include "support/Diagnostic.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bankwise::codegen {
+
+struct CodegenOptions {
+  /// The program's file as comments name it ("samples/transpose_tiled.bw").
+  std::string SourceName;
+  /// C++ namespace of the module (an identifier; codegen sanitizes it).
+  std::string Namespace = "bankwise_module";
+  /// When set, the .cu includes this header and the API is declared there;
+  /// otherwise the .cu declares it itself.
+  std::string HeaderInclude;
+  /// The side file the host API reads at run time when tables go there.
+  std::string SideFileName = "bankwise.tables.bin";
+  /// CUDA architecture: its shared memory per block bounds the kernels.
+  std::string Arch = "sm_90";
+  /// Emit a main that checks and times every kernel.
+  bool Harness = false;
+  /// Seed of the harness's random inputs.
+  std::uint64_t Seed = 1;
+  /// A table of at most this many stored bytes goes in the source; a larger
+  /// one goes in the side file.
+  std::uint64_t InlineTableLimit = 64 * 1024;
+  /// Decisions of the `layout auto` pass, quoted in comments.
+  std::vector<LayoutDecision> LayoutDecisions;
+};
+
+struct CompileResult {
+  std::string Source;                  ///< the .cu
+  std::string Header;                  ///< the API header (always built)
+  std::vector<unsigned char> SideFile; ///< empty when every table is in the source
+  std::string ReportJson;              ///< per-kernel sites and predictions (one JSON object)
+  std::vector<Diagnostic> Warnings;    ///< e.g. a shared array kept in global memory
+};
+
+/// Emits CUDA for every kernel of Prog (a program the front end accepted,
+/// `layout auto` already resolved or treated as raw). Throws UserError,
+/// located, for what CUDA cannot express (vector arithmetic, a block of more
+/// than 1,024 threads, shared arrays beyond the architecture) and for run-time
+/// errors the analysis finds.
+CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts);
+
+/// A C++ identifier from S: "transpose-tiled.cu" -> "transpose_tiled_cu";
+/// keywords and names starting with a digit get a suffix or prefix.
+std::string cppIdentifier(const std::string &S);
+
+} // namespace bankwise::codegen

@@ -1,0 +1,139 @@
+// bankwise compile: CUDA C++ from a .bw program.
+//
+//   bankwise compile samples/transpose_tiled.bw -o transpose.cu [--header transpose.h]
+//            [--harness] [--arch sm_90] [-D N=4096] [--seed 1] [--report r.json]
+//
+// The script: parse, choose `layout auto` layouts, emit (codegen/), write the
+// outputs atomically (a temporary file renamed into place), so a failed run
+// never leaves a half-written file.
+
+#include "analysis/ColoredSchedule.h"
+#include "analysis/LayoutChoice.h"
+#include "codegen/Codegen.h"
+#include "driver/Commands.h"
+#include "dsl/Parser.h"
+#include "support/Diagnostic.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+
+namespace bankwise::driver {
+
+namespace {
+
+struct CompileOptions {
+  std::string File;
+  std::string Output;
+  std::string Header;
+  std::string Report;
+  std::string SideFile;
+  std::string Arch = "sm_90";
+  std::string Namespace;
+  std::vector<std::string> Defines;
+  std::uint64_t Seed = 1;
+  std::uint64_t InlineLimit = 64 * 1024;
+  bool Harness = false;
+};
+
+/// Writes Bytes to Path through a temporary file in the same directory.
+void writeAtomically(const std::string &Path, const void *Data, std::size_t Size) {
+  const std::string Tmp = Path + ".tmp";
+  {
+    std::ofstream Out(Tmp, std::ios::binary | std::ios::trunc);
+    if (!Out)
+      throw UserError(fmt::format("cannot write '{}'", Path));
+    Out.write(static_cast<const char *>(Data), static_cast<std::streamsize>(Size));
+    if (!Out)
+      throw UserError(fmt::format("cannot write '{}'", Path));
+  }
+  std::error_code EC;
+  std::filesystem::rename(Tmp, Path, EC);
+  if (EC) {
+    std::filesystem::remove(Tmp, EC);
+    throw UserError(fmt::format("cannot write '{}': {}", Path, EC.message()));
+  }
+}
+
+void writeText(const std::string &Path, const std::string &Text) {
+  writeAtomically(Path, Text.data(), Text.size());
+}
+
+int runCompile(const CompileOptions &O) {
+  dsl::ParamOverrides Overrides;
+  for (const std::string &D : O.Defines) {
+    std::string Err;
+    auto KV = dsl::parseOverride(D, Err);
+    if (!KV)
+      throw UserError(fmt::format("-D {}: {}", D, Err));
+    Overrides[KV->first] = KV->second;
+  }
+  DiagnosticEngine Diags;
+  ir::Program Prog = dsl::parseFile(O.File, Diags, Overrides);
+  Diags.print(std::cerr);
+  if (Diags.hasErrors())
+    return 2;
+
+  applyColoredSchedules(Prog);
+  LayoutChoiceOptions LO;
+  LO.Seed = O.Seed;
+  codegen::CodegenOptions CO;
+  CO.LayoutDecisions = chooseLayouts(Prog, LO);
+  CO.SourceName = O.File;
+  const std::filesystem::path Out(O.Output);
+  CO.Namespace = O.Namespace.empty() ? Out.stem().string() : O.Namespace;
+  if (!O.Header.empty()) {
+    // The .cu includes the header by its path relative to the .cu's folder.
+    std::filesystem::path H(O.Header);
+    const auto Rel = std::filesystem::relative(std::filesystem::absolute(H),
+                                               std::filesystem::absolute(Out).parent_path());
+    CO.HeaderInclude = Rel.empty() ? H.filename().string() : Rel.generic_string();
+  }
+  const std::string SidePath = O.SideFile.empty() ? (Out.parent_path() / (Out.stem().string() + ".tables.bin")).string()
+                                                  : O.SideFile;
+  CO.SideFileName = SidePath;
+  CO.Arch = O.Arch;
+  CO.Harness = O.Harness;
+  CO.Seed = O.Seed;
+  CO.InlineTableLimit = O.InlineLimit;
+
+  const codegen::CompileResult R = codegen::compileToCuda(Prog, CO);
+  for (const Diagnostic &W : R.Warnings)
+    printDiagnostic(std::cerr, W);
+  writeText(O.Output, R.Source);
+  if (!O.Header.empty())
+    writeText(O.Header, R.Header);
+  if (!R.SideFile.empty())
+    writeAtomically(SidePath, R.SideFile.data(), R.SideFile.size());
+  if (!O.Report.empty())
+    writeText(O.Report, R.ReportJson);
+  return 0;
+}
+
+} // namespace
+
+void registerCompileCommand(CLI::App &App, Action &Run) {
+  auto O = std::make_shared<CompileOptions>();
+  CLI::App *Cmd = App.add_subcommand("compile", "CUDA C++ (kernels, host API, optional harness) from a .bw program");
+  Cmd->add_option("file", O->File, "the .bw program")->required();
+  Cmd->add_option("-o,--output", O->Output, "the .cu to write")->required();
+  Cmd->add_option("--header", O->Header, "also write the host API to this header (the .cu includes it)");
+  Cmd->add_flag("--harness", O->Harness,
+                "add a main that checks every kernel against a CPU reference and times it");
+  Cmd->add_option("--arch", O->Arch, "CUDA architecture (bounds shared memory per block)")->capture_default_str();
+  Cmd->add_option("-D", O->Defines, "override a param: -D N=4096 (repeatable)");
+  Cmd->add_option("--seed", O->Seed, "seed of the harness's random inputs and of layout auto's RAP")
+      ->capture_default_str();
+  Cmd->add_option("--namespace", O->Namespace, "C++ namespace of the module (default: the output's stem)");
+  Cmd->add_option("--side-file", O->SideFile,
+                  "where tables too large for the source go (default: OUTPUT_STEM.tables.bin)");
+  Cmd->add_option("--inline-table-limit", O->InlineLimit,
+                  "largest table, in stored bytes, kept in the source")
+      ->capture_default_str();
+  Cmd->add_option("--report", O->Report, "write every access site's predicted cost as JSON");
+  Cmd->callback([O, &Run] { Run = [O] { return runCompile(*O); }; });
+}
+
+} // namespace bankwise::driver

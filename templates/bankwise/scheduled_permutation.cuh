@@ -1,0 +1,54 @@
+// bankwise/scheduled_permutation.cuh: one pass of seed 001's scheduled
+// offline permutation of global memory (analysis/schedule/HmmSchedule.h).
+// a and b are Rows x Cols row-major; pass 0 and 2 permute rows, pass 1
+// permutes strips of StripCols whole columns. One block per row (strip)
+// runs seed 001's row-wise permutation:
+//   (1) alpha[j] <- in[addr(j)]         coalesced
+//   (2) s[j], d[j]                      coalesced 16-bit loads
+//   (3) beta[d[j]] <- alpha[s[j]]       conflict-free (seed 003 schedule)
+//   (4) out[addr(j)] <- beta[j]         coalesced
+// with addr(j) = Blk*Cols + j for a row and
+// (j / StripCols)*Cols + Blk*StripCols + j % StripCols for a strip.
+// s and d are the pass's planes of HmmSchedule (block Blk at
+// Blk*BlockWords), BlockWords <= 65536. Dynamic shared memory holds alpha
+// and beta: 2*BlockWords elements.
+//
+// Holes: T (element), IsStrip, StripCols.
+#pragma once
+
+#include <cstdint>
+
+namespace bankwise {
+
+template <bool IsStrip, int StripCols>
+__device__ __forceinline__ unsigned long long hmmAddress(unsigned Blk, unsigned J,
+                                                         unsigned long long Cols) {
+  if constexpr (IsStrip)
+    return (J / StripCols) * Cols + static_cast<unsigned long long>(Blk) * StripCols +
+           J % StripCols;
+  else
+    return static_cast<unsigned long long>(Blk) * Cols + J;
+}
+
+template <class T, bool IsStrip, int StripCols>
+__global__ void hmmPermutationPass(const T *__restrict__ In, T *__restrict__ Out,
+                                   const std::uint16_t *__restrict__ S,
+                                   const std::uint16_t *__restrict__ D,
+                                   unsigned long long Cols, unsigned BlockWords) {
+  extern __shared__ unsigned char HmmSmem[];
+  T *Alpha = reinterpret_cast<T *>(HmmSmem);
+  T *Beta = Alpha + BlockWords;
+  const unsigned Blk = blockIdx.x;
+  const std::uint16_t *BlockS = S + static_cast<unsigned long long>(Blk) * BlockWords;
+  const std::uint16_t *BlockD = D + static_cast<unsigned long long>(Blk) * BlockWords;
+  for (unsigned J = threadIdx.x; J < BlockWords; J += blockDim.x)
+    Alpha[J] = In[hmmAddress<IsStrip, StripCols>(Blk, J, Cols)];
+  __syncthreads();
+  for (unsigned J = threadIdx.x; J < BlockWords; J += blockDim.x)
+    Beta[BlockD[J]] = Alpha[BlockS[J]];
+  __syncthreads();
+  for (unsigned J = threadIdx.x; J < BlockWords; J += blockDim.x)
+    Out[hmmAddress<IsStrip, StripCols>(Blk, J, Cols)] = Beta[J];
+}
+
+} // namespace bankwise

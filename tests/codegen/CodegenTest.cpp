@@ -1,0 +1,269 @@
+// Codegen tests. Golden files: every sample compiled (with its header and
+// harness) must equal tests/codegen/golden/<sample>.{cu,h} byte for byte; a
+// difference prints its first line. BANKWISE_UPDATE_GOLDEN=1 rewrites them.
+// Properties: output is deterministic; the templates' address functions are
+// analysis/Layout.h's; their closed-form permutations are ir/'s; tables and
+// the side file round-trip.
+
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include "analysis/ColoredSchedule.h"
+#include "analysis/Layout.h"
+#include "analysis/LayoutChoice.h"
+#include "analysis/schedule/ConflictFree.h"
+#include "codegen/Codegen.h"
+#include "codegen/Tables.h"
+#include "dsl/Parser.h"
+#include "ir/Eval.h"
+
+#include "bankwise/arith.cuh"
+#include "bankwise/layout.cuh"
+#include "bankwise/tables.cuh"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using namespace bankwise;
+
+namespace {
+
+/// Runs from the source root, so that "samples/x.bw" names the file in
+/// comments and file() permutations resolve as they do for users.
+struct InSourceDir {
+  fs::path Old = fs::current_path();
+  InSourceDir() { fs::current_path(BANKWISE_SOURCE_DIR); }
+  ~InSourceDir() { fs::current_path(Old); }
+};
+
+std::string readFile(const fs::path &P) {
+  std::ifstream In(P, std::ios::binary);
+  std::ostringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+/// The compile pipeline of `bankwise compile`, in process.
+codegen::CompileResult compileSample(const std::string &RelPath, bool Harness = true,
+                                     const dsl::ParamOverrides &Overrides = {},
+                                     std::uint64_t InlineLimit = 64 * 1024) {
+  DiagnosticEngine Diags;
+  ir::Program Prog = dsl::parseFile(RelPath, Diags, Overrides);
+  if (Diags.hasErrors()) {
+    std::ostringstream OS;
+    Diags.print(OS);
+    FAIL(OS.str());
+  }
+  applyColoredSchedules(Prog);
+  codegen::CodegenOptions O;
+  O.LayoutDecisions = chooseLayouts(Prog, {});
+  const std::string Stem = fs::path(RelPath).stem().string();
+  O.SourceName = RelPath;
+  O.Namespace = Stem;
+  O.HeaderInclude = Stem + ".h";
+  O.SideFileName = Stem + ".tables.bin";
+  O.Harness = Harness;
+  O.InlineTableLimit = InlineLimit;
+  return codegen::compileToCuda(Prog, O);
+}
+
+/// Empty when equal, else "line N: expected '...', got '...'".
+std::string firstDifference(const std::string &Want, const std::string &Got) {
+  std::istringstream A(Want), B(Got);
+  std::string LA, LB;
+  for (int Line = 1;; ++Line) {
+    const bool HA = static_cast<bool>(std::getline(A, LA)), HB = static_cast<bool>(std::getline(B, LB));
+    if (!HA && !HB)
+      return Want == Got ? "" : "the files differ in their final newline";
+    if (!HA || !HB || LA != LB)
+      return fmt::format("line {}: expected '{}', got '{}'", Line, HA ? LA : "<end of file>",
+                         HB ? LB : "<end of file>");
+  }
+}
+
+void checkGolden(const fs::path &Golden, const std::string &Got) {
+  if (const char *U = std::getenv("BANKWISE_UPDATE_GOLDEN"); U && std::string(U) == "1") {
+    std::ofstream(Golden, std::ios::binary) << Got;
+    MESSAGE("refreshed " << Golden.string());
+    return;
+  }
+  REQUIRE_MESSAGE(fs::exists(Golden), Golden.string() << " is missing; run with BANKWISE_UPDATE_GOLDEN=1");
+  const std::string Diff = firstDifference(readFile(Golden), Got);
+  CHECK_MESSAGE(Diff.empty(), Golden.filename().string() << " differs at " << Diff
+                                                         << " (refresh with BANKWISE_UPDATE_GOLDEN=1)");
+}
+
+std::vector<std::string> samples() {
+  std::vector<std::string> Out;
+  for (const auto &E : fs::directory_iterator(fs::path(BANKWISE_SOURCE_DIR) / "samples"))
+    if (E.path().extension() == ".bw")
+      Out.push_back("samples/" + E.path().filename().string());
+  std::sort(Out.begin(), Out.end());
+  return Out;
+}
+
+} // namespace
+
+TEST_CASE("every sample's generated code equals its golden files") {
+  InSourceDir Here;
+  const fs::path Dir = BANKWISE_GOLDEN_DIR;
+  std::vector<std::string> Stems;
+  for (const std::string &S : samples()) {
+    CAPTURE(S);
+    const codegen::CompileResult R = compileSample(S);
+    const std::string Stem = fs::path(S).stem().string();
+    Stems.push_back(Stem);
+    checkGolden(Dir / (Stem + ".cu"), R.Source);
+    checkGolden(Dir / (Stem + ".h"), R.Header);
+    CHECK_MESSAGE(R.SideFile.empty(), S << ": a sample's tables should fit in the source");
+  }
+  // No stale golden files.
+  for (const auto &E : fs::directory_iterator(Dir)) {
+    const std::string Stem = E.path().stem().string();
+    CHECK_MESSAGE(std::find(Stems.begin(), Stems.end(), Stem) != Stems.end(),
+                  E.path().string() << " belongs to no sample");
+  }
+}
+
+TEST_CASE("output is deterministic") {
+  InSourceDir Here;
+  for (const char *S : {"samples/transpose_tiled.bw", "samples/permutation_conflict_free.bw"}) {
+    const auto A = compileSample(S), B = compileSample(S);
+    CHECK(A.Source == B.Source);
+    CHECK(A.Header == B.Header);
+    CHECK(A.ReportJson == B.ReportJson);
+  }
+}
+
+TEST_CASE("layout templates compute analysis/Layout.h's addresses") {
+  const std::vector<std::int64_t> Shape = {3, 32};
+  auto Each = [&](const LayoutFn &F, auto &&Template) {
+    for (std::int64_t I = 0; I < Shape[0]; ++I)
+      for (std::int64_t J = 0; J < Shape[1]; ++J) {
+        const std::int64_t Idx[2] = {I, J};
+        REQUIRE(Template.offset(I, J) == F.map(Idx));
+      }
+  };
+  Each(makeLayout(LayoutKind::Raw, Shape), RawLayout<32>{});
+  Each(makeLayout(LayoutKind::Pad, Shape, 1), PadLayout<32, 1>{});
+  Each(makeLayout(LayoutKind::Xor, Shape), XorLayout<32>{});
+  Each(makeLayout(LayoutKind::Diagonal, Shape), DiagonalLayout<32>{});
+  // RAP: r packed six 5-bit shifts per register (seed 002 Sec. VI).
+  const LayoutFn Rap = makeLayout(LayoutKind::Rap, Shape, 0, 7);
+  RapLayout<32, 5, 6> R{};
+  for (int I = 0; I < 32; ++I)
+    R.R[I / 6] |= static_cast<unsigned>(Rap.Table[static_cast<std::size_t>(I)]) << (5 * (I % 6));
+  for (int I = 0; I < 32; ++I)
+    CHECK(((R.R[I / 6] >> (5 * (I % 6))) & 31u) == static_cast<unsigned>(Rap.Table[static_cast<std::size_t>(I)]));
+  Each(Rap, R);
+  // Seed 002 Fig. 6: w = 4, r = (2, 0, 3, 1): (2, 2) -> 9.
+  const RapLayout<4, 2, 1> Fig6{{2u | 0u << 2 | 3u << 4 | 1u << 6}};
+  CHECK(Fig6.offset(2, 2) == 9);
+}
+
+TEST_CASE("closed-form permutations and arithmetic match ir/") {
+  auto Perm = [](ir::PermKind K, std::vector<std::int64_t> Args, std::int64_t N) {
+    ir::Permutation P;
+    P.Kind = K;
+    P.ArgValues = std::move(Args);
+    P.Size = N;
+    return P;
+  };
+  const ir::Permutation Shuffle = Perm(ir::PermKind::Shuffle, {64}, 64);
+  const ir::Permutation Rev = Perm(ir::PermKind::Bitreverse, {64}, 64);
+  const ir::Permutation Tr = Perm(ir::PermKind::Transpose, {4, 16}, 64);
+  const ir::Permutation Stride = Perm(ir::PermKind::Stride, {64, 8}, 64);
+  for (long long I = 0; I < 64; ++I) {
+    CHECK(shufflePerm(I, 6) == *ir::applyClosedForm(Shuffle, I));
+    CHECK(shuffleInverse(shufflePerm(I, 6), 6) == I);
+    CHECK(bitReverse(I, 6) == *ir::applyClosedForm(Rev, I));
+    CHECK(transposePerm(I, 4LL, 16LL) == *ir::applyClosedForm(Tr, I));
+    CHECK(transposePerm(I, 64LL / 8, 8LL) == *ir::applyClosedForm(Stride, I));
+  }
+  for (long long A = -9; A <= 9; ++A)
+    for (long long B : {-4LL, -3LL, 2LL, 5LL}) {
+      CHECK(floorDiv(A, B) == ir::applyBinary(ir::BinaryOp::Div, A, B).Value);
+      CHECK(floorMod(A, B) == ir::applyBinary(ir::BinaryOp::Mod, A, B).Value);
+    }
+  CHECK(log2Floor(9LL) == 3);
+  CHECK(bitReverse(1LL, 4) == 8);
+}
+
+TEST_CASE("tables take the narrowest width and round-trip through the side file") {
+  CHECK(codegen::narrowestWidth(256) == 1);
+  CHECK(codegen::narrowestWidth(257) == 2);
+  CHECK(codegen::narrowestWidth(65537) == 4);
+  InSourceDir Here;
+  // A limit of 0 bytes sends every table to the side file.
+  const auto R = compileSample("samples/permutation_conflict_free.bw", false, {}, 0);
+  REQUIRE(!R.SideFile.empty());
+  CHECK(R.Source.find("bankwise::readTable<std::uint16_t>") != std::string::npos);
+  const fs::path Side = fs::path(BANKWISE_TEST_TMPDIR) / "side.tables.bin";
+  std::ofstream(Side, std::ios::binary).write(reinterpret_cast<const char *>(R.SideFile.data()),
+                                              static_cast<std::streamsize>(R.SideFile.size()));
+  // The schedule of the sample, read back as the generated host API does.
+  ir::Program Prog;
+  {
+    DiagnosticEngine D;
+    Prog = dsl::parseFile("samples/permutation_conflict_free.bw", D);
+  }
+  const Permutation P = randomPermutation(1024, 2013);
+  const DmmSchedule Sched = scheduleConflictFree(P, 32);
+  std::vector<std::uint16_t> S16(Sched.S.begin(), Sched.S.end());
+  std::vector<std::int32_t> S;
+  CHECK(bankwise::readTable<std::uint16_t>(Side.string().c_str(), 0, 1024,
+                                           bankwise::fnv1a(S16.data(), S16.size() * 2), S));
+  CHECK(std::equal(S.begin(), S.end(), Sched.S.begin()));
+  // The schedule executed on the CPU moves a[k] to b[P(k)].
+  std::vector<std::uint32_t> A(1024);
+  for (std::uint32_t I = 0; I < 1024; ++I)
+    A[I] = I * 7 + 1;
+  const auto B = applyDmmSchedule(Sched, A);
+  for (std::uint32_t I = 0; I < 1024; ++I)
+    REQUIRE(B[P(I)] == A[I]);
+  // A corrupted file is refused.
+  std::vector<std::int32_t> Bad;
+  CHECK(!bankwise::readTable<std::uint16_t>(Side.string().c_str(), 2, 1024,
+                                            bankwise::fnv1a(S16.data(), S16.size() * 2), Bad));
+}
+
+TEST_CASE("64-bit index arithmetic only where a value needs it") {
+  InSourceDir Here;
+  const auto Small = compileSample("samples/transpose_tiled.bw", false, {{"N", 1024}});
+  CHECK(Small.Source.find("using Index = int;") != std::string::npos);
+  DiagnosticEngine D;
+  const ir::Program Big = dsl::parseProgram("kernel k(a: global f32[3_000_000_000]) threads 32 {\n"
+                                            "  a[tid * 90_000_000] = 0\n}\n",
+                                            "big.bw", D);
+  REQUIRE(!D.hasErrors());
+  const auto R = codegen::compileToCuda(Big, {});
+  CHECK(R.Source.find("using Index = long long;") != std::string::npos);
+  CHECK(R.Source.find("a[tid * 90000000]") != std::string::npos);
+}
+
+TEST_CASE("what CUDA cannot run is a located error") {
+  DiagnosticEngine D;
+  ir::Program Prog = dsl::parseProgram("machine dmm(w: 32, l: 1)\nkernel k(a: shared f32[4096]) threads 4096 {\n"
+                                       "  a[tid] = a[tid] + 1\n  sync\n}\n",
+                                       "k.bw", D);
+  REQUIRE(!D.hasErrors());
+  codegen::CodegenOptions O;
+  try {
+    codegen::compileToCuda(Prog, O);
+    FAIL("expected an error");
+  } catch (const UserError &E) {
+    CHECK(E.diagnostic().Loc.File == "k.bw");
+    CHECK(E.diagnostic().Message.find("1024") != std::string::npos);
+  }
+  ir::Program Vec = dsl::parseProgram("kernel k(a: global f32x4[64]) threads 64 {\n  a[tid] = a[tid] + a[tid]\n}\n",
+                                      "v.bw", D);
+  REQUIRE(!D.hasErrors());
+  CHECK_THROWS_AS(codegen::compileToCuda(Vec, O), UserError);
+  CHECK(codegen::cppIdentifier("transpose-tiled.v2") == "transpose_tiled_v2");
+  CHECK(codegen::cppIdentifier("2d") == "m_2d");
+}

@@ -1,0 +1,67 @@
+// Runs generated CUDA on the CPU, for tests where no GPU is: the subset of
+// CUDA that bankwise emits, emulated in host C++. Each block runs as one
+// std::thread per CUDA thread with a std::barrier for __syncthreads, blocks
+// one after another, so `static` stands in for __shared__; device memory is
+// host memory. Force-included (-include) before a generated .cu whose
+// launches `k<<<grid, block, smem, stream>>>(args)` were rewritten to
+// `bw_emulate(k, grid, block, args)` (tests/codegen/Emulate.cmake). A
+// harness built this way checks the generated kernels, layouts and tables
+// against the generated CPU reference.
+#pragma once
+#include <cuda_runtime.h>
+#include <barrier>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+#undef __global__
+#define __global__
+#undef __shared__
+#define __shared__ static
+#undef __launch_bounds__
+#define __launch_bounds__(...)
+#undef __device__
+#define __device__
+namespace bw_emu {
+inline thread_local uint3 ThreadIdx, BlockIdx;
+inline std::barrier<> *Barrier = nullptr;
+}
+#define threadIdx (::bw_emu::ThreadIdx)
+#define blockIdx (::bw_emu::BlockIdx)
+inline void __syncthreads() { bw_emu::Barrier->arrive_and_wait(); }
+namespace bankwise { template <class T> void keep(const T &) {} }
+template <class K, class... A> void bw_emulate(K Kernel, dim3 G, dim3 B, A... Args) {
+  const unsigned NT = B.x * B.y * B.z;
+  for (unsigned Z = 0; Z < G.z; ++Z)
+    for (unsigned Y = 0; Y < G.y; ++Y)
+      for (unsigned X = 0; X < G.x; ++X) {
+        std::barrier<> Bar(NT);
+        bw_emu::Barrier = &Bar;
+        std::vector<std::thread> Ts;
+        for (unsigned T = 0; T < NT; ++T)
+          Ts.emplace_back([&, T] {
+            bw_emu::ThreadIdx = {T % B.x, T / B.x % B.y, T / (B.x * B.y)};
+            bw_emu::BlockIdx = {X, Y, Z};
+            Kernel(Args...);
+          });
+        for (auto &Th : Ts)
+          Th.join();
+      }
+}
+extern "C" {
+cudaError_t cudaMalloc(void **P, size_t N) { *P = std::malloc(N ? N : 1); return cudaSuccess; }
+cudaError_t cudaFree(void *P) { std::free(P); return cudaSuccess; }
+cudaError_t cudaMemcpy(void *D, const void *S, size_t N, cudaMemcpyKind) { std::memcpy(D, S, N); return cudaSuccess; }
+cudaError_t cudaGetLastError(void) { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+cudaError_t cudaGetDevice(int *D) { *D = 0; return cudaSuccess; }
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *P, int) { std::memset(P, 0, sizeof *P); std::strcpy(P->name, "host emulation"); return cudaSuccess; }
+const char *cudaGetErrorString(cudaError_t) { return "emulated"; }
+cudaError_t cudaFuncSetAttribute(const void *, cudaFuncAttribute, int) { return cudaSuccess; }
+cudaError_t cudaEventCreate(cudaEvent_t *) { return cudaSuccess; }
+cudaError_t cudaEventDestroy(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventElapsedTime(float *Ms, cudaEvent_t, cudaEvent_t) { *Ms = 0; return cudaSuccess; }
+}
