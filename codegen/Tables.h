@@ -4,6 +4,8 @@
 // width, in the source or in a binary side file.
 #pragma once
 
+#include "analysis/PermutationTables.h"
+
 #include "analysis/Permutation.h"
 #include "ir/Program.h"
 
@@ -15,19 +17,9 @@
 
 namespace bankwise::codegen {
 
-/// The values of permutation Name of Prog (inverse(Name) when Inverse), as
-/// the analysis computes them: closed forms, random(n, seed), file("..."),
-/// lists and seed 003's schedule_src / schedule_dst. file() paths are
-/// relative to the directory of the file that names them. Throws UserError.
-class PermutationCache {
-public:
-  explicit PermutationCache(const ir::Program &Prog) : Prog(Prog) {}
-  const Permutation &get(const std::string &Name, bool Inverse);
-
-private:
-  const ir::Program &Prog;
-  std::map<std::string, std::unique_ptr<Permutation>> Cache;
-};
+/// Permutation values come from analysis' PermutationTables, so generated
+/// tables and the analysis agree entry by entry.
+using PermutationCache = PermutationTables;
 
 /// Bytes of the narrowest unsigned integer that holds every value below
 /// Bound: 1, 2, 4 or 8. narrowestWidth(256) == 1, narrowestWidth(257) == 2.

@@ -9,6 +9,7 @@
 #include "analysis/LayoutChoice.h"
 #include "driver/Commands.h"
 #include "driver/Output.h"
+#include "driver/ProgramInput.h"
 #include "dsl/Parser.h"
 #include "ir/Printer.h"
 #include "support/Diagnostic.h"
@@ -122,19 +123,10 @@ const ir::Array *findAnyArray(const ir::Program &P, const std::string &Name) {
 }
 
 int runAnalyze(const AnalyzeOptions &O) {
-  dsl::ParamOverrides Overrides;
-  for (const std::string &D : O.Defines) {
-    std::string Err;
-    auto KV = dsl::parseOverride(D, Err);
-    if (!KV)
-      throw UserError(fmt::format("-D {}: {}", D, Err));
-    Overrides[KV->first] = KV->second;
-  }
-  DiagnosticEngine Diags;
-  ir::Program Prog = dsl::parseFile(O.File, Diags, Overrides);
-  Diags.print(std::cerr);
-  if (Diags.hasErrors())
+  std::optional<ir::Program> Read = readProgram(O.File, O.Defines);
+  if (!Read)
     return 2;
+  ir::Program &Prog = *Read;
   if (!O.MachineSpec.empty())
     Prog.Mach = parseMachineSpec(O.MachineSpec);
 

@@ -11,6 +11,7 @@
 #include "analysis/LayoutChoice.h"
 #include "codegen/Codegen.h"
 #include "driver/Commands.h"
+#include "driver/ProgramInput.h"
 #include "dsl/Parser.h"
 #include "support/Diagnostic.h"
 
@@ -62,19 +63,10 @@ void writeText(const std::string &Path, const std::string &Text) {
 }
 
 int runCompile(const CompileOptions &O) {
-  dsl::ParamOverrides Overrides;
-  for (const std::string &D : O.Defines) {
-    std::string Err;
-    auto KV = dsl::parseOverride(D, Err);
-    if (!KV)
-      throw UserError(fmt::format("-D {}: {}", D, Err));
-    Overrides[KV->first] = KV->second;
-  }
-  DiagnosticEngine Diags;
-  ir::Program Prog = dsl::parseFile(O.File, Diags, Overrides);
-  Diags.print(std::cerr);
-  if (Diags.hasErrors())
+  std::optional<ir::Program> Read = readProgram(O.File, O.Defines);
+  if (!Read)
     return 2;
+  ir::Program &Prog = *Read;
 
   applyColoredSchedules(Prog);
   LayoutChoiceOptions LO;
