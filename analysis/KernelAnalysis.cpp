@@ -375,8 +375,13 @@ Analyzer::Analyzer(const ir::Program &Prog, const ir::Kernel &K,
   Grid = K.Geo.GridDim;
   BlockDim = K.Geo.BlockDim;
   Tpb = K.Geo.threadsPerBlock();
-  NumBlocks = Grid[0] * Grid[1] * Grid[2];
   WarpsPerBlock = (Tpb + W - 1) / W;
+  const Wide Blocks = static_cast<Wide>(Grid[0]) * Grid[1] * Grid[2];
+  NumBlocks = Blocks > Opts.MaxWarps ? Opts.MaxWarps + 1 : static_cast<std::int64_t>(Blocks);
+  if (Blocks * WarpsPerBlock > Opts.MaxWarps)
+    throw UserError(KLoc, fmt::format("kernel '{}' has {} blocks of {} threads; analyze "
+                                      "handles up to {} warps of {}",
+                                      K.Name, NumBlocks, Tpb, Opts.MaxWarps, W));
   Full = W == 64 ? ~Mask(0) : (Mask(1) << W) - 1;
 
   // The machine the time is simulated on.
@@ -1330,6 +1335,7 @@ void Analyzer::runFast(KernelReport &Rep) {
   std::vector<std::vector<TraceNode>> Trees(static_cast<std::size_t>(WarpsPerBlock));
   std::vector<std::vector<VarDomain>> DomainsOf(static_cast<std::size_t>(WarpsPerBlock));
   for (std::int64_t Wib = 0; Wib < WarpsPerBlock; ++Wib) {
+    spend(1);
     setupWarp(0, Wib, true);
     CurTree = &Trees[static_cast<std::size_t>(Wib)];
     Mask M = Lanes == 64 ? ~Mask(0) : (Mask(1) << Lanes) - 1;
@@ -1371,7 +1377,10 @@ void Analyzer::runFast(KernelReport &Rep) {
   }
   // Every block runs the flattened accesses once more below.
   const Wide Executions = static_cast<Wide>(Flattened) * NumBlocks;
-  spend(Executions > Opts.WorkLimit ? Opts.WorkLimit + 1 : static_cast<std::int64_t>(Executions));
+  if (Executions > Opts.FastWorkLimit)
+    throw UserError(Kern.Loc, fmt::format("kernel '{}' makes more than {} warp accesses; "
+                                          "reduce its parameters with -D",
+                                          Kern.Name, Opts.FastWorkLimit));
 
   // 3. Every warp execution: the base address from the affine form, then
   //    the costs of (base mod period, lanes), cached per template.

@@ -82,9 +82,12 @@ struct AnalysisOptions {
   std::map<std::string, std::vector<std::int64_t>, std::less<>> Data;
   /// Force the exhaustive path (tests compare it with the fast path).
   bool Exhaustive = false;
-  /// Upper bound on loop iterations and warp executions evaluated, so that no
-  /// input can make the analysis run for ever.
-  std::int64_t WorkLimit = std::int64_t(1) << 32;
+  /// Upper bounds that keep every input's analysis short: warp executions
+  /// and loop iterations evaluated warp by warp (about a microsecond each),
+  /// warp executions on the fast path (a few nanoseconds each), and warps.
+  std::int64_t WorkLimit = std::int64_t(1) << 26;
+  std::int64_t FastWorkLimit = std::int64_t(1) << 30;
+  std::int64_t MaxWarps = std::int64_t(1) << 25;
 };
 
 /// Analyzes kernel K of program Prog. Throws UserError for what the program

@@ -258,3 +258,15 @@ TEST_CASE("experiment rap-table: Table II in text and JSON") {
   R = bankwise("experiment rap-table --w 1");
   CHECK(R.Code == 2);
 }
+
+TEST_CASE("analyze and compile refuse kernels too large to analyze, at once") {
+  const std::string Huge = tmp("huge.bw");
+  std::ofstream(Huge) << "machine dmm(w: 32, l: 1)\n"
+                         "kernel k(m: shared f32[64]) threads 10241048576 {\n"
+                         "  for t in 0..0 { let x = m[t] }\n}\n";
+  Result R = bankwise("analyze " + Huge);
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, Huge + ":2:8: error: kernel 'k' has 1 blocks of 10241048576 threads"));
+  R = bankwise("compile " + Huge + " -o " + tmp("huge.cu"));
+  CHECK(R.Code == 2);
+}
