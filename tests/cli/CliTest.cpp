@@ -4,7 +4,9 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
+#include <filesystem>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -20,7 +22,8 @@ struct Result {
 
 /// Runs bankwise with Args (shell-quoted by the caller), capturing output.
 Result bankwise(const std::string &Args) {
-  const std::string Cmd = std::string(BANKWISE_BIN) + " " + Args + " 2>&1";
+  // timeout(1) turns a hang into exit code 124, which every test rejects.
+  const std::string Cmd = "timeout 60 " + std::string(BANKWISE_BIN) + " " + Args + " 2>&1";
   Result R;
   FILE *P = popen(Cmd.c_str(), "r");
   REQUIRE(P != nullptr);
@@ -269,4 +272,48 @@ TEST_CASE("analyze and compile refuse kernels too large to analyze, at once") {
   CHECK(contains(R.Out, Huge + ":2:8: error: kernel 'k' has 1 blocks of 10241048576 threads"));
   R = bankwise("compile " + Huge + " -o " + tmp("huge.cu"));
   CHECK(R.Code == 2);
+}
+
+TEST_CASE("mutated samples end in exit 0 or 2 through analyze and compile") {
+  // Deterministic mutations of every sample: inserted tokens, replaced
+  // numbers, deleted spans. Each run is bounded by timeout(1); a crash, an
+  // abort or a hang fails the test.
+  const char *Tokens[] = {"0", "-1", "1 << 40", "tid", "bx", "(", "}", "/ 0", "layout xor",
+                          "layout pad(7)", "sync", "step -1", "holds P", "threads 33",
+                          "schedule colored", "9223372036854775807"};
+  std::vector<std::string> Samples;
+  for (const auto &E : std::filesystem::directory_iterator(std::string(BANKWISE_SOURCE_DIR) + "/samples"))
+    if (E.path().extension() == ".bw")
+      Samples.push_back(E.path().string());
+  std::sort(Samples.begin(), Samples.end());
+  std::uint64_t State = 2026;
+  auto Next = [&State](std::uint64_t Bound) {
+    State = State * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (State >> 33) % Bound;
+  };
+  for (int I = 0; I < 40; ++I) {
+    std::ifstream In(Samples[Next(Samples.size())]);
+    std::string Src((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+    for (int M = 0; M < 2; ++M) {
+      const std::size_t Pos = Next(Src.size());
+      switch (Next(3)) {
+      case 0:
+        Src.insert(Pos, Tokens[Next(sizeof Tokens / sizeof *Tokens)]);
+        break;
+      case 1:
+        Src.replace(Pos, 1, std::to_string(Next(2) ? 33 : 1 << 20));
+        break;
+      default:
+        Src.erase(Pos, 1 + Next(10));
+      }
+    }
+    const std::string Path = tmp("mutant" + std::to_string(I) + ".bw");
+    std::ofstream(Path) << Src;
+    for (const std::string &Cmd : {"analyze " + Path, "compile " + Path + " -o " + tmp("mutant.cu")}) {
+      const Result R = bankwise(Cmd);
+      CAPTURE(Cmd);
+      CAPTURE(R.Out);
+      CHECK((R.Code == 0 || R.Code == 2));
+    }
+  }
 }
