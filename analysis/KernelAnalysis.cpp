@@ -30,6 +30,14 @@ void CostStats::add(std::int64_t V, std::int64_t Times) {
   Sum += static_cast<double>(V) * static_cast<double>(Times);
 }
 
+std::string CostStats::str() const {
+  if (Count == 0)
+    return "-";
+  if (Min == Max)
+    return fmt::format("{}", Min);
+  return fmt::format("{}..{} (mean {:.3g})", Min, Max, mean());
+}
+
 double expectedMaxLoad(std::int64_t K, std::int64_t W) {
   if (K <= 0 || W <= 0)
     return 0;

@@ -32,6 +32,8 @@ struct CostStats {
   double Sum = 0;
   void add(std::int64_t V, std::int64_t Times = 1);
   double mean() const { return Count ? Sum / static_cast<double>(Count) : 0; }
+  /// "-" with no executions, "4" when uniform, else "1..32 (mean 16.5)".
+  std::string str() const;
   bool operator==(const CostStats &) const = default;
 };
 

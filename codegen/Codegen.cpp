@@ -1315,14 +1315,6 @@ private:
 
 //===-- Kernels ----------------------------------------------------------------===//
 
-std::string statsText(const CostStats &S) {
-  if (S.Count == 0)
-    return "-";
-  if (S.Min == S.Max)
-    return fmt::format("{}", S.Min);
-  return fmt::format("{}..{} (mean {:.3g})", S.Min, S.Max, S.mean());
-}
-
 /// One line per access site: where, what, the layout and the predicted cost.
 std::string siteComment(const AccessSiteReport &S, const KernelFacts &F) {
   std::string What = fmt::format("{} {} of '{}' [{}]", locText(S.Loc),
@@ -1336,9 +1328,9 @@ std::string siteComment(const AccessSiteReport &S, const KernelFacts &F) {
                        What, Where, S.DataSource, S.WorstCongestion, S.ExpectedRapCongestion);
   if (S.Space == ir::MemSpace::Shared)
     return fmt::format("{} ({}): sm_90 wavefronts {}; DMM congestion {}", What, Where,
-                       statsText(S.Wavefronts), statsText(S.Congestion));
+                       S.Wavefronts.str(), S.Congestion.str());
   return fmt::format("{} ({}): sm_90 sectors {}, lines {}; UMM groups {}", What, Where,
-                     statsText(S.Sectors), statsText(S.Lines), statsText(S.Groups));
+                     S.Sectors.str(), S.Lines.str(), S.Groups.str());
 }
 
 /// Predicted cost of a codegen-added contiguous copy between global and

@@ -92,14 +92,6 @@ ir::Machine parseMachineSpec(const std::string &Spec) {
   return M;
 }
 
-std::string statsText(const CostStats &S) {
-  if (S.Count == 0)
-    return "-";
-  if (S.Min == S.Max)
-    return fmt::format("{}", S.Min);
-  return fmt::format("{}..{} (mean {:.3g})", S.Min, S.Max, S.mean());
-}
-
 nlohmann::json statsJson(const CostStats &S) {
   if (S.Count == 0)
     return nullptr;
@@ -251,14 +243,14 @@ int runAnalyze(const AnalyzeOptions &O) {
         std::string Sm90;
         if (S.Space == ir::MemSpace::Shared) {
           JS["sm90_wavefronts"] = statsJson(S.Wavefronts);
-          Sm90 = "sm_90 wavefronts " + statsText(S.Wavefronts);
+          Sm90 = "sm_90 wavefronts " + S.Wavefronts.str();
         } else {
           JS["sm90_sectors"] = statsJson(S.Sectors);
           JS["sm90_lines"] = statsJson(S.Lines);
-          Sm90 = "sm_90 sectors " + statsText(S.Sectors) + ", lines " + statsText(S.Lines);
+          Sm90 = "sm_90 sectors " + S.Sectors.str() + ", lines " + S.Lines.str();
         }
         Text += fmt::format("    DMM congestion {}; UMM groups {}; {}\n",
-                            statsText(S.Congestion), statsText(S.Groups), Sm90);
+                            S.Congestion.str(), S.Groups.str(), Sm90);
         if (O.Transformed && SiteIdx < Before.Sites.size()) {
           const AccessSiteReport &B = Before.Sites[SiteIdx];
           const bool Shared = S.Space == ir::MemSpace::Shared;
@@ -266,10 +258,10 @@ int runAnalyze(const AnalyzeOptions &O) {
           const CostStats &Now = Shared ? S.Wavefronts : S.Sectors;
           Text += fmt::format("    as written ({}): DMM congestion {}, {} {}; "
                               "transformed ({}): DMM congestion {}, {} {}\n",
-                              B.Layout, statsText(B.Congestion),
-                              Shared ? "wavefronts" : "sectors", statsText(Was), S.Layout,
-                              statsText(S.Congestion), Shared ? "wavefronts" : "sectors",
-                              statsText(Now));
+                              B.Layout, B.Congestion.str(),
+                              Shared ? "wavefronts" : "sectors", Was.str(), S.Layout,
+                              S.Congestion.str(), Shared ? "wavefronts" : "sectors",
+                              Now.str());
           JS["before"] = {{"layout", B.Layout},
                           {"congestion", statsJson(B.Congestion)},
                           {"groups", statsJson(B.Groups)},
