@@ -10,67 +10,79 @@ namespace bankwise {
 
 namespace {
 
-/// Evaluates an index expression for thread T (flat id) of kernel K; array
-/// reads are allowed only of arrays that hold a permutation.
-std::int64_t indexOf(const ir::Program &Prog, const ir::Kernel &K, PermutationTables &Perms,
-                     const ir::Expr &E, std::int64_t T) {
-  const auto &G = K.Geo;
-  const std::int64_t Tpb = G.threadsPerBlock();
-  const std::int64_t Block = T / Tpb, Local = T % Tpb;
-  ir::EvalHooks H;
-  H.Var = [&](const ir::VarRef &V) -> std::optional<std::int64_t> {
-    if (const ir::Param *P = Prog.findParam(V.Name))
-      return P->Value;
-    return std::nullopt;
-  };
-  H.BuiltinValue = [&](ir::Builtin B) -> std::optional<std::int64_t> {
+/// Evaluates index expressions of kernel K thread by thread; array reads are
+/// allowed only of arrays that hold a permutation. The hooks are built once
+/// and read the current thread, since this runs for every thread.
+class ThreadIndexer {
+public:
+  ThreadIndexer(const ir::Program &Prog, const ir::Kernel &K, PermutationTables &Perms) {
+    const ir::Geometry &G = K.Geo;
+    const std::int64_t Tpb = G.threadsPerBlock();
     const std::int64_t Warp = Prog.Mach ? Prog.Mach->warpSize() : 32;
-    switch (B) {
-    case ir::Builtin::Tid:
-      return T;
-    case ir::Builtin::Lane:
-      return Local % Warp;
-    case ir::Builtin::Warp:
-      return Local / Warp;
-    case ir::Builtin::Tx:
-      return Local % G.BlockDim[0];
-    case ir::Builtin::Ty:
-      return Local / G.BlockDim[0] % G.BlockDim[1];
-    case ir::Builtin::Tz:
-      return Local / (G.BlockDim[0] * G.BlockDim[1]);
-    case ir::Builtin::Bx:
-      return Block % G.GridDim[0];
-    case ir::Builtin::By:
-      return Block / G.GridDim[0] % G.GridDim[1];
-    case ir::Builtin::Bz:
-      return Block / (G.GridDim[0] * G.GridDim[1]);
-    }
-    return std::nullopt;
-  };
-  H.Perm = [&](const std::string &Name, bool Inv, std::int64_t X) -> std::optional<std::int64_t> {
-    const Permutation &P = Perms.get(Name, Inv);
-    if (X < 0 || static_cast<std::uint64_t>(X) >= P.size())
+    H.Var = [&Prog](const ir::VarRef &V) -> std::optional<std::int64_t> {
+      if (const ir::Param *P = Prog.findParam(V.Name))
+        return P->Value;
       return std::nullopt;
-    return static_cast<std::int64_t>(P(static_cast<std::uint64_t>(X)));
-  };
-  H.Read = [&](const std::string &Name,
-               const std::vector<std::int64_t> &Idx) -> std::optional<std::int64_t> {
-    const ir::Array *A = Prog.findArray(K, Name);
-    if (!A || !A->Holds || Idx.size() != 1)
+    };
+    H.BuiltinValue = [this, &G, Tpb, Warp](ir::Builtin B) -> std::optional<std::int64_t> {
+      const std::int64_t Block = T / Tpb, Local = T % Tpb;
+      switch (B) {
+      case ir::Builtin::Tid:
+        return T;
+      case ir::Builtin::Lane:
+        return Local % Warp;
+      case ir::Builtin::Warp:
+        return Local / Warp;
+      case ir::Builtin::Tx:
+        return Local % G.BlockDim[0];
+      case ir::Builtin::Ty:
+        return Local / G.BlockDim[0] % G.BlockDim[1];
+      case ir::Builtin::Tz:
+        return Local / (G.BlockDim[0] * G.BlockDim[1]);
+      case ir::Builtin::Bx:
+        return Block % G.GridDim[0];
+      case ir::Builtin::By:
+        return Block / G.GridDim[0] % G.GridDim[1];
+      case ir::Builtin::Bz:
+        return Block / (G.GridDim[0] * G.GridDim[1]);
+      }
       return std::nullopt;
-    const Permutation &P = Perms.get(A->Holds->Perm, A->Holds->Inverse);
-    if (Idx[0] < 0 || static_cast<std::uint64_t>(Idx[0]) >= P.size())
-      return std::nullopt;
-    return static_cast<std::int64_t>(P(static_cast<std::uint64_t>(Idx[0])));
-  };
-  const ir::EvalResult R = ir::evaluate(E, H);
-  if (!R.ok())
-    throw UserError(R.Loc.Line ? R.Loc : SourceLoc(E.Loc),
-                    fmt::format("schedule colored needs indices it can compute "
-                                "before the kernel runs: {} (thread tid = {})",
-                                R.Message, T));
-  return R.Value;
-}
+    };
+    auto Lookup = [](const Permutation &P, std::int64_t X) -> std::optional<std::int64_t> {
+      if (X < 0 || static_cast<std::uint64_t>(X) >= P.size())
+        return std::nullopt;
+      return static_cast<std::int64_t>(P(static_cast<std::uint64_t>(X)));
+    };
+    H.Perm = [&Perms, Lookup](const std::string &Name, bool Inv, std::int64_t X) {
+      return Lookup(Perms.get(Name, Inv), X);
+    };
+    H.Read = [&Prog, &K, &Perms, Lookup](const std::string &Name,
+                                         const std::vector<std::int64_t> &Idx)
+        -> std::optional<std::int64_t> {
+      const ir::Array *A = Prog.findArray(K, Name);
+      if (!A || !A->Holds || Idx.size() != 1)
+        return std::nullopt;
+      return Lookup(Perms.get(A->Holds->Perm, A->Holds->Inverse), Idx[0]);
+    };
+  }
+
+  /// The value of E for thread Thread (flat id); a located UserError when E
+  /// cannot be computed before the kernel runs.
+  std::int64_t at(const ir::Expr &E, std::int64_t Thread) {
+    T = Thread;
+    const ir::EvalResult R = ir::evaluate(E, H);
+    if (!R.ok())
+      throw UserError(R.Loc.Line ? R.Loc : SourceLoc(E.Loc),
+                      fmt::format("schedule colored needs indices it can compute "
+                                  "before the kernel runs: {} (thread tid = {})",
+                                  R.Message, T));
+    return R.Value;
+  }
+
+private:
+  ir::EvalHooks H;
+  std::int64_t T = 0;
+};
 
 } // namespace
 
@@ -119,12 +131,13 @@ std::vector<ColoredScheduleReport> applyColoredSchedules(ir::Program &Prog) {
                              N, W));
     // P(g(t)) = f(t), checked one-to-one.
     PermutationTables Perms(Prog);
+    ThreadIndexer Indexer(Prog, K, Perms);
     std::vector<std::uint32_t> Map(static_cast<std::size_t>(N));
     std::vector<std::int64_t> ReadBy(static_cast<std::size_t>(N), -1),
         WrittenBy(static_cast<std::size_t>(N), -1);
     for (std::int64_t T = 0; T < N; ++T) {
-      const std::int64_t G = indexOf(Prog, K, Perms, Src->Indices.front(), T);
-      const std::int64_t F = indexOf(Prog, K, Perms, Dst->Indices.front(), T);
+      const std::int64_t G = Indexer.at(Src->Indices.front(), T);
+      const std::int64_t F = Indexer.at(Dst->Indices.front(), T);
       for (auto [X, Seen, What, Loc] :
            {std::tuple(G, &ReadBy, "reads", Src->Indices.front().Loc),
             std::tuple(F, &WrittenBy, "writes", Dst->Indices.front().Loc)}) {
