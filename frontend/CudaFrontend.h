@@ -10,8 +10,7 @@
 namespace bankwise::frontend {
 
 struct CudaOptions {
-  /// The CUDA toolkit root; empty means: the directory above the nvcc on
-  /// PATH, else /usr/local/cuda.
+  /// The CUDA toolkit root; empty means defaultCudaPath().
   std::string CudaPath;
   std::string GpuArch = "sm_90";
   /// More compiler arguments (-I, -D, ...).
@@ -39,7 +38,10 @@ CudaParseResult parseCudaFile(const std::string &Path,
                               const CudaOptions &Opts = {});
 
 /// The CUDA toolkit root parseCudaFile uses when CudaOptions::CudaPath is
-/// empty.
+/// empty: the first directory with include/cuda.h among $CUDA_PATH,
+/// $CUDA_HOME, $CUDA_ROOT, the toolkit of the first nvcc on PATH (through
+/// symbolic links and `exec .../bin/nvcc` wrapper scripts), /usr/local/cuda
+/// and the newest /usr/local/cuda-X.Y; empty when there is none.
 std::string defaultCudaPath();
 
 } // namespace bankwise::frontend
