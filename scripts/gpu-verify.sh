@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine, from the repository root (CMake, nvcc and the GPU
-# there; fmt, CLI11, nlohmann-json and doctest from .deps/, made here by
-# scripts/gpu-deps.sh). For every sample: `bankwise compile --harness`, nvcc,
-# run the harness (every output checked against the CPU reference, median of
-# 21 timed runs), and Nsight Compute on a small launch to compare measured
-# shared wavefronts per instruction and global sectors per request with the
-# model's prediction. Writes gpu-verify.md and gpu-verify.json to $OUT when
-# set, else bench/results/. Exit code 0 when every kernel is correct.
+# Runs on the GPU machine, from the repository root (CMake, nvcc, ncu and the
+# GPU there; fmt, CLI11, nlohmann-json and doctest from .deps/, made here by
+# scripts/gpu-deps.sh). For every sample: `bankwise compile --harness`, nvcc
+# (-lineinfo), run the harness (every output checked against the CPU
+# reference, median of 21 timed runs), and Nsight Compute's source counters
+# (`--section SourceCounters`) on a small launch, exported per CUDA line and
+# SASS instruction; the report tool (bench/verify/) pairs each instruction
+# with the .bw access sites whose markers codegen wrote above its statement
+# and compares measured shared wavefronts per instruction and global sectors
+# per request with the model's prediction, per site. Writes gpu-verify.md,
+# gpu-verify.json and ncu-source/ (trimmed inputs of the report, enough to
+# rerun it) to $OUT when set, else bench/results/. Exit code 0 when every
+# kernel is correct and every exact site matches.
 #
 #   scripts/gpu-verify.sh [SAMPLE...]      # default: every samples/*.bw
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+cd "$root" || exit 2
 out=${OUT:-$root/bench/results}
 build=$root/build-gpu
 work=$build/verify
@@ -26,17 +31,16 @@ fi
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1 || true)
 
-# 1. The core, without LLVM and without the test suites.
+# 1. The core, without LLVM and without the test suites, and the report tool.
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$root/.deps/usr" -DBANKWISE_ENABLE_FRONTEND=OFF -DBANKWISE_BUILD_TESTS=OFF >"$work/cmake.log" 2>&1 ||
   { log "cmake failed (see $work/cmake.log)"; tail -20 "$work/cmake.log"; exit 2; }
-cmake --build "$build" -j "$jobs" --target bankwise >"$work/build.log" 2>&1 ||
+cmake --build "$build" -j "$jobs" --target bankwise gpu_verify_report >"$work/build.log" 2>&1 ||
   { log "build failed (see $work/build.log)"; tail -20 "$work/build.log"; exit 2; }
 bw=$build/driver/bankwise
-g++ -std=c++20 -O1 -I"$root/.deps/usr/include" "$root/scripts/gpu-verify-report.cpp" -o "$work/gpu-verify-report" ||
-  { log "cannot build the report tool"; exit 2; }
+report=$build/bench/verify/gpu-verify-report
 
 # Params that make a small launch for Nsight Compute (the counters are read
 # on small launches, as HARDWARE.md advises); samples not listed are small.
@@ -46,7 +50,7 @@ small_defines() {
     transpose_diagonal_tile) echo "-D S=1024" ;;
     permutation_destination | permutation_source) echo "-D N=65536" ;;
     prefix_sum_simple | prefix_sum_optimal | sum) echo "-D M=14" ;;
-    offline_permutation) echo "-D N=65536" ;;
+    offline_permutation | offline_permutation_scheduled) echo "-D N=65536" ;;
     bit_reversal) echo "-D M=14" ;;
   esac
 }
@@ -68,7 +72,7 @@ export -f compile_one
 export bw nvcc work
 pids=()
 for s in "${samples[@]}"; do
-  rm -f "$work/$s" "$work/$s.small" "$work/$s.report.json" "$work/$s.run.json" "$work/$s.ncu.csv"
+  rm -f "$work/$s" "$work/$s.small" "$work/$s.report.json" "$work/$s.run.json" "$work/$s.cuda-sass.csv" "$work/$s.prof.log"
   # shellcheck disable=SC2046
   (compile_one "$s" "$s" || log "compile of $s failed (see $work/$s.compile.log)") &
   pids+=($!)
@@ -90,43 +94,52 @@ for s in "${samples[@]}"; do
   fi
 done
 
-# 4. Nsight Compute on the small launch: only the counters we compare.
-metrics=l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
-metrics+=,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum
-metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
-metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
+# 4. Nsight Compute on the small launch (the counters are read on small
+# launches, as HARDWARE.md advises): the source counters of every SASS
+# instruction, exported with the CUDA line -lineinfo gives it.
 if [ -n "$ncu" ]; then
+  log "$("$ncu" --version | tail -1)"
   for s in "${samples[@]}"; do
     bin=$s
     [ -x "$work/$s.small" ] && bin=$s.small
     [ -x "$work/$bin" ] || continue
-    (cd "$work" && timeout 240 "$ncu" --clock-control none --metrics "$metrics" --csv --page raw \
-      --print-units base "./$bin" --check-only >"$s.ncu.csv" 2>"$s.ncu.log") ||
-      log "ncu on $s failed (see $work/$s.ncu.log)"
-    # The predictions of the launch ncu saw.
-    [ "$bin" != "$s" ] && cp "$work/$bin.report.json" "$work/$s.ncu-report.json"
+    (cd "$work" && timeout 300 "$ncu" --clock-control none --section SourceCounters --import-source yes \
+      -o "$s.prof" -f "./$bin" --check-only >"$s.prof.log" 2>&1) ||
+      { log "ncu on $s failed (see $work/$s.prof.log)"; continue; }
+    "$ncu" --import "$work/$s.prof.ncu-rep" --csv --page source --print-source cuda,sass \
+      >"$work/$s.cuda-sass.csv" 2>"$work/$s.export.log" ||
+      { log "ncu export of $s failed (see $work/$s.export.log)"; rm -f "$work/$s.cuda-sass.csv"; }
+    rm -f "$work/$s.prof.ncu-rep"
+    log "$s: $(grep -c '^"Function Name"' "$work/$s.cuda-sass.csv" 2>/dev/null || echo 0) kernel(s) profiled ($bin)"
   done
 else
-  log "ncu not found: no measured counters"
+  log "ncu not found: no measured counters (every exact site will read 'not measured')"
 fi
 
-# 5. The report. Predictions come from the small variant where ncu ran it.
+# 5. The report, from one directory: per sample the predictions and the .cu
+# of the launch ncu profiled (the small variant where there is one), its
+# source counters, and the full-size harness run.
+rm -rf "$work/report"
+mkdir -p "$work/report"
 for s in "${samples[@]}"; do
-  if [ -f "$work/$s.ncu-report.json" ]; then
-    cp "$work/$s.ncu-report.json" "$work/$s.pred.json"
-  else
-    cp "$work/$s.report.json" "$work/$s.pred.json" 2>/dev/null || true
-  fi
+  bin=$s
+  [ -x "$work/$s.small" ] && bin=$s.small # the launch ncu profiled (step 4)
+  for ext in report.json cu; do [ -f "$work/$bin.$ext" ] && cp "$work/$bin.$ext" "$work/report/$s.$ext"; done
+  for ext in cuda-sass.csv run.json run.log prof.log; do [ -f "$work/$s.$ext" ] && cp "$work/$s.$ext" "$work/report/"; done
 done
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)
-mkdir -p "$work/report"
-for s in "${samples[@]}"; do
-  for ext in run.json run.log ncu.csv; do [ -f "$work/$s.$ext" ] && cp "$work/$s.$ext" "$work/report/"; done
-  [ -f "$work/$s.pred.json" ] && cp "$work/$s.pred.json" "$work/report/$s.report.json"
-done
-"$work/gpu-verify-report" "$work/report" "${gpu:-unknown GPU}" "${driver:-unknown}" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-  "$out/gpu-verify" "${samples[@]}"
+"$report" --dir "$work/report" --out "$out/gpu-verify" --gpu "${gpu:-unknown GPU}" --driver "${driver:-unknown}" \
+  --date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${samples[@]}"
 status=$?
-log "wrote $out/gpu-verify.md and $out/gpu-verify.json"
+# The report's inputs, trimmed to what it reads (rerun it with
+# `gpu-verify-report --dir $out/ncu-source --out X SAMPLE...`).
+rm -rf "$out/ncu-source.new"
+if "$report" --dir "$work/report" --trim-fixture "$out/ncu-source.new" "${samples[@]}"; then
+  [ -f "$out/ncu-source/README.md" ] && cp "$out/ncu-source/README.md" "$out/ncu-source.new/"
+  rm -rf "$out/ncu-source" && mv "$out/ncu-source.new" "$out/ncu-source"
+else
+  log "could not write $out/ncu-source"
+fi
+log "wrote $out/gpu-verify.md, $out/gpu-verify.json and $out/ncu-source/ (exit $status)"
 exit $status
