@@ -2,7 +2,10 @@
 // time, CPU time and peak memory of scheduleHmmPermutation for a random
 // permutation of n elements, and a verification of the result.
 //
-//   bench_schedule --one LOG2N [--threads T]   one size, one line of Markdown
+//   bench_schedule --one LOG2N [--threads T] [--hash]
+//                                              one size, one line of Markdown
+//                                              (--hash: also an FNV-1a hash
+//                                              of the schedule's bytes)
 //   bench_schedule [--max LOG2N]               every even log2 n from 16,
 //                                              each in a fresh process
 //
@@ -78,7 +81,22 @@ bool traceCheck(const HmmSchedule &S, const Permutation &P) {
   return true;
 }
 
-int runOne(unsigned Log2N, unsigned Threads) {
+/// FNV-1a over the six planes (64-bit words): compares schedules built by
+/// different binaries or thread counts byte for byte.
+std::uint64_t scheduleHash(const HmmSchedule &S) {
+  std::uint64_t H = 1469598103934665603ull;
+  for (int K = 0; K < 6; ++K) {
+    const std::span<const std::uint16_t> Pl = S.plane(K);
+    for (std::size_t I = 0; I + 4 <= Pl.size(); I += 4) {
+      std::uint64_t X;
+      std::memcpy(&X, Pl.data() + I, 8);
+      H = (H ^ X) * 1099511628211ull;
+    }
+  }
+  return H;
+}
+
+int runOne(unsigned Log2N, unsigned Threads, bool Hash) {
   const std::uint64_t N = std::uint64_t(1) << Log2N;
   const Permutation P = randomPermutation(N, 2026);
   const HmmShape Sh = chooseSm90Shape(N);
@@ -111,6 +129,9 @@ int runOne(unsigned Log2N, unsigned Threads) {
   std::printf("| 2^%u | %u x %u | %.3f | %.3f | %.1f | %.1f | %s: %s |\n",
               Log2N, Sh.Rows, Sh.Cols, Secs, CpuSecs, Rss / 1024.0,
               RssBefore / 1024.0, How.c_str(), Ok ? "ok" : "FAILED");
+  if (Hash)
+    std::printf("schedule hash %016llx\n",
+                static_cast<unsigned long long>(scheduleHash(S)));
   return Ok ? 0 : 1;
 }
 
@@ -119,6 +140,7 @@ int runOne(unsigned Log2N, unsigned Threads) {
 int main(int Argc, char **Argv) {
   unsigned Threads = 0, Max = 26;
   int One = -1;
+  bool Hash = false;
   for (int I = 1; I < Argc; ++I) {
     if (!std::strcmp(Argv[I], "--one") && I + 1 < Argc)
       One = std::atoi(Argv[++I]);
@@ -126,9 +148,11 @@ int main(int Argc, char **Argv) {
       Threads = static_cast<unsigned>(std::atoi(Argv[++I]));
     else if (!std::strcmp(Argv[I], "--max") && I + 1 < Argc)
       Max = static_cast<unsigned>(std::atoi(Argv[++I]));
+    else if (!std::strcmp(Argv[I], "--hash"))
+      Hash = true;
   }
   if (One >= 0)
-    return runOne(static_cast<unsigned>(One), Threads);
+    return runOne(static_cast<unsigned>(One), Threads, Hash);
   std::printf("| n | R x C | schedule s | schedule CPU s | peak RSS MiB | "
               "RSS before MiB | verification |\n"
               "|---|---|---:|---:|---:|---:|---|\n");

@@ -30,9 +30,12 @@ struct BankOf {
 
 /// Augmenting path from the free left vertex U in the support Adj (bit v of
 /// Adj[u] set when cell (u, v) has weight), breadth first, right vertices in
-/// increasing order; flips it into the matching. False when none exists.
+/// increasing order; flips it into the matching, keeping MC[u] = the count
+/// of u's matched cell (Count[u * W + v] for the unmatched ones). False
+/// when none exists.
 bool augment(std::uint32_t U, const std::uint64_t *Adj, std::uint8_t *MatchL,
-             std::uint8_t *MatchR) {
+             std::uint8_t *MatchR, std::uint32_t *MC, std::uint32_t *Count,
+             std::uint32_t W) {
   std::uint8_t Queue[64], ParentR[64];
   std::uint32_t Head = 0, Tail = 0;
   std::uint64_t Seen = 0;
@@ -46,6 +49,11 @@ bool augment(std::uint32_t U, const std::uint64_t *Adj, std::uint8_t *MatchL,
       if (MatchR[V] == NoVertex) {
         while (true) { // flip the path back to U
           const std::uint32_t PX = ParentR[V], Old = MatchL[PX];
+          // MC[u] is the live count of u's matched cell; Count holds the
+          // others. Write the old one back, load the new one.
+          if (Old != NoVertex)
+            Count[std::size_t(PX) * W + Old] = MC[PX];
+          MC[PX] = Count[std::size_t(PX) * W + V];
           MatchL[PX] = static_cast<std::uint8_t>(V);
           MatchR[V] = static_cast<std::uint8_t>(PX);
           if (PX == U)
@@ -76,6 +84,12 @@ void colorBankGraphBirkhoff(std::span<const std::uint32_t> Q, std::uint32_t W,
   B.Count.assign(WW, 0);
   for (std::uint32_t J = 0; J < N; ++J)
     ++B.Count[std::size_t(Bank(J)) * W + Bank(Q[J])];
+  // Fill[cell]: where the cell's colours start in CellColors (its edges
+  // before it, cells in (u, v) order).
+  B.Fill.resize(WW + 1);
+  B.Fill[0] = 0;
+  for (std::size_t X = 0; X < WW; ++X)
+    B.Fill[X + 1] = B.Fill[X] + B.Count[X];
   std::uint64_t Adj[64] = {};
   std::uint8_t MatchL[64], MatchR[64];
   for (std::uint32_t U = 0; U < W; ++U) {
@@ -84,8 +98,12 @@ void colorBankGraphBirkhoff(std::span<const std::uint32_t> Q, std::uint32_t W,
       if (B.Count[std::size_t(U) * W + V])
         Adj[U] |= std::uint64_t(1) << V;
   }
+  // MC[u]: live count of u's matched cell, contiguous so that a round's
+  // minimum and subtraction are plain loops over W entries.
+  std::uint32_t MC[64] = {};
+  std::uint32_t *Count = B.Count.data();
   for (std::uint32_t U = 0; U < W; ++U)
-    if (!augment(U, Adj, MatchL, MatchR))
+    if (!augment(U, Adj, MatchL, MatchR, MC, Count, W))
       internalError("bank graph without a perfect matching");
   B.PermLane.clear();
   B.PermMult.clear();
@@ -94,14 +112,20 @@ void colorBankGraphBirkhoff(std::span<const std::uint32_t> Q, std::uint32_t W,
   while (Left) {
     std::uint32_t Mult = Left;
     for (std::uint32_t U = 0; U < W; ++U)
-      Mult = std::min(Mult, B.Count[std::size_t(U) * W + MatchL[U]]);
-    B.PermLane.insert(B.PermLane.end(), MatchL, MatchL + W);
+      Mult = std::min(Mult, MC[U]);
+    const std::size_t At = B.PermLane.size();
+    B.PermLane.resize(At + W);
+    for (std::uint32_t U = 0; U < W; ++U)
+      B.PermLane[At + U] = MatchL[U];
     B.PermMult.push_back(Mult);
     Left -= Mult;
+    for (std::uint32_t U = 0; U < W; ++U)
+      MC[U] -= Mult;
     std::uint32_t NumFreed = 0;
     for (std::uint32_t U = 0; U < W; ++U) {
-      const std::uint32_t V = MatchL[U];
-      if ((B.Count[std::size_t(U) * W + V] -= Mult) == 0) {
+      if (MC[U] == 0) {
+        const std::uint32_t V = MatchL[U];
+        Count[std::size_t(U) * W + V] = 0;
         Adj[U] &= ~(std::uint64_t(1) << V);
         MatchL[U] = MatchR[V] = NoVertex;
         Freed[NumFreed++] = static_cast<std::uint8_t>(U);
@@ -111,7 +135,7 @@ void colorBankGraphBirkhoff(std::span<const std::uint32_t> Q, std::uint32_t W,
       break;
     // The rest is (Left)-regular, so a perfect matching exists (König).
     for (std::uint32_t I = 0; I < NumFreed; ++I)
-      if (!augment(Freed[I], Adj, MatchL, MatchR))
+      if (!augment(Freed[I], Adj, MatchL, MatchR, MC, Count, W))
         internalError("Birkhoff round without a perfect matching");
   }
   // Runs of colours per cell, cells in (u, v) order, matchings in order.
@@ -138,39 +162,82 @@ void colorBankGraphBirkhoff(std::span<const std::uint32_t> Q, std::uint32_t W,
   // Expand the runs: CellColors[Fill[cell] ..] lists the colours of each
   // cell in increasing order (runs of a cell are in increasing colour
   // order), so the edges take them with one load each and no branch.
-  B.Fill.resize(WW + 1);
+  // The runs are stored cell after cell, so one flat pass writes them all;
+  // most runs have length 1 or 2, so each run writes 4 colours
+  // unconditionally (the next run overwrites the excess; 4 entries of
+  // slack at the end) and only longer runs loop.
   {
     std::uint32_t At = 0;
-    B.CellColors.resize(N);
-    for (std::size_t Cell = 0; Cell < WW; ++Cell) {
-      B.Fill[Cell] = At;
-      for (std::uint32_t Run = B.CellBegin[Cell]; Run < B.CellBegin[Cell + 1];
-           ++Run)
-        for (std::uint32_t X = 0, C = B.RunColor[Run]; X < B.RunLen[Run]; ++X)
-          B.CellColors[At++] = C + X;
+    B.CellColors.resize(std::size_t(N) + 4);
+    std::uint32_t *Out = B.CellColors.data();
+    const std::uint32_t *RunColor = B.RunColor.data(),
+                        *RunLen = B.RunLen.data();
+    const std::size_t NumRuns = B.CellBegin[WW];
+    for (std::size_t Run = 0; Run < NumRuns; ++Run) {
+      const std::uint32_t C = RunColor[Run], L = RunLen[Run];
+      Out[At] = C;
+      Out[At + 1] = C + 1;
+      Out[At + 2] = C + 2;
+      Out[At + 3] = C + 3;
+      for (std::uint32_t X = 4; X < L; ++X) [[unlikely]]
+        Out[At + X] = C + X;
+      At += L;
     }
     if (At != N)
       internalError("Birkhoff runs do not cover the block");
   }
-  B.Color.resize(N);
-  std::uint32_t *Fill = B.Fill.data();
+}
+
+/// The Birkhoff colouring handed out straight into the warps: element j
+/// takes the next colour c of its cell, lands in Slot[c*W + bank(Q[j])],
+/// and c gets its warp number (Rank) when it is first seen (j ascending:
+/// warps by increasing smallest source). Same S and D as colouring first
+/// and calling conflictFreeFromColors, with two passes over the block
+/// fewer.
+template <class Index>
+void birkhoffBlock(std::span<const std::uint32_t> Q, std::uint32_t W,
+                   std::span<Index> S, std::span<Index> D, BlockScratch &B) {
+  const auto N = static_cast<std::uint32_t>(Q.size());
+  const std::uint32_t Delta = N / W;
+  colorBankGraphBirkhoff(Q, W, B);
+  const BankOf Bank(W);
+  constexpr std::uint32_t NoRank = 0xFFFFFFFFu;
+  B.Slot.resize(N);
+  B.Rank.assign(Delta, NoRank);
+  std::uint32_t *Fill = B.Fill.data(), *Slot = B.Slot.data(),
+                *Rank = B.Rank.data();
   const std::uint32_t *CellColors = B.CellColors.data();
-  std::uint32_t *Color = B.Color.data();
-  for (std::uint32_t J = 0; J < N; ++J)
-    Color[J] = CellColors[Fill[std::size_t(Bank(J)) * W + Bank(Q[J])]++];
+  std::uint32_t Next = 0;
+  for (std::uint32_t J = 0; J < N; ++J) {
+    const std::uint32_t QB = Bank(Q[J]);
+    const std::uint32_t C = CellColors[Fill[std::size_t(Bank(J)) * W + QB]++];
+    Slot[std::size_t(C) * W + QB] = J;
+    // Without a branch: a colour's first element is rare after the start.
+    const std::uint32_t R = Rank[C];
+    const std::uint32_t New = R == NoRank;
+    Rank[C] = New ? Next : R;
+    Next += New;
+  }
+  if (Next != Delta)
+    internalError("Birkhoff colouring left a colour empty");
+  for (std::uint32_t C = 0; C < Delta; ++C) {
+    const std::size_t Base = std::size_t(Rank[C]) * W;
+    const std::uint32_t *From = Slot + std::size_t(C) * W;
+    for (std::uint32_t L = 0; L < W; ++L) {
+      const std::uint32_t Src = From[L];
+      S[Base + L] = static_cast<Index>(Src);
+      D[Base + L] = static_cast<Index>(Q[Src]);
+    }
+  }
 }
 
 /// Colors[j] in [0, N/W): the König colouring of the bank graph, edge j =
-/// (j mod W, Q[j] mod W). Birkhoff decomposition for W <= 64, dense W x W
-/// cell matrix for W <= 1024, the generic colouring otherwise.
+/// (j mod W, Q[j] mod W), for W > 64 (W <= 64 goes through birkhoffBlock):
+/// dense W x W cell matrix for W <= 1024, the generic colouring otherwise.
 void colorBankGraph(std::span<const std::uint32_t> Q, std::uint32_t W,
                     BlockScratch &B) {
   const auto N = static_cast<std::uint32_t>(Q.size());
   const std::uint32_t Delta = N / W;
-  if (W <= 64) {
-    colorBankGraphBirkhoff(Q, W, B);
-    return;
-  }
   B.Color.resize(N);
   if (W > 1024) {
     std::vector<BipartiteEdge> Edges(N);
@@ -231,6 +298,10 @@ void conflictFreeBlock(std::span<const std::uint32_t> Q, std::uint32_t W,
   const auto N = static_cast<std::uint32_t>(Q.size());
   if (W == 0 || N % W != 0 || S.size() != N || D.size() != N)
     throw std::logic_error("conflictFreeBlock: bad block size");
+  if (W <= 64) {
+    birkhoffBlock<Index>(Q, W, S, D, B);
+    return;
+  }
   colorBankGraph(Q, W, B);
   conflictFreeFromColors<Index>(Q, W, B.Color, S, D, B);
 }

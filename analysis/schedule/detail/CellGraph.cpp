@@ -390,6 +390,10 @@ void walkTrailsDense(const CellRows &G, std::uint32_t NumV, SplitScratch &S) {
   auto Mark = [&](std::uint64_t *M, std::uint32_t U, std::uint32_t V) {
     M[U * WPR + (V >> 6)] |= std::uint64_t(1) << (V & 63u);
   };
+  auto isMarked = [&](const std::uint64_t *M, std::uint32_t U,
+                      std::uint32_t V) {
+    return (M[U * WPR + (V >> 6)] >> (V & 63u)) & 1u;
+  };
   for (std::uint32_t U = 0; U < NumV; ++U)
     for (std::size_t W = 0; W < WPR; ++W) {
       const std::size_t At = U * WPR + W;
@@ -397,15 +401,40 @@ void walkTrailsDense(const CellRows &G, std::uint32_t NumV, SplitScratch &S) {
            Cand = Odd[At] & ~Vis[At]) {
         const auto V0 =
             static_cast<std::uint32_t>((W << 6) + __builtin_ctzll(Cand));
-        std::uint32_t Cu = U, Cv = V0;
-        do {
-          Mark(Vis, Cu, Cv);
-          Mark(HalfA, Cu, Cv);
-          const std::uint32_t V2 = pairedBit(Odd, OddPar, WPR, Cu, Cv);
-          Mark(Vis, Cu, V2);
-          Cu = pairedBit(OddT, OddTPar, WPR, V2, Cu);
-          Cv = V2;
-        } while (Cu != U || Cv != V0);
+        Mark(Vis, U, V0);
+        Mark(HalfA, U, V0);
+        // Two walkers from the start cell, one each way round the trail
+        // (forward: left link first; backward: right link first), so that
+        // two independent chains of bit scans overlap. The visited cells
+        // are always one arc around the start; when the next cell of either
+        // walker is visited, the arc is the whole trail. Same halves as one
+        // walker going forward: the cells at even distance from the start
+        // (either way) are in A.
+        std::uint32_t Fu = U, Fv = V0, Bu = U, Bv = V0;
+        while (true) {
+          const std::uint32_t FV = pairedBit(Odd, OddPar, WPR, Fu, Fv);
+          const std::uint32_t BU = pairedBit(OddT, OddTPar, WPR, Bv, Bu);
+          if (isMarked(Vis, Fu, FV))
+            break;
+          Mark(Vis, Fu, FV);
+          if (isMarked(Vis, BU, Bv))
+            break;
+          Mark(Vis, BU, Bv);
+          const std::uint32_t FU = pairedBit(OddT, OddTPar, WPR, FV, Fu);
+          const std::uint32_t BV = pairedBit(Odd, OddPar, WPR, BU, Bv);
+          if (isMarked(Vis, FU, FV))
+            break;
+          Mark(Vis, FU, FV);
+          Mark(HalfA, FU, FV);
+          if (isMarked(Vis, BU, BV))
+            break;
+          Mark(Vis, BU, BV);
+          Mark(HalfA, BU, BV);
+          Fu = FU;
+          Fv = FV;
+          Bu = BU;
+          Bv = BV;
+        }
       }
     }
 }
@@ -513,9 +542,12 @@ void eulerSplitRows(const CellRows &G, std::uint32_t NumV, CellRows &A,
   B.W.resize(NB);
 }
 
-void eulerSplitEdges(const EdgeRows &G, std::uint32_t NumV, std::uint32_t D,
-                     EdgeRows &A, EdgeRows &B, SplitScratch &S) {
-  const std::size_t E = std::size_t(NumV) * D, Half = E / 2;
+namespace {
+
+/// The trail walk of eulerSplitEdges: S.Side[e] = 0 when edge e goes to A.
+void edgeSides(const EdgeRows &G, std::uint32_t NumV, std::uint32_t D,
+               SplitScratch &S) {
+  const std::size_t E = std::size_t(NumV) * D;
   if (D % 2 != 0)
     internalError("Euler split of a graph of odd degree");
   // Right partner of edge e: the other edge of e's pair of positions in Col
@@ -527,8 +559,17 @@ void eulerSplitEdges(const EdgeRows &G, std::uint32_t NumV, std::uint32_t D,
   for (std::size_t Ed = 0; Ed < E; ++Ed)
     T[Ed] = {Col[Pos[Ed] ^ 1u], 0};
   S.Side.resize(E);
-  std::uint8_t *Side = S.Side.data();
-  colorTrails(E, Side, S);
+  colorTrails(E, S.Side.data(), S);
+}
+
+} // namespace
+
+void eulerSplitEdges(const EdgeRows &G, std::uint32_t NumV, std::uint32_t D,
+                     EdgeRows &A, EdgeRows &B, SplitScratch &S) {
+  const std::size_t E = std::size_t(NumV) * D, Half = E / 2;
+  edgeSides(G, NumV, D, S);
+  const std::uint32_t *Col = G.Col.data(), *Pos = G.Pos.data();
+  const std::uint8_t *Side = S.Side.data();
   A.Adj.resize(Half);
   A.Col.resize(Half);
   A.Pos.resize(Half);
@@ -564,12 +605,36 @@ void factorEdgesAt(const EdgeRows &G, std::uint32_t NumV, std::uint32_t D,
     for (std::uint32_t U = 0; U <= NumV; ++U)
       Leaf.RowStart[U] = U * D;
     Leaf.V.assign(G.Adj.begin(), G.Adj.begin() + E);
-    Leaf.W.assign(E, 1);
+    if (Leaf.W.size() != E)
+      Leaf.W.assign(E, 1);
     Sink(Leaf, Base);
     return;
   }
   if (K % 2 != 0)
     internalError("edge form reached an odd factor count");
+  if (K == 2) {
+    // The last split goes straight into the two factors: edge 2k or 2k+1
+    // (by the side of 2k) is edge k of factor Base, the other of Base + 1.
+    // Same factors as eulerSplitEdges and K = 1 below, without building
+    // the halves' Col and Pos.
+    edgeSides(G, NumV, D, S.Split);
+    const std::size_t Half = std::size_t(NumV) * D / 2;
+    CellRows &Leaf = S.Leaf;
+    Leaf.RowStart.resize(std::size_t(NumV) + 1);
+    for (std::uint32_t U = 0; U <= NumV; ++U)
+      Leaf.RowStart[U] = U * (D / 2);
+    if (Leaf.W.size() != Half)
+      Leaf.W.assign(Half, 1);
+    Leaf.V.resize(Half);
+    const std::uint8_t *Side = S.Split.Side.data();
+    const std::uint32_t *Adj = G.Adj.data();
+    for (std::uint32_t Y = 0; Y < 2; ++Y) {
+      for (std::size_t X = 0; X < Half; ++X)
+        Leaf.V[X] = Adj[2 * X + (Side[2 * X] ^ Y)];
+      Sink(Leaf, Base + Y);
+    }
+    return;
+  }
   if (Depth >= S.EdgeDepth.size())
     internalError("factorization deeper than its scratch");
   auto &[A, B] = S.EdgeDepth[Depth];

@@ -158,7 +158,8 @@ void eulerSplitEdges(const EdgeRows &G, std::uint32_t NumV, std::uint32_t D,
 /// cells give half their weight to each side; the odd units are paired at a
 /// left vertex in cell order and at a right vertex in (u, cell) order, and
 /// each closed trail alternates A, B, A, ... (the first odd cell in A; bit
-/// matrices walk one trail at a time, lists go through colorTrails). Example:
+/// matrices walk one trail at a time, from both ends at once; lists go
+/// through colorTrails). Example:
 /// cells (0,0,w=3), (0,1,1), (1,0,1), (1,1,3) -> A = {(0,0,2), (1,1,2)}, B =
 /// {(0,0,1), (0,1,1), (1,0,1), (1,1,1)}.
 void eulerSplitRows(const CellRows &G, std::uint32_t NumV, CellRows &A,
