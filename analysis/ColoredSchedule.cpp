@@ -1,10 +1,14 @@
 #include "analysis/ColoredSchedule.h"
 
+#include "analysis/MemoryModel.h"
 #include "analysis/PermutationTables.h"
 #include "ir/Eval.h"
 #include "support/Diagnostic.h"
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <map>
+#include <numeric>
 
 namespace bankwise {
 
@@ -84,6 +88,134 @@ private:
   std::int64_t T = 0;
 };
 
+
+/// The access sites of the three pass kernels codegen emits, warp by warp
+/// (a warp holds 32 consecutive words j of one block: blocks are whole
+/// warps, since w divides C and R * StripCols). Steps: (1) global read of
+/// In at addr(j), shared write at j; (2) global reads of s and d; (3) shared
+/// read at s[j], shared write at d[j] (one buffer, through registers);
+/// (4) shared read at j, global write of Out at addr(j).
+std::vector<HmmPassPlan> hmmPassPlans(const HmmLowering &L, const std::string &Src,
+                                      const std::string &Dst, const SourceLoc &ReadLoc,
+                                      const SourceLoc &StmtLoc) {
+  const HmmSchedule &Sched = *L.Schedule;
+  const std::vector<HmmPassCost> Costs = hmmPassCosts(Sched);
+  const std::int64_t W = L.Shape.Banks, Eb = L.ElemBytes;
+  const std::uint64_t N = Sched.size();
+  std::vector<HmmPassPlan> Out;
+  for (int Pass = 0; Pass < HmmSchedule::NumPasses; ++Pass) {
+    HmmPassPlan P;
+    P.Cost = Costs[static_cast<std::size_t>(Pass)];
+    const std::uint32_t Words = Sched.blockWords(Pass), Blocks = Sched.numBlocks(Pass);
+    P.Threads = std::min<std::uint32_t>(1024, Words);
+    P.PerThread = (Words + P.Threads - 1) / P.Threads;
+    auto Site = [&](const SourceLoc &Loc, const std::string &Array, ir::MemSpace Space, bool Write,
+                    std::int64_t Bytes) {
+      AccessSiteReport S;
+      S.Loc = Loc;
+      S.Array = Array;
+      S.Space = Space;
+      S.IsWrite = Write;
+      S.ElemBytes = Bytes;
+      S.Layout = "raw";
+      return S;
+    };
+    // In the order of the generated code (HmmSiteIndex).
+    enum { InRead, BufWrite, SRead, BufGather, DRead, BufScatter, BufRead, OutWrite };
+    P.Sites = {Site(Pass == 0 ? ReadLoc : StmtLoc, Pass == 0 ? Src : Dst, ir::MemSpace::Global, false, Eb),
+               Site(StmtLoc, L.BufferName, ir::MemSpace::Shared, true, Eb),
+               Site(StmtLoc, L.planeName(Pass, false), ir::MemSpace::Global, false, 2),
+               Site(StmtLoc, L.BufferName, ir::MemSpace::Shared, false, Eb),
+               Site(StmtLoc, L.planeName(Pass, true), ir::MemSpace::Global, false, 2),
+               Site(StmtLoc, L.BufferName, ir::MemSpace::Shared, true, Eb),
+               Site(StmtLoc, L.BufferName, ir::MemSpace::Shared, false, Eb),
+               Site(StmtLoc, Dst, ir::MemSpace::Global, true, Eb)};
+    std::vector<Address> Words32(static_cast<std::size_t>(W)), Bytes(static_cast<std::size_t>(W));
+    // Costs of a warp's pattern, memoized on the pattern moved down by a
+    // multiple of 128 bytes (and of w words): banks, address groups, sectors
+    // and lines are all invariant under such a shift, so the regular steps
+    // (1), (2) and (4) cost a handful of model evaluations per pass.
+    struct WarpCost {
+      std::int64_t Congestion = 0, Groups = 0, A = 0, B = 0;
+    };
+    std::map<std::pair<std::int64_t, std::vector<Address>>, WarpCost> Memo;
+    auto Cost = [&](std::span<const Address> Ws, std::int64_t ElemB, bool Shared) {
+      const Address Align = std::lcm<Address>(128 / ElemB, W);
+      const Address Base = *std::min_element(Ws.begin(), Ws.end()) / Align * Align;
+      std::pair<std::int64_t, std::vector<Address>> Key{Shared ? -ElemB : ElemB, {}};
+      Key.second.reserve(Ws.size());
+      for (Address A : Ws)
+        Key.second.push_back(A - Base);
+      if (auto It = Memo.find(Key); It != Memo.end())
+        return It->second;
+      for (std::size_t I = 0; I < Ws.size(); ++I)
+        Bytes[I] = Ws[I] * ElemB;
+      WarpCost C;
+      C.Congestion = dmmCongestion(Ws, W);
+      C.Groups = ummGroups(Ws, W);
+      if (Shared) {
+        C.A = sm90Shared(Bytes, ElemB).Wavefronts;
+      } else {
+        const Sm90GlobalCost G = sm90Global(Bytes, ElemB);
+        C.A = G.Sectors;
+        C.B = G.Lines;
+      }
+      // Step (3)'s patterns rarely repeat: keep the memo small.
+      if (Memo.size() < 4096)
+        Memo.emplace(std::move(Key), C);
+      return C;
+    };
+    auto AddShared = [&](AccessSiteReport &S, std::span<const Address> Ws) {
+      const WarpCost C = Cost(Ws, Eb, true);
+      S.Congestion.add(C.Congestion);
+      S.Groups.add(C.Groups);
+      S.Wavefronts.add(C.A);
+    };
+    auto AddGlobal = [&](AccessSiteReport &S, std::span<const Address> Ws, std::int64_t ElemB) {
+      const WarpCost C = Cost(Ws, ElemB, false);
+      S.Congestion.add(C.Congestion);
+      S.Groups.add(C.Groups);
+      S.Sectors.add(C.A);
+      S.Lines.add(C.B);
+    };
+    const std::span<const std::uint16_t> SP = Sched.s(Pass), DP = Sched.d(Pass);
+    for (std::uint32_t B = 0; B < Blocks; ++B) {
+      const std::uint64_t Base = std::uint64_t(B) * Words;
+      for (std::uint32_t J0 = 0; J0 < Words; J0 += static_cast<std::uint32_t>(W)) {
+        for (std::int64_t I = 0; I < W; ++I)
+          Words32[static_cast<std::size_t>(I)] =
+              static_cast<Address>(Sched.address(Pass, B, J0 + static_cast<std::uint32_t>(I)));
+        AddGlobal(P.Sites[InRead], Words32, Eb);
+        AddGlobal(P.Sites[OutWrite], Words32, Eb);
+        for (std::int64_t I = 0; I < W; ++I)
+          Words32[static_cast<std::size_t>(I)] = static_cast<Address>(J0 + I);
+        AddShared(P.Sites[BufWrite], Words32);
+        AddShared(P.Sites[BufRead], Words32);
+        // s and d: entries of the one 6n-entry table, plane 2 * Pass and 2 * Pass + 1.
+        for (int Plane = 0; Plane < 2; ++Plane) {
+          for (std::int64_t I = 0; I < W; ++I)
+            Words32[static_cast<std::size_t>(I)] =
+                static_cast<Address>((2 * std::uint64_t(Pass) + std::uint64_t(Plane)) * N + Base + J0 +
+                                     static_cast<std::uint64_t>(I));
+          AddGlobal(P.Sites[Plane ? DRead : SRead], Words32, 2);
+        }
+        for (std::int64_t I = 0; I < W; ++I)
+          Words32[static_cast<std::size_t>(I)] = SP[Base + J0 + static_cast<std::uint64_t>(I)];
+        AddShared(P.Sites[BufGather], Words32);
+        for (std::int64_t I = 0; I < W; ++I)
+          Words32[static_cast<std::size_t>(I)] = DP[Base + J0 + static_cast<std::uint64_t>(I)];
+        AddShared(P.Sites[BufScatter], Words32);
+      }
+    }
+    for (AccessSiteReport &S : P.Sites) {
+      S.WarpExecutions = S.Congestion.Count;
+      S.ThreadAccesses = static_cast<std::int64_t>(N);
+    }
+    Out.push_back(std::move(P));
+  }
+  return Out;
+}
+
 } // namespace
 
 std::vector<ColoredScheduleReport> applyColoredSchedules(ir::Program &Prog) {
@@ -110,21 +242,67 @@ std::vector<ColoredScheduleReport> applyColoredSchedules(ir::Program &Prog) {
     auto *Src = Copy->Value.as<ir::ArrayRead>();
     const SourceLoc CopyLoc = K.Body.front().Loc;
     if (!Dst || !Src)
-      Fail(CopyLoc, "schedule colored needs a copy from one shared array element "
-                    "to another");
+      Fail(CopyLoc, "schedule colored needs a copy from one array element to another "
+                    "(between shared arrays, or between global arrays)");
     const ir::Array *DA = Prog.findArray(K, Dst->Array);
     const ir::Array *SA = Prog.findArray(K, Src->Array);
     const std::int64_t N = K.Geo.GridDim[0] * K.Geo.GridDim[1] * K.Geo.GridDim[2] *
                            K.Geo.threadsPerBlock();
+    // Global to global: seed 001's scheduled permutation of global memory.
+    HmmShape Shape;
+    const bool Global = SA && DA && SA->Space == ir::MemSpace::Global &&
+                        DA->Space == ir::MemSpace::Global;
     for (const ir::Array *A : {SA, DA}) {
-      if (!A || A->Space != ir::MemSpace::Shared || A->Shape.size() != 1)
-        Fail(CopyLoc, "schedule colored copies between one-dimensional shared arrays");
+      if (!A || (A->Space != (Global ? ir::MemSpace::Global : ir::MemSpace::Shared)) ||
+          A->Shape.size() != 1)
+        Fail(CopyLoc, "schedule colored copies between one-dimensional shared arrays "
+                      "(seed 003) or between one-dimensional global arrays (seed 001)");
       if (A->numElements() != N)
         Fail(A->Loc, fmt::format("'{}' has {} elements; schedule colored moves one "
                                  "element per thread, and the kernel has {} threads",
                                  A->Name, A->numElements(), N));
     }
-    const std::int64_t W = Prog.Mach ? Prog.Mach->warpSize() : 32;
+    if (Global) {
+      if (SA == DA)
+        Fail(CopyLoc, fmt::format("schedule colored on global memory needs two arrays: "
+                                  "'{}' is both the source and the destination",
+                                  SA->Name));
+      if (Prog.Mach && Prog.Mach->Kind != ir::MachineKind::Target)
+        Fail(KLoc, "schedule colored on global arrays plans seed 001's passes for a CUDA "
+                   "target (sm_90); this program runs on a memory machine");
+      if (Prog.Mach) {
+        const auto Info = ir::targetInfo(Prog.Mach->Target);
+        if (!Info || Info->MaxSharedPerBlock < static_cast<std::int64_t>(Sm90SharedBytesPerBlock))
+          Fail(KLoc, fmt::format("schedule colored on global arrays uses sm_90's shape "
+                                 "(227 KB of shared memory per block); target {} has {} bytes",
+                                 Prog.Mach->Target, Info ? Info->MaxSharedPerBlock : 0));
+      }
+      for (const ir::Array *A : {SA, DA}) {
+        if (ir::byteSize(A->Elem) != 4)
+          Fail(A->Loc, fmt::format("schedule colored on global arrays moves 4-byte elements "
+                                   "(f32, i32, u32 or a 4-byte vector such as u8x4): the sm_90 "
+                                   "shape puts 8 of them, one 32-byte sector, in a strip row; "
+                                   "'{}' is {} ({} bytes)",
+                                   A->Name, ir::spelling(A->Elem), ir::byteSize(A->Elem)));
+        if (A->Lay.Kind != ir::LayoutKind::Raw && A->Lay.Kind != ir::LayoutKind::Auto)
+          Fail(A->Loc, fmt::format("schedule colored on global arrays needs row-major ('raw') "
+                                   "arrays; '{}' has another layout",
+                                   A->Name));
+      }
+      try {
+        Shape = chooseSm90Shape(static_cast<std::uint64_t>(N));
+        validateHmmShape(Shape, static_cast<std::uint64_t>(N));
+      } catch (const UserError &E) {
+        Fail(KLoc, fmt::format("schedule colored on global arrays: {} (n = 2^27 fits, "
+                               "2^28 does not)",
+                               E.diagnostic().Message));
+      }
+      if (SA->Elem != DA->Elem)
+        Fail(CopyLoc, fmt::format("schedule colored copies bits: '{}' is {} and '{}' is {}",
+                                  SA->Name, ir::spelling(SA->Elem), DA->Name,
+                                  ir::spelling(DA->Elem)));
+    }
+    const std::int64_t W = Global ? 32 : Prog.Mach ? Prog.Mach->warpSize() : 32;
     if (N % W != 0)
       Fail(KLoc, fmt::format("schedule colored needs the {} threads to fill whole "
                              "warps of {}",
@@ -161,6 +339,19 @@ std::vector<ColoredScheduleReport> applyColoredSchedules(ir::Program &Prog) {
     Rep.Dst = DA->Name;
     Rep.N = N;
     Rep.W = W;
+    if (Global) {
+      // Seed 001: the shape, the schedule and its costs; the kernel stays.
+      auto L = std::make_shared<HmmLowering>();
+      L->ElemBytes = ir::byteSize(SA->Elem);
+      L->PlanePrefix = "colored_" + K.Name;
+      L->Shape = Shape;
+      L->Schedule = std::make_shared<const HmmSchedule>(
+          scheduleHmmPermutation(Permutation(std::move(Map)), L->Shape));
+      L->Passes = hmmPassPlans(*L, SA->Name, DA->Name, Copy->Value.Loc, CopyLoc);
+      Rep.Hmm = std::move(L);
+      Out.push_back(std::move(Rep));
+      continue;
+    }
     Rep.PermName = "colored_" + K.Name + "_P";
     Rep.SrcName = "colored_" + K.Name + "_S";
     Rep.DstName = "colored_" + K.Name + "_D";

@@ -12,6 +12,7 @@
 #include "analysis/KernelAnalysis.h"
 #include "analysis/Layout.h"
 #include "analysis/MemoryModel.h"
+#include "analysis/schedule/HmmSchedule.h"
 #include "codegen/Tables.h"
 #include "codegen/Templates.h"
 #include "ir/Printer.h"
@@ -284,6 +285,9 @@ public:
   bool Virtual = false;
   std::int64_t StaticSmem = 0, DynamicSmem = 0;
   bool UseDynamic = false;
+  /// `schedule colored` on a global copy: seed 001's passes and their table.
+  const HmmLowering *Hmm = nullptr;
+  int HmmTable = -1;
 
   std::string indexType() const { return LongIndex ? "long long" : "int"; }
   ArrayPlan &array(const std::string &Name) { return Arrays.at(ArrayIndex.at(Name)); }
@@ -321,6 +325,16 @@ public:
 
   /// The table of Perm (inverse when Inverse) with device type DevType.
   int table(const std::string &Perm, bool Inverse, const std::string &DevType, bool Narrow);
+  /// The s and d planes of a seed 001 schedule: one table of 6n uint16.
+  int hmmTable(const std::string &Kernel, const HmmLowering &L);
+  /// The side-file offset of the next stored table.
+  std::uint64_t nextOffset() const {
+    std::uint64_t Offset = 0;
+    for (const TablePlan &O : Tables)
+      if (!O.InSource && O.stored())
+        Offset += O.Size * static_cast<std::uint64_t>(O.Width);
+    return Offset;
+  }
 };
 
 std::string permDescription(const ir::Program &Prog, const std::string &Name) {
@@ -409,13 +423,29 @@ int ModuleState::table(const std::string &Perm, bool Inverse, const std::string 
   T.InSource = Bytes <= Opts.InlineTableLimit;
   const auto Stored = T.bytes();
   T.Hash = fnv1a(Stored.data(), Stored.size());
-  if (!T.InSource) {
-    std::uint64_t Offset = 0;
-    for (const TablePlan &O : Tables)
-      if (!O.InSource && O.Values)
-        Offset += O.Size * static_cast<std::uint64_t>(O.Width);
-    T.Offset = Offset;
-  }
+  if (!T.InSource)
+    T.Offset = nextOffset();
+  Tables.push_back(std::move(T));
+  return static_cast<int>(Tables.size() - 1);
+}
+
+int ModuleState::hmmTable(const std::string &Kernel, const HmmLowering &L) {
+  const HmmSchedule &S = *L.Schedule;
+  TablePlan T;
+  T.Perm = L.PlanePrefix;
+  T.Describe = fmt::format("kernel '{}': s and d of seed 001's three passes (planes s0, d0, s1, d1, s2, "
+                           "d2 of {} entries each)",
+                           Kernel, S.size());
+  T.DeviceType = "std::uint16_t";
+  // HmmSchedule keeps its six planes back to back in one buffer.
+  T.Raw16 = std::span<const std::uint16_t>(S.plane(0).data(), 6 * S.size());
+  T.Size = T.Raw16.size();
+  T.Width = 2;
+  T.InSource = T.Size * 2 <= Opts.InlineTableLimit;
+  const auto Stored = T.bytes();
+  T.Hash = fnv1a(Stored.data(), Stored.size());
+  if (!T.InSource)
+    T.Offset = nextOffset();
   Tables.push_back(std::move(T));
   return static_cast<int>(Tables.size() - 1);
 }
@@ -1396,6 +1426,14 @@ public:
                        ir::spelling(A.Decl->Space), ir::printArrayType(*A.Decl), A.footprint(),
                        A.Lay.Kind == LayoutKind::Raw ? "row-major" : A.LayoutName, Role);
     }
+    if (F.Hmm) {
+      const HmmShape &Sh = F.Hmm->Shape;
+      S += fmt::format("/// schedule colored: runs as seed 001's scheduled permutation, three kernels on `stream`\n"
+                       "/// ({0}_pass0: {1} -> {2} by rows; {0}_pass1: {2} in place by strips of {3} columns;\n"
+                       "/// {0}_pass2: {2} in place by rows) over {4} x {5}; the s and d tables are the module's.\n",
+                       kernelName(), hmmSrc(), hmmDst(),
+                       Sh.StripCols, Sh.Rows, Sh.Cols);
+    }
     S += "/// Returns cudaErrorInvalidValue when a count differs from the one above.\n";
     return S;
   }
@@ -1408,6 +1446,20 @@ public:
   std::string launch() const;
   std::string reference();
   std::string harnessRun() const;
+  /// Seed 001's three pass kernels and their launch sequence.
+  std::string hmmDevice();
+  std::string hmmLaunch() const;
+  const ir::Assign &hmmCopy() const { return *F.K.Body.front().as<ir::Assign>(); }
+  std::string hmmSrc() const { return hmmCopy().Value.as<ir::ArrayRead>()->Array; }
+  std::string hmmDst() const { return std::get<ir::ArrayRead>(hmmCopy().Target).Array; }
+  std::string passName(int Pass) const { return fmt::format("{}_pass{}", kernelName(), Pass); }
+  /// Bytes of shared memory of a pass block, and whether it needs the opt-in.
+  std::int64_t passSmem(int Pass) const {
+    return static_cast<std::int64_t>(F.Hmm->Passes[static_cast<std::size_t>(Pass)].Cost.BlockWords) * F.Hmm->ElemBytes;
+  }
+  bool passDynamic(int Pass) const {
+    return passSmem(Pass) > ir::targetInfo(Opts.Arch)->DefaultSharedPerBlock;
+  }
 
 private:
   const KernelFacts &F;
@@ -1794,6 +1846,151 @@ std::string KernelEmitter::launch() const {
   return S;
 }
 
+//===-- Seed 001: the scheduled permutation of global memory ---------------------===//
+
+std::string hmmCostText(const HmmPassCost &C) {
+  return fmt::format("largest DMM congestion {} (steps 1, 3, 4); per request at most {} sectors / {} lines / {} "
+                     "UMM groups; {} requests, {} sectors; s and d loads {} sectors",
+                     C.MaxSharedCongestion, C.MaxSectorsPerRequest, C.MaxLinesPerRequest, C.MaxUmmGroups,
+                     C.GlobalRequests, C.Sectors, C.IndexSectors);
+}
+
+std::string KernelEmitter::hmmDevice() {
+  Out.clear();
+  const HmmLowering &L = *F.Hmm;
+  const HmmShape &Sh = L.Shape;
+  const std::string T = devType(F.array(hmmSrc()).Decl->Elem);
+  const std::uint64_t N = L.Schedule->size();
+  line(0, fmt::format("// Kernel '{}' ({}:{}:{}): schedule colored on a copy between global arrays, {}[f(t)] = {}[g(t)]",
+                      F.K.Name, Opts.SourceName, F.K.Loc.Line, F.K.Loc.Col, hmmDst(), hmmSrc()));
+  line(0, fmt::format("// for {} threads, runs as seed 001's scheduled offline permutation (Secs. V-VII): {}[P(i)] = {}[i]",
+                      N, hmmDst(), hmmSrc()));
+  line(0, fmt::format("// with P(g(t)) = f(t), over a {} x {} row-major matrix (R x C, chooseSm90Shape), strips of {} columns",
+                      Sh.Rows, Sh.Cols, Sh.StripCols));
+  line(0, fmt::format("// ({} bytes: one 32-byte sector per strip row), w = {} banks. Schedule: scheduleHmmPermutation, its",
+                      Sh.StripCols * static_cast<std::uint32_t>(L.ElemBytes), Sh.Banks));
+  line(0, fmt::format("// s and d planes in table {}. Three passes, one block per row (strip), each seed 001's row-wise",
+                      F.HmmTable));
+  line(0, "// permutation: (1) buf[j] <- src[addr(j)] (coalesced), (2) s[j], d[j] (coalesced 16-bit loads),");
+  line(0, "// (3) buf[d[j]] <- buf[s[j]] through registers (conflict-free: seed 003's schedule of the block),");
+  line(0, "// (4) dst[addr(j)] <- buf[j] (coalesced). Passes 1 and 2 run in place (src == dst): every block reads");
+  line(0, "// its whole row or strip before it writes the same addresses back, so src and dst are not __restrict__.");
+  line(0, fmt::format("// As written (one scatter kernel), the model predicts: {}.",
+                      [&] {
+                        std::vector<std::string> Parts;
+                        for (const AccessSiteReport &S : Rep.Sites)
+                          Parts.push_back(fmt::format("{} of '{}' sectors {}", S.IsWrite ? "write" : "read", S.Array,
+                                                      S.DataDependent ? std::string("data-dependent") : S.Sectors.str()));
+                        return fmt::format("{}", fmt::join(Parts, ", "));
+                      }()));
+  line(0, "");
+  for (int Pass = 0; Pass < HmmSchedule::NumPasses; ++Pass) {
+    const HmmPassPlan &P = L.Passes[static_cast<std::size_t>(Pass)];
+    const bool Strip = P.Cost.Kind == HmmPassKind::Strip;
+    const std::uint32_t Words = P.Cost.BlockWords;
+    const bool Dyn = passDynamic(Pass);
+    line(0, fmt::format("// Pass {} ({}): {} -> {}{}, {} blocks of {} words ({}), {} threads, {} word{} per thread, {} bytes "
+                        "of shared memory{}.",
+                        Pass, Strip ? "column-wise, by strips" : "row-wise", Pass == 0 ? hmmSrc() : hmmDst(), hmmDst(),
+                        Pass == 0 ? "" : " in place", P.Cost.Blocks, Words,
+                        Strip ? fmt::format("{} rows x {} columns", Sh.Rows, Sh.StripCols) : "one row", P.Threads,
+                        P.PerThread, P.PerThread == 1 ? "" : "s", passSmem(Pass), Dyn ? " (dynamic, opted in by the launch)" : ""));
+    line(0, fmt::format("// Predicted (hmmPassCosts): {}.", hmmCostText(P.Cost)));
+    line(0, fmt::format("__global__ void __launch_bounds__({}) {}(const {} *src, {} *dst, const std::uint16_t *s, "
+                        "const std::uint16_t *d) {{",
+                        P.Threads, passName(Pass), T, T));
+    line(1, fmt::format("constexpr unsigned Words = {}; // words per block", Words));
+    line(1, fmt::format("constexpr unsigned long long Cols = {}; // C", Sh.Cols));
+    if (Dyn) {
+      line(1, fmt::format("extern __shared__ __align__(16) unsigned char bw_smem[]; // {} bytes, opted in by the launch",
+                          passSmem(Pass)));
+      line(1, fmt::format("{} *const {} = reinterpret_cast<{} *>(bw_smem);", T, L.BufferName, T));
+    } else {
+      line(1, fmt::format("__shared__ {} {}[Words];", T, L.BufferName));
+    }
+    line(1, "const unsigned bw_blk = blockIdx.x;");
+    line(1, "const std::uint16_t *const bw_s = s + static_cast<unsigned long long>(bw_blk) * Words;");
+    line(1, "const std::uint16_t *const bw_d = d + static_cast<unsigned long long>(bw_blk) * Words;");
+    line(1, fmt::format("{} bw_v[{}];", T, P.PerThread));
+    const bool Guard = Words % P.Threads != 0;
+    const std::string Addr = fmt::format("bankwise::hmmAddress<{}, {}>(bw_blk, j, Cols)", Strip ? "true" : "false",
+                                         Sh.StripCols);
+    auto Loop = [&](const std::string &What, const std::vector<std::pair<int, std::string>> &Body) {
+      line(1, "// " + What);
+      line(1, "#pragma unroll");
+      line(1, fmt::format("for (unsigned k = 0; k < {}; ++k) {{", P.PerThread));
+      line(2, fmt::format("const unsigned j = threadIdx.x + k * {}u;", P.Threads));
+      int In = 2;
+      if (Guard) {
+        line(2, "if (j < Words) {");
+        In = 3;
+      }
+      for (const auto &[Site, Stmt] : Body) {
+        if (Site >= 0)
+          line(In, "// " + siteComment(P.Sites[static_cast<std::size_t>(Site)], F));
+        line(In, Stmt);
+      }
+      if (Guard)
+        line(2, "}");
+      line(1, "}");
+    };
+    Loop("(1) the block's row (strip) into shared memory, coalesced",
+         {{HmmInRead, fmt::format("bw_v[k] = src[{}];", Addr)},
+          {HmmBufWrite, fmt::format("{}[j] = bw_v[k];", L.BufferName)}});
+    line(1, "__syncthreads();");
+    Loop("(2) and (3): read the schedule, gather buf[s[j]] into registers",
+         {{HmmSRead, "const unsigned bw_from = bw_s[j];"},
+          {HmmBufGather, fmt::format("bw_v[k] = {}[bw_from];", L.BufferName)}});
+    line(1, "__syncthreads();");
+    Loop("(3): scatter to buf[d[j]]: buf[d[j]] <- old buf[s[j]], every warp on distinct banks",
+         {{HmmDRead, "const unsigned bw_to = bw_d[j];"},
+          {HmmBufScatter, fmt::format("{}[bw_to] = bw_v[k];", L.BufferName)}});
+    line(1, "__syncthreads();");
+    Loop("(4) the permuted row (strip) back to global memory, coalesced",
+         {{HmmBufRead, fmt::format("bw_v[k] = {}[j];", L.BufferName)},
+          {HmmOutWrite, fmt::format("dst[{}] = bw_v[k];", Addr)}});
+    line(0, "}");
+    line(0, "");
+  }
+  return Out;
+}
+
+std::string KernelEmitter::hmmLaunch() const {
+  const HmmLowering &L = *F.Hmm;
+  const std::uint64_t N = L.Schedule->size();
+  std::string S = fmt::format("// Seed 001's launch sequence for '{}': three kernels on one stream, each after the previous.\n",
+                              F.K.Name);
+  S += fmt::format("cudaError_t {}({}) {{\n", launchName(), apiParams(false));
+  std::vector<std::string> Checks;
+  for (const ArrayPlan &A : F.Arrays)
+    if (A.isApiParam())
+      Checks.push_back(fmt::format("{}_count != {}", A.Name, A.footprint()));
+  if (!Checks.empty())
+    S += fmt::format("  if ({})\n    return cudaErrorInvalidValue;\n", fmt::join(Checks, " || "));
+  S += "  if (const cudaError_t Err = load_tables(); Err != cudaSuccess)\n    return Err;\n";
+  const std::string Src = F.array(hmmSrc()).Name, Dst = F.array(hmmDst()).Name;
+  for (int Pass = 0; Pass < HmmSchedule::NumPasses; ++Pass) {
+    const HmmPassPlan &P = L.Passes[static_cast<std::size_t>(Pass)];
+    const bool Dyn = passDynamic(Pass);
+    S += fmt::format("  // Pass {} ({}): {} -> {}{}. Predicted: {}.\n", Pass,
+                     P.Cost.Kind == HmmPassKind::Strip ? "strips" : "rows", Pass == 0 ? Src : Dst, Dst,
+                     Pass == 0 ? "" : " in place", hmmCostText(P.Cost));
+    if (Dyn)
+      S += fmt::format("  if (const cudaError_t Err = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {});\n"
+                       "      Err != cudaSuccess)\n    return Err;\n",
+                       passName(Pass), passSmem(Pass));
+    S += fmt::format("  {}<<<dim3({}, 1, 1), dim3({}, 1, 1), {}, stream>>>({}, {}, bw_dev_table_{} + {}ULL, "
+                     "bw_dev_table_{} + {}ULL);\n",
+                     passName(Pass), P.Cost.Blocks, P.Threads, Dyn ? passSmem(Pass) : 0, Pass == 0 ? Src : Dst, Dst,
+                     F.HmmTable, 2 * static_cast<std::uint64_t>(Pass) * N, F.HmmTable,
+                     (2 * static_cast<std::uint64_t>(Pass) + 1) * N);
+    if (Pass + 1 < HmmSchedule::NumPasses)
+      S += "  if (const cudaError_t Err = cudaGetLastError(); Err != cudaSuccess)\n    return Err;\n";
+  }
+  S += "  return cudaGetLastError();\n}\n";
+  return S;
+}
+
 //===-- The CPU reference ------------------------------------------------------===//
 
 void KernelEmitter::perThread(int Indent, const std::string &Mask, const std::vector<std::string> &Body) {
@@ -2171,7 +2368,7 @@ std::string tableSection(const ModuleState &Mod, const CodegenOptions &Opts) {
   for (std::size_t I = 0; I < Mod.Tables.size(); ++I) {
     const TablePlan &T = Mod.Tables[I];
     const std::string Narrow = unsignedTypeName(T.Width);
-    if (!T.Values) {
+    if (!T.stored()) {
       S += fmt::format("// Table {}: '{}' = {}; {} entries of {}, computed by its closed form (nothing stored).\n", I,
                        T.Perm, T.Describe, T.Size, T.DeviceType);
       S += fmt::format("static bool bw_read_table_{}(std::vector<{}> &Out) {{\n  Out.resize({});\n"
@@ -2183,10 +2380,10 @@ std::string tableSection(const ModuleState &Mod, const CodegenOptions &Opts) {
                        T.Size, Narrow, T.DeviceType,
                        T.InSource ? "" : fmt::format(", in the side file at byte {}", 8 + T.Offset));
     }
-    if (!T.Values) {
+    if (!T.stored()) {
     } else if (T.InSource) {
       S += fmt::format("static const {} bw_table_{}_data[{}] = {{\n", Narrow, I, T.Size);
-      const auto &V = T.Values->map();
+      const std::vector<std::uint32_t> V = T.Values ? T.Values->map() : std::vector<std::uint32_t>(T.Raw16.begin(), T.Raw16.end());
       for (std::size_t J = 0; J < V.size(); J += 16) {
         std::vector<std::uint32_t> Row(V.begin() + static_cast<std::ptrdiff_t>(J),
                                        V.begin() + static_cast<std::ptrdiff_t>(std::min(V.size(), J + 16)));
@@ -2250,16 +2447,40 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   ModuleState Mod(Prog, Opts);
   std::vector<std::unique_ptr<KernelFacts>> Facts;
   std::vector<KernelReport> Reports;
+  // Seed 001's plans of the kernels left `schedule colored` (global copies):
+  // the caller's, else planned here on a copy of the program.
+  std::vector<ColoredScheduleReport> Planned = Opts.ColoredSchedules;
+  for (const ir::Kernel &K : Prog.Kernels)
+    if (isHmmScheduled(K) && std::none_of(Planned.begin(), Planned.end(), [&](const ColoredScheduleReport &C) {
+          return C.Kernel == K.Name && C.Hmm;
+        })) {
+      ir::Program Copy = Prog;
+      for (ColoredScheduleReport &C : applyColoredSchedules(Copy))
+        Planned.push_back(std::move(C));
+      break;
+    }
   for (const ir::Kernel &K : Prog.Kernels) {
     Facts.push_back(std::make_unique<KernelFacts>(Prog, K, Mod));
     planShared(*Facts.back(), *Target, Mod.Warnings);
     Reports.push_back(analyzeKernel(Prog, K));
+    if (!isHmmScheduled(K))
+      continue;
+    for (const ColoredScheduleReport &C : Planned)
+      if (C.Kernel == K.Name && C.Hmm) {
+        Facts.back()->Hmm = C.Hmm.get();
+        break;
+      }
+    if (!Facts.back()->Hmm)
+      throw UserError(K.Loc, fmt::format("kernel '{}': schedule colored was not planned", K.Name));
+    Facts.back()->HmmTable = Mod.hmmTable(K.Name, *Facts.back()->Hmm);
   }
   std::vector<KernelEmitter> Emitters;
   for (std::size_t I = 0; I < Facts.size(); ++I)
     Emitters.emplace_back(*Facts[I], Reports[I], Opts, Mod);
 
-  bool NeedLayout = false, ApiNeedsTypes = false;
+  bool NeedLayout = false, ApiNeedsTypes = false, NeedHmm = false;
+  for (const auto &F : Facts)
+    NeedHmm = NeedHmm || F->Hmm;
   for (const auto &F : Facts)
     for (const ArrayPlan &A : F->Arrays) {
       NeedLayout = NeedLayout || (A.usesLayoutObject() && !A.Local);
@@ -2308,6 +2529,8 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
     Src += embedTemplate("bankwise/layout.cuh");
   if (HasTables)
     Src += embedTemplate("bankwise/tables.cuh");
+  if (NeedHmm)
+    Src += embedTemplate("bankwise/hmm_pass.cuh");
   if (Opts.Harness)
     Src += embedTemplate("bankwise/harness.cuh");
   Src += "\n";
@@ -2316,10 +2539,10 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   Src += fmt::format("namespace {} {{\n\n", Ns);
   if (HasTables)
     Src += tableSection(Mod, Opts) + "\n";
-  for (KernelEmitter &E : Emitters)
-    Src += E.device() + "\n";
-  for (const KernelEmitter &E : Emitters)
-    Src += E.launch() + "\n";
+  for (std::size_t I = 0; I < Emitters.size(); ++I)
+    Src += Facts[I]->Hmm ? Emitters[I].hmmDevice() : Emitters[I].device() + "\n";
+  for (std::size_t I = 0; I < Emitters.size(); ++I)
+    Src += (Facts[I]->Hmm ? Emitters[I].hmmLaunch() : Emitters[I].launch()) + "\n";
   if (Opts.Harness) {
     for (KernelEmitter &E : Emitters)
       Src += E.reference() + "\n";
@@ -2369,6 +2592,64 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   for (std::size_t I = 0; I < Facts.size(); ++I) {
     const KernelFacts &F = *Facts[I];
     const KernelReport &R = Reports[I];
+    if (F.Hmm) {
+      // Seed 001: one entry per pass kernel, its sites as the comments name them.
+      const KernelEmitter &E = Emitters[I];
+      for (int Pass = 0; Pass < HmmSchedule::NumPasses; ++Pass) {
+        const HmmPassPlan &P = F.Hmm->Passes[static_cast<std::size_t>(Pass)];
+        const std::string Src = Pass == 0 ? E.hmmSrc() : E.hmmDst();
+        nlohmann::json JK = {{"kernel", E.passName(Pass)},
+                             {"program_kernel", F.K.Name},
+                             {"schedule", "seed 001 scheduled permutation"},
+                             {"pass", Pass},
+                             {"pass_kind", P.Cost.Kind == HmmPassKind::Strip ? "strip" : "row"},
+                             {"shape", {{"rows", F.Hmm->Shape.Rows}, {"cols", F.Hmm->Shape.Cols},
+                                        {"strip_cols", F.Hmm->Shape.StripCols}, {"banks", F.Hmm->Shape.Banks}}},
+                             {"threads", static_cast<std::int64_t>(P.Cost.Blocks) * P.Cost.BlockWords},
+                             {"threads_per_block", P.Threads},
+                             {"blocks", P.Cost.Blocks},
+                             {"index_type", "unsigned"},
+                             {"shared_bytes", E.passSmem(Pass)},
+                             {"dynamic_shared", E.passDynamic(Pass)},
+                             {"predicted", {{"max_shared_congestion", P.Cost.MaxSharedCongestion},
+                                            {"global_requests", P.Cost.GlobalRequests},
+                                            {"sectors", P.Cost.Sectors},
+                                            {"max_sectors_per_request", P.Cost.MaxSectorsPerRequest},
+                                            {"max_lines_per_request", P.Cost.MaxLinesPerRequest},
+                                            {"max_umm_groups", P.Cost.MaxUmmGroups},
+                                            {"index_sectors", P.Cost.IndexSectors}}},
+                             {"sites", nlohmann::json::array()}};
+        static const char *const Roles[HmmNumSites] = {
+            "(1) load of the block's row or strip",     "(1) store into the shared buffer",
+            "(2) load of s[j]",                         "(3) gather buf[s[j]]",
+            "(2) load of d[j]",                         "(3) scatter buf[d[j]]",
+            "(4) read of buf[j]",                       "(4) store of the permuted row or strip"};
+        for (std::size_t SI = 0; SI < P.Sites.size(); ++SI) {
+          const AccessSiteReport &S = P.Sites[SI];
+          // Every site of a pass kernel has a `line:col` marker in the .cu, so none
+          // counts as added_by_codegen (which the staging copies' "staging-in/out"
+          // locations mean); "seed001_step" says which step of the pass it is.
+          nlohmann::json JS = {{"location", fmt::format("{}:{}:{}", Opts.SourceName, S.Loc.Line, S.Loc.Col)},
+                               {"array", S.Array},
+                               {"space", std::string(ir::spelling(S.Space))},
+                               {"access", S.IsWrite ? "write" : "read"},
+                               {"layout", S.Layout},
+                               {"elem_bytes", S.ElemBytes},
+                               {"warp_executions", S.WarpExecutions},
+                               {"data_dependent", false},
+                               {"added_by_codegen", false},
+                               {"seed001_step", Roles[SI]},
+                               {"congestion", statsJson(S.Congestion)}};
+          if (S.Space == ir::MemSpace::Shared)
+            JS["sm90_wavefronts"] = statsJson(S.Wavefronts);
+          else
+            JS["sm90_sectors"] = statsJson(S.Sectors), JS["sm90_lines"] = statsJson(S.Lines);
+          JK["sites"].push_back(JS);
+        }
+        J["kernels"].push_back(JK);
+      }
+      continue;
+    }
     nlohmann::json JK = {{"kernel", F.K.Name},
                          {"threads", R.Threads},
                          {"threads_per_block", F.CudaThreads},

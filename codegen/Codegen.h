@@ -7,6 +7,7 @@
 // Output depends only on the program and the options: same input, same bytes.
 #pragma once
 
+#include "analysis/ColoredSchedule.h"
 #include "analysis/LayoutChoice.h"
 #include "ir/Program.h"
 #include "support/Diagnostic.h"
@@ -38,6 +39,10 @@ struct CodegenOptions {
   std::uint64_t InlineTableLimit = 64 * 1024;
   /// Decisions of the `layout auto` pass, quoted in comments.
   std::vector<LayoutDecision> LayoutDecisions;
+  /// What applyColoredSchedules planned: a kernel still marked `schedule
+  /// colored` (a global copy) is emitted as seed 001's three passes with the
+  /// report's HmmLowering. When a kernel has none here, codegen plans it.
+  std::vector<ColoredScheduleReport> ColoredSchedules;
 };
 
 struct CompileResult {
@@ -49,7 +54,10 @@ struct CompileResult {
 };
 
 /// Emits CUDA for every kernel of Prog (a program the front end accepted,
-/// `layout auto` already resolved or treated as raw). Throws UserError,
+/// `layout auto` already resolved or treated as raw). A kernel left `schedule
+/// colored` (a copy between global arrays) becomes three pass kernels
+/// NAME_pass0..2 and a launch function that runs them (seed 001); its s and d
+/// planes are one 6n-entry 16-bit table (source or side file, by size). Throws UserError,
 /// located, for what CUDA cannot express (vector arithmetic, a block of more
 /// than 1,024 threads, shared arrays beyond the architecture) and for run-time
 /// errors the analysis finds.

@@ -29,6 +29,14 @@ std::uint64_t fnv1a(const unsigned char *Data, std::size_t N) {
 
 std::vector<unsigned char> TablePlan::bytes() const {
   std::vector<unsigned char> Out;
+  if (!Raw16.empty()) {
+    Out.reserve(Raw16.size() * 2);
+    for (std::uint16_t V : Raw16) {
+      Out.push_back(static_cast<unsigned char>(V));
+      Out.push_back(static_cast<unsigned char>(V >> 8));
+    }
+    return Out;
+  }
   if (!Values)
     return Out;
   Out.reserve(Values->size() * static_cast<std::size_t>(Width));
@@ -41,7 +49,7 @@ std::vector<unsigned char> TablePlan::bytes() const {
 std::vector<unsigned char> sideFileBytes(const std::vector<TablePlan> &Tables) {
   std::vector<unsigned char> Out = {'B', 'W', 'T', 'A', 'B', 'L', 'E', '1'};
   for (const TablePlan &T : Tables)
-    if (!T.InSource && T.Values) {
+    if (!T.InSource && T.stored()) {
       const auto B = T.bytes();
       Out.insert(Out.end(), B.begin(), B.end());
     }

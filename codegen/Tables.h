@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,12 @@ struct TablePlan {
   std::string Describe;  ///< "schedule_src(P, w: 32)"
   std::string DeviceType;///< element type on the device: the holds array's,
                          ///< or the narrow type for a P(i) table
-  const Permutation *Values = nullptr; ///< null for a closed form
+  const Permutation *Values = nullptr; ///< null for a closed form or raw words
+  /// Raw 16-bit entries instead of a permutation (seed 001's s and d planes
+  /// of an HmmSchedule: 6n entries); empty otherwise.
+  std::span<const std::uint16_t> Raw16;
+  /// Something is stored (in the source or the side file).
+  bool stored() const { return Values || !Raw16.empty(); }
   std::uint64_t Size = 0;               ///< entries
   /// For identity, shuffle, bitreverse, transpose and stride: the C++ value
   /// of entry I (nothing is stored; the host API computes it).

@@ -68,10 +68,11 @@ int runCompile(const CompileOptions &O) {
     return 2;
   ir::Program &Prog = *Read;
 
-  applyColoredSchedules(Prog);
+  std::vector<ColoredScheduleReport> Colored = applyColoredSchedules(Prog);
   LayoutChoiceOptions LO;
   LO.Seed = O.Seed;
   codegen::CodegenOptions CO;
+  CO.ColoredSchedules = std::move(Colored);
   CO.LayoutDecisions = chooseLayouts(Prog, LO);
   CO.SourceName = O.File;
   const std::filesystem::path Out(O.Output);

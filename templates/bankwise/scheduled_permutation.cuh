@@ -13,25 +13,27 @@
 // Blk*BlockWords), BlockWords <= 65536. Dynamic shared memory holds alpha
 // and beta: 2*BlockWords elements.
 //
+// In and Out may be the same array (passes 1 and 2 of the permutation run
+// in place: every block reads its whole row or strip before it writes the
+// same addresses back), so they are not __restrict__.
+//
+// Codegen does not instantiate this kernel: for `schedule colored` on a
+// global copy it emits the three passes as its own __global__ functions
+// (one buffer, step 3 through registers, a cost comment above every
+// access), with hmmAddress of hmm_pass.cuh. This generic pass is the
+// readable reference of the same four steps.
+//
 // Holes: T (element), IsStrip, StripCols.
 #pragma once
+
+#include "bankwise/hmm_pass.cuh"
 
 #include <cstdint>
 
 namespace bankwise {
 
-template <bool IsStrip, int StripCols>
-__device__ __forceinline__ unsigned long long hmmAddress(unsigned Blk, unsigned J,
-                                                         unsigned long long Cols) {
-  if constexpr (IsStrip)
-    return (J / StripCols) * Cols + static_cast<unsigned long long>(Blk) * StripCols +
-           J % StripCols;
-  else
-    return static_cast<unsigned long long>(Blk) * Cols + J;
-}
-
 template <class T, bool IsStrip, int StripCols>
-__global__ void hmmPermutationPass(const T *__restrict__ In, T *__restrict__ Out,
+__global__ void hmmPermutationPass(const T *In, T *Out,
                                    const std::uint16_t *__restrict__ S,
                                    const std::uint16_t *__restrict__ D,
                                    unsigned long long Cols, unsigned BlockWords) {

@@ -247,6 +247,84 @@ TEST_CASE("analyze: layout auto is explained, --transformed shows before and aft
   CHECK(J["kernels"][0]["sites"][3]["sm90_wavefronts"]["max"] == 1);
 }
 
+TEST_CASE("schedule colored on a global copy: analyze shows seed 001's shape and passes, compile emits them") {
+  const std::string Sample = std::string(BANKWISE_SOURCE_DIR) + "/samples/offline_permutation_scheduled.bw";
+  Result R = bankwise("analyze " + Sample + " -D N=65536 --transformed");
+  REQUIRE(R.Code == 0);
+  CHECK(contains(R.Out, "schedule colored of 'permute_random': b[P(i)] = a[i] for n = 65536 as seed 001's "
+                        "scheduled permutation of global memory: shape 64 x 1024 (R x C), StripCols 8"));
+  CHECK(contains(R.Out, "pass 1 (strip): 128 blocks of 512 words; DMM congestion 1"));
+  CHECK(contains(R.Out, "per request at most 4 sectors / 4 lines / 4 UMM groups"));
+  CHECK(contains(R.Out, "as written: 4096 global requests"));
+  R = bankwise("analyze " + Sample + " -D N=65536 --transformed --json");
+  REQUIRE(R.Code == 0);
+  const auto J = nlohmann::json::parse(R.Out);
+  CHECK(J["schedules"][0]["shape"]["rows"] == 64);
+  CHECK(J["schedules"][0]["shape"]["cols"] == 1024);
+  CHECK(J["schedules"][0]["passes"][2]["max_sectors_per_request"] == 4);
+  CHECK(J["kernels"][0]["passes"][0]["sites"].size() == 8);
+  CHECK(J["kernels"][0]["transformed"]["after"]["global_requests"] == 3 * 65536 / 32 * 2);
+  const std::string Cu = tmp("scheduled.cu"), Report = tmp("scheduled.report.json");
+  R = bankwise("compile " + Sample + " -D N=4096 -o " + Cu + " --header " + tmp("scheduled.h") +
+               " --harness --report " + Report);
+  REQUIRE(R.Code == 0);
+  std::ifstream In(Report);
+  const auto Rep = nlohmann::json::parse(In);
+  REQUIRE(Rep["kernels"].size() == 6);
+  CHECK(Rep["kernels"][0]["kernel"] == "permute_random_pass0");
+  CHECK(Rep["kernels"][1]["kernel"] == "permute_random_pass1");
+}
+
+TEST_CASE("schedule colored on a global copy: what it cannot schedule exits 2, located") {
+  const std::string Bad = tmp("bad_scheduled.bw");
+  auto Run = [&](const std::string &Text) {
+    std::ofstream(Bad) << Text;
+    return bankwise("compile " + Bad + " -o " + tmp("bad_scheduled.cu"));
+  };
+  // Not one-to-one: two threads write one element.
+  Result R = Run("target sm_90\nkernel k(a: global f32[4096], b: global f32[4096]) grid (16) block (256)"
+                 " schedule colored {\n  b[tid / 2] = a[tid]\n}\n");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, Bad + ":3:9: error: kernel 'k': schedule colored needs a one-to-one copy, but threads "
+                              "tid = 0 and tid = 1 both writes element 0"));
+  // 8-byte elements: the sm_90 shape is for 4-byte words.
+  R = Run("target sm_90\nkernel k(a: global f64[4096], b: global f64[4096]) grid (16) block (256)"
+          " schedule colored {\n  b[4095 - tid] = a[tid]\n}\n");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, Bad + ":2:10: error: kernel 'k': schedule colored on global arrays moves 4-byte elements"));
+  CHECK(contains(R.Out, "'a' is f64 (8 bytes)"));
+  // No shape: n = 2^28 (a row or a strip would exceed 227 KB).
+  R = Run("target sm_90\nparam N = 1 << 28\nkernel k(a: global f32[N], b: global f32[N]) grid (N / 1024) block (1024)"
+          " schedule colored {\n  b[N - 1 - tid] = a[tid]\n}\n");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, Bad + ":3:8: error: kernel 'k': schedule colored on global arrays: HMM schedule: "
+                              "n = 268435456 has no sm_90 shape"));
+  // n not a multiple of 128 (R a multiple of 4, C of 32).
+  R = Run("target sm_90\nkernel k(a: global f32[96], b: global f32[96]) threads 96 schedule colored {\n"
+          "  b[95 - tid] = a[tid]\n}\n");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, Bad + ":2:8: error: kernel 'k': schedule colored on global arrays: HMM schedule: n = 96"));
+  // One array for both sides; shared and global mixed; a memory machine.
+  R = Run("target sm_90\nkernel k(a: global f32[4096]) grid (16) block (256) schedule colored {\n"
+          "  a[4095 - tid] = a[tid]\n}\n");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "'a' is both the source and the destination"));
+  R = Run("target sm_90\nkernel k(a: global f32[1024], b: shared f32[1024]) threads 1024 schedule colored {\n"
+          "  b[1023 - tid] = a[tid]\n}\n");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "or between one-dimensional global arrays (seed 001)"));
+  R = Run("machine umm(w: 32, l: 4)\nkernel k(a: global f32[4096], b: global f32[4096]) threads 4096"
+          " schedule colored {\n  b[4095 - tid] = a[tid]\n}\n");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, Bad + ":2:8: error: kernel 'k': schedule colored on global arrays plans seed 001's passes"));
+  // analyze reports the same errors.
+  std::ofstream(Bad) << "target sm_90\nkernel k(a: global f32[4096], b: global f32[4096]) grid (16) block (256)"
+                        " schedule colored {\n  b[tid / 2] = a[tid]\n}\n";
+  R = bankwise("analyze " + Bad);
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "both writes element 0"));
+}
+
 TEST_CASE("experiment rap-table: Table II in text and JSON") {
   Result R = bankwise("experiment rap-table --w 8,16 --trials 50");
   REQUIRE(R.Code == 0);

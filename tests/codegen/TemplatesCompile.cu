@@ -1,6 +1,7 @@
 // Every template of templates/ instantiated once, so that nvcc checks them
 // on their own (the golden files check the ones codegen embeds).
 #include "bankwise/harness.cuh"
+#include "bankwise/hmm_pass.cuh"
 #include "bankwise/layout.cuh"
 #include "bankwise/scheduled_permutation.cuh"
 #include "bankwise/shared_permutation.cuh"
