@@ -3,7 +3,8 @@
 //
 //   A  cells of the row graph: (u, v, multiplicity), row after row;
 //   B  factorization of the row graph into K StripCols-regular factors
-//      (weighted Euler splits, detail/CellGraph.h); factor f fills the slot
+//      (Euler splits by greedy orientation and exact repair,
+//      detail/BalancedSplit.h); factor f fills the slot
 //      table in plane 4: row u, slots f*StripCols.. hold the destination
 //      rows of the elements pass 0 puts into strip f;
 //   C  pass 0 per row: the elements bound for row v take v's slots in column
@@ -21,6 +22,7 @@
 #include "analysis/schedule/HmmSchedule.h"
 
 #include "analysis/MemoryModel.h"
+#include "analysis/schedule/detail/BalancedSplit.h"
 #include "analysis/schedule/detail/BlockSchedule.h"
 #include "analysis/schedule/detail/CellGraph.h"
 #include "support/Diagnostic.h"
@@ -256,30 +258,24 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
   });
 
   Phase("A cells");
-  // Phase B: K factors of the row graph. Factor f's cells fill the slot
+  // Phase B: K factors of the row graph. Factor f's rows fill the slot
   // table in plane 4: row u, slots f*StripCols .. (f+1)*StripCols - 1 hold
-  // the destination rows of the elements that pass 0 puts into strip f.
+  // the destination rows of the elements that pass 0 puts into strip f (in
+  // the factor's order; phase C matches elements to slots by row).
   // Splits go breadth first until every thread has several subtrees, then
   // the subtrees are finished depth first in parallel; each subtree writes
   // only its own factors, so the table does not depend on the threads.
   {
     std::span<std::uint16_t> Slots = Plane[4];
-    const schedule_detail::RowFactorSink Sink =
-        [&](const schedule_detail::CellRows &F, std::uint32_t Factor) {
-          for (std::uint32_t U = 0; U < R; ++U) {
-            std::uint16_t *Out = Slots.data() + std::uint64_t(U) * C +
-                                 std::uint64_t(Factor) * SC;
-            std::uint32_t Filled = 0;
-            for (std::uint32_t Cell = F.RowStart[U]; Cell < F.RowStart[U + 1];
-                 ++Cell) {
-              if (Filled + F.W[Cell] > SC)
-                internalError("a factor of the row graph is not regular");
-              for (std::uint32_t X = 0; X < F.W[Cell]; ++X)
-                Out[Filled++] = static_cast<std::uint16_t>(F.V[Cell]);
-            }
-            if (Filled != SC)
-              internalError("a factor of the row graph is not regular");
-          }
+    const schedule_detail::UnitFactorSink Sink =
+        [&](const std::uint16_t *Rows, std::uint32_t Degree,
+            std::uint32_t Factor) {
+          if (Degree != SC)
+            internalError("a factor of the row graph is not regular");
+          for (std::uint32_t U = 0; U < R; ++U)
+            std::memcpy(Slots.data() + std::uint64_t(U) * C +
+                            std::uint64_t(Factor) * SC,
+                        Rows + std::size_t(U) * SC, SC * 2);
         };
     struct Subtree {
       schedule_detail::CellRows Cells;
@@ -288,13 +284,14 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
     std::vector<Subtree> Frontier(1);
     Frontier[0].Cells = std::move(G);
     std::uint32_t Kf = K, Df = C;
-    std::vector<schedule_detail::RowScratch> Scratch(Threads);
+    std::vector<schedule_detail::BalancedScratch> Scratch(Threads);
     while (Frontier.size() < 4 * std::size_t(Threads) && Kf % 2 == 0) {
       std::vector<Subtree> Next(2 * Frontier.size());
       parallelFor(Frontier.size(), Threads, [&](std::size_t I, unsigned T) {
-        schedule_detail::eulerSplitRows(Frontier[I].Cells, R, Next[2 * I].Cells,
-                                        Next[2 * I + 1].Cells,
-                                        Scratch[T].Split);
+        schedule_detail::balancedSplitCells(Frontier[I].Cells, R,
+                                            Next[2 * I].Cells,
+                                            Next[2 * I + 1].Cells,
+                                            Scratch[T].Split);
         Frontier[I].Cells = {};
         Next[2 * I].Base = Frontier[I].Base;
         Next[2 * I + 1].Base = Frontier[I].Base + Kf / 2;
@@ -305,10 +302,25 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
     }
     Phase("B top splits");
     parallelFor(Frontier.size(), Threads, [&](std::size_t I, unsigned T) {
-      schedule_detail::factorCellRows(Frontier[I].Cells, R, Df, Kf,
+      schedule_detail::factorBalanced(Frontier[I].Cells, R, Df, Kf,
                                       Frontier[I].Base, Sink, Scratch[T]);
       Frontier[I].Cells = {};
     });
+    if (Timing) {
+      schedule_detail::BalanceStats St;
+      for (const auto &Sc : Scratch)
+        St.add(Sc.Split.Stats);
+      std::fprintf(stderr,
+                   "  balanced splits %llu, pairs %llu, greedy excess %llu, "
+                   "direct flips %llu, path flips %llu, searches %llu, "
+                   "index builds %llu\n",
+                   (unsigned long long)St.Splits, (unsigned long long)St.Pairs,
+                   (unsigned long long)St.GreedyExcess,
+                   (unsigned long long)St.DirectFlips,
+                   (unsigned long long)St.PathFlips,
+                   (unsigned long long)St.Searches,
+                   (unsigned long long)St.Rebuilds);
+    }
   }
 
   Phase("B factorize");

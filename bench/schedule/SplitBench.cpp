@@ -6,6 +6,7 @@
 //
 //   bench_split [V] [reps] [max D] [min D]
 
+#include "analysis/schedule/detail/BalancedSplit.h"
 #include "analysis/schedule/detail/CellGraph.h"
 #include "support/Random.h"
 
@@ -64,8 +65,10 @@ template <class F> double best(int Reps, F &&Fn) {
 int main(int Argc, char **Argv) {
   const std::uint32_t V = Argc > 1 ? std::atoi(Argv[1]) : 2048;
   const int Reps = Argc > 2 ? std::atoi(Argv[2]) : 5;
-  std::printf("| D | cells | cell form ns/edge | edge form ns/edge |\n"
-              "|---:|---:|---:|---:|\n");
+  std::printf("| D | cells | cell form ns/edge | edge form ns/edge | "
+              "balanced units ns/edge | greedy excess | direct flips | "
+              "path flips | searches |\n"
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   const std::uint32_t MaxD = Argc > 3 ? std::atoi(Argv[3]) : 4096,
                       MinD = Argc > 4 ? std::atoi(Argv[4]) : 16;
   for (std::uint32_t D = MaxD; D >= MinD; D /= 2) {
@@ -97,8 +100,22 @@ int main(int Argc, char **Argv) {
       }
       Edge = best(Reps, [&] { eulerSplitEdges(Ge, V, D, Ae, Be, S.Split); });
     }
-    std::printf("| %u | %zu | %.2f | %.2f |\n", D, G.size(), 1e9 * Cells / E,
-                1e9 * Edge / E);
+    // Balanced split in unit form (unit form built outside the timing).
+    std::vector<std::uint16_t> Units, UA(std::size_t(E) / 2 + 1),
+        UB(std::size_t(E) / 2 + 1);
+    cellsToUnits(G, V, D, Units);
+    BalanceScratch BS;
+    const double Bal = best(Reps, [&] {
+      balancedSplitUnits(Units.data(), V, D, UA.data(), UB.data(), BS);
+    });
+    const BalanceStats &St = BS.Stats;
+    std::printf("| %u | %zu | %.2f | %.2f | %.2f | %.0f | %.0f | %.0f | %.0f "
+                "|\n",
+                D, G.size(), 1e9 * Cells / E, 1e9 * Edge / E, 1e9 * Bal / E,
+                double(St.GreedyExcess) / St.Splits,
+                double(St.DirectFlips) / St.Splits,
+                double(St.PathFlips) / St.Splits,
+                double(St.Searches) / St.Splits);
     std::fflush(stdout);
   }
   return 0;

@@ -482,7 +482,6 @@ void walkTrailsList(const CellRows &G, std::uint32_t NumV, std::size_t K,
 
 void eulerSplitRows(const CellRows &G, std::uint32_t NumV, CellRows &A,
                     CellRows &B, SplitScratch &S) {
-  const std::size_t N = G.size();
   std::size_t K = 0;
   for (std::uint32_t U = 0; U < NumV; ++U) {
     std::size_t RowOdd = 0;
@@ -504,42 +503,13 @@ void eulerSplitRows(const CellRows &G, std::uint32_t NumV, CellRows &A,
   else
     S.Side.assign(1, 0);
   const std::size_t WPR = wordsPerRow(NumV);
-  // Halves, row by row, in the parent's cell order. Writes go one past the
-  // last kept cell and are overwritten when the weight is 0.
-  A.RowStart.resize(static_cast<std::size_t>(NumV) + 1);
-  B.RowStart.resize(static_cast<std::size_t>(NumV) + 1);
-  A.V.resize(N);
-  A.W.resize(N);
-  B.V.resize(N);
-  B.W.resize(N);
-  std::size_t NA = 0, NB = 0, OddIdx = 0;
-  for (std::uint32_t U = 0; U < NumV; ++U) {
-    A.RowStart[U] = static_cast<std::uint32_t>(NA);
-    B.RowStart[U] = static_cast<std::uint32_t>(NB);
-    const std::uint64_t *HalfARow = Dense ? S.HalfA.data() + U * WPR : nullptr;
-    for (std::uint32_t C = G.RowStart[U]; C < G.RowStart[U + 1]; ++C) {
-      // Without branches: the parity of a weight is a coin flip.
-      const std::uint32_t W = G.W[C], V = G.V[C], Odd = W & 1u;
-      const std::uint32_t ToB =
-          Odd &
-          (Dense ? static_cast<std::uint32_t>(~HalfARow[V >> 6] >> (V & 63u))
-                 : S.Side[OddIdx]);
-      OddIdx += Odd;
-      const std::uint32_t WA = (W >> 1) + Odd - ToB, WB = (W >> 1) + ToB;
-      A.V[NA] = V;
-      A.W[NA] = WA;
-      NA += WA != 0;
-      B.V[NB] = V;
-      B.W[NB] = WB;
-      NB += WB != 0;
-    }
-  }
-  A.RowStart[NumV] = static_cast<std::uint32_t>(NA);
-  B.RowStart[NumV] = static_cast<std::uint32_t>(NB);
-  A.V.resize(NA);
-  A.W.resize(NA);
-  B.V.resize(NB);
-  B.W.resize(NB);
+  const std::uint64_t *HalfA = S.HalfA.data();
+  const std::uint8_t *Side = S.Side.data();
+  writeCellHalves(G, NumV, A, B,
+                  [&](std::uint32_t U, std::uint32_t V, std::size_t K) {
+                    return Dense ? ~HalfA[U * WPR + (V >> 6)] >> (V & 63u) & 1u
+                                 : Side[K];
+                  });
 }
 
 namespace {

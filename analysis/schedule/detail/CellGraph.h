@@ -165,6 +165,48 @@ void eulerSplitEdges(const EdgeRows &G, std::uint32_t NumV, std::uint32_t D,
 void eulerSplitRows(const CellRows &G, std::uint32_t NumV, CellRows &A,
                     CellRows &B, SplitScratch &S);
 
+/// The halves of an Euler split of G, row by row in G's cell order: every
+/// cell gives half its weight to A and half to B, and the unit left over by
+/// an odd cell goes to B when OddToB(u, v, k) is 1 (k counts the odd cells in
+/// row order), else to A. Cells of weight 0 are dropped.
+template <class OddToB>
+void writeCellHalves(const CellRows &G, std::uint32_t NumV, CellRows &A,
+                     CellRows &B, OddToB &&ToB) {
+  const std::size_t N = G.size();
+  // Writes go one past the last kept cell and are overwritten when the
+  // weight is 0 (without branches: the parity of a weight is a coin flip).
+  A.RowStart.resize(static_cast<std::size_t>(NumV) + 1);
+  B.RowStart.resize(static_cast<std::size_t>(NumV) + 1);
+  A.V.resize(N + 1);
+  A.W.resize(N + 1);
+  B.V.resize(N + 1);
+  B.W.resize(N + 1);
+  std::size_t NA = 0, NB = 0, OddIdx = 0;
+  for (std::uint32_t U = 0; U < NumV; ++U) {
+    A.RowStart[U] = static_cast<std::uint32_t>(NA);
+    B.RowStart[U] = static_cast<std::uint32_t>(NB);
+    for (std::uint32_t C = G.RowStart[U]; C < G.RowStart[U + 1]; ++C) {
+      const std::uint32_t W = G.W[C], V = G.V[C], Odd = W & 1u;
+      const std::uint32_t ToBit =
+          Odd & static_cast<std::uint32_t>(ToB(U, V, OddIdx));
+      OddIdx += Odd;
+      const std::uint32_t WA = (W >> 1) + Odd - ToBit, WB = (W >> 1) + ToBit;
+      A.V[NA] = V;
+      A.W[NA] = WA;
+      NA += WA != 0;
+      B.V[NB] = V;
+      B.W[NB] = WB;
+      NB += WB != 0;
+    }
+  }
+  A.RowStart[NumV] = static_cast<std::uint32_t>(NA);
+  B.RowStart[NumV] = static_cast<std::uint32_t>(NB);
+  A.V.resize(NA);
+  A.W.resize(NA);
+  B.V.resize(NB);
+  B.W.resize(NB);
+}
+
 /// Receives each factor once: the cells (by row) of factor Factor.
 using RowFactorSink =
     std::function<void(const CellRows &Cells, std::uint32_t Factor)>;
