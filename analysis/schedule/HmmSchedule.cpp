@@ -38,6 +38,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <sys/resource.h>
 #include <time.h>
 
 namespace bankwise {
@@ -209,14 +210,30 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
   };
   auto Clock0 = std::chrono::steady_clock::now();
   double Cpu0 = Timing ? CpuNow() : 0;
+  double Sys0 = 0;
+  long Flt0 = 0;
+  if (Timing) {
+    rusage Ru;
+    getrusage(RUSAGE_SELF, &Ru);
+    Sys0 = double(Ru.ru_stime.tv_sec) + 1e-6 * double(Ru.ru_stime.tv_usec);
+    Flt0 = Ru.ru_minflt;
+  }
   auto Phase = [&](const char *Name) {
     if (!Timing)
       return;
     const auto Now = std::chrono::steady_clock::now();
     const double Cpu = CpuNow();
-    std::fprintf(stderr, "  phase %s: %.3f s wall, %.3f s CPU\n", Name,
-                 std::chrono::duration<double>(Now - Clock0).count(),
-                 Cpu - Cpu0);
+    rusage Ru;
+    getrusage(RUSAGE_SELF, &Ru);
+    const double Sys =
+        double(Ru.ru_stime.tv_sec) + 1e-6 * double(Ru.ru_stime.tv_usec);
+    std::fprintf(stderr,
+                 "  phase %s: %.3f s wall, %.3f s CPU (%.3f s system, %ld "
+                 "page faults)\n",
+                 Name, std::chrono::duration<double>(Now - Clock0).count(),
+                 Cpu - Cpu0, Sys - Sys0, Ru.ru_minflt - Flt0);
+    Sys0 = Sys;
+    Flt0 = Ru.ru_minflt;
     Clock0 = Now;
     Cpu0 = Cpu;
   };
@@ -262,7 +279,7 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
   // table in plane 4: row u, slots f*StripCols .. (f+1)*StripCols - 1 hold
   // the destination rows of the elements that pass 0 puts into strip f (in
   // the factor's order; phase C matches elements to slots by row).
-  // Splits go breadth first until every thread has several subtrees, then
+  // Splits go breadth first until every thread has two subtrees, then
   // the subtrees are finished depth first in parallel; each subtree writes
   // only its own factors, so the table does not depend on the threads.
   {
@@ -285,7 +302,17 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
     Frontier[0].Cells = std::move(G);
     std::uint32_t Kf = K, Df = C;
     std::vector<schedule_detail::BalancedScratch> Scratch(Threads);
-    while (Frontier.size() < 4 * std::size_t(Threads) && Kf % 2 == 0) {
+    // Each split here is the one factorBalanced would make (cell form, K
+    // even), so the result does not depend on where the loop stops.
+    auto CellSplits = [&] {
+      if (Kf % 2)
+        return false;
+      for (const Subtree &St : Frontier)
+        if (schedule_detail::unitFormPreferred(St.Cells, R, Df))
+          return false;
+      return true;
+    };
+    while (Frontier.size() < 2 * std::size_t(Threads) && CellSplits()) {
       std::vector<Subtree> Next(2 * Frontier.size());
       parallelFor(Frontier.size(), Threads, [&](std::size_t I, unsigned T) {
         schedule_detail::balancedSplitCells(Frontier[I].Cells, R,
@@ -328,7 +355,8 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
   // slots of v in the slot table in column order: Q0(c) = that slot; the
   // destination column of what lands there -> plane 5.
   std::vector<BlockScratch> Blocks(Threads);
-  std::vector<std::vector<std::uint32_t>> Local(Threads), Local2(Threads);
+  std::vector<std::vector<std::uint32_t>> Local(Threads), Local2(Threads),
+      Ends(Threads);
   parallelFor(R, Threads, [&](std::size_t U, unsigned T) {
     std::vector<std::uint32_t> &Start = Counts[T], &Q = Local[T],
                                &ByV = Local2[T];
@@ -343,7 +371,10 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
       Start[V + 1] += Start[V];
     for (std::uint32_t Slot = 0; Slot < C; ++Slot)
       ByV[Start[Dest[Slot]]++] = Slot;
-    // Start[v] is now the end of v's slots; step back to their beginning.
+    // Start[v] is now the end of v's slots; keep the ends, step back to
+    // the beginnings.
+    std::vector<std::uint32_t> &End = Ends[T];
+    End.assign(Start.begin(), Start.end());
     for (std::uint32_t V = R; V > 0; --V)
       Start[V] = Start[V - 1];
     Start[0] = 0;
@@ -351,11 +382,14 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
       const std::uint32_t To = Map[Row + Col];
       const std::uint32_t V = ByC.quot(To);
       const std::uint32_t At = Start[V]++;
-      if (At >= C || Dest[ByV[At]] != V)
+      if (At >= C)
         internalError("the slot table does not match the row graph");
       Q[Col] = ByV[At];
       Plane[5][Row + ByV[At]] = static_cast<std::uint16_t>(To - V * C);
     }
+    // Every row v took exactly its slots (else some took another's).
+    if (!std::equal(End.begin(), End.begin() + R, Start.begin()))
+      internalError("the slot table does not match the row graph");
     schedule_detail::conflictFreeBlock<std::uint16_t>(
         Q, W, Plane[0].subspan(Row, C), Plane[1].subspan(Row, C), Blocks[T]);
   });

@@ -443,6 +443,12 @@ void balancedSplitCells(const CellRows &G, std::uint32_t NumV, CellRows &A,
                   });
 }
 
+bool unitFormPreferred(const CellRows &G, std::uint32_t NumV,
+                       std::uint32_t D) {
+  // Unit form costs 2 bytes per edge, cell form 8 bytes per cell.
+  return std::size_t(NumV) * D <= 4 * G.size();
+}
+
 void cellsToUnits(const CellRows &G, std::uint32_t NumV, std::uint32_t D,
                   std::vector<std::uint16_t> &Out) {
   Out.resize(std::size_t(NumV) * D + 1);
@@ -524,10 +530,7 @@ void factorCellsAt(const CellRows &G, std::uint32_t NumV, std::uint32_t D,
                    std::uint32_t K, std::uint32_t Base,
                    const UnitFactorSink &Sink, BalancedScratch &S,
                    std::size_t Depth) {
-  const std::size_t Edges = std::size_t(NumV) * D;
-  // Unit form once cells carry two edges or fewer on average (it costs 2
-  // bytes per edge, cells 8 bytes per cell), or at a leaf.
-  if (K == 1 || (K % 2 == 0 && Edges <= 2 * G.size())) {
+  if (K == 1 || (K % 2 == 0 && unitFormPreferred(G, NumV, D))) {
     cellsToUnits(G, NumV, D, S.Top);
     factorUnitsAt(S.Top.data(), NumV, D, K, Base, Sink, S, 0);
     return;

@@ -93,6 +93,12 @@ void balancedSplitUnits(const std::uint16_t *G, std::uint32_t NumV,
 void balancedSplitCells(const CellRows &G, std::uint32_t NumV, CellRows &A,
                         CellRows &B, BalanceScratch &S);
 
+/// Whether factorBalanced continues the D-regular G in unit form (it is the
+/// smaller: four edges per cell or fewer) rather than splitting its cells.
+/// A caller that splits the top levels itself must stop where this holds,
+/// or its result would differ from factorBalanced's.
+bool unitFormPreferred(const CellRows &G, std::uint32_t NumV, std::uint32_t D);
+
 /// Unit form of the D-regular cell graph G (cells of a row in ascending V).
 void cellsToUnits(const CellRows &G, std::uint32_t NumV, std::uint32_t D,
                   std::vector<std::uint16_t> &Out);
