@@ -242,37 +242,41 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
   for (int I = 0; I < 6; ++I)
     Plane[I] = Sched.plane(I);
 
-  // Phase A: cells of the row graph, row after row, v ascending.
+  // Phase A: cells of the row graph, row after row, v ascending: one pass
+  // over each row of P, its cells staged per row, then concatenated.
   const Divider ByC(C);
   schedule_detail::CellRows G;
   G.RowStart.assign(std::size_t(R) + 1, 0);
   std::vector<std::vector<std::uint32_t>> Counts(Threads);
-  parallelFor(R, Threads, [&](std::size_t U, unsigned T) {
-    std::vector<std::uint32_t> &Cnt = Counts[T];
-    Cnt.assign(R, 0);
-    std::uint32_t Cells = 0;
-    for (std::uint64_t I = U * C, E = I + C; I < E; ++I)
-      Cells += Cnt[ByC.quot(Map[I])]++ == 0;
-    G.RowStart[U + 1] = Cells;
-  });
-  for (std::uint32_t U = 0; U < R; ++U)
-    G.RowStart[U + 1] += G.RowStart[U];
-  G.V.resize(G.RowStart[R]);
-  G.W.resize(G.RowStart[R]);
-  parallelFor(R, Threads, [&](std::size_t U, unsigned T) {
-    std::vector<std::uint32_t> &Cnt = Counts[T];
-    Cnt.assign(R, 0);
-    for (std::uint64_t I = U * C, E = I + C; I < E; ++I)
-      ++Cnt[ByC.quot(Map[I])];
-    std::size_t Cell = G.RowStart[U];
-    for (std::uint32_t V = 0; V < R; ++V) {
-      if (!Cnt[V])
-        continue;
-      G.V[Cell] = V;
-      G.W[Cell] = Cnt[V];
-      ++Cell;
-    }
-  });
+  {
+    std::vector<std::vector<std::uint32_t>> RowCells(R);
+    parallelFor(R, Threads, [&](std::size_t U, unsigned T) {
+      std::vector<std::uint32_t> &Cnt = Counts[T];
+      Cnt.assign(R, 0);
+      for (std::uint64_t I = U * C, E = I + C; I < E; ++I)
+        ++Cnt[ByC.quot(Map[I])];
+      std::vector<std::uint32_t> &Cells = RowCells[U]; // v, weight, ...
+      for (std::uint32_t V = 0; V < R; ++V)
+        if (Cnt[V]) {
+          Cells.push_back(V);
+          Cells.push_back(Cnt[V]);
+        }
+      G.RowStart[U + 1] = static_cast<std::uint32_t>(Cells.size() / 2);
+    });
+    for (std::uint32_t U = 0; U < R; ++U)
+      G.RowStart[U + 1] += G.RowStart[U];
+    G.V.resize(G.RowStart[R]);
+    G.W.resize(G.RowStart[R]);
+    parallelFor(R, Threads, [&](std::size_t U, unsigned) {
+      std::vector<std::uint32_t> &Cells = RowCells[U];
+      for (std::size_t I = 0, At = G.RowStart[U]; I < Cells.size();
+           I += 2, ++At) {
+        G.V[At] = Cells[I];
+        G.W[At] = Cells[I + 1];
+      }
+      Cells = {};
+    });
+  }
 
   Phase("A cells");
   // Phase B: K factors of the row graph. Factor f's rows fill the slot

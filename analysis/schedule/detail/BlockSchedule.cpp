@@ -105,31 +105,39 @@ void colorBankGraphBirkhoff(std::span<const std::uint32_t> Q, std::uint32_t W,
   for (std::uint32_t U = 0; U < W; ++U)
     if (!augment(U, Adj, MatchL, MatchR, MC, Count, W))
       internalError("bank graph without a perfect matching");
-  B.PermLane.clear();
-  B.PermMult.clear();
+  // At most Delta rounds (each takes at least one colour). Buffers sized
+  // once; a round writes its matching at NumPerms * W.
+  if (B.PermLane.size() < std::size_t(Delta) * W)
+    B.PermLane.resize(std::size_t(Delta) * W);
+  if (B.PermMult.size() < Delta)
+    B.PermMult.resize(Delta);
+  std::uint8_t *PermLane = B.PermLane.data();
+  std::uint32_t *PermMult = B.PermMult.data();
+  std::size_t NumPerms = 0;
   std::uint32_t Left = Delta;
   std::uint8_t Freed[64];
   while (Left) {
     std::uint32_t Mult = Left;
     for (std::uint32_t U = 0; U < W; ++U)
       Mult = std::min(Mult, MC[U]);
-    const std::size_t At = B.PermLane.size();
-    B.PermLane.resize(At + W);
-    for (std::uint32_t U = 0; U < W; ++U)
-      B.PermLane[At + U] = MatchL[U];
-    B.PermMult.push_back(Mult);
+    std::copy_n(MatchL, W, PermLane + NumPerms * W);
+    PermMult[NumPerms++] = Mult;
     Left -= Mult;
-    for (std::uint32_t U = 0; U < W; ++U)
-      MC[U] -= Mult;
-    std::uint32_t NumFreed = 0;
+    // Cells emptied by this round: a mask first (a loop without branches),
+    // then its set bits.
+    std::uint64_t Empty = 0;
     for (std::uint32_t U = 0; U < W; ++U) {
-      if (MC[U] == 0) {
-        const std::uint32_t V = MatchL[U];
-        Count[std::size_t(U) * W + V] = 0;
-        Adj[U] &= ~(std::uint64_t(1) << V);
-        MatchL[U] = MatchR[V] = NoVertex;
-        Freed[NumFreed++] = static_cast<std::uint8_t>(U);
-      }
+      MC[U] -= Mult;
+      Empty |= std::uint64_t(MC[U] == 0) << U;
+    }
+    std::uint32_t NumFreed = 0;
+    for (; Empty; Empty &= Empty - 1) {
+      const auto U = static_cast<std::uint32_t>(__builtin_ctzll(Empty));
+      const std::uint32_t V = MatchL[U];
+      Count[std::size_t(U) * W + V] = 0;
+      Adj[U] &= ~(std::uint64_t(1) << V);
+      MatchL[U] = MatchR[V] = NoVertex;
+      Freed[NumFreed++] = static_cast<std::uint8_t>(U);
     }
     if (!Left)
       break;
@@ -139,7 +147,6 @@ void colorBankGraphBirkhoff(std::span<const std::uint32_t> Q, std::uint32_t W,
         internalError("Birkhoff round without a perfect matching");
   }
   // Runs of colours per cell, cells in (u, v) order, matchings in order.
-  const std::size_t NumPerms = B.PermMult.size();
   B.CellBegin.assign(WW + 1, 0);
   for (std::size_t K = 0; K < NumPerms; ++K)
     for (std::uint32_t U = 0; U < W; ++U)
