@@ -90,21 +90,6 @@ void colorBankGraphBirkhoff(std::span<const std::uint32_t> Q, std::uint32_t W,
   B.Fill[0] = 0;
   for (std::size_t X = 0; X < WW; ++X)
     B.Fill[X + 1] = B.Fill[X] + B.Count[X];
-  std::uint64_t Adj[64] = {};
-  std::uint8_t MatchL[64], MatchR[64];
-  for (std::uint32_t U = 0; U < W; ++U) {
-    MatchL[U] = MatchR[U] = NoVertex;
-    for (std::uint32_t V = 0; V < W; ++V)
-      if (B.Count[std::size_t(U) * W + V])
-        Adj[U] |= std::uint64_t(1) << V;
-  }
-  // MC[u]: live count of u's matched cell, contiguous so that a round's
-  // minimum and subtraction are plain loops over W entries.
-  std::uint32_t MC[64] = {};
-  std::uint32_t *Count = B.Count.data();
-  for (std::uint32_t U = 0; U < W; ++U)
-    if (!augment(U, Adj, MatchL, MatchR, MC, Count, W))
-      internalError("bank graph without a perfect matching");
   // At most Delta rounds (each takes at least one colour). Buffers sized
   // once; a round writes its matching at NumPerms * W.
   if (B.PermLane.size() < std::size_t(Delta) * W)
@@ -113,8 +98,43 @@ void colorBankGraphBirkhoff(std::span<const std::uint32_t> Q, std::uint32_t W,
     B.PermMult.resize(Delta);
   std::uint8_t *PermLane = B.PermLane.data();
   std::uint32_t *PermMult = B.PermMult.data();
+  std::uint32_t *Count = B.Count.data();
   std::size_t NumPerms = 0;
   std::uint32_t Left = Delta;
+  // The W cyclic shifts (u -> u + s mod W) first, each as often as its
+  // smallest cell allows: no matching to search for, and on a near-uniform
+  // matrix (a random block: cells of Delta/W +- a few) they take about two
+  // thirds of the colours, so the rounds below, about one per cell emptied,
+  // work on a smaller remainder (611 -> ~300 rounds for a random 32768-word
+  // block).
+  for (std::uint32_t Sh = 0; Sh < W && Left; ++Sh) {
+    std::uint32_t Mult = Left;
+    for (std::uint32_t U = 0, V = Sh; U < W; ++U, V = V + 1 == W ? 0 : V + 1)
+      Mult = std::min(Mult, Count[std::size_t(U) * W + V]);
+    if (!Mult)
+      continue;
+    for (std::uint32_t U = 0, V = Sh; U < W; ++U, V = V + 1 == W ? 0 : V + 1) {
+      PermLane[NumPerms * W + U] = static_cast<std::uint8_t>(V);
+      Count[std::size_t(U) * W + V] -= Mult;
+    }
+    PermMult[NumPerms++] = Mult;
+    Left -= Mult;
+  }
+  std::uint64_t Adj[64] = {};
+  std::uint8_t MatchL[64], MatchR[64];
+  for (std::uint32_t U = 0; U < W; ++U) {
+    MatchL[U] = MatchR[U] = NoVertex;
+    for (std::uint32_t V = 0; V < W; ++V)
+      if (Count[std::size_t(U) * W + V])
+        Adj[U] |= std::uint64_t(1) << V;
+  }
+  // MC[u]: live count of u's matched cell, contiguous so that a round's
+  // minimum and subtraction are plain loops over W entries.
+  std::uint32_t MC[64] = {};
+  if (Left)
+    for (std::uint32_t U = 0; U < W; ++U)
+      if (!augment(U, Adj, MatchL, MatchR, MC, Count, W))
+        internalError("bank graph without a perfect matching");
   std::uint8_t Freed[64];
   while (Left) {
     std::uint32_t Mult = Left;
