@@ -40,6 +40,7 @@
 #include <thread>
 #include <sys/resource.h>
 #include <time.h>
+#include <utility>
 
 namespace bankwise {
 
@@ -208,34 +209,31 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &Ts);
     return double(Ts.tv_sec) + 1e-9 * double(Ts.tv_nsec);
   };
-  auto Clock0 = std::chrono::steady_clock::now();
-  double Cpu0 = Timing ? CpuNow() : 0;
-  double Sys0 = 0;
-  long Flt0 = 0;
-  if (Timing) {
+  // System time and page faults so far (first touches of fresh pages).
+  auto SysNow = [] {
     rusage Ru;
     getrusage(RUSAGE_SELF, &Ru);
-    Sys0 = double(Ru.ru_stime.tv_sec) + 1e-6 * double(Ru.ru_stime.tv_usec);
-    Flt0 = Ru.ru_minflt;
-  }
+    return std::pair<double, long>(
+        double(Ru.ru_stime.tv_sec) + 1e-6 * double(Ru.ru_stime.tv_usec),
+        Ru.ru_minflt);
+  };
+  auto Clock0 = std::chrono::steady_clock::now();
+  double Cpu0 = Timing ? CpuNow() : 0;
+  std::pair<double, long> Sys0 = Timing ? SysNow() : std::pair<double, long>{};
   auto Phase = [&](const char *Name) {
     if (!Timing)
       return;
     const auto Now = std::chrono::steady_clock::now();
     const double Cpu = CpuNow();
-    rusage Ru;
-    getrusage(RUSAGE_SELF, &Ru);
-    const double Sys =
-        double(Ru.ru_stime.tv_sec) + 1e-6 * double(Ru.ru_stime.tv_usec);
+    const std::pair<double, long> Sys = SysNow();
     std::fprintf(stderr,
                  "  phase %s: %.3f s wall, %.3f s CPU (%.3f s system, %ld "
                  "page faults)\n",
                  Name, std::chrono::duration<double>(Now - Clock0).count(),
-                 Cpu - Cpu0, Sys - Sys0, Ru.ru_minflt - Flt0);
-    Sys0 = Sys;
-    Flt0 = Ru.ru_minflt;
+                 Cpu - Cpu0, Sys.first - Sys0.first, Sys.second - Sys0.second);
     Clock0 = Now;
     Cpu0 = Cpu;
+    Sys0 = Sys;
   };
   HmmSchedule Sched(Shape);
   std::span<std::uint16_t> Plane[6];

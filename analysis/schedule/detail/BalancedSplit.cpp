@@ -1,10 +1,8 @@
 #include "analysis/schedule/detail/BalancedSplit.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
-
 
 namespace bankwise::schedule_detail {
 
@@ -318,9 +316,11 @@ private:
   }
 
   /// One chain of trades from Src to a vertex with too few A units, found by
-  /// breadth-first search (Via: the A position that gave the vertex its A
-  /// unit... here: the B position it takes from, From: the vertex before).
-  /// Positions whose unit changed since the index was built are skipped.
+  /// breadth-first search from Src: a vertex C reaches every vertex M with a
+  /// B unit in a row where C has an A unit (From[M]: that A position, Via[M]:
+  /// M's B position). Index entries whose unit changed since the index was
+  /// built are skipped; false when no chain is found (the index may be
+  /// stale, or cover too few rows).
   bool chain(std::uint32_t Src) {
     ++S.Stats.Searches;
     if (++S.Stamp == 0) {

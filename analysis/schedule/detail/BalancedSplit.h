@@ -42,27 +42,28 @@ struct BalanceStats {
   std::uint64_t Splits = 0, Pairs = 0;
   /// Sum over vertices of the excess of A over B after the greedy pass.
   std::uint64_t GreedyExcess = 0;
-  std::uint64_t DirectFlips = 0, PathFlips = 0, Searches = 0, Rebuilds = 0;
-  /// Repairs that needed every pair, not only the last rows' (see the .cpp).
-  std::uint64_t FullRepairs = 0;
+  /// Direct mends (cell form: pair flips; unit form: trades in one row),
+  /// pairs flipped (trades made) along paths, path searches (cell form:
+  /// rounds), index builds, and repairs that needed every row.
+  std::uint64_t DirectFlips = 0, PathFlips = 0, Searches = 0, Rebuilds = 0,
+                FullRepairs = 0;
   void add(const BalanceStats &O);
 };
 
 /// Buffers reused from split to split (one per thread).
 struct BalanceScratch {
-  /// A minus B odd units per right vertex.
+  /// A minus B units per right vertex.
   std::vector<std::int32_t> Excess;
-  /// Odd units per right vertex not yet oriented.
-  std::vector<std::int32_t> Left;
-  /// Right vertex of every odd unit, in row order, and its side (0: A, 1:
-  /// B). A row with 2h odd units pairs unit k with unit h + k.
+  /// Cell form: the right vertex of every odd cell's unit, in row order, and
+  /// its side (0: A, 1: B); a row with 2h of them pairs unit k with unit
+  /// h + k. Odd units per row and where each row's start in Odd; the pairs
+  /// the repair may flip (positions in Odd of their two units).
   std::vector<std::uint16_t> Odd;
   std::vector<std::uint8_t> Side;
-  /// Odd units per left vertex, and where each row's start in Odd.
-  std::vector<std::uint32_t> RowOdd, OddStart;
-  /// Repair: the pairs it may flip (positions in Odd of the pair's two
-  /// units), grouped by the right vertex of their A unit for the search.
-  std::vector<std::uint32_t> PairX, PairY;
+  std::vector<std::uint32_t> RowOdd, OddStart, PairX, PairY;
+  /// Repair search, both forms: an index grouped by right vertex (cell
+  /// form: pairs by the vertex of their A unit; unit form: positions of A
+  /// units), breadth-first queue, marks and the path back.
   std::vector<std::uint32_t> Head, ByTail, Via, From, Queue, Seen;
   std::uint32_t Stamp = 0;
   /// The repair looks at the last rows first, about this many units (cell
