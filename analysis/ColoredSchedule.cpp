@@ -99,13 +99,11 @@ std::vector<HmmPassPlan> hmmPassPlans(const HmmLowering &L, const std::string &S
                                       const std::string &Dst, const SourceLoc &ReadLoc,
                                       const SourceLoc &StmtLoc) {
   const HmmSchedule &Sched = *L.Schedule;
-  const std::vector<HmmPassCost> Costs = hmmPassCosts(Sched);
   const std::int64_t W = L.Shape.Banks, Eb = L.ElemBytes;
   const std::uint64_t N = Sched.size();
   std::vector<HmmPassPlan> Out;
   for (int Pass = 0; Pass < HmmSchedule::NumPasses; ++Pass) {
     HmmPassPlan P;
-    P.Cost = Costs[static_cast<std::size_t>(Pass)];
     const std::uint32_t Words = Sched.blockWords(Pass), Blocks = Sched.numBlocks(Pass);
     P.Threads = std::min<std::uint32_t>(1024, Words);
     P.PerThread = (Words + P.Threads - 1) / P.Threads;
@@ -211,6 +209,25 @@ std::vector<HmmPassPlan> hmmPassPlans(const HmmLowering &L, const std::string &S
       S.WarpExecutions = S.Congestion.Count;
       S.ThreadAccesses = static_cast<std::int64_t>(N);
     }
+    // The pass's hmmPassCosts line, from the same warps (no second walk; a
+    // test compares the two): shared congestion over the buffer's four
+    // sites, requests, sectors, lines and groups over the data's load and
+    // store, sectors of the s and d loads.
+    HmmPassCost &C = P.Cost;
+    C.Kind = HmmSchedule::kind(Pass);
+    C.Blocks = Blocks;
+    C.BlockWords = Words;
+    for (int I : {BufWrite, BufGather, BufScatter, BufRead})
+      C.MaxSharedCongestion = std::max(C.MaxSharedCongestion, P.Sites[I].Congestion.Max);
+    for (int I : {InRead, OutWrite}) {
+      const AccessSiteReport &S = P.Sites[I];
+      C.GlobalRequests += static_cast<std::uint64_t>(S.Sectors.Count);
+      C.Sectors += static_cast<std::uint64_t>(S.Sectors.Sum);
+      C.MaxSectorsPerRequest = std::max(C.MaxSectorsPerRequest, S.Sectors.Max);
+      C.MaxLinesPerRequest = std::max(C.MaxLinesPerRequest, S.Lines.Max);
+      C.MaxUmmGroups = std::max(C.MaxUmmGroups, S.Groups.Max);
+    }
+    C.IndexSectors = static_cast<std::uint64_t>(P.Sites[SRead].Sectors.Sum + P.Sites[DRead].Sectors.Sum);
     Out.push_back(std::move(P));
   }
   return Out;

@@ -130,6 +130,7 @@ struct HmmPassCost {
   std::int64_t MaxLinesPerRequest = 0;     ///< 128-byte lines
   std::int64_t MaxUmmGroups = 0;           ///< address groups of w words
   std::uint64_t IndexSectors = 0;          ///< sectors of the s and d loads
+  bool operator==(const HmmPassCost &) const = default;
 };
 std::vector<HmmPassCost> hmmPassCosts(const HmmSchedule &Sched);
 

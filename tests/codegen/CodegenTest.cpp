@@ -330,6 +330,12 @@ TEST_CASE("schedule colored on global copies: the side file's planes run as thre
     REQUIRE(C.Hmm);
     const HmmSchedule &Sched = *C.Hmm->Schedule;
     CHECK(C.Hmm->Shape == chooseSm90Shape(4096));
+    // The plans' cost lines (derived from their per-site walk) are
+    // hmmPassCosts's.
+    const std::vector<HmmPassCost> Costs = hmmPassCosts(Sched);
+    REQUIRE(C.Hmm->Passes.size() == Costs.size());
+    for (std::size_t Pass = 0; Pass < Costs.size(); ++Pass)
+      CHECK(C.Hmm->Passes[Pass].Cost == Costs[Pass]);
     // The planes are in the side file, readable as the host API reads them.
     const std::span<const std::uint16_t> Planes(Sched.plane(0).data(), 6 * Sched.size());
     std::vector<unsigned char> Bytes;
