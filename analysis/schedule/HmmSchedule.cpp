@@ -40,6 +40,7 @@
 #include <thread>
 #include <sys/resource.h>
 #include <time.h>
+#include <type_traits>
 #include <utility>
 
 namespace bankwise {
@@ -286,16 +287,55 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
   // only its own factors, so the table does not depend on the threads.
   {
     std::span<std::uint16_t> Slots = Plane[4];
-    const schedule_detail::UnitFactorSink Sink =
-        [&](const std::uint16_t *Rows, std::uint32_t Degree,
-            std::uint32_t Factor) {
-          if (Degree != SC)
-            internalError("a factor of the row graph is not regular");
-          for (std::uint32_t U = 0; U < R; ++U)
-            std::memcpy(Slots.data() + std::uint64_t(U) * C +
-                            std::uint64_t(Factor) * SC,
-                        Rows + std::size_t(U) * SC, SC * 2);
-        };
+    // A factor is R rows of SC entries, and row u of factor f belongs at
+    // u * C + f * SC: written one factor at a time, that is 16 bytes per
+    // row 64 KiB apart (a TLB miss per row per factor). Factors arrive in
+    // increasing order within a subtree, so they are staged in groups of
+    // StageFactors (contiguous per factor) and a full group is written
+    // back row by row, StageFactors * SC entries contiguous per row.
+    constexpr std::uint32_t StageFactors = 32;
+    struct Stage {
+      std::vector<std::uint16_t> Buf;
+      std::uint32_t First = 0, Count = 0; ///< factors First.. staged
+    };
+    std::vector<Stage> Stages(Threads);
+    auto Flush = [&](Stage &St) {
+      const std::size_t FactorWords = std::size_t(R) * SC;
+      // Fixed: the width as a compile-time constant (8: one 16-byte move per
+      // row and factor), or 0 for any other width.
+      auto Copy = [&](auto Fixed) {
+        const std::uint32_t Wd = Fixed() ? Fixed() : SC;
+        for (std::uint32_t U = 0; U < R; ++U) {
+          std::uint16_t *To = Slots.data() + std::uint64_t(U) * C +
+                              std::uint64_t(St.First) * SC;
+          const std::uint16_t *From = St.Buf.data() + std::size_t(U) * Wd;
+          for (std::uint32_t I = 0; I < St.Count; ++I)
+            std::memcpy(To + std::size_t(I) * Wd,
+                        From + std::size_t(I) * FactorWords, Wd * 2);
+        }
+      };
+      if (SC == 8)
+        Copy(std::integral_constant<std::uint32_t, 8>());
+      else
+        Copy(std::integral_constant<std::uint32_t, 0>());
+      St.Count = 0;
+    };
+    auto SinkFor = [&](Stage &St) -> schedule_detail::UnitFactorSink {
+      return [&](const std::uint16_t *Rows, std::uint32_t Degree,
+                 std::uint32_t Factor) {
+        if (Degree != SC)
+          internalError("a factor of the row graph is not regular");
+        if (St.Count && (Factor != St.First + St.Count ||
+                         St.Count == StageFactors))
+          Flush(St);
+        if (!St.Count)
+          St.First = Factor;
+        St.Buf.resize(std::size_t(StageFactors) * R * SC);
+        std::memcpy(St.Buf.data() + std::size_t(St.Count) * R * SC, Rows,
+                    std::size_t(R) * SC * 2);
+        ++St.Count;
+      };
+    };
     struct Subtree {
       schedule_detail::CellRows Cells;
       std::uint32_t Base = 0;
@@ -332,7 +372,10 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
     Phase("B top splits");
     parallelFor(Frontier.size(), Threads, [&](std::size_t I, unsigned T) {
       schedule_detail::factorBalanced(Frontier[I].Cells, R, Df, Kf,
-                                      Frontier[I].Base, Sink, Scratch[T]);
+                                      Frontier[I].Base, SinkFor(Stages[T]),
+                                      Scratch[T]);
+      if (Stages[T].Count)
+        Flush(Stages[T]);
       Frontier[I].Cells = {};
     });
     if (Timing) {

@@ -29,54 +29,62 @@ struct BankOf {
 };
 
 /// Augmenting path from the free left vertex U in the support Adj (bit v of
-/// Adj[u] set when cell (u, v) has weight), breadth first, right vertices in
-/// increasing order; flips it into the matching, keeping MC[u] = the count
-/// of u's matched cell (Count[u * W + v] for the unmatched ones). False
-/// when none exists.
+/// Adj[u] set when cell (u, v) has weight), breadth first: a dequeued left
+/// vertex first looks for a free right vertex among its cells (FreeR: the
+/// unmatched right vertices; the lowest wins), and only then queues the
+/// partners of its matched ones, right vertices in increasing order. Flips
+/// the path into the matching, keeping MC[u] = the count of u's matched
+/// cell (Count[u * W + v] for the unmatched ones). False when none exists.
 bool augment(std::uint32_t U, const std::uint64_t *Adj, std::uint8_t *MatchL,
-             std::uint8_t *MatchR, std::uint32_t *MC, std::uint32_t *Count,
-             std::uint32_t W) {
+             std::uint8_t *MatchR, std::uint64_t &FreeR, std::uint32_t *MC,
+             std::uint32_t *Count, std::uint32_t W) {
   std::uint8_t Queue[64], ParentR[64];
   std::uint32_t Head = 0, Tail = 0;
   std::uint64_t Seen = 0;
   Queue[Tail++] = static_cast<std::uint8_t>(U);
   while (Head < Tail) {
     const std::uint32_t X = Queue[Head++];
+    if (const std::uint64_t Free = Adj[X] & FreeR & ~Seen) {
+      auto V = static_cast<std::uint32_t>(__builtin_ctzll(Free));
+      FreeR &= ~(std::uint64_t(1) << V);
+      ParentR[V] = static_cast<std::uint8_t>(X);
+      while (true) { // flip the path back to U
+        const std::uint32_t PX = ParentR[V], Old = MatchL[PX];
+        // MC[u] is the live count of u's matched cell; Count holds the
+        // others. Write the old one back, load the new one.
+        if (Old != NoVertex)
+          Count[std::size_t(PX) * W + Old] = MC[PX];
+        MC[PX] = Count[std::size_t(PX) * W + V];
+        MatchL[PX] = static_cast<std::uint8_t>(V);
+        MatchR[V] = static_cast<std::uint8_t>(PX);
+        if (PX == U)
+          return true;
+        V = Old;
+      }
+    }
     for (std::uint64_t Cand = Adj[X] & ~Seen; Cand; Cand &= Cand - 1) {
-      auto V = static_cast<std::uint32_t>(__builtin_ctzll(Cand));
+      const auto V = static_cast<std::uint32_t>(__builtin_ctzll(Cand));
       Seen |= std::uint64_t(1) << V;
       ParentR[V] = static_cast<std::uint8_t>(X);
-      if (MatchR[V] == NoVertex) {
-        while (true) { // flip the path back to U
-          const std::uint32_t PX = ParentR[V], Old = MatchL[PX];
-          // MC[u] is the live count of u's matched cell; Count holds the
-          // others. Write the old one back, load the new one.
-          if (Old != NoVertex)
-            Count[std::size_t(PX) * W + Old] = MC[PX];
-          MC[PX] = Count[std::size_t(PX) * W + V];
-          MatchL[PX] = static_cast<std::uint8_t>(V);
-          MatchR[V] = static_cast<std::uint8_t>(PX);
-          if (PX == U)
-            return true;
-          V = Old;
-        }
-      }
-      Queue[Tail++] = MatchR[V];
+      Queue[Tail++] = MatchR[V]; // matched: the free ones were taken above
     }
   }
   return false;
 }
 
-/// Colors[j] in [0, N/W) for W <= 64 by a Birkhoff decomposition of the
-/// W x W bank matrix M (M[u][v] = edges j with j mod W = u, Q[j] mod W = v):
-/// take a perfect matching of M's support, with multiplicity c = its smallest
-/// cell, subtract c times it, repair the matching where cells emptied, and
-/// repeat; every round empties a cell, so at most W^2 rounds of O(W) work,
-/// independent of N. Matching k with multiplicity c_k owns colours
-/// [c_0 + .. + c_{k-1}, + c_k); the edges of a cell, in increasing j, take
-/// the colours of the matchings through it in increasing order.
-void colorBankGraphBirkhoff(std::span<const std::uint32_t> Q, std::uint32_t W,
-                            BlockScratch &B) {
+/// The Birkhoff decomposition of the W x W bank matrix M (M[u][v] = edges j
+/// with j mod W = u, Q[j] mod W = v), W <= 64: permutation matrices with
+/// multiplicities summing to N/W, matching k (right vertex of every left
+/// vertex) at B.PermLane[k*W ..] with multiplicity B.PermMult[k]; returns
+/// their number. B.CellBegin[cell] is where each cell's edges start when the
+/// edges are listed cell after cell, cells in (u, v) order.
+///
+/// Take a perfect matching of M's support, with multiplicity c = its
+/// smallest cell, subtract c times it, repair the matching where cells
+/// emptied, and repeat; every round empties a cell, so at most W^2 rounds of
+/// O(W) work, independent of N.
+std::size_t decomposeBankMatrix(std::span<const std::uint32_t> Q,
+                                std::uint32_t W, BlockScratch &B) {
   const auto N = static_cast<std::uint32_t>(Q.size());
   const std::uint32_t Delta = N / W;
   const std::size_t WW = std::size_t(W) * W;
@@ -84,12 +92,10 @@ void colorBankGraphBirkhoff(std::span<const std::uint32_t> Q, std::uint32_t W,
   B.Count.assign(WW, 0);
   for (std::uint32_t J = 0; J < N; ++J)
     ++B.Count[std::size_t(Bank(J)) * W + Bank(Q[J])];
-  // Fill[cell]: where the cell's colours start in CellColors (its edges
-  // before it, cells in (u, v) order).
-  B.Fill.resize(WW + 1);
-  B.Fill[0] = 0;
+  B.CellBegin.resize(WW + 1);
+  B.CellBegin[0] = 0;
   for (std::size_t X = 0; X < WW; ++X)
-    B.Fill[X + 1] = B.Fill[X] + B.Count[X];
+    B.CellBegin[X + 1] = B.CellBegin[X] + B.Count[X];
   // At most Delta rounds (each takes at least one colour). Buffers sized
   // once; a round writes its matching at NumPerms * W.
   if (B.PermLane.size() < std::size_t(Delta) * W)
@@ -122,6 +128,7 @@ void colorBankGraphBirkhoff(std::span<const std::uint32_t> Q, std::uint32_t W,
   }
   std::uint64_t Adj[64] = {};
   std::uint8_t MatchL[64], MatchR[64];
+  std::uint64_t FreeR = W == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << W) - 1;
   for (std::uint32_t U = 0; U < W; ++U) {
     MatchL[U] = MatchR[U] = NoVertex;
     for (std::uint32_t V = 0; V < W; ++V)
@@ -133,7 +140,7 @@ void colorBankGraphBirkhoff(std::span<const std::uint32_t> Q, std::uint32_t W,
   std::uint32_t MC[64] = {};
   if (Left)
     for (std::uint32_t U = 0; U < W; ++U)
-      if (!augment(U, Adj, MatchL, MatchR, MC, Count, W))
+      if (!augment(U, Adj, MatchL, MatchR, FreeR, MC, Count, W))
         internalError("bank graph without a perfect matching");
   std::uint8_t Freed[64];
   while (Left) {
@@ -157,105 +164,121 @@ void colorBankGraphBirkhoff(std::span<const std::uint32_t> Q, std::uint32_t W,
       Count[std::size_t(U) * W + V] = 0;
       Adj[U] &= ~(std::uint64_t(1) << V);
       MatchL[U] = MatchR[V] = NoVertex;
+      FreeR |= std::uint64_t(1) << V;
       Freed[NumFreed++] = static_cast<std::uint8_t>(U);
     }
     if (!Left)
       break;
     // The rest is (Left)-regular, so a perfect matching exists (König).
     for (std::uint32_t I = 0; I < NumFreed; ++I)
-      if (!augment(Freed[I], Adj, MatchL, MatchR, MC, Count, W))
+      if (!augment(Freed[I], Adj, MatchL, MatchR, FreeR, MC, Count, W))
         internalError("Birkhoff round without a perfect matching");
   }
-  // Runs of colours per cell, cells in (u, v) order, matchings in order.
-  B.CellBegin.assign(WW + 1, 0);
-  for (std::size_t K = 0; K < NumPerms; ++K)
-    for (std::uint32_t U = 0; U < W; ++U)
-      ++B.CellBegin[std::size_t(U) * W + B.PermLane[K * W + U] + 1];
-  for (std::size_t X = 0; X < WW; ++X)
-    B.CellBegin[X + 1] += B.CellBegin[X];
-  B.RunColor.resize(NumPerms * W);
-  B.RunLen.resize(NumPerms * W);
-  B.RunCur.assign(B.CellBegin.begin(), B.CellBegin.end() - 1);
-  std::uint32_t First = 0;
-  for (std::size_t K = 0; K < NumPerms; ++K) {
-    for (std::uint32_t U = 0; U < W; ++U) {
-      const std::uint32_t At =
-          B.RunCur[std::size_t(U) * W + B.PermLane[K * W + U]]++;
-      B.RunColor[At] = First;
-      B.RunLen[At] = B.PermMult[K];
-    }
-    First += B.PermMult[K];
-  }
-  // Expand the runs: CellColors[Fill[cell] ..] lists the colours of each
-  // cell in increasing order (runs of a cell are in increasing colour
-  // order), so the edges take them with one load each and no branch.
-  // The runs are stored cell after cell, so one flat pass writes them all;
-  // most runs have length 1 or 2, so each run writes 4 colours
-  // unconditionally (the next run overwrites the excess; 4 entries of
-  // slack at the end) and only longer runs loop.
-  {
-    std::uint32_t At = 0;
-    B.CellColors.resize(std::size_t(N) + 4);
-    std::uint32_t *Out = B.CellColors.data();
-    const std::uint32_t *RunColor = B.RunColor.data(),
-                        *RunLen = B.RunLen.data();
-    const std::size_t NumRuns = B.CellBegin[WW];
-    for (std::size_t Run = 0; Run < NumRuns; ++Run) {
-      const std::uint32_t C = RunColor[Run], L = RunLen[Run];
-      Out[At] = C;
-      Out[At + 1] = C + 1;
-      Out[At + 2] = C + 2;
-      Out[At + 3] = C + 3;
-      for (std::uint32_t X = 4; X < L; ++X) [[unlikely]]
-        Out[At + X] = C + X;
-      At += L;
-    }
-    if (At != N)
-      internalError("Birkhoff runs do not cover the block");
-  }
+  return NumPerms;
 }
 
-/// The Birkhoff colouring handed out straight into the warps: element j
-/// takes the next colour c of its cell, lands in Slot[c*W + bank(Q[j])],
-/// and c gets its warp number (Rank) when it is first seen (j ascending:
-/// warps by increasing smallest source). Same S and D as colouring first
-/// and calling conflictFreeFromColors, with two passes over the block
-/// fewer.
+/// The Birkhoff colouring handed out matching by matching: matching k with
+/// multiplicity c_k owns colours [c_0 + .. + c_{k-1}, + c_k), and the edges
+/// of a cell, in increasing j, take the colours of the matchings through it
+/// in increasing order. So the edges are first listed cell after cell (j
+/// ascending within a cell), and colour after colour each lane u takes the
+/// next edge of its cell (u, v) into bank v of the warp: the warps are
+/// written whole, in colour order, with no per-edge colour table. Warps are
+/// then numbered by increasing smallest source (a bit per source).
+///
+/// An edge is kept as (j << 16) | Q[j] when N <= 65536 (the minimum of a
+/// colour's keys is then its smallest source, and D needs no gather), else
+/// as j.
 template <class Index>
 void birkhoffBlock(std::span<const std::uint32_t> Q, std::uint32_t W,
                    std::span<Index> S, std::span<Index> D, BlockScratch &B) {
   const auto N = static_cast<std::uint32_t>(Q.size());
   const std::uint32_t Delta = N / W;
-  colorBankGraphBirkhoff(Q, W, B);
+  const std::size_t NumPerms = decomposeBankMatrix(Q, W, B);
+  const std::size_t WW = std::size_t(W) * W;
   const BankOf Bank(W);
-  constexpr std::uint32_t NoRank = 0xFFFFFFFFu;
+  const bool Packed = N <= 65536;
+  // Edges cell after cell (B.Slot), j ascending within a cell.
   B.Slot.resize(N);
-  B.Rank.assign(Delta, NoRank);
-  std::uint32_t *Fill = B.Fill.data(), *Slot = B.Slot.data(),
-                *Rank = B.Rank.data();
-  const std::uint32_t *CellColors = B.CellColors.data();
-  std::uint32_t Next = 0;
-  for (std::uint32_t J = 0; J < N; ++J) {
-    const std::uint32_t QB = Bank(Q[J]);
-    const std::uint32_t C = CellColors[Fill[std::size_t(Bank(J)) * W + QB]++];
-    Slot[std::size_t(C) * W + QB] = J;
-    // Without a branch: a colour's first element is rare after the start.
-    const std::uint32_t R = Rank[C];
-    const std::uint32_t New = R == NoRank;
-    Rank[C] = New ? Next : R;
-    Next += New;
-  }
-  if (Next != Delta)
-    internalError("Birkhoff colouring left a colour empty");
-  for (std::uint32_t C = 0; C < Delta; ++C) {
-    const std::size_t Base = std::size_t(Rank[C]) * W;
-    const std::uint32_t *From = Slot + std::size_t(C) * W;
-    for (std::uint32_t L = 0; L < W; ++L) {
-      const std::uint32_t Src = From[L];
-      S[Base + L] = static_cast<Index>(Src);
-      D[Base + L] = static_cast<Index>(Q[Src]);
+  B.Fill.assign(B.CellBegin.begin(), B.CellBegin.begin() + WW);
+  std::uint32_t *ByCell = B.Slot.data(), *Fill = B.Fill.data();
+  if (Packed)
+    for (std::uint32_t J = 0; J < N; ++J) {
+      const std::uint32_t To = Q[J];
+      ByCell[Fill[std::size_t(Bank(J)) * W + Bank(To)]++] = J << 16 | To;
+    }
+  else
+    for (std::uint32_t J = 0; J < N; ++J)
+      ByCell[Fill[std::size_t(Bank(J)) * W + Bank(Q[J])]++] = J;
+  // Warps in colour order (B.CellColors), each colour's smallest key
+  // (B.RunColor).
+  B.CellColors.resize(N);
+  B.RunColor.resize(Delta);
+  std::uint32_t *Warps = B.CellColors.data(), *MinKey = B.RunColor.data();
+  std::uint32_t *Cur = B.Fill.data();
+  std::copy(B.CellBegin.begin(), B.CellBegin.begin() + WW, Cur);
+  const std::uint8_t *PermLane = B.PermLane.data();
+  std::uint32_t Color = 0;
+  for (std::size_t K = 0; K < NumPerms; ++K) {
+    const std::uint8_t *Lane = PermLane + K * W;
+    const std::uint32_t Mult = B.PermMult[K];
+    if (Color + Mult > Delta)
+      internalError("Birkhoff matchings exceed the block's colours");
+    const std::uint32_t *From[64];
+    for (std::uint32_t U = 0; U < W; ++U) {
+      std::uint32_t &C = Cur[std::size_t(U) * W + Lane[U]];
+      From[U] = ByCell + C;
+      C += Mult;
+    }
+    for (std::uint32_t R = 0; R < Mult; ++R, ++Color) {
+      std::uint32_t *Warp = Warps + std::size_t(Color) * W;
+      std::uint32_t Min = ~0u;
+      for (std::uint32_t U = 0; U < W; ++U) {
+        const std::uint32_t E = From[U][R];
+        Warp[Lane[U]] = E;
+        Min = std::min(Min, E);
+      }
+      MinKey[Color] = Min;
     }
   }
+  if (Color != Delta)
+    internalError("Birkhoff matchings do not cover the block's colours");
+  for (std::size_t X = 0; X < WW; ++X)
+    if (Cur[X] != B.CellBegin[X + 1])
+      internalError("Birkhoff matchings do not use every edge once");
+  // Warps by increasing smallest source: mark each colour's smallest source
+  // (distinct: the colours are disjoint), then read the marks in order.
+  // ColorAt reuses the edge list, no longer needed.
+  const unsigned KeyShift = Packed ? 16 : 0;
+  std::vector<std::uint64_t> &Marks = B.Marks;
+  Marks.assign(N / 64 + 1, 0);
+  std::uint32_t *ColorAt = ByCell;
+  for (std::uint32_t C = 0; C < Delta; ++C) {
+    const std::uint32_t Src = MinKey[C] >> KeyShift;
+    Marks[Src >> 6] |= std::uint64_t(1) << (Src & 63);
+    ColorAt[Src] = C;
+  }
+  std::uint32_t Rank = 0;
+  for (std::size_t Word = 0; Word < Marks.size(); ++Word)
+    for (std::uint64_t Bits = Marks[Word]; Bits; Bits &= Bits - 1) {
+      const std::size_t Src = Word * 64 + std::size_t(__builtin_ctzll(Bits));
+      const std::uint32_t *Warp = Warps + std::size_t(ColorAt[Src]) * W;
+      Index *SOut = S.data() + std::size_t(Rank) * W,
+            *DOut = D.data() + std::size_t(Rank) * W;
+      if (Packed)
+        for (std::uint32_t L = 0; L < W; ++L) {
+          SOut[L] = static_cast<Index>(Warp[L] >> 16);
+          DOut[L] = static_cast<Index>(Warp[L] & 0xFFFFu);
+        }
+      else
+        for (std::uint32_t L = 0; L < W; ++L) {
+          SOut[L] = static_cast<Index>(Warp[L]);
+          DOut[L] = static_cast<Index>(Q[Warp[L]]);
+        }
+      ++Rank;
+    }
+  if (Rank != Delta)
+    internalError("Birkhoff colouring left a colour empty");
 }
 
 /// Colors[j] in [0, N/W): the König colouring of the bank graph, edge j =

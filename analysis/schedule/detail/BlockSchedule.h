@@ -18,7 +18,8 @@ struct BlockScratch {
   /// Birkhoff decomposition: matching k is PermLane[k*W .. k*W+W) (right
   /// vertex of each left vertex) with multiplicity PermMult[k].
   std::vector<std::uint8_t> PermLane;
-  std::vector<std::uint32_t> PermMult, RunColor, RunLen, RunCur, RunOff;
+  std::vector<std::uint32_t> PermMult, RunColor;
+  std::vector<std::uint64_t> Marks;
 };
 
 /// Q is a permutation of 0..N-1 (word j of the block goes to word Q[j]) and
