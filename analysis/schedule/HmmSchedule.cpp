@@ -1,10 +1,12 @@
 // Seed 001's scheduled permutation, built in five phases that reuse the
 // schedule's own planes as working memory (n = R * C, K = C / StripCols):
 //
-//   A  cells of the row graph: (u, v, multiplicity), row after row;
+//   A  the row graph in unit form in plane 0 (row u: the destination rows
+//      of its elements);
 //   B  factorization of the row graph into K StripCols-regular factors
 //      (Euler splits by greedy orientation and exact repair,
-//      detail/BalancedSplit.h); factor f fills the slot
+//      detail/BalancedSplit.h): the large splits breadth first in planes 0
+//      and 1, then each subgraph depth first; factor f fills the slot
 //      table in plane 4: row u, slots f*StripCols.. hold the destination
 //      rows of the elements pass 0 puts into strip f;
 //   C  pass 0 per row: the elements bound for row v take v's slots in column
@@ -16,8 +18,10 @@
 //
 // Every block's s and d come from a Birkhoff decomposition of its 32 x 32
 // bank matrix (detail/BlockSchedule.h). Memory: P plus 12 bytes per element,
-// plus the cell graphs of phase B (at most about 2 * 8 bytes per distinct
-// (u, v) pair per subtree in flight).
+// plus a few MiB per thread (the depth-first splits of subgraphs of at most
+// 2^20 edges, a stage of 32 factors, one block's buffers). Every fresh page
+// costs a fault (1.5 to 18 us each on the benchmark's VM), so nothing else
+// is allocated per element.
 
 #include "analysis/schedule/HmmSchedule.h"
 
@@ -241,50 +245,33 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
   for (int I = 0; I < 6; ++I)
     Plane[I] = Sched.plane(I);
 
-  // Phase A: cells of the row graph, row after row, v ascending: one pass
-  // over each row of P, its cells staged per row, then concatenated.
+  // Phase A: the row graph in unit form, in plane 0: row u's units are the
+  // destination rows of its C elements, in column order.
   const Divider ByC(C);
-  schedule_detail::CellRows G;
-  G.RowStart.assign(std::size_t(R) + 1, 0);
+  parallelFor(R, Threads, [&](std::size_t U, unsigned) {
+    std::uint16_t *Units = Plane[0].data() + U * C;
+    const std::uint32_t *Row = Map.data() + U * C;
+    for (std::uint32_t I = 0; I < C; ++I)
+      Units[I] = static_cast<std::uint16_t>(ByC.quot(Row[I]));
+  });
   std::vector<std::vector<std::uint32_t>> Counts(Threads);
-  {
-    std::vector<std::vector<std::uint32_t>> RowCells(R);
-    parallelFor(R, Threads, [&](std::size_t U, unsigned T) {
-      std::vector<std::uint32_t> &Cnt = Counts[T];
-      Cnt.assign(R, 0);
-      for (std::uint64_t I = U * C, E = I + C; I < E; ++I)
-        ++Cnt[ByC.quot(Map[I])];
-      std::vector<std::uint32_t> &Cells = RowCells[U]; // v, weight, ...
-      for (std::uint32_t V = 0; V < R; ++V)
-        if (Cnt[V]) {
-          Cells.push_back(V);
-          Cells.push_back(Cnt[V]);
-        }
-      G.RowStart[U + 1] = static_cast<std::uint32_t>(Cells.size() / 2);
-    });
-    for (std::uint32_t U = 0; U < R; ++U)
-      G.RowStart[U + 1] += G.RowStart[U];
-    G.V.resize(G.RowStart[R]);
-    G.W.resize(G.RowStart[R]);
-    parallelFor(R, Threads, [&](std::size_t U, unsigned) {
-      std::vector<std::uint32_t> &Cells = RowCells[U];
-      for (std::size_t I = 0, At = G.RowStart[U]; I < Cells.size();
-           I += 2, ++At) {
-        G.V[At] = Cells[I];
-        G.W[At] = Cells[I + 1];
-      }
-      Cells = {};
-    });
-  }
 
-  Phase("A cells");
+  Phase("A units");
   // Phase B: K factors of the row graph. Factor f's rows fill the slot
   // table in plane 4: row u, slots f*StripCols .. (f+1)*StripCols - 1 hold
   // the destination rows of the elements that pass 0 puts into strip f (in
   // the factor's order; phase C matches elements to slots by row).
-  // Splits go breadth first until every thread has two subtrees, then
-  // the subtrees are finished depth first in parallel; each subtree writes
-  // only its own factors, so the table does not depend on the threads.
+  //
+  // The large splits go breadth first in planes 0 and 1 (free until phase
+  // C), level after level: the 2^l subgraphs of level l lie one after the
+  // other, subgraph i's halves at 2i and 2i + 1 of the next level, so no
+  // other memory is touched (every fresh page costs a fault). The first
+  // split runs its greedy pass as two row ranges with their own counts
+  // (in parallel when there are threads for it) and one repair. Subgraphs
+  // of at most DepthFirstEdges edges are then factored depth first, one
+  // per task, in per-thread buffers that stay in cache. Which splits are
+  // made depends only on the shape, so the result does not depend on the
+  // thread count or timing.
   {
     std::span<std::uint16_t> Slots = Plane[4];
     // A factor is R rows of SC entries, and row u of factor f belongs at
@@ -336,47 +323,47 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
         ++St.Count;
       };
     };
-    struct Subtree {
-      schedule_detail::CellRows Cells;
-      std::uint32_t Base = 0;
-    };
-    std::vector<Subtree> Frontier(1);
-    Frontier[0].Cells = std::move(G);
-    std::uint32_t Kf = K, Df = C;
+    constexpr std::uint64_t DepthFirstEdges = std::uint64_t(1) << 20;
+    std::uint16_t *Src = Plane[0].data(), *Dst = Plane[1].data();
+    std::uint32_t Kl = K, Dl = C;
+    std::uint64_t Graphs = 1;
     std::vector<schedule_detail::BalancedScratch> Scratch(Threads);
-    // Each split here is the one factorBalanced would make (cell form, K
-    // even), so the result does not depend on where the loop stops.
-    auto CellSplits = [&] {
-      if (Kf % 2)
-        return false;
-      for (const Subtree &St : Frontier)
-        if (schedule_detail::unitFormPreferred(St.Cells, R, Df))
-          return false;
-      return true;
-    };
-    while (Frontier.size() < 2 * std::size_t(Threads) && CellSplits()) {
-      std::vector<Subtree> Next(2 * Frontier.size());
-      parallelFor(Frontier.size(), Threads, [&](std::size_t I, unsigned T) {
-        schedule_detail::balancedSplitCells(Frontier[I].Cells, R,
-                                            Next[2 * I].Cells,
-                                            Next[2 * I + 1].Cells,
-                                            Scratch[T].Split);
-        Frontier[I].Cells = {};
-        Next[2 * I].Base = Frontier[I].Base;
-        Next[2 * I + 1].Base = Frontier[I].Base + Kf / 2;
-      });
-      Frontier.swap(Next);
-      Kf /= 2;
-      Df /= 2;
+    while (Kl % 2 == 0 && std::uint64_t(R) * Dl > DepthFirstEdges) {
+      const std::uint64_t E = std::uint64_t(R) * Dl;
+      if (Graphs == 1) {
+        schedule_detail::BalanceScratch &S0 = Scratch[0].Split;
+        S0.Excess.assign(R, 0);
+        std::vector<std::int32_t> Ex1(R, 0);
+        const std::uint32_t Mid = R / 2;
+        parallelFor(2, Threads, [&](std::size_t I, unsigned) {
+          schedule_detail::greedySplitUnits(
+              Src, I ? Mid : 0, I ? R : Mid, Dl, Dst, Dst + E / 2,
+              I ? Ex1.data() : S0.Excess.data());
+        });
+        for (std::uint32_t V = 0; V < R; ++V)
+          S0.Excess[V] += Ex1[V];
+        schedule_detail::repairSplitUnits(Dst, Dst + E / 2, R, Dl / 2, S0);
+      } else {
+        parallelFor(Graphs, Threads, [&](std::size_t I, unsigned T) {
+          schedule_detail::balancedSplitUnits(Src + I * E, R, Dl,
+                                              Dst + I * E,
+                                              Dst + I * E + E / 2,
+                                              Scratch[T].Split);
+        });
+      }
+      std::swap(Src, Dst);
+      Graphs *= 2;
+      Kl /= 2;
+      Dl /= 2;
     }
-    Phase("B top splits");
-    parallelFor(Frontier.size(), Threads, [&](std::size_t I, unsigned T) {
-      schedule_detail::factorBalanced(Frontier[I].Cells, R, Df, Kf,
-                                      Frontier[I].Base, SinkFor(Stages[T]),
-                                      Scratch[T]);
+    Phase("B breadth-first splits");
+    const std::uint64_t E = std::uint64_t(R) * Dl;
+    parallelFor(Graphs, Threads, [&](std::size_t I, unsigned T) {
+      schedule_detail::factorBalancedUnits(
+          Src + I * E, R, Dl, Kl, static_cast<std::uint32_t>(I * Kl),
+          SinkFor(Stages[T]), Scratch[T]);
       if (Stages[T].Count)
         Flush(Stages[T]);
-      Frontier[I].Cells = {};
     });
     if (Timing) {
       schedule_detail::BalanceStats St;

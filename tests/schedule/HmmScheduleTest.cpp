@@ -137,6 +137,20 @@ TEST_CASE("the schedule is identical for 1 and 2 threads at n = 2^22") {
   CHECK(scheduleHmmPermutation(P, Sh, 2) == Two);
 }
 
+TEST_CASE("row graphs above 2^20 edges: splits in the planes, then depth first") {
+  // Above 2^20 edges the first splits run breadth first in planes 0 and 1
+  // (the first one as two greedy row ranges and one repair). 2048 x 768:
+  // K = 96, one such split, then 48 = 16 * 3 factors depth first, the last
+  // odd count through Alon's matching. 1028 x 1024: an even R that is not a
+  // power of two, two row ranges of 514.
+  for (HmmShape Sh : {HmmShape{2048, 768, 8, 32}, HmmShape{1028, 1024, 8, 32}}) {
+    const Permutation P =
+        randomPermutation(std::uint64_t(Sh.Rows) * Sh.Cols, Sh.Rows);
+    checkHmm(P, Sh);
+    CHECK(scheduleHmmPermutation(P, Sh, 1) == scheduleHmmPermutation(P, Sh, 2));
+  }
+}
+
 TEST_CASE("the schedule does not depend on thread count or timing") {
   const Permutation P = randomPermutation(std::uint64_t(1) << 18, 42);
   const HmmShape Sh = chooseSm90Shape(P.size());

@@ -370,18 +370,15 @@ private:
 
 } // namespace
 
-void balancedSplitUnits(const std::uint16_t *G, std::uint32_t NumV,
-                        std::uint32_t D, std::uint16_t *A, std::uint16_t *B,
-                        BalanceScratch &S) {
+void greedySplitUnits(const std::uint16_t *G, std::uint32_t U0,
+                      std::uint32_t U1, std::uint32_t D, std::uint16_t *A,
+                      std::uint16_t *B, std::int32_t *Ex) {
   if (D % 2)
     internalError("balanced split of a graph of odd degree");
-  ++S.Stats.Splits;
   const std::uint32_t H = D / 2;
-  S.Excess.assign(NumV, 0);
-  std::int32_t *Ex = S.Excess.data();
   // Pair k of a row: units k and H + k. A's row gets the A unit of every
   // pair at k, B's the B unit.
-  for (std::uint32_t U = 0; U < NumV; ++U) {
+  for (std::uint32_t U = U0; U < U1; ++U) {
     const std::uint16_t *X = G + std::size_t(U) * D, *Y = X + H;
     std::uint16_t *RowA = A + std::size_t(U) * H, *RowB = B + std::size_t(U) * H;
     for (std::uint32_t K = 0; K < H; ++K) {
@@ -392,8 +389,23 @@ void balancedSplitUnits(const std::uint16_t *G, std::uint32_t NumV,
       RowB[K] = static_cast<std::uint16_t>(VY ^ Swap);
     }
   }
+}
+
+void repairSplitUnits(std::uint16_t *A, std::uint16_t *B, std::uint32_t NumV,
+                      std::uint32_t H, BalanceScratch &S) {
+  if (S.Excess.size() != NumV)
+    internalError("balanced split repair without its counts");
+  ++S.Stats.Splits;
   S.Stats.Pairs += std::size_t(NumV) * H;
   UnitRepair(A, B, NumV, H, S).run();
+}
+
+void balancedSplitUnits(const std::uint16_t *G, std::uint32_t NumV,
+                        std::uint32_t D, std::uint16_t *A, std::uint16_t *B,
+                        BalanceScratch &S) {
+  S.Excess.assign(NumV, 0);
+  greedySplitUnits(G, 0, NumV, D, A, B, S.Excess.data());
+  repairSplitUnits(A, B, NumV, D / 2, S);
 }
 
 void balancedSplitCells(const CellRows &G, std::uint32_t NumV, CellRows &A,
@@ -548,6 +560,16 @@ void factorCellsAt(const CellRows &G, std::uint32_t NumV, std::uint32_t D,
 }
 
 } // namespace
+
+void factorBalancedUnits(const std::uint16_t *G, std::uint32_t NumV,
+                         std::uint32_t D, std::uint32_t K, std::uint32_t Base,
+                         const UnitFactorSink &Sink, BalancedScratch &S) {
+  if (K == 0 || D % K != 0)
+    internalError("factor count does not divide the degree");
+  if (NumV > 65536)
+    internalError("balanced factorization needs at most 65536 vertices");
+  factorUnitsAt(G, NumV, D, K, Base, Sink, S, 0);
+}
 
 void factorBalanced(const CellRows &G, std::uint32_t NumV, std::uint32_t D,
                     std::uint32_t K, std::uint32_t Base,

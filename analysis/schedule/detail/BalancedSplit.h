@@ -87,6 +87,18 @@ void balancedSplitUnits(const std::uint16_t *G, std::uint32_t NumV,
                         std::uint32_t D, std::uint16_t *A, std::uint16_t *B,
                         BalanceScratch &S);
 
+/// The two steps of balancedSplitUnits, for a caller that runs the greedy
+/// pass over row ranges in parallel: greedySplitUnits orients the pairs of
+/// rows [U0, U1) with its own A-minus-B counts Ex (NumV entries, zero at
+/// first), writing those rows of A and B; repairSplitUnits then mends A and
+/// B (NumV rows of H units) exactly, given S.Excess = the sum of the counts
+/// of every range. The result depends on the ranges (not on how they run).
+void greedySplitUnits(const std::uint16_t *G, std::uint32_t U0,
+                      std::uint32_t U1, std::uint32_t D, std::uint16_t *A,
+                      std::uint16_t *B, std::int32_t *Ex);
+void repairSplitUnits(std::uint16_t *A, std::uint16_t *B, std::uint32_t NumV,
+                      std::uint32_t H, BalanceScratch &S);
+
 /// Euler partition of the cell graph G (every vertex of even weight, NumV <=
 /// 65536) into A and B, rows in the parent's cell order: each cell gives half
 /// its weight to each side and the odd units are oriented as above. Same
@@ -128,5 +140,11 @@ struct BalancedScratch {
 void factorBalanced(const CellRows &G, std::uint32_t NumV, std::uint32_t D,
                     std::uint32_t K, std::uint32_t Base,
                     const UnitFactorSink &Sink, BalancedScratch &S);
+
+/// factorBalanced for a graph in unit form (rows in any order): unit-form
+/// splits while K is even, Alon's matching for an odd K > 1.
+void factorBalancedUnits(const std::uint16_t *G, std::uint32_t NumV,
+                         std::uint32_t D, std::uint32_t K, std::uint32_t Base,
+                         const UnitFactorSink &Sink, BalancedScratch &S);
 
 } // namespace bankwise::schedule_detail
