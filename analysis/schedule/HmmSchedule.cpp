@@ -372,13 +372,14 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
       std::fprintf(stderr,
                    "  balanced splits %llu, pairs %llu, greedy excess %llu, "
                    "direct flips %llu, path flips %llu, searches %llu, "
-                   "index builds %llu\n",
+                   "index builds %llu, whole-graph repairs %llu\n",
                    (unsigned long long)St.Splits, (unsigned long long)St.Pairs,
                    (unsigned long long)St.GreedyExcess,
                    (unsigned long long)St.DirectFlips,
                    (unsigned long long)St.PathFlips,
                    (unsigned long long)St.Searches,
-                   (unsigned long long)St.Rebuilds);
+                   (unsigned long long)St.Rebuilds,
+                   (unsigned long long)St.FullRepairs);
     }
   }
 
@@ -390,40 +391,48 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
   std::vector<std::vector<std::uint32_t>> Local(Threads), Local2(Threads),
       Ends(Threads);
   parallelFor(R, Threads, [&](std::size_t U, unsigned T) {
-    std::vector<std::uint32_t> &Start = Counts[T], &Q = Local[T],
-                               &ByV = Local2[T];
-    Q.resize(C);
-    ByV.resize(C);
-    const std::uint64_t Row = U * C;
+    // Locals, not the captured references: the stores below are to uint32
+    // arrays and would otherwise make the compiler reload every bound.
+    const std::uint32_t Cols = C, NumRows = R;
+    const Divider By = ByC;
+    Counts[T].resize(std::size_t(NumRows) + 1);
+    Local[T].resize(Cols);
+    Local2[T].resize(Cols);
+    Ends[T].resize(std::size_t(NumRows) + 1);
+    std::uint32_t *Start = Counts[T].data(), *Q = Local[T].data(),
+                  *ByV = Local2[T].data(), *End = Ends[T].data();
+    const std::uint64_t Row = U * Cols;
     const std::uint16_t *Dest = Plane[4].data() + Row;
-    Start.assign(std::size_t(R) + 1, 0);
-    for (std::uint32_t Slot = 0; Slot < C; ++Slot)
+    const std::uint32_t *To = Map.data() + Row;
+    std::uint16_t *Final = Plane[5].data() + Row;
+    std::fill_n(Start, NumRows + 1, 0u);
+    for (std::uint32_t Slot = 0; Slot < Cols; ++Slot)
       ++Start[Dest[Slot] + 1];
-    for (std::uint32_t V = 0; V < R; ++V)
+    for (std::uint32_t V = 0; V < NumRows; ++V)
       Start[V + 1] += Start[V];
-    for (std::uint32_t Slot = 0; Slot < C; ++Slot)
+    for (std::uint32_t Slot = 0; Slot < Cols; ++Slot)
       ByV[Start[Dest[Slot]]++] = Slot;
     // Start[v] is now the end of v's slots; keep the ends, step back to
     // the beginnings.
-    std::vector<std::uint32_t> &End = Ends[T];
-    End.assign(Start.begin(), Start.end());
-    for (std::uint32_t V = R; V > 0; --V)
+    std::copy_n(Start, NumRows + 1, End);
+    for (std::uint32_t V = NumRows; V > 0; --V)
       Start[V] = Start[V - 1];
     Start[0] = 0;
-    for (std::uint32_t Col = 0; Col < C; ++Col) {
-      const std::uint32_t To = Map[Row + Col];
-      const std::uint32_t V = ByC.quot(To);
+    for (std::uint32_t Col = 0; Col < Cols; ++Col) {
+      const std::uint32_t V = By.quot(To[Col]);
       const std::uint32_t At = Start[V]++;
-      if (At >= C)
+      if (At >= Cols) [[unlikely]]
         internalError("the slot table does not match the row graph");
-      Q[Col] = ByV[At];
-      Plane[5][Row + ByV[At]] = static_cast<std::uint16_t>(To - V * C);
+      const std::uint32_t Slot = ByV[At];
+      Q[Col] = Slot;
+      Final[Slot] = static_cast<std::uint16_t>(To[Col] - V * Cols);
     }
     // Every row v took exactly its slots (else some took another's).
-    if (!std::equal(End.begin(), End.begin() + R, Start.begin()))
+    if (!std::equal(End, End + NumRows, Start))
       internalError("the slot table does not match the row graph");
     schedule_detail::conflictFreeBlock<std::uint16_t>(
-        Q, W, Plane[0].subspan(Row, C), Plane[1].subspan(Row, C), Blocks[T]);
+        std::span<const std::uint32_t>(Q, Cols), W, Plane[0].subspan(Row, Cols),
+        Plane[1].subspan(Row, Cols), Blocks[T]);
   });
 
   Phase("C pass 0");
@@ -439,50 +448,56 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
   std::vector<std::vector<std::uint16_t>> DestBuf(Threads), FinBuf(Threads);
   parallelFor(
       (K + Group - 1) / Group, Threads, [&](std::size_t G0, unsigned T) {
-        std::vector<std::uint32_t> &Cnt = Counts[T], &Q = Local[T],
-                                   &Fin = Local2[T];
-        std::vector<std::uint16_t> &Dst = DestBuf[T], &Fb = FinBuf[T];
-        Q.resize(StripWords);
-        Fin.resize(StripWords);
+        // Locals, not the captured references (see phase C).
+        const std::uint32_t NumRows = R, Strip = SC, Words = StripWords,
+                            GCols = GroupCols;
+        const std::uint64_t Cols0 = C;
+        Counts[T].resize(NumRows);
+        Local[T].resize(Words);
+        Local2[T].resize(Words);
+        DestBuf[T].resize(std::size_t(NumRows) * GCols);
+        FinBuf[T].resize(std::size_t(NumRows) * GCols);
+        std::uint32_t *Cnt = Counts[T].data(), *Q = Local[T].data(),
+                      *Fin = Local2[T].data();
+        std::uint16_t *Dst = DestBuf[T].data(), *Fb = FinBuf[T].data();
         const std::uint64_t F0 = G0 * Group,
                             F1 = std::min<std::uint64_t>(F0 + Group, K);
-        const std::uint32_t Cols = static_cast<std::uint32_t>(F1 - F0) * SC;
-        Dst.resize(std::size_t(R) * GroupCols);
-        Fb.resize(std::size_t(R) * GroupCols);
-        for (std::uint32_t U = 0; U < R; ++U) {
-          const std::uint64_t Row = std::uint64_t(U) * C + F0 * SC;
-          std::memcpy(Dst.data() + std::size_t(U) * GroupCols,
-                      Plane[4].data() + Row, Cols * 2);
-          std::memcpy(Fb.data() + std::size_t(U) * GroupCols,
-                      Plane[5].data() + Row, Cols * 2);
+        const std::uint32_t Cols = static_cast<std::uint32_t>(F1 - F0) * Strip;
+        for (std::uint32_t U = 0; U < NumRows; ++U) {
+          const std::uint64_t Row = std::uint64_t(U) * Cols0 + F0 * Strip;
+          std::memcpy(Dst + std::size_t(U) * GCols, Plane[4].data() + Row,
+                      Cols * 2);
+          std::memcpy(Fb + std::size_t(U) * GCols, Plane[5].data() + Row,
+                      Cols * 2);
         }
         for (std::uint64_t F = F0; F < F1; ++F) {
-          const std::size_t Off = (F - F0) * SC;
-          Cnt.assign(R, 0);
-          for (std::uint32_t U = 0, J = 0; U < R; ++U) {
-            const std::size_t Row = std::size_t(U) * GroupCols + Off;
-            for (std::uint32_t X = 0; X < SC; ++X, ++J) {
+          const std::size_t Off = (F - F0) * Strip;
+          std::fill_n(Cnt, NumRows, 0u);
+          for (std::uint32_t U = 0, J = 0; U < NumRows; ++U) {
+            const std::size_t Row = std::size_t(U) * GCols + Off;
+            for (std::uint32_t X = 0; X < Strip; ++X, ++J) {
               const std::uint32_t V = Dst[Row + X];
               const std::uint32_t Slot = Cnt[V]++;
-              if (Slot >= SC)
+              if (Slot >= Strip) [[unlikely]]
                 internalError("a strip holds too many elements for one row");
-              Q[J] = V * SC + Slot;
-              Fin[V * SC + Slot] = Fb[Row + X];
+              Q[J] = V * Strip + Slot;
+              Fin[V * Strip + Slot] = Fb[Row + X];
             }
           }
-          for (std::uint32_t U = 0, J = 0; U < R; ++U) {
-            const std::size_t Row = std::size_t(U) * GroupCols + Off;
-            for (std::uint32_t X = 0; X < SC; ++X, ++J)
+          for (std::uint32_t U = 0, J = 0; U < NumRows; ++U) {
+            const std::size_t Row = std::size_t(U) * GCols + Off;
+            for (std::uint32_t X = 0; X < Strip; ++X, ++J)
               Fb[Row + X] = static_cast<std::uint16_t>(Fin[J]);
           }
-          const std::uint64_t Base = F * StripWords;
+          const std::uint64_t Base = F * Words;
           schedule_detail::conflictFreeBlock<std::uint16_t>(
-              Q, W, Plane[2].subspan(Base, StripWords),
-              Plane[3].subspan(Base, StripWords), Blocks[T]);
+              std::span<const std::uint32_t>(Q, Words), W,
+              Plane[2].subspan(Base, Words), Plane[3].subspan(Base, Words),
+              Blocks[T]);
         }
-        for (std::uint32_t U = 0; U < R; ++U)
-          std::memcpy(Plane[5].data() + std::uint64_t(U) * C + F0 * SC,
-                      Fb.data() + std::size_t(U) * GroupCols, Cols * 2);
+        for (std::uint32_t U = 0; U < NumRows; ++U)
+          std::memcpy(Plane[5].data() + std::uint64_t(U) * Cols0 + F0 * Strip,
+                      Fb + std::size_t(U) * GCols, Cols * 2);
       });
 
   Phase("D pass 1");

@@ -31,8 +31,10 @@ namespace {
 inline std::uint32_t orientPair(std::uint32_t X, std::uint32_t Y,
                                 std::uint32_t Odd, std::int32_t *Ex) {
   const std::int32_t EX = Ex[X], EY = Ex[Y];
+  // EX > EY, or EX == EY and Odd odd: one comparison of 2 EX + (Odd & 1)
+  // with 2 EY (the counts stay far from overflow).
   const std::int32_t F =
-      (EX > EY) | ((EX == EY) & static_cast<std::int32_t>(Odd & 1u));
+      2 * EX + static_cast<std::int32_t>(Odd & 1u) > 2 * EY;
   const std::int32_t Sg = 1 - 2 * F;
   Ex[X] += Sg;
   Ex[Y] -= Sg;
@@ -141,7 +143,7 @@ std::size_t augmentRound(std::uint32_t NumV, Access &Ac, BalanceScratch &S,
 }
 
 /// Makes every vertex's A-minus-B count zero after the greedy pass. Ac gives
-/// the pairs of the last rows first (about 16 per vertex): flipping any pair
+/// the pairs of the last rows first (about 8 per vertex): flipping any pair
 /// keeps its row balanced, and that many pairs almost always connect every
 /// unbalanced vertex to one of the opposite sign, so the repair costs the
 /// unbalanced vertices, not the graph. When they do not, Ac widens to every
@@ -238,7 +240,7 @@ public:
     std::uint64_t Excess = excessAfterGreedy(NumV, S);
     if (!Excess)
       return;
-    // Direct trades, scanning rows from the last (about 16 units per vertex
+    // Direct trades, scanning rows from the last (about 8 units per vertex
     // at most): cheap, and they mend most vertices.
     const std::uint32_t Rows = std::min<std::uint32_t>(
         NumV, static_cast<std::uint32_t>(

@@ -68,7 +68,7 @@ struct BalanceScratch {
   std::uint32_t Stamp = 0;
   /// The repair looks at the last rows first, about this many units (cell
   /// form: pairs) per vertex, and at every row only if they do not suffice.
-  std::size_t RepairUnitsPerVertex = 16;
+  std::size_t RepairUnitsPerVertex = 8;
   BalanceStats Stats;
 };
 
