@@ -383,13 +383,22 @@ void greedySplitUnits(const std::uint16_t *G, std::uint32_t U0,
   for (std::uint32_t U = U0; U < U1; ++U) {
     const std::uint16_t *X = G + std::size_t(U) * D, *Y = X + H;
     std::uint16_t *RowA = A + std::size_t(U) * H, *RowB = B + std::size_t(U) * H;
-    for (std::uint32_t K = 0; K < H; ++K) {
+    // Two pairs per step, so that each one's tie rule (K & 1) is a constant.
+    auto Pair = [&](std::uint32_t K, std::uint32_t Odd) {
       const std::uint32_t VX = X[K], VY = Y[K];
       // Swap when F (a mask, not a branch: F is a coin flip).
-      const std::uint32_t Swap = (VX ^ VY) & (0u - orientPair(VX, VY, K, Ex));
+      const std::uint32_t Swap =
+          (VX ^ VY) & (0u - orientPair(VX, VY, Odd, Ex));
       RowA[K] = static_cast<std::uint16_t>(VX ^ Swap);
       RowB[K] = static_cast<std::uint16_t>(VY ^ Swap);
+    };
+    std::uint32_t K = 0;
+    for (; K + 1 < H; K += 2) {
+      Pair(K, 0);
+      Pair(K + 1, 1);
     }
+    if (K < H)
+      Pair(K, K & 1u);
   }
 }
 
