@@ -261,7 +261,6 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
         Units[I] = static_cast<std::uint16_t>(Row[I] / Cols);
     }
   });
-  std::vector<std::vector<std::uint32_t>> Counts(Threads);
 
   Phase("A units");
   // Phase B: K factors of the row graph. Factor f's rows fill the slot
@@ -324,7 +323,8 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
           Flush(St);
         if (!St.Count)
           St.First = Factor;
-        St.Buf.resize(std::size_t(StageFactors) * R * SC);
+        if (St.Buf.empty())
+          St.Buf.resize(std::size_t(StageFactors) * R * SC);
         std::memcpy(St.Buf.data() + std::size_t(St.Count) * R * SC, Rows,
                     std::size_t(R) * SC * 2);
         ++St.Count;
@@ -395,8 +395,8 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
   // slots of v in the slot table in column order: Q0(c) = that slot; the
   // destination column of what lands there -> plane 5.
   std::vector<BlockScratch> Blocks(Threads);
-  std::vector<std::vector<std::uint32_t>> Local(Threads), Local2(Threads),
-      Ends(Threads);
+  std::vector<std::vector<std::uint32_t>> Counts(Threads), Local(Threads),
+      Local2(Threads), Ends(Threads);
   parallelFor(R, Threads, [&](std::size_t U, unsigned T) {
     // Locals, not the captured references: the stores below are to uint32
     // arrays and would otherwise make the compiler reload every bound.

@@ -570,25 +570,27 @@ void factorCellsAt(const CellRows &G, std::uint32_t NumV, std::uint32_t D,
   factorCellsAt(B, NumV, D / 2, K / 2, Base + K / 2, Sink, S, Depth + 1);
 }
 
+/// What both entry points require of their arguments.
+void checkFactorArgs(std::uint32_t NumV, std::uint32_t D, std::uint32_t K) {
+  if (K == 0 || D % K != 0)
+    internalError("factor count does not divide the degree");
+  if (NumV > 65536)
+    internalError("balanced factorization needs at most 65536 vertices");
+}
+
 } // namespace
 
 void factorBalancedUnits(const std::uint16_t *G, std::uint32_t NumV,
                          std::uint32_t D, std::uint32_t K, std::uint32_t Base,
                          const UnitFactorSink &Sink, BalancedScratch &S) {
-  if (K == 0 || D % K != 0)
-    internalError("factor count does not divide the degree");
-  if (NumV > 65536)
-    internalError("balanced factorization needs at most 65536 vertices");
+  checkFactorArgs(NumV, D, K);
   factorUnitsAt(G, NumV, D, K, Base, Sink, S, 0);
 }
 
 void factorBalanced(const CellRows &G, std::uint32_t NumV, std::uint32_t D,
                     std::uint32_t K, std::uint32_t Base,
                     const UnitFactorSink &Sink, BalancedScratch &S) {
-  if (K == 0 || D % K != 0)
-    internalError("factor count does not divide the degree");
-  if (NumV > 65536)
-    internalError("balanced factorization needs at most 65536 vertices");
+  checkFactorArgs(NumV, D, K);
   factorCellsAt(G, NumV, D, K, Base, Sink, S, 0);
 }
 
