@@ -198,10 +198,10 @@ void birkhoffBlock(std::span<const std::uint32_t> Q, std::uint32_t W,
   const std::size_t WW = std::size_t(W) * W;
   const BankOf Bank(W);
   const bool Packed = N <= 65536;
-  // Edges cell after cell (B.Slot), j ascending within a cell.
-  B.Slot.resize(N);
+  // Edges cell after cell, j ascending within a cell.
+  B.Edges.resize(N);
   B.Fill.assign(B.CellBegin.begin(), B.CellBegin.begin() + WW);
-  std::uint32_t *ByCell = B.Slot.data(), *Fill = B.Fill.data();
+  std::uint32_t *ByCell = B.Edges.data(), *Fill = B.Fill.data();
   if (Packed)
     for (std::uint32_t J = 0; J < N; ++J) {
       const std::uint32_t To = Q[J];
@@ -210,11 +210,11 @@ void birkhoffBlock(std::span<const std::uint32_t> Q, std::uint32_t W,
   else
     for (std::uint32_t J = 0; J < N; ++J)
       ByCell[Fill[std::size_t(Bank(J)) * W + Bank(Q[J])]++] = J;
-  // Warps in colour order (B.CellColors), each colour's smallest key
-  // (B.RunColor).
-  B.CellColors.resize(N);
-  B.RunColor.resize(Delta);
-  std::uint32_t *Warps = B.CellColors.data(), *MinKey = B.RunColor.data();
+  // Warps in colour order, each colour's smallest key; Fill becomes each
+  // cell's cursor.
+  B.Warps.resize(N);
+  B.MinKey.resize(Delta);
+  std::uint32_t *Warps = B.Warps.data(), *MinKey = B.MinKey.data();
   std::uint32_t *Cur = B.Fill.data();
   std::copy(B.CellBegin.begin(), B.CellBegin.begin() + WW, Cur);
   const std::uint8_t *PermLane = B.PermLane.data();

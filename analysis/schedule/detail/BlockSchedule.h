@@ -13,12 +13,17 @@ namespace bankwise::schedule_detail {
 /// Buffers reused from block to block (one per thread).
 struct BlockScratch {
   SplitScratch Split;
+  /// Both colourings: the bank matrix (Count), where each cell's edges
+  /// start (CellBegin) and a cursor per cell (Fill). W > 64 (generic
+  /// colouring): CellOf, CellColors, Color, then Slot and Rank for S and D.
   std::vector<std::uint32_t> Count, CellOf, CellBegin, Fill, CellColors,
       Color, Slot, Rank;
-  /// Birkhoff decomposition: matching k is PermLane[k*W .. k*W+W) (right
-  /// vertex of each left vertex) with multiplicity PermMult[k].
+  /// Birkhoff decomposition (W <= 64): matching k is PermLane[k*W .. k*W+W)
+  /// (right vertex of each left vertex) with multiplicity PermMult[k]; the
+  /// edges listed cell after cell (Edges), the warps in colour order
+  /// (Warps), each colour's smallest key (MinKey), a bit per source (Marks).
   std::vector<std::uint8_t> PermLane;
-  std::vector<std::uint32_t> PermMult, RunColor;
+  std::vector<std::uint32_t> PermMult, Edges, Warps, MinKey;
   std::vector<std::uint64_t> Marks;
 };
 
