@@ -310,8 +310,8 @@ std::vector<ColoredScheduleReport> applyColoredSchedules(ir::Program &Prog) {
         Shape = chooseSm90Shape(static_cast<std::uint64_t>(N));
         validateHmmShape(Shape, static_cast<std::uint64_t>(N));
       } catch (const UserError &E) {
-        Fail(KLoc, fmt::format("schedule colored on global arrays: {} (n = 2^27 fits, "
-                               "2^28 does not)",
+        Fail(KLoc, fmt::format("schedule colored on global arrays: {} (of the powers "
+                               "of two, 2^27 is the largest n with a shape)",
                                E.diagnostic().Message));
       }
       if (SA->Elem != DA->Elem)

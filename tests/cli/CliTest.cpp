@@ -299,6 +299,7 @@ TEST_CASE("schedule colored on a global copy: what it cannot schedule exits 2, l
   CHECK(R.Code == 2);
   CHECK(contains(R.Out, Bad + ":3:8: error: kernel 'k': schedule colored on global arrays: HMM schedule: "
                               "n = 268435456 has no sm_90 shape"));
+  CHECK(contains(R.Out, "(of the powers of two, 2^27 is the largest n with a shape)"));
   // n not a multiple of 128 (R a multiple of 4, C of 32).
   R = Run("target sm_90\nkernel k(a: global f32[96], b: global f32[96]) threads 96 schedule colored {\n"
           "  b[95 - tid] = a[tid]\n}\n");
