@@ -28,6 +28,27 @@ struct BankOf {
   }
 };
 
+/// Fn(j, Q[j], cell) for every edge j of the bank graph, cell = (j mod W) *
+/// W + Q[j] mod W, by masks and a shift when W is a power of two (always,
+/// on real machines; a multiply per edge otherwise).
+template <class F>
+void forEachCell(std::span<const std::uint32_t> Q, std::uint32_t W, F &&Fn) {
+  const auto N = static_cast<std::uint32_t>(Q.size());
+  if ((W & (W - 1)) == 0) {
+    const std::uint32_t Mask = W - 1,
+                        Shift = static_cast<std::uint32_t>(__builtin_ctz(W));
+    for (std::uint32_t J = 0; J < N; ++J) {
+      const std::uint32_t To = Q[J];
+      Fn(J, To, std::size_t((J & Mask) << Shift | (To & Mask)));
+    }
+    return;
+  }
+  for (std::uint32_t J = 0; J < N; ++J) {
+    const std::uint32_t To = Q[J];
+    Fn(J, To, std::size_t(J % W) * W + To % W);
+  }
+}
+
 /// Augmenting path from the free left vertex U in the support Adj (bit v of
 /// Adj[u] set when cell (u, v) has weight), breadth first: a dequeued left
 /// vertex first looks for a free right vertex among its cells (FreeR: the
@@ -88,10 +109,10 @@ std::size_t decomposeBankMatrix(std::span<const std::uint32_t> Q,
   const auto N = static_cast<std::uint32_t>(Q.size());
   const std::uint32_t Delta = N / W;
   const std::size_t WW = std::size_t(W) * W;
-  const BankOf Bank(W);
   B.Count.assign(WW, 0);
-  for (std::uint32_t J = 0; J < N; ++J)
-    ++B.Count[std::size_t(Bank(J)) * W + Bank(Q[J])];
+  forEachCell(Q, W, [&](std::uint32_t, std::uint32_t, std::size_t Cell) {
+    ++B.Count[Cell];
+  });
   B.CellBegin.resize(WW + 1);
   B.CellBegin[0] = 0;
   for (std::size_t X = 0; X < WW; ++X)
@@ -196,20 +217,19 @@ void birkhoffBlock(std::span<const std::uint32_t> Q, std::uint32_t W,
   const std::uint32_t Delta = N / W;
   const std::size_t NumPerms = decomposeBankMatrix(Q, W, B);
   const std::size_t WW = std::size_t(W) * W;
-  const BankOf Bank(W);
   const bool Packed = N <= 65536;
   // Edges cell after cell, j ascending within a cell.
   B.Edges.resize(N);
   B.Fill.assign(B.CellBegin.begin(), B.CellBegin.begin() + WW);
   std::uint32_t *ByCell = B.Edges.data(), *Fill = B.Fill.data();
   if (Packed)
-    for (std::uint32_t J = 0; J < N; ++J) {
-      const std::uint32_t To = Q[J];
-      ByCell[Fill[std::size_t(Bank(J)) * W + Bank(To)]++] = J << 16 | To;
-    }
+    forEachCell(Q, W, [&](std::uint32_t J, std::uint32_t To, std::size_t Cell) {
+      ByCell[Fill[Cell]++] = J << 16 | To;
+    });
   else
-    for (std::uint32_t J = 0; J < N; ++J)
-      ByCell[Fill[std::size_t(Bank(J)) * W + Bank(Q[J])]++] = J;
+    forEachCell(Q, W, [&](std::uint32_t J, std::uint32_t, std::size_t Cell) {
+      ByCell[Fill[Cell]++] = J;
+    });
   // Warps in colour order, each colour's smallest key; Fill becomes each
   // cell's cursor.
   B.Warps.resize(N);
