@@ -57,172 +57,6 @@ std::uint64_t excessAfterGreedy(std::uint32_t NumV, BalanceScratch &S) {
   return Excess;
 }
 
-/// The repair's pairs grouped by the vertex of their A unit (a counting
-/// sort); self-loops (both units at one vertex) are left out.
-template <class Access>
-void rebuildIndex(std::uint32_t NumV, const Access &Ac, BalanceScratch &S) {
-  ++S.Stats.Rebuilds;
-  const std::size_t NP = Ac.size();
-  S.Head.assign(std::size_t(NumV) + 1, 0);
-  for (std::size_t I = 0; I < NP; ++I)
-    S.Head[Ac.tail(I) + 1] += Ac.tail(I) != Ac.head(I);
-  for (std::uint32_t V = 0; V < NumV; ++V)
-    S.Head[V + 1] += S.Head[V];
-  S.ByTail.resize(S.Head[NumV]);
-  S.Queue.assign(S.Head.begin(), S.Head.end() - 1); // fill cursors
-  for (std::size_t I = 0; I < NP; ++I)
-    if (Ac.tail(I) != Ac.head(I))
-      S.ByTail[S.Queue[Ac.tail(I)]++] = static_cast<std::uint32_t>(I);
-  S.Queue.resize(NumV);
-}
-
-/// One round of path repairs: a breadth-first search from every vertex with
-/// too many A units at once, along pairs from their A vertex to their B
-/// vertex, reaches vertices with too few; the search path to each of them is
-/// flipped if no earlier path of the round flipped one of its pairs (moving
-/// one A unit from its start to its end; the vertices between keep their
-/// counts, whatever other paths pass through them). A vertex with too few
-/// whose path cannot be used (its root has given all it had) may be reached
-/// again later in the round. Returns the number of paths flipped.
-template <class Access>
-std::size_t augmentRound(std::uint32_t NumV, Access &Ac, BalanceScratch &S,
-                         std::size_t Needed) {
-  ++S.Stats.Searches;
-  if (++S.Stamp == 0) {
-    std::fill(S.Seen.begin(), S.Seen.end(), 0u);
-    S.Stamp = 1;
-  }
-  const std::uint32_t Reached = S.Stamp;
-  std::int32_t *Ex = S.Excess.data();
-  std::uint32_t *Q = S.Queue.data();
-  std::size_t QHead = 0, QTail = 0;
-  for (std::uint32_t V = 0; V < NumV; ++V)
-    if (Ex[V] > 0) {
-      Q[QTail++] = V;
-      S.Seen[V] = Reached;
-      S.Via[V] = ~0u; // a root
-    }
-  std::size_t Paths = 0;
-  while (QHead < QTail) {
-    const std::uint32_t C = Q[QHead++];
-    for (std::uint32_t I = S.Head[C]; I < S.Head[C + 1]; ++I) {
-      const std::uint32_t P = S.ByTail[I];
-      if (Ac.tail(P) != C)
-        continue;
-      const std::uint32_t H = Ac.head(P);
-      if (S.Seen[H] == Reached)
-        continue;
-      S.Via[H] = P;
-      S.From[H] = C;
-      if (Ex[H] >= 0) {
-        S.Seen[H] = Reached;
-        Q[QTail++] = H; // each vertex at most once: fits NumV entries
-        continue;
-      }
-      // The path root -> ... -> C -> H, if its pairs are still as found.
-      std::uint32_t X = H;
-      for (; S.Via[X] != ~0u; X = S.From[X])
-        if (Ac.tail(S.Via[X]) != S.From[X])
-          break;
-      if (S.Via[X] != ~0u || Ex[X] <= 0)
-        continue;
-      if (Ex[H] == -2)
-        S.Seen[H] = Reached;
-      Ex[H] += 2;
-      Ex[X] -= 2;
-      ++Paths;
-      for (std::uint32_t Y = H; Y != X; Y = S.From[Y]) {
-        Ac.flip(S.Via[Y]); // its A unit is now Y's
-        ++S.Stats.PathFlips;
-      }
-      if (Paths == Needed)
-        return Paths;
-    }
-  }
-  return Paths;
-}
-
-/// Makes every vertex's A-minus-B count zero after the greedy pass. Ac gives
-/// the pairs of the last rows first (about 8 per vertex): flipping any pair
-/// keeps its row balanced, and that many pairs almost always connect every
-/// unbalanced vertex to one of the opposite sign, so the repair costs the
-/// unbalanced vertices, not the graph. When they do not, Ac widens to every
-/// pair; then a path always exists (the pairs of a balanced orientation that
-/// differ from this one decompose into paths from vertices with too many A
-/// units to vertices with too few, and cycles).
-template <class Access>
-void repairOrientation(std::uint32_t NumV, Access &Ac, BalanceScratch &S) {
-  std::int32_t *Ex = S.Excess.data();
-  std::uint64_t Excess = excessAfterGreedy(NumV, S);
-  if (!Excess)
-    return;
-  // Pairs that join a vertex with too many A units to one with too few.
-  for (std::size_t I = 0; I < Ac.size() && Excess; ++I) {
-    const std::uint32_t A = Ac.tail(I), B = Ac.head(I);
-    if (Ex[A] > 0 && Ex[B] < 0) {
-      Ac.flip(I);
-      Ex[A] -= 2;
-      Ex[B] += 2;
-      Excess -= 2;
-      ++S.Stats.DirectFlips;
-    }
-  }
-  if (!Excess)
-    return;
-  S.Seen.resize(NumV);
-  S.Via.resize(NumV);
-  S.From.resize(NumV);
-  while (Excess) {
-    rebuildIndex(NumV, Ac, S);
-    const std::size_t Paths = augmentRound(NumV, Ac, S, Excess / 2);
-    Excess -= 2 * Paths;
-    if (Paths)
-      continue;
-    if (Ac.all())
-      internalError("balanced split: no path to an unbalanced vertex");
-    ++S.Stats.FullRepairs; // the last rows' pairs do not connect: take all
-    Ac.widen();
-  }
-}
-
-/// Cell form: the odd units in S.Odd (row order) with their sides in
-/// S.Side; a row with 2h odd units pairs unit k with unit h + k.
-struct CellPairs {
-  BalanceScratch &S;
-  std::uint32_t NumV;
-  bool All = false;
-  std::size_t size() const { return S.PairX.size(); }
-  std::uint32_t tail(std::size_t I) const {
-    return S.Side[S.PairX[I]] ? S.Odd[S.PairY[I]] : S.Odd[S.PairX[I]];
-  }
-  std::uint32_t head(std::size_t I) const {
-    return S.Side[S.PairX[I]] ? S.Odd[S.PairX[I]] : S.Odd[S.PairY[I]];
-  }
-  void flip(std::size_t I) {
-    S.Side[S.PairX[I]] ^= 1u;
-    S.Side[S.PairY[I]] ^= 1u;
-  }
-  bool all() const { return All; }
-  /// The pairs of the last rows, about Want of them (all when Want is 0).
-  void collect(std::size_t Want) {
-    S.PairX.clear();
-    S.PairY.clear();
-    All = true;
-    for (std::uint32_t U = NumV; U-- > 0;) {
-      const std::uint32_t B = S.OddStart[U], H = S.RowOdd[U] / 2;
-      for (std::uint32_t K = 0; K < H; ++K) {
-        S.PairX.push_back(B + K);
-        S.PairY.push_back(B + H + K);
-      }
-      if (Want && S.PairX.size() >= Want && U > 0) {
-        All = false;
-        break;
-      }
-    }
-  }
-  void widen() { collect(0); }
-};
-
 /// Repair of a unit-form split (A and B: NumV rows of H units). Any unit of
 /// A's row u may trade places with any unit of B's row u: the row keeps H
 /// units in each half, the A unit's vertex loses an A unit and the B unit's
@@ -419,59 +253,6 @@ void balancedSplitUnits(const std::uint16_t *G, std::uint32_t NumV,
   repairSplitUnits(A, B, NumV, D / 2, S);
 }
 
-void balancedSplitCells(const CellRows &G, std::uint32_t NumV, CellRows &A,
-                        CellRows &B, BalanceScratch &S) {
-  const std::size_t N = G.size();
-  ++S.Stats.Splits;
-  S.Odd.resize(N + 1);
-  S.Side.resize(N + 1);
-  S.Excess.assign(NumV, 0);
-  S.RowOdd.resize(NumV);
-  S.OddStart.resize(std::size_t(NumV) + 1);
-  std::uint16_t *Odd = S.Odd.data();
-  std::uint8_t *Side = S.Side.data();
-  std::size_t K = 0;
-  for (std::uint32_t U = 0; U < NumV; ++U) {
-    const std::size_t Begin = K;
-    for (std::uint32_t C = G.RowStart[U]; C < G.RowStart[U + 1]; ++C) {
-      Odd[K] = static_cast<std::uint16_t>(G.V[C]);
-      K += G.W[C] & 1u;
-    }
-    if ((K - Begin) & 1)
-      internalError("balanced split of a left vertex of odd weight");
-    S.OddStart[U] = static_cast<std::uint32_t>(Begin);
-    S.RowOdd[U] = static_cast<std::uint32_t>(K - Begin);
-    // Unit k of the first half with unit k of the second: neighbours in a
-    // sorted row would make the pairs a band graph (close vertices), and
-    // the repair's paths hundreds of pairs long.
-    const std::size_t H = (K - Begin) / 2;
-    for (std::size_t J = 0; J < H; ++J) {
-      const std::uint32_t F =
-          orientPair(Odd[Begin + J], Odd[Begin + H + J],
-                     static_cast<std::uint32_t>(J), S.Excess.data());
-      Side[Begin + J] = static_cast<std::uint8_t>(F);
-      Side[Begin + H + J] = static_cast<std::uint8_t>(F ^ 1u);
-    }
-  }
-  S.OddStart[NumV] = static_cast<std::uint32_t>(K);
-  S.Stats.Pairs += K / 2;
-  CellPairs Ac{S, NumV};
-  Ac.collect(S.RepairUnitsPerVertex * NumV);
-  repairOrientation(NumV, Ac, S);
-  // Halves, row by row, in the parent's cell order; odd cell k's unit by
-  // its side.
-  writeCellHalves(G, NumV, A, B,
-                  [&](std::uint32_t, std::uint32_t, std::size_t K) {
-                    return Side[K];
-                  });
-}
-
-bool unitFormPreferred(const CellRows &G, std::uint32_t NumV,
-                       std::uint32_t D) {
-  // Unit form costs 2 bytes per edge, cell form 8 bytes per cell.
-  return std::size_t(NumV) * D <= 4 * G.size();
-}
-
 void cellsToUnits(const CellRows &G, std::uint32_t NumV, std::uint32_t D,
                   std::vector<std::uint16_t> &Out) {
   Out.resize(std::size_t(NumV) * D + 1);
@@ -490,13 +271,16 @@ void cellsToUnits(const CellRows &G, std::uint32_t NumV, std::uint32_t D,
 
 namespace {
 
-/// Cell form of NumV sorted rows of D units.
+/// Cell form (rows with V ascending, as CellRows expects) of NumV rows of D
+/// units in any order: each row sorted, then equal units merged.
 CellRows unitsToCells(const std::uint16_t *G, std::uint32_t NumV,
                       std::uint32_t D) {
   CellRows C;
   C.RowStart.assign(std::size_t(NumV) + 1, 0);
+  std::vector<std::uint16_t> Row(D);
   for (std::uint32_t U = 0; U < NumV; ++U) {
-    const std::uint16_t *Row = G + std::size_t(U) * D;
+    std::copy_n(G + std::size_t(U) * D, D, Row.begin());
+    std::sort(Row.begin(), Row.end());
     for (std::uint32_t I = 0; I < D; ++I) {
       if (I && Row[I] == Row[I - 1]) {
         ++C.W.back();
@@ -549,49 +333,16 @@ void factorUnitsAt(const std::uint16_t *G, std::uint32_t NumV, std::uint32_t D,
                 Depth + 1);
 }
 
-void factorCellsAt(const CellRows &G, std::uint32_t NumV, std::uint32_t D,
-                   std::uint32_t K, std::uint32_t Base,
-                   const UnitFactorSink &Sink, BalancedScratch &S,
-                   std::size_t Depth) {
-  if (K == 1 || (K % 2 == 0 && unitFormPreferred(G, NumV, D))) {
-    cellsToUnits(G, NumV, D, S.Top);
-    factorUnitsAt(S.Top.data(), NumV, D, K, Base, Sink, S, 0);
-    return;
-  }
-  if (K % 2) {
-    factorOdd(G, NumV, D, K, Base, Sink, S);
-    return;
-  }
-  if (Depth >= S.Depth.size())
-    internalError("factorization deeper than its scratch");
-  auto &[A, B] = S.Depth[Depth];
-  balancedSplitCells(G, NumV, A, B, S.Split);
-  factorCellsAt(A, NumV, D / 2, K / 2, Base, Sink, S, Depth + 1);
-  factorCellsAt(B, NumV, D / 2, K / 2, Base + K / 2, Sink, S, Depth + 1);
-}
-
-/// What both entry points require of their arguments.
-void checkFactorArgs(std::uint32_t NumV, std::uint32_t D, std::uint32_t K) {
-  if (K == 0 || D % K != 0)
-    internalError("factor count does not divide the degree");
-  if (NumV > 65536)
-    internalError("balanced factorization needs at most 65536 vertices");
-}
-
 } // namespace
 
 void factorBalancedUnits(const std::uint16_t *G, std::uint32_t NumV,
                          std::uint32_t D, std::uint32_t K, std::uint32_t Base,
                          const UnitFactorSink &Sink, BalancedScratch &S) {
-  checkFactorArgs(NumV, D, K);
+  if (K == 0 || D % K != 0)
+    internalError("factor count does not divide the degree");
+  if (NumV > 65536)
+    internalError("balanced factorization needs at most 65536 vertices");
   factorUnitsAt(G, NumV, D, K, Base, Sink, S, 0);
-}
-
-void factorBalanced(const CellRows &G, std::uint32_t NumV, std::uint32_t D,
-                    std::uint32_t K, std::uint32_t Base,
-                    const UnitFactorSink &Sink, BalancedScratch &S) {
-  checkFactorArgs(NumV, D, K);
-  factorCellsAt(G, NumV, D, K, Base, Sink, S, 0);
 }
 
 } // namespace bankwise::schedule_detail

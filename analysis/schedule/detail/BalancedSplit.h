@@ -3,7 +3,7 @@
 //
 // An Euler split of a bipartite multigraph (every vertex of even degree)
 // gives each half exactly half of every vertex's edges. Pair the units
-// (edges, or the odd remainders of cells) of every left vertex and send one
+// (edges) of every left vertex and send one
 // unit of each pair to each half: every left vertex is balanced whatever the
 // choice. The right vertices are balanced when every one of them sends as
 // many units to A as to B; such a choice exists (an Euler partition).
@@ -14,15 +14,12 @@
 // whose right vertex has sent fewer units to A so far going to A; the
 // running counts stay within a few units of zero, so only about one right
 // vertex in ten ends unbalanced (by two units), and a repair mends them
-// exactly:
-//  - unit form (every edge explicit): any A unit of a left vertex may trade
-//    places with any of its B units, so a vertex with too many A units
-//    trades with one with too few where they share a left vertex, or along
-//    a chain of such trades found by breadth-first search;
-//  - cell form: pairs (which keep their two units) are flipped, directly or
-//    along paths found the same way.
-// Both look at the last rows first (a few units per vertex) and at the whole
-// graph only if that fails; a path then always exists (the differences from
+// exactly: any A unit of a left vertex may trade places with any of its B
+// units, so a vertex with too many A units trades with one with too few
+// where they share a left vertex, or along a chain of such trades found by
+// breadth-first search. The repair looks at the last rows first (a few
+// units per vertex) and at the whole graph only if that fails; a path then
+// always exists (the differences from
 // a balanced choice decompose into paths from vertices with too many A
 // units to vertices with too few, and cycles). Every pass but the repair is
 // a sequential scan with the per-vertex counts in L1.
@@ -42,9 +39,8 @@ struct BalanceStats {
   std::uint64_t Splits = 0, Pairs = 0;
   /// Sum over vertices of the excess of A over B after the greedy pass.
   std::uint64_t GreedyExcess = 0;
-  /// Direct mends (cell form: pair flips; unit form: trades in one row),
-  /// pairs flipped (trades made) along paths, path searches (cell form:
-  /// rounds), index builds, and repairs that needed every row.
+  /// Direct trades (in one row), trades made along chains, chain searches,
+  /// index builds, and repairs that needed every row.
   std::uint64_t DirectFlips = 0, PathFlips = 0, Searches = 0, Rebuilds = 0,
                 FullRepairs = 0;
   void add(const BalanceStats &O);
@@ -54,20 +50,12 @@ struct BalanceStats {
 struct BalanceScratch {
   /// A minus B units per right vertex.
   std::vector<std::int32_t> Excess;
-  /// Cell form: the right vertex of every odd cell's unit, in row order, and
-  /// its side (0: A, 1: B); a row with 2h of them pairs unit k with unit
-  /// h + k. Odd units per row and where each row's start in Odd; the pairs
-  /// the repair may flip (positions in Odd of their two units).
-  std::vector<std::uint16_t> Odd;
-  std::vector<std::uint8_t> Side;
-  std::vector<std::uint32_t> RowOdd, OddStart, PairX, PairY;
-  /// Repair search, both forms: an index grouped by right vertex (cell
-  /// form: pairs by the vertex of their A unit; unit form: positions of A
-  /// units), breadth-first queue, marks and the path back.
+  /// Repair search: the positions of A units grouped by right vertex,
+  /// breadth-first queue, marks and the path back.
   std::vector<std::uint32_t> Head, ByTail, Via, From, Queue, Seen;
   std::uint32_t Stamp = 0;
-  /// The repair looks at the last rows first, about this many units (cell
-  /// form: pairs) per vertex, and at every row only if they do not suffice.
+  /// The repair looks at the last rows first, about this many units per
+  /// vertex, and at every row only if they do not suffice.
   std::size_t RepairUnitsPerVertex = 8;
   BalanceStats Stats;
 };
@@ -99,19 +87,6 @@ void greedySplitUnits(const std::uint16_t *G, std::uint32_t U0,
 void repairSplitUnits(std::uint16_t *A, std::uint16_t *B, std::uint32_t NumV,
                       std::uint32_t H, BalanceScratch &S);
 
-/// Euler partition of the cell graph G (every vertex of even weight, NumV <=
-/// 65536) into A and B, rows in the parent's cell order: each cell gives half
-/// its weight to each side and the odd units are oriented as above. Same
-/// contract as eulerSplitRows, a different (equally valid) split.
-void balancedSplitCells(const CellRows &G, std::uint32_t NumV, CellRows &A,
-                        CellRows &B, BalanceScratch &S);
-
-/// Whether factorBalanced continues the D-regular G in unit form (it is the
-/// smaller: four edges per cell or fewer) rather than splitting its cells.
-/// A caller that splits the top levels itself must stop where this holds,
-/// or its result would differ from factorBalanced's.
-bool unitFormPreferred(const CellRows &G, std::uint32_t NumV, std::uint32_t D);
-
 /// Unit form of the D-regular cell graph G (cells of a row in ascending V).
 void cellsToUnits(const CellRows &G, std::uint32_t NumV, std::uint32_t D,
                   std::vector<std::uint16_t> &Out);
@@ -121,28 +96,19 @@ using UnitFactorSink = std::function<void(const std::uint16_t *Rows,
                                           std::uint32_t Degree,
                                           std::uint32_t Factor)>;
 
-/// Buffers of one worker of factorBalanced.
+/// Buffers of one worker of factorBalancedUnits: the halves of each depth.
 struct BalancedScratch {
   BalanceScratch Split;
-  std::vector<std::array<CellRows, 2>> Depth =
-      std::vector<std::array<CellRows, 2>>(40);
   std::vector<std::array<std::vector<std::uint16_t>, 2>> UnitDepth =
       std::vector<std::array<std::vector<std::uint16_t>, 2>>(40);
-  std::vector<std::uint16_t> Top;
   RowScratch Euler; ///< odd factor counts go through factorCellRows
 };
 
-/// Splits the D-regular G (cells of every row in ascending V) into K factors,
-/// each (D/K)-regular, reported to Sink as factors Base .. Base+K-1, depth
-/// first. While K is even: balanced splits, in cell form while cells carry
-/// several edges, then in unit form. An odd K > 1 goes to factorCellRows
-/// (Alon's matching). The result depends only on G, D, K and Base.
-void factorBalanced(const CellRows &G, std::uint32_t NumV, std::uint32_t D,
-                    std::uint32_t K, std::uint32_t Base,
-                    const UnitFactorSink &Sink, BalancedScratch &S);
-
-/// factorBalanced for a graph in unit form (rows in any order): unit-form
-/// splits while K is even, Alon's matching for an odd K > 1.
+/// Splits the D-regular G, in unit form (rows in any order), into K
+/// factors, each (D/K)-regular, reported to Sink as factors Base ..
+/// Base+K-1, depth first: balanced splits while K is even; an odd K > 1
+/// goes to factorCellRows (Alon's matching). The result depends only on G,
+/// D, K and Base.
 void factorBalancedUnits(const std::uint16_t *G, std::uint32_t NumV,
                          std::uint32_t D, std::uint32_t K, std::uint32_t Base,
                          const UnitFactorSink &Sink, BalancedScratch &S);
