@@ -28,7 +28,6 @@
 #include "analysis/MemoryModel.h"
 #include "analysis/schedule/detail/BalancedSplit.h"
 #include "analysis/schedule/detail/BlockSchedule.h"
-#include "analysis/schedule/detail/CellGraph.h"
 #include "support/Diagnostic.h"
 
 #include <algorithm>
