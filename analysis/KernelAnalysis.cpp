@@ -13,6 +13,7 @@
 #include <cassert>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <limits>
 #include <memory>
@@ -374,6 +375,11 @@ Analyzer::Analyzer(const ir::Program &Prog, const ir::Kernel &K,
                    const AnalysisOptions &Opts)
     : Prog(Prog), Kern(K), Opts(Opts), Perms(Prog) {
   const SourceLoc KLoc = K.Loc;
+  if (const auto Runtime = Prog.runtimeParams(); !Runtime.empty())
+    throw UserError(KLoc, fmt::format("kernel '{}' is analyzed at concrete sizes "
+                                      "here; give the runtime param{} {} with -D",
+                                      K.Name, Runtime.size() > 1 ? "s" : "",
+                                      fmt::join(Runtime, ", ")));
   if (Prog.Mach)
     W = Prog.Mach->warpSize();
   if (W < 1 || W > MaxLanes)

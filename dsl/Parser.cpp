@@ -344,15 +344,21 @@ private:
     S.actOnMachine(std::move(M));
   }
 
-  /// param ::= 'param' IDENT '=' expr
+  /// param ::= 'param' IDENT ['=' expr] ['where' expr]
   void parseParam() {
     consume();
     Param P;
     const Token Name = expectName("a parameter name");
     P.Name = Name.Text;
     P.Loc = loc(Name);
-    expect(Tok::Assign, "after the parameter name");
-    P.Init = parseExpr();
+    if (at(Tok::Assign)) {
+      consume();
+      P.Init = parseExpr();
+    }
+    if (atWord("where")) {
+      consume();
+      P.Where = parseExpr();
+    }
     S.actOnParam(std::move(P));
   }
 
@@ -930,9 +936,9 @@ parseOverride(std::string_view Text, std::string &Error) {
   // possibly negated; anything else is malformed.
   std::optional<std::int64_t> V;
   if (P.Params.size() == 1 && P.Params[0].Name == Name) {
-    const Expr &Init = P.Params[0].Init;
-    if (const auto *L = Init.as<IntLit>())
-      V = L->Value;
+    if (P.Params[0].Init)
+      if (const auto *L = P.Params[0].Init->as<IntLit>())
+        V = L->Value;
   }
   bool OnlyNoKernel = true;
   for (const Diagnostic &D : Scratch.diagnostics())

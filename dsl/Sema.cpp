@@ -1,6 +1,7 @@
 #include "dsl/Sema.h"
 
 #include "ir/Eval.h"
+#include "ir/Printer.h"
 
 #include <fmt/format.h>
 
@@ -392,19 +393,51 @@ void Sema::actOnMachine(Machine M) {
   Out.Mach = std::move(M);
 }
 
+bool Sema::usesRuntime(const Expr &E) const {
+  if (const auto *V = E.as<VarRef>())
+    return V->Kind == VarKind::Param && RuntimeParams.count(V->Name);
+  if (const auto *U = E.as<Unary>())
+    return usesRuntime(*U->Operand);
+  if (const auto *B = E.as<Binary>())
+    return usesRuntime(*B->Lhs) || usesRuntime(*B->Rhs);
+  if (const auto *C = E.as<Call>())
+    return std::any_of(C->Args.begin(), C->Args.end(),
+                       [&](const Expr &A) { return usesRuntime(A); });
+  return false;
+}
+
 void Sema::actOnParam(Param P) {
   declare(P.Name, P.Loc, {SymKind::Param, {}, 0});
-  std::optional<std::int64_t> V = constant(P.Init);
+  std::optional<std::int64_t> V;
+  bool Runtime = !P.Init;
+  if (P.Init) {
+    const bool Resolved = resolveConstant(*P.Init);
+    Runtime = Resolved && usesRuntime(*P.Init);
+    if (Resolved && !Runtime)
+      V = evalResolved(*P.Init);
+  }
   if (auto It = Overrides.find(P.Name); It != Overrides.end()) {
     UsedOverrides.insert(P.Name);
     V = It->second;
     P.Overridden = true;
+    Runtime = false;
   }
+  P.Runtime = Runtime;
   if (V) {
     P.Value = *V;
     ParamValues[P.Name] = *V;
+  } else if (Runtime) {
+    RuntimeParams.insert(P.Name);
   } else {
     PoisonedParams.insert(P.Name);
+  }
+  if (P.Where && resolveConstant(*P.Where) && !usesRuntime(*P.Where)) {
+    // Every name has a value: the constraint is checked now.
+    if (auto Holds = evalResolved(*P.Where); Holds && *Holds == 0)
+      error(startOf(*P.Where),
+            fmt::format("param '{}' = {} does not satisfy its constraint "
+                        "'{}'",
+                        P.Name, P.Value, print(*P.Where)));
   }
   Out.Params.push_back(std::move(P));
 }
@@ -416,6 +449,11 @@ void Sema::actOnPermutation(Permutation P) {
   const auto Arg = [&](std::size_t I, std::string_view What,
                        bool MustBePositive) {
     auto V = MustBePositive ? positive(P.Args[I], What) : constant(P.Args[I]);
+    if (isConstant(P.Args[I]) && usesRuntime(P.Args[I]))
+      error(startOf(P.Args[I]),
+            fmt::format("permutation '{}' needs a constant {}; this one "
+                        "depends on a runtime param (bind it with -D)",
+                        P.Name, What));
     Ok = Ok && V.has_value();
     P.ArgValues.push_back(V.value_or(0));
     return V.value_or(0);
@@ -525,6 +563,11 @@ void Sema::checkArray(Array &A, bool InKernel) {
   bool ShapeOk = true;
   for (Expr &D : A.Dims) {
     auto V = positive(D, "array dimension");
+    if (A.Space != MemSpace::Global && isConstant(D) && usesRuntime(D))
+      error(startOf(D), fmt::format("{} array '{}' needs constant dimensions; "
+                                    "this one depends on a runtime param "
+                                    "(bind it with -D)",
+                                    spelling(A.Space), A.Name));
     ShapeOk = ShapeOk && V.has_value();
     A.Shape.push_back(V.value_or(1));
   }

@@ -50,10 +50,14 @@ private:
   std::vector<Scope> Locals; // innermost last; empty outside kernels
   std::map<std::string, std::int64_t, std::less<>> ParamValues;
   std::set<std::string, std::less<>> PoisonedParams; // failed to evaluate
+  std::set<std::string, std::less<>> RuntimeParams;  // no value: runtime sizes
   std::set<std::string, std::less<>> UsedOverrides;
   bool SawMachine = false;
 
   void error(const SourceLoc &L, std::string Msg) const;
+  /// True when E (resolved) reads a runtime param, directly or through a
+  /// param computed from one.
+  bool usesRuntime(const ir::Expr &E) const;
   const Symbol *lookup(std::string_view Name) const;
   /// Declares Name in the innermost scope (or globally); reports reserved
   /// words and redefinitions. False when the name cannot be declared.

@@ -234,7 +234,14 @@ std::string print(const Program &P) {
   if (!P.Params.empty()) {
     Section();
     for (const Param &Prm : P.Params)
-      Out += "param " + Prm.Name + " = " + print(Prm.Init) + "\n";
+    {
+      Out += "param " + Prm.Name;
+      if (Prm.Init)
+        Out += " = " + print(*Prm.Init);
+      if (Prm.Where)
+        Out += " where " + print(*Prm.Where);
+      Out += "\n";
+    }
   }
   if (P.Mach && P.Mach->Kind != MachineKind::Target) {
     Section();

@@ -192,6 +192,14 @@ const T *findByName(const std::vector<T> &Items, std::string_view Name) {
 const Param *Program::findParam(std::string_view Name) const {
   return findByName(Params, Name);
 }
+
+std::vector<std::string> Program::runtimeParams() const {
+  std::vector<std::string> Out;
+  for (const Param &P : Params)
+    if (P.Runtime)
+      Out.push_back(P.Name);
+  return Out;
+}
 const Permutation *Program::findPerm(std::string_view Name) const {
   return findByName(Perms, Name);
 }

@@ -243,9 +243,20 @@ std::optional<TargetInfo> targetInfo(std::string_view Name);
 /// Known target names, for "did you mean" style notes.
 std::vector<std::string_view> knownTargets();
 
+/// `param N = expr` (a compile-time constant), or `param N` (a runtime
+/// size: generated kernels take it as an argument), either with an optional
+/// `where` constraint over the params declared so far, itself included:
+/// `param N where N % 256 == 0 && N >= 256`. A param whose Init uses a
+/// runtime param is runtime too (derived: `param Mid = M - 10`). `-D N=...`
+/// binds a runtime param, which then has a Value like any constant.
 struct Param {
   std::string Name;
-  Expr Init;
+  /// Absent (`param R`): a runtime size.
+  std::optional<Expr> Init;
+  std::optional<Expr> Where;
+  /// No value yet: set for `param R` and for params computed from one,
+  /// unless -D bound it. Value is meaningful only when !Runtime.
+  bool Runtime = false;
   std::int64_t Value = 0;
   /// Set when a -D override replaced Init's value.
   bool Overridden = false;
@@ -304,6 +315,9 @@ struct Program {
   bool operator==(const Program &) const = default;
 
   const Param *findParam(std::string_view Name) const;
+  /// Names of the params without a value (runtime sizes not bound by -D),
+  /// in declaration order; empty for a program whose every size is known.
+  std::vector<std::string> runtimeParams() const;
   const Permutation *findPerm(std::string_view Name) const;
   const Array *findArray(std::string_view Name) const;
   const Kernel *findKernel(std::string_view Name) const;

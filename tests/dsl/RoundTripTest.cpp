@@ -67,3 +67,36 @@ TEST_CASE("the tiled transpose sample resolves to the expected IR") {
   CHECK(Store->Value.Loc.Line == 14);
   CHECK(Store->Value.Loc.Col == 28);
 }
+
+TEST_CASE("runtime params: no value, a where constraint, derived params, -D binds") {
+  const std::string Src = "param R where R >= 1 && R % 4 == 0\n"
+                          "param C\n"
+                          "param RC = R * C\n"
+                          "param K = 8 where K > 2\n"
+                          "kernel k(a: global f32[R][C]) grid (RC / 32) block (32) {\n"
+                          "  a[tid / C][tid % C] = 0\n"
+                          "}\n";
+  test::Parsed P = test::parse(Src, "rt.bw");
+  REQUIRE_MESSAGE(!P.Diags.hasErrors(), test::render(P.Diags));
+  const ir::Program &Prog = P.Program;
+  CHECK(Prog.runtimeParams() == std::vector<std::string>{"R", "C", "RC"});
+  CHECK(!Prog.Params[0].Init);
+  REQUIRE(Prog.Params[0].Where);
+  CHECK(!Prog.Params[3].Runtime);
+  CHECK(Prog.Params[3].Value == 8);
+  const std::string Text = ir::print(Prog);
+  CHECK(Text.find("param R where R >= 1 && R % 4 == 0\nparam C\nparam RC = R * C\n") !=
+        std::string::npos);
+  test::Parsed Q = test::parse(Text, "printed.bw");
+  CHECK(Q.Program == Prog);
+
+  test::Parsed B = test::parse(Src, "rt.bw", {{"R", 8}, {"C", 12}});
+  REQUIRE_MESSAGE(!B.Diags.hasErrors(), test::render(B.Diags));
+  CHECK(B.Program.runtimeParams().empty());
+  CHECK(B.Program.findParam("RC")->Value == 96);
+  CHECK(B.Program.Kernels[0].Params[0].Shape == std::vector<std::int64_t>{8, 12});
+  CHECK(B.Program.Kernels[0].Geo.GridDim[0] == 3);
+
+  test::Parsed Bad = test::parse(Src, "rt.bw", {{"R", 6}, {"C", 12}});
+  CHECK(Bad.Diags.hasErrors());
+}
