@@ -638,6 +638,14 @@ void Sema::checkGeometry(Kernel &K) {
   G.GridDim = {1, 1, 1};
   G.BlockDim = {1, 1, 1};
   bool Ok = true;
+  for (Expr &B : G.Block)
+    if (resolveConstant(B) && usesRuntime(B)) {
+      error(startOf(B), fmt::format("the block of kernel '{}' must be a "
+                                    "constant; this one depends on a runtime "
+                                    "param (bind it with -D)",
+                                    K.Name));
+      return;
+    }
   if (G.IsThreads) {
     auto P = positive(G.Block[0], "thread count");
     Ok = P.has_value();

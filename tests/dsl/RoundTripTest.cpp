@@ -1,5 +1,6 @@
 // parse(print(x)) == x on every sample, and the printer is a fixed point.
 #include "TestUtil.h"
+#include "ir/Bind.h"
 #include "ir/Printer.h"
 
 #include <doctest/doctest.h>
@@ -99,4 +100,28 @@ TEST_CASE("runtime params: no value, a where constraint, derived params, -D bind
 
   test::Parsed Bad = test::parse(Src, "rt.bw", {{"R", 6}, {"C", 12}});
   CHECK(Bad.Diags.hasErrors());
+}
+
+TEST_CASE("bindParams evaluates shapes and grids as -D does, and checks constraints") {
+  const std::string Src = "param R where R % 4 == 0\n"
+                          "param C\n"
+                          "param RC = R * C\n"
+                          "kernel k(a: global f32[R][C], b: global f32[RC]) grid ((C + 31) / 32, R) block (32) {\n"
+                          "  a[by][tid] = b[0]\n"
+                          "}\n";
+  test::Parsed P = test::parse(Src, "rt.bw");
+  REQUIRE_MESSAGE(!P.Diags.hasErrors(), test::render(P.Diags));
+  const ir::Program Bound = ir::bindParams(P.Program, {{"R", 8}, {"C", 100}});
+  test::Parsed D = test::parse(Src, "rt.bw", {{"R", 8}, {"C", 100}});
+  REQUIRE(!D.Diags.hasErrors());
+  CHECK(Bound == D.Program);
+  CHECK(Bound.Kernels[0].Geo.GridDim == std::array<std::int64_t, 3>{4, 8, 1});
+  CHECK(Bound.Kernels[0].Params[1].Shape == std::vector<std::int64_t>{800});
+  // Partially bound: C stays runtime, and so does RC.
+  const ir::Program Half = ir::bindParams(P.Program, {{"R", 8}});
+  CHECK(Half.runtimeParams() == std::vector<std::string>{"C", "RC"});
+  CHECK_THROWS_WITH_AS(ir::bindParams(P.Program, {{"R", 6}, {"C", 1}}),
+                       "param 'R' = 6 does not satisfy its constraint 'R % 4 == 0'", UserError);
+  CHECK_THROWS_AS(ir::bindParams(P.Program, {{"R", 8}, {"C", 0}}), UserError);
+  CHECK_THROWS_AS(ir::bindParams(P.Program, {{"RC", 8}}), UserError);
 }
