@@ -134,6 +134,7 @@ struct Affine {
   std::int64_t C = 0;
   std::vector<std::pair<int, std::int64_t>> Terms; // by var id, coef != 0
   bool isConst() const { return Terms.empty(); }
+  bool operator==(const Affine &) const = default;
 };
 
 /// A value in a warp: uniform part U plus, when HasV, a per-lane part V.
@@ -144,8 +145,11 @@ struct Val {
   LaneArr V{};
   bool Unknown = false;
   std::string UnknownSrc;
+  /// A symbolic boolean (a guard on block indices or loop variables): the
+  /// id of its formula; U and V are unused then.
+  int Pred = -1;
 
-  bool concrete() const { return U.isConst(); }
+  bool concrete() const { return U.isConst() && Pred < 0; }
   std::int64_t lane(int L) const { return U.C + (HasV ? V[static_cast<std::size_t>(L)] : 0); }
 };
 
@@ -234,6 +238,42 @@ struct SiteInfo {
 
 /// A recorded warp access on the fast path: the address as an affine
 /// function of the symbolic variables plus a lane part.
+/// Ids at and above this in Affine terms are opaque uniform values (a
+/// bitrev, min, table entry, ... of block indices and loop variables), not
+/// variables: their value is computed from the variables they depend on.
+constexpr int OpaqueBase = 1 << 20;
+
+/// An opaque uniform value: Op applied to uniform affine arguments.
+struct OpaqueDef {
+  enum Kind { Bin, Fn, Perm, Table } K = Bin;
+  ir::BinaryOp Op = ir::BinaryOp::Add;
+  ir::Function F = ir::Function::Min;
+  std::vector<Affine> Args;
+  const void *Ref = nullptr; ///< Perm: the Permutation; Table: the ArrayInfo
+  bool operator==(const OpaqueDef &) const = default;
+};
+
+/// A guard atom: lane l is true when (U + G[l]) Op 0, Op a comparison.
+struct AtomDef {
+  Affine U;
+  bool HasG = false;
+  LaneArr G{};
+  ir::BinaryOp Op = ir::BinaryOp::Lt;
+};
+
+/// A formula over atoms and constant lane masks.
+struct PredNode {
+  enum Kind { Atom, Lanes, And, Or, Not } K = Atom;
+  int A = -1, B = -1; ///< Atom: A is the atom id; And/Or/Not: operands
+  Mask Bits = 0;      ///< Lanes
+};
+
+/// A symbolic loop or block variable: values Begin + Step * t, t < Trips.
+struct LoopDom {
+  int Var = 0;
+  std::int64_t Begin = 0, Step = 1, Trips = 1;
+};
+
 struct Template {
   int Site = 0;
   Affine U;
@@ -242,6 +282,9 @@ struct Template {
   Mask Active = 0;
   bool Unknown = false;
   std::string UnknownSrc;
+  int Pred = -1; ///< the guard the access runs under, -1: none
+  int Oob = -1;  ///< lanes whose index leaves the array, -1: none can
+  std::vector<LoopDom> Loops; ///< enclosing symbolic loops, outermost first
 };
 
 /// The fast path records per warp position a tree of accesses, loops and
@@ -325,6 +368,24 @@ private:
   void addStats(AccessSiteReport &R, const AccessCosts &C, bool Unknown,
                 int Active, std::int64_t Times) const;
 
+  // Symbolic guards and opaque uniform values (fast path).
+  Val opaque(OpaqueDef D);
+  int atom(const Val &Diff, ir::BinaryOp Op);
+  int predNode(PredNode N);
+  int predAnd(int A, int B);
+  int toPred(const Val &V, Mask M);
+  bool readsSite(const ir::Expr &E) const;
+  std::int64_t valueAt(const Affine &A, const std::vector<std::int64_t> &Vals) const;
+  std::int64_t opaqueAt(int Id, const std::vector<std::int64_t> &Vals) const;
+  Mask predAt(int P, const std::vector<Mask> &AtomMasks) const;
+  Mask atomAt(int A, const std::vector<std::int64_t> &Vals) const;
+  void collectAtoms(int P, std::vector<int> &Out) const;
+  void depsOf(const Affine &A, std::vector<int> &Out) const;
+  /// Bounds of a uniform value over the variables' domains (corners for the
+  /// affine part, known ranges for opaque values); nullopt when unknown.
+  std::optional<std::pair<Wide, Wide>> rangeOf(const Affine &A) const;
+  std::optional<std::pair<Wide, Wide>> opaqueRange(int Id) const;
+
   // The two paths.
   void runExhaustive(KernelReport &Rep);
   void runFast(KernelReport &Rep);
@@ -369,6 +430,12 @@ private:
   // Fast path output.
   std::vector<Template> Templates;
   std::vector<TraceNode> *CurTree = nullptr;
+  std::vector<OpaqueDef> Opaques;
+  std::vector<AtomDef> Atoms;
+  std::vector<PredNode> Preds;
+  int CurPred = -1;   ///< the symbolic part of the current mask
+  int PendingOob = -1; ///< set by checkBounds for the next record
+  std::vector<LoopDom> LoopStack;
 };
 
 Analyzer::Analyzer(const ir::Program &Prog, const ir::Kernel &K,
@@ -391,11 +458,18 @@ Analyzer::Analyzer(const ir::Program &Prog, const ir::Kernel &K,
   Tpb = K.Geo.threadsPerBlock();
   WarpsPerBlock = (Tpb + W - 1) / W;
   const Wide Blocks = static_cast<Wide>(Grid[0]) * Grid[1] * Grid[2];
-  NumBlocks = Blocks > Opts.MaxWarps ? Opts.MaxWarps + 1 : static_cast<std::int64_t>(Blocks);
-  if (Blocks * WarpsPerBlock > Opts.MaxWarps)
+  // Counting by class has no launch-size limit of its own; the totals must
+  // fit in 64 bits (2^62 threads, far beyond what a GPU runs).
+  if (Blocks * Tpb > (Wide(1) << 62))
+    throw UserError(KLoc, fmt::format("kernel '{}' launches more than 2^62 threads",
+                                      K.Name));
+  NumBlocks = static_cast<std::int64_t>(Blocks);
+  // Each warp position of a block is evaluated once (a memory machine's
+  // `threads p` is one block of p threads).
+  if (WarpsPerBlock > Opts.MaxWarpsPerBlock)
     throw UserError(KLoc, fmt::format("kernel '{}' has {} blocks of {} threads; analyze "
-                                      "handles up to {} warps of {}",
-                                      K.Name, NumBlocks, Tpb, Opts.MaxWarps, W));
+                                      "handles blocks of up to {} warps of {}",
+                                      K.Name, NumBlocks, Tpb, Opts.MaxWarpsPerBlock, W));
   Full = W == 64 ? ~Mask(0) : (Mask(1) << W) - 1;
 
   // The machine the time is simulated on.
@@ -539,6 +613,8 @@ Val Analyzer::evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
     R.UnknownSrc = A.Unknown ? A.UnknownSrc : B.UnknownSrc;
     return R;
   }
+  if (A.Pred >= 0 || B.Pred >= 0)
+    throw NotAffine{"a guard on block indices or loop variables used as a number"};
   if (A.concrete() && B.concrete()) {
     int Lane = 0;
     auto Apply = [&](std::int64_t X, std::int64_t Y) {
@@ -607,43 +683,370 @@ Val Analyzer::evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
     }
     return R;
   };
+  const bool Uniform = !A.HasV && !B.HasV;
   switch (Op) {
-  case BinaryOp::Add:
-  case BinaryOp::Sub: {
-    const std::int64_t Sign = Op == BinaryOp::Add ? 1 : -1;
+  case BinaryOp::Lt:
+  case BinaryOp::Le:
+  case BinaryOp::Gt:
+  case BinaryOp::Ge:
+  case BinaryOp::Eq:
+  case BinaryOp::Ne: {
+    // A guard: lane l holds when (A - B)(l) Op 0; the mask is decided per
+    // class of warps when counting.
+    Val D = LanePart(A, B, -1);
+    D.U = affineAdd(A.U, B.U, -1);
+    Val R;
+    R.Pred = atom(D, Op);
+    return R;
+  }
+  default:
+    break;
+  }
+  try {
+    switch (Op) {
+    case BinaryOp::Add:
+    case BinaryOp::Sub: {
+      const std::int64_t Sign = Op == BinaryOp::Add ? 1 : -1;
     Val R = LanePart(A, B, Sign);
     R.U = affineAdd(A.U, B.U, Sign);
     return R;
   }
-  case BinaryOp::Mul:
-    if (IsConst(B))
-      return Scale(A, B.U.C);
-    if (IsConst(A))
-      return Scale(B, A.U.C);
-    break;
-  case BinaryOp::Shl:
-    if (IsConst(B) && B.U.C >= 0 && B.U.C < 62)
-      return Scale(A, std::int64_t(1) << B.U.C);
-    break;
-  case BinaryOp::Div:
-  case BinaryOp::Mod:
-    if (IsConst(B) && B.U.C > 0)
-      return DivMod(A, B.U.C, Op == BinaryOp::Div);
-    break;
-  case BinaryOp::Shr:
-    if (IsConst(B) && B.U.C >= 0 && B.U.C < 62)
-      return DivMod(A, std::int64_t(1) << B.U.C, true);
-    break;
-  case BinaryOp::BitAnd:
-    if (IsConst(B) && B.U.C >= 0 && std::has_single_bit(static_cast<std::uint64_t>(B.U.C) + 1))
-      return DivMod(A, B.U.C + 1, false);
-    if (IsConst(A) && A.U.C >= 0 && std::has_single_bit(static_cast<std::uint64_t>(A.U.C) + 1))
-      return DivMod(B, A.U.C + 1, false);
-    break;
-  default:
-    break;
+    case BinaryOp::Mul:
+      if (IsConst(B))
+        return Scale(A, B.U.C);
+      if (IsConst(A))
+        return Scale(B, A.U.C);
+      break;
+    case BinaryOp::Shl:
+      if (IsConst(B) && B.U.C >= 0 && B.U.C < 62)
+        return Scale(A, std::int64_t(1) << B.U.C);
+      break;
+    case BinaryOp::Div:
+    case BinaryOp::Mod:
+      if (IsConst(B) && B.U.C > 0)
+        return DivMod(A, B.U.C, Op == BinaryOp::Div);
+      break;
+    case BinaryOp::Shr:
+      if (IsConst(B) && B.U.C >= 0 && B.U.C < 62)
+        return DivMod(A, std::int64_t(1) << B.U.C, true);
+      break;
+    case BinaryOp::BitAnd:
+      if (IsConst(B) && B.U.C >= 0 && std::has_single_bit(static_cast<std::uint64_t>(B.U.C) + 1))
+        return DivMod(A, B.U.C + 1, false);
+      if (IsConst(A) && A.U.C >= 0 && std::has_single_bit(static_cast<std::uint64_t>(A.U.C) + 1))
+        return DivMod(B, A.U.C + 1, false);
+      break;
+    default:
+      break;
+    }
+  } catch (const NotAffine &) {
+    if (!Uniform)
+      throw;
+  }
+  // A uniform value outside the affine domain (a product of two block
+  // indices, a division that does not divide, a shift or mask): opaque,
+  // computed per block from the variables it depends on when counting.
+  if (Uniform) {
+    OpaqueDef D;
+    D.K = OpaqueDef::Bin;
+    D.Op = Op;
+    D.Args = {A.U, B.U};
+    return opaque(std::move(D));
   }
   throw NotAffine{"a non-affine operation on block indices or loop variables"};
+}
+
+
+Val Analyzer::opaque(OpaqueDef D) {
+  int Id = -1;
+  for (std::size_t I = Opaques.size(); I-- > 0;)
+    if (Opaques[I] == D) {
+      Id = static_cast<int>(I);
+      break;
+    }
+  if (Id < 0) {
+    if (Opaques.size() >= 4096)
+      throw NotAffine{"more than 4096 distinct opaque values of block indices "
+                      "or loop variables"};
+    Opaques.push_back(std::move(D));
+    Id = static_cast<int>(Opaques.size()) - 1;
+  }
+  Val R;
+  R.U.Terms.push_back({OpaqueBase + Id, 1});
+  return R;
+}
+
+int Analyzer::predNode(PredNode N) {
+  if (Preds.size() >= (std::size_t(1) << 20))
+    throw NotAffine{"too many guard formulas"};
+  Preds.push_back(N);
+  return static_cast<int>(Preds.size()) - 1;
+}
+
+int Analyzer::atom(const Val &Diff, ir::BinaryOp Op) {
+  AtomDef D;
+  D.U = Diff.U;
+  D.HasG = Diff.HasV;
+  D.G = Diff.V;
+  D.Op = Op;
+  Atoms.push_back(std::move(D));
+  PredNode N;
+  N.K = PredNode::Atom;
+  N.A = static_cast<int>(Atoms.size()) - 1;
+  return predNode(N);
+}
+
+int Analyzer::predAnd(int A, int B) {
+  if (A < 0)
+    return B;
+  if (B < 0)
+    return A;
+  PredNode N;
+  N.K = PredNode::And;
+  N.A = A;
+  N.B = B;
+  return predNode(N);
+}
+
+int Analyzer::toPred(const Val &V, Mask M) {
+  if (V.Pred >= 0)
+    return V.Pred;
+  if (V.concrete()) {
+    PredNode N;
+    N.K = PredNode::Lanes;
+    for (int L = 0; L < Lanes; ++L)
+      if ((M >> L) & 1 && V.lane(L) != 0)
+        N.Bits |= Mask(1) << L;
+    return predNode(N);
+  }
+  return atom(V, ir::BinaryOp::Ne); // a value used as a truth: != 0
+}
+
+bool Analyzer::readsSite(const ir::Expr &E) const {
+  return std::visit(
+      [&](const auto &N) -> bool {
+        using T = std::decay_t<decltype(N)>;
+        if constexpr (std::is_same_v<T, ir::Unary>) {
+          return readsSite(*N.Operand);
+        } else if constexpr (std::is_same_v<T, ir::Binary>) {
+          return readsSite(*N.Lhs) || readsSite(*N.Rhs);
+        } else if constexpr (std::is_same_v<T, ir::Call>) {
+          for (const ir::Expr &A : N.Args)
+            if (readsSite(A))
+              return true;
+          return false;
+        } else if constexpr (std::is_same_v<T, ir::PermApply>) {
+          return readsSite(*N.Arg);
+        } else if constexpr (std::is_same_v<T, ir::ArrayRead>) {
+          return true;
+        } else {
+          return false;
+        }
+      },
+      E.Node);
+}
+
+std::int64_t Analyzer::valueAt(const Affine &A, const std::vector<std::int64_t> &Vals) const {
+  std::int64_t R = A.C;
+  for (auto [Var, Coef] : A.Terms) {
+    const std::int64_t X = Var >= OpaqueBase ? opaqueAt(Var - OpaqueBase, Vals)
+                                             : Vals[static_cast<std::size_t>(Var)];
+    std::int64_t P;
+    if (mulOv(Coef, X, P) || addOv(R, P, R))
+      throw NotAffine{"overflow in a uniform value"};
+  }
+  return R;
+}
+
+std::int64_t Analyzer::opaqueAt(int Id, const std::vector<std::int64_t> &Vals) const {
+  const OpaqueDef &D = Opaques[static_cast<std::size_t>(Id)];
+  std::vector<std::int64_t> Args;
+  for (const Affine &A : D.Args)
+    Args.push_back(valueAt(A, Vals));
+  ir::EvalResult R;
+  switch (D.K) {
+  case OpaqueDef::Bin:
+    R = ir::applyBinary(D.Op, Args[0], Args[1]);
+    break;
+  case OpaqueDef::Fn:
+    if (D.F == ir::Function::Min || D.F == ir::Function::Max)
+      return D.F == ir::Function::Min ? std::min(Args[0], Args[1]) : std::max(Args[0], Args[1]);
+    R = ir::applyCall(D.F, Args);
+    break;
+  case OpaqueDef::Perm: {
+    const auto &P = *static_cast<const Permutation *>(D.Ref);
+    if (Args[0] < 0 || static_cast<std::uint64_t>(Args[0]) >= P.size())
+      throw NotAffine{"a permutation applied outside its range"};
+    return static_cast<std::int64_t>(P(static_cast<std::uint64_t>(Args[0])));
+  }
+  case OpaqueDef::Table: {
+    const auto &A = *static_cast<const ArrayInfo *>(D.Ref);
+    const std::int64_t I = Args[0];
+    if (I < 0 || I >= A.Decl->numElements() ||
+        (A.Holds && static_cast<std::uint64_t>(I) >= A.Holds->size()))
+      throw NotAffine{"a table read outside its array"};
+    return A.Holds ? static_cast<std::int64_t>((*A.Holds)(static_cast<std::uint64_t>(I)))
+                   : (*A.Data)[static_cast<std::size_t>(I)];
+  }
+  }
+  if (!R.ok())
+    throw NotAffine{"an operation on block indices or loop variables that "
+                    "fails for some block (checked thread by thread)"};
+  return R.Value;
+}
+
+Mask Analyzer::atomAt(int A, const std::vector<std::int64_t> &Vals) const {
+  const AtomDef &D = Atoms[static_cast<std::size_t>(A)];
+  const std::int64_t U = valueAt(D.U, Vals);
+  // Lane l holds when U + G[l] Op 0, i.e. G[l] Op -U (G is small, and U is
+  // compared in 128 bits so nothing overflows).
+  const Wide NegU = -static_cast<Wide>(U);
+  Mask Out = 0;
+  auto Scan = [&](auto Holds) {
+    for (int L = 0; L < W; ++L)
+      if (Holds(static_cast<Wide>(D.HasG ? D.G[static_cast<std::size_t>(L)] : 0)))
+        Out |= Mask(1) << L;
+  };
+  switch (D.Op) {
+  case ir::BinaryOp::Lt: Scan([&](Wide G) { return G < NegU; }); break;
+  case ir::BinaryOp::Le: Scan([&](Wide G) { return G <= NegU; }); break;
+  case ir::BinaryOp::Gt: Scan([&](Wide G) { return G > NegU; }); break;
+  case ir::BinaryOp::Ge: Scan([&](Wide G) { return G >= NegU; }); break;
+  case ir::BinaryOp::Eq: Scan([&](Wide G) { return G == NegU; }); break;
+  default: Scan([&](Wide G) { return G != NegU; }); break;
+  }
+  return Out;
+}
+
+Mask Analyzer::predAt(int P, const std::vector<Mask> &AtomMasks) const {
+  const PredNode &N = Preds[static_cast<std::size_t>(P)];
+  switch (N.K) {
+  case PredNode::Atom:
+    return AtomMasks[static_cast<std::size_t>(N.A)];
+  case PredNode::Lanes:
+    return N.Bits;
+  case PredNode::And:
+    return predAt(N.A, AtomMasks) & predAt(N.B, AtomMasks);
+  case PredNode::Or:
+    return predAt(N.A, AtomMasks) | predAt(N.B, AtomMasks);
+  case PredNode::Not:
+    return ~predAt(N.A, AtomMasks);
+  }
+  return 0;
+}
+
+void Analyzer::collectAtoms(int P, std::vector<int> &Out) const {
+  if (P < 0)
+    return;
+  const PredNode &N = Preds[static_cast<std::size_t>(P)];
+  if (N.K == PredNode::Atom) {
+    if (std::find(Out.begin(), Out.end(), N.A) == Out.end())
+      Out.push_back(N.A);
+  } else if (N.K != PredNode::Lanes) {
+    collectAtoms(N.A, Out);
+    collectAtoms(N.B, Out);
+  }
+}
+
+void Analyzer::depsOf(const Affine &A, std::vector<int> &Out) const {
+  for (auto [Var, Coef] : A.Terms) {
+    if (Var >= OpaqueBase) {
+      for (const Affine &Arg : Opaques[static_cast<std::size_t>(Var - OpaqueBase)].Args)
+        depsOf(Arg, Out);
+    } else if (std::find(Out.begin(), Out.end(), Var) == Out.end()) {
+      Out.push_back(Var);
+    }
+  }
+}
+
+std::optional<std::pair<Wide, Wide>> Analyzer::rangeOf(const Affine &A) const {
+  Wide Lo = A.C, Hi = A.C;
+  for (auto [Var, Coef] : A.Terms) {
+    Wide VLo, VHi;
+    if (Var >= OpaqueBase) {
+      const auto R = opaqueRange(Var - OpaqueBase);
+      if (!R)
+        return std::nullopt;
+      std::tie(VLo, VHi) = *R;
+    } else {
+      const VarDomain &Dom = Domains[static_cast<std::size_t>(Var)];
+      VLo = Dom.Lo;
+      VHi = Dom.Hi;
+    }
+    const Wide A1 = VLo * Coef, A2 = VHi * Coef;
+    Lo += std::min(A1, A2);
+    Hi += std::max(A1, A2);
+  }
+  return std::make_pair(Lo, Hi);
+}
+
+std::optional<std::pair<Wide, Wide>> Analyzer::opaqueRange(int Id) const {
+  const OpaqueDef &D = Opaques[static_cast<std::size_t>(Id)];
+  auto ConstArg = [&](std::size_t I) -> std::optional<std::int64_t> {
+    if (I < D.Args.size() && D.Args[I].isConst())
+      return D.Args[I].C;
+    return std::nullopt;
+  };
+  switch (D.K) {
+  case OpaqueDef::Fn:
+    if (D.F == ir::Function::Bitrev) {
+      if (auto Bits = ConstArg(1); Bits && *Bits >= 0 && *Bits < 63) {
+        // The low K bits of the argument are 0 (every coefficient and the
+        // constant are multiples of 2^K), so its reversal is below 2^(m-K).
+        int K = 62;
+        auto Zeros = [&](std::int64_t V) {
+          if (V != 0)
+            K = std::min(K, std::countr_zero(static_cast<std::uint64_t>(V)));
+        };
+        Zeros(D.Args[0].C);
+        for (auto [Var, Coef] : D.Args[0].Terms)
+          Zeros(Coef);
+        const std::int64_t Top = std::max<std::int64_t>(0, *Bits - K);
+        return std::make_pair(Wide(0), (Wide(1) << Top) - 1);
+      }
+      return std::nullopt;
+    }
+    if (D.F == ir::Function::Log2)
+      return std::make_pair(Wide(0), Wide(62));
+    {
+      const auto A = rangeOf(D.Args[0]), B = rangeOf(D.Args[1]);
+      if (!A || !B)
+        return std::nullopt;
+      if (D.F == ir::Function::Min)
+        return std::make_pair(std::min(A->first, B->first), std::min(A->second, B->second));
+      return std::make_pair(std::max(A->first, B->first), std::max(A->second, B->second));
+    }
+  case OpaqueDef::Perm: {
+    const auto &P = *static_cast<const Permutation *>(D.Ref);
+    return std::make_pair(Wide(0), static_cast<Wide>(P.size()) - 1);
+  }
+  case OpaqueDef::Table: {
+    const auto &A = *static_cast<const ArrayInfo *>(D.Ref);
+    if (A.Holds)
+      return std::make_pair(Wide(0), static_cast<Wide>(A.Holds->size()) - 1);
+    return std::nullopt;
+  }
+  case OpaqueDef::Bin: {
+    const auto Rhs = ConstArg(1);
+    if ((D.Op == ir::BinaryOp::Mod) && Rhs && *Rhs > 0)
+      return std::make_pair(Wide(0), Wide(*Rhs - 1));
+    if (D.Op == ir::BinaryOp::BitAnd && Rhs && *Rhs >= 0)
+      return std::make_pair(Wide(0), Wide(*Rhs));
+    if ((D.Op == ir::BinaryOp::Div || D.Op == ir::BinaryOp::Shr) && Rhs && *Rhs > 0) {
+      const auto A = rangeOf(D.Args[0]);
+      if (!A || (D.Op == ir::BinaryOp::Shr && *Rhs > 62))
+        return std::nullopt;
+      const Wide Den = D.Op == ir::BinaryOp::Div ? Wide(*Rhs) : (Wide(1) << *Rhs);
+      auto FDiv = [&](Wide X) {
+        Wide Q = X / Den;
+        return (X % Den != 0 && X < 0) ? Q - 1 : Q;
+      };
+      return std::make_pair(FDiv(A->first), FDiv(A->second));
+    }
+    return std::nullopt;
+  }
+  }
+  return std::nullopt;
 }
 
 Val Analyzer::lookupTable(const Val &Index, Mask M, const SourceLoc &Loc,
@@ -747,6 +1150,14 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
         } else if constexpr (std::is_same_v<T, Unary>) {
           Val X = eval(*N.Operand, M);
           Val Zero;
+          if (X.Pred >= 0 && N.Op == UnaryOp::Not) {
+            PredNode Neg;
+            Neg.K = PredNode::Not;
+            Neg.A = X.Pred;
+            Val R;
+            R.Pred = predNode(Neg);
+            return R;
+          }
           switch (N.Op) {
           case UnaryOp::Neg:
             return evalBinary(BinaryOp::Sub, Zero, X, M, E.Loc);
@@ -766,8 +1177,32 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
             // lanes that need it.
             if (A.Unknown)
               return A;
-            if (!A.concrete())
-              throw NotAffine{"a condition on block indices or loop variables"};
+            const bool IsAnd = N.Op == BinaryOp::LogAnd;
+            auto Combine = [&](int PA, int PB) {
+              PredNode C;
+              C.K = IsAnd ? PredNode::And : PredNode::Or;
+              C.A = PA;
+              C.B = PB;
+              Val R;
+              R.Pred = predNode(C);
+              return R;
+            };
+            if (!A.concrete()) {
+              // A guard on the left: the right side runs on every lane here,
+              // which is exact only when it reads no memory and cannot fail.
+              if (readsSite(*N.Rhs))
+                throw NotAffine{"memory read behind a guard on block indices "
+                                "or loop variables"};
+              Val B;
+              try {
+                B = eval(*N.Rhs, M);
+              } catch (const UserError &) {
+                throw NotAffine{"a guarded operand that fails on some lanes"};
+              }
+              if (B.Unknown)
+                return B;
+              return Combine(toPred(A, M), toPred(B, M));
+            }
             Mask Need = 0;
             for (int L = 0; L < Lanes; ++L)
               if ((M >> L) & 1 && ((A.lane(L) != 0) == (N.Op == BinaryOp::LogAnd)))
@@ -777,8 +1212,17 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
               B = eval(*N.Rhs, Need);
             if (B.Unknown)
               return B;
-            if (!B.concrete())
-              throw NotAffine{"a condition on block indices or loop variables"};
+            if (!B.concrete()) {
+              // Lanes where A decides are constant; the rest follow B.
+              Mask ADecides = 0;
+              for (int L = 0; L < Lanes; ++L)
+                if ((M >> L) & 1 && (A.lane(L) != 0) != IsAnd)
+                  ADecides |= Mask(1) << L;
+              PredNode Known;
+              Known.K = PredNode::Lanes;
+              Known.Bits = IsAnd ? Need : ADecides; // && : A true; || : A true
+              return Combine(predNode(Known), toPred(B, Need));
+            }
             Val R;
             R.HasV = true;
             for (int L = 0; L < Lanes; ++L) {
@@ -798,9 +1242,63 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
           for (const Val &A : Args)
             if (A.Unknown)
               return A;
-          for (const Val &A : Args)
-            if (!A.concrete())
-              throw NotAffine{"a built-in function of block indices or loop variables"};
+          bool AllConcrete = true, AnyLanes = false;
+          for (const Val &A : Args) {
+            if (A.Pred >= 0)
+              throw NotAffine{"a guard on block indices or loop variables used as a number"};
+            AllConcrete = AllConcrete && A.concrete();
+            AnyLanes = AnyLanes || A.HasV;
+          }
+          if (!AllConcrete) {
+            if (!AnyLanes) {
+              // Uniform: opaque, computed per block when counting.
+              OpaqueDef D;
+              D.K = OpaqueDef::Fn;
+              D.F = N.Fn;
+              for (const Val &A : Args)
+                D.Args.push_back(A.U);
+              return opaque(std::move(D));
+            }
+            // bitrev(U + V, m) with U a multiple of 2^k, 0 <= V < 2^k on
+            // every lane and U >= 0: U + V = U | V, so the reversal splits
+            // into bitrev(U, m) (uniform) + bitrev(V, m) (per lane).
+            if (N.Fn == Function::Bitrev && Args[1].concrete() && !Args[1].HasV &&
+                Args[1].U.C >= 0 && Args[1].U.C <= 62) {
+              const Val &X = Args[0];
+              std::int64_t VMax = 0;
+              bool VOk = true;
+              for (int L = 0; L < Lanes; ++L)
+                if ((M >> L) & 1) {
+                  const std::int64_t V = X.V[static_cast<std::size_t>(L)];
+                  VOk = VOk && V >= 0;
+                  VMax = std::max(VMax, V);
+                }
+              int K = 0;
+              while (K < 62 && (std::int64_t(1) << K) <= VMax)
+                ++K;
+              bool UOk = VOk && X.U.C >= 0 && X.U.C % (std::int64_t(1) << K) == 0;
+              for (auto [Var, Coef] : X.U.Terms)
+                UOk = UOk && Var < OpaqueBase && Coef > 0 &&
+                      Coef % (std::int64_t(1) << K) == 0 &&
+                      Domains[static_cast<std::size_t>(Var)].Lo >= 0;
+              if (UOk) {
+                OpaqueDef D;
+                D.K = OpaqueDef::Fn;
+                D.F = Function::Bitrev;
+                D.Args = {X.U, Args[1].U};
+                Val R = opaque(std::move(D));
+                R.HasV = true;
+                for (int L = 0; L < Lanes; ++L)
+                  if ((M >> L) & 1) {
+                    const ir::EvalResult B = ir::applyCall(
+                        Function::Bitrev, {X.V[static_cast<std::size_t>(L)], Args[1].U.C}, E.Loc);
+                    R.V[static_cast<std::size_t>(L)] = B.Value;
+                  }
+                return R;
+              }
+            }
+            throw NotAffine{"a built-in function of block indices or loop variables"};
+          }
           int Lane = -1;
           auto F = [&](std::int64_t X, std::int64_t Y) -> std::int64_t {
             switch (N.Fn) {
@@ -838,6 +1336,13 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
         } else if constexpr (std::is_same_v<T, PermApply>) {
           const Val X = eval(*N.Arg, M);
           const bankwise::Permutation &P = permutation(N.Perm, N.Inverse);
+          if (!X.Unknown && !X.concrete() && !X.HasV && X.Pred < 0) {
+            OpaqueDef D;
+            D.K = OpaqueDef::Perm;
+            D.Args = {X.U};
+            D.Ref = &P;
+            return opaque(std::move(D));
+          }
           return lookupTable(X, M, E.Loc, fmt::format("permutation '{}' of size {}", N.Perm, P.size()),
                              [&](std::int64_t I) -> std::optional<std::int64_t> {
                                if (I < 0 || static_cast<std::uint64_t>(I) >= P.size())
@@ -857,23 +1362,38 @@ void Analyzer::checkBounds(const ArrayInfo &A, const std::vector<Val> &Idx,
     if (X.Unknown)
       continue;
     const std::int64_t Extent = D.Shape[Dim];
+    if (X.Pred >= 0)
+      throw NotAffine{"a guard on block indices or loop variables used as an index"};
     if (X.concrete()) {
+      PredNode Outside;
+      Outside.K = PredNode::Lanes;
       for (int L = 0; L < Lanes; ++L)
-        if ((M >> L) & 1 && (X.lane(L) < 0 || X.lane(L) >= Extent))
-          runtimeError(Loc, fmt::format("index {} of '{}' is {}, outside 0..{}",
-                                        Dim, D.Name, X.lane(L), Extent - 1),
-                       L);
+        if ((M >> L) & 1 && (X.lane(L) < 0 || X.lane(L) >= Extent)) {
+          if (CurPred < 0)
+            runtimeError(Loc, fmt::format("index {} of '{}' is {}, outside 0..{}",
+                                          Dim, D.Name, X.lane(L), Extent - 1),
+                         L);
+          Outside.Bits |= Mask(1) << L; // the guard decides, per class
+        }
+      if (Outside.Bits) {
+        const int Out = predNode(Outside);
+        if (PendingOob < 0) {
+          PendingOob = Out;
+        } else {
+          PredNode Both;
+          Both.K = PredNode::Or;
+          Both.A = PendingOob;
+          Both.B = Out;
+          PendingOob = predNode(Both);
+        }
+      }
       continue;
     }
-    // Affine over a box: the extremes are at the corners.
-    Wide Lo = X.U.C, Hi = X.U.C;
-    for (auto [Var, Coef] : X.U.Terms) {
-      const VarDomain &Dom = Domains[static_cast<std::size_t>(Var)];
-      const Wide A1 = static_cast<Wide>(Coef) * Dom.Lo,
-                     A2 = static_cast<Wide>(Coef) * Dom.Hi;
-      Lo += std::min(A1, A2);
-      Hi += std::max(A1, A2);
-    }
+    // Over the box of variables the affine part is extreme at the corners;
+    // opaque values contribute their known ranges.
+    const auto Range = rangeOf(X.U);
+    const bool Opaque = !Range;
+    const Wide Lo = Range ? Range->first : 0, Hi = Range ? Range->second : 0;
     std::int64_t VLo = 0, VHi = 0;
     bool Any = false;
     for (int L = 0; L < Lanes; ++L)
@@ -883,8 +1403,26 @@ void Analyzer::checkBounds(const ArrayInfo &A, const std::vector<Val> &Idx,
         VHi = Any ? std::max(VHi, V) : V;
         Any = true;
       }
-    if (Any && (Lo + VLo < 0 || Hi + VHi >= Extent))
-      throw NotAffine{"an index that may leave its array (checked thread by thread)"};
+    if (!Opaque && (!Any || (Lo + VLo >= 0 && Hi + VHi < Extent)))
+      continue;
+    // Perhaps out of bounds somewhere (or guarded so it is not): the lanes
+    // outside 0..Extent-1 become a formula, checked per class of warps.
+    Val Above = X;
+    Above.U.C -= Extent;
+    PredNode Either;
+    Either.K = PredNode::Or;
+    Either.A = atom(X, ir::BinaryOp::Lt);
+    Either.B = atom(Above, ir::BinaryOp::Ge);
+    const int Out = predNode(Either);
+    if (PendingOob < 0) {
+      PendingOob = Out;
+    } else {
+      PredNode Both;
+      Both.K = PredNode::Or;
+      Both.A = PendingOob;
+      Both.B = Out;
+      PendingOob = predNode(Both);
+    }
   }
 }
 
@@ -962,6 +1500,13 @@ Val Analyzer::readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,
       Logical = evalBinary(ir::BinaryOp::Add,
                            evalBinary(ir::BinaryOp::Mul, Logical, Dim, M, Loc), Idx[D], M, Loc);
     }
+    if (!Logical.concrete() && !Logical.HasV) {
+      OpaqueDef D;
+      D.K = OpaqueDef::Table;
+      D.Args = {Logical.U};
+      D.Ref = &A;
+      return opaque(std::move(D));
+    }
     return lookupTable(Logical, M, Loc, fmt::format("'{}'", R.Array),
                        [&](std::int64_t I) -> std::optional<std::int64_t> {
                          if (I < 0 || I >= N)
@@ -983,6 +1528,10 @@ void Analyzer::assignLocal(const std::string &Name, const Val &V, Mask M) {
   Val *Old = findLocal(Name);
   if (!Old)
     throw UserError(fmt::format("assignment to unknown local '{}'", Name));
+  if (V.Pred >= 0)
+    throw NotAffine{"a guard on block indices or loop variables kept in a local"};
+  if (CurPred >= 0 && !V.Unknown)
+    throw NotAffine{"an assignment under a guard on block indices or loop variables"};
   Mask Live = Full;
   if (Lanes < 64)
     Live &= (Mask(1) << Lanes) - 1;
@@ -1033,7 +1582,8 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
       return true;
     };
     if (Symbolic) {
-      if (!Uniform(Begin) || !Uniform(End) || !Uniform(Step))
+      if (Begin.Pred >= 0 || End.Pred >= 0 || Step.Pred >= 0 ||
+          !Uniform(Begin) || !Uniform(End) || !Uniform(Step))
         throw NotAffine{"a loop whose bounds depend on the thread, the block "
                         "or an outer loop"};
       const int First = std::countr_zero(M);
@@ -1077,7 +1627,9 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
       LoopVal.U.Terms.push_back({Var, 1});
       Locals.push_back({F->Var, LoopVal});
       const std::size_t Mark = Locals.size();
+      LoopStack.push_back({Var, B, St, static_cast<std::int64_t>(Trips)});
       exec(F->Body, M);
+      LoopStack.pop_back();
       Locals.resize(Mark - 1);
       CurTree = Outer;
       CurTree->push_back(std::move(Node));
@@ -1114,8 +1666,28 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
       throw UserError(S.Loc, fmt::format("the condition depends on the values "
                                          "of '{}'; give them with --data",
                                          C.UnknownSrc));
-    if (!C.concrete())
-      throw NotAffine{"a condition on block indices or loop variables"};
+    if (!C.concrete()) {
+      // A guard on block indices or loop variables: both branches run
+      // symbolically under it, and counting decides per class of warps.
+      const int P = toPred(C, M);
+      PredNode Neg;
+      Neg.K = PredNode::Not;
+      Neg.A = P;
+      const int Outer = CurPred;
+      const std::size_t Mark = Locals.size();
+      if (!I->Then.empty()) {
+        CurPred = predAnd(Outer, P);
+        exec(I->Then, M);
+        Locals.resize(Mark);
+      }
+      if (!I->Else.empty()) {
+        CurPred = predAnd(Outer, predNode(Neg));
+        exec(I->Else, M);
+        Locals.resize(Mark);
+      }
+      CurPred = Outer;
+      return;
+    }
     Mask Then = 0;
     for (int Ln = 0; Ln < Lanes; ++Ln)
       if ((M >> Ln) & 1 && C.lane(Ln) != 0)
@@ -1201,6 +1773,10 @@ void Analyzer::record(int Site, const Val &Addr, Mask M) {
     Template T;
     T.Site = Site;
     T.Active = M;
+    T.Pred = CurPred;
+    T.Oob = PendingOob;
+    PendingOob = -1;
+    T.Loops = LoopStack;
     T.Unknown = Addr.Unknown;
     T.UnknownSrc = Addr.UnknownSrc;
     if (!Addr.Unknown) {
@@ -1250,6 +1826,9 @@ void Analyzer::setupWarp(std::int64_t BlockLin, std::int64_t Wib, bool Sym) {
   }
   Locals.clear();
   CurPhase = 0;
+  CurPred = -1;
+  PendingOob = -1;
+  LoopStack.clear();
   Domains.assign(FirstLoopVar, {});
   for (int D = 0; D < 3; ++D)
     Domains[static_cast<std::size_t>(D)] = {0, Grid[static_cast<std::size_t>(D)] - 1};
@@ -1283,6 +1862,12 @@ Space spaceOf(const SiteInfo &S) {
 }
 
 void Analyzer::runExhaustive(KernelReport &Rep) {
+  if (static_cast<Wide>(NumBlocks) * WarpsPerBlock > Opts.MaxWarps)
+    throw UserError(Kern.Loc, fmt::format("kernel '{}' has {} blocks of {} threads and "
+                                          "needs thread-by-thread analysis ({}); that "
+                                          "path handles up to {} warps of {}",
+                                          Kern.Name, NumBlocks, Tpb, Rep.FallbackReason,
+                                          Opts.MaxWarps, W));
   Rep.Sites = emptyReports(Sites);
   CurReports = &Rep.Sites;
   const std::int64_t NumWarps = NumBlocks * WarpsPerBlock;
@@ -1345,7 +1930,9 @@ void Analyzer::runExhaustive(KernelReport &Rep) {
 }
 
 void Analyzer::runFast(KernelReport &Rep) {
-  // 1. Symbolic run per warp position.
+  // 1. Symbolic run per warp position: templates of accesses whose address
+  //    is uniform part (affine in block indices and loop variables, plus
+  //    opaque uniform values) + per-lane part, under guards.
   std::vector<std::vector<TraceNode>> Trees(static_cast<std::size_t>(WarpsPerBlock));
   std::vector<std::vector<VarDomain>> DomainsOf(static_cast<std::size_t>(WarpsPerBlock));
   for (std::int64_t Wib = 0; Wib < WarpsPerBlock; ++Wib) {
@@ -1358,73 +1945,38 @@ void Analyzer::runFast(KernelReport &Rep) {
   }
   Symbolic = false;
 
-  // 2. Flatten each position's tree into phases of accesses with the loop
-  //    variables' values.
-  struct Flat {
-    int Template;
-    std::vector<std::int64_t> VarVals; // by var id (block vars left 0)
-  };
-  std::vector<std::vector<std::vector<Flat>>> Phases(static_cast<std::size_t>(WarpsPerBlock));
-  std::int64_t Flattened = 0;
-  for (std::int64_t Wib = 0; Wib < WarpsPerBlock; ++Wib) {
-    auto &Out = Phases[static_cast<std::size_t>(Wib)];
-    Out.emplace_back();
-    std::vector<std::int64_t> Vals(DomainsOf[static_cast<std::size_t>(Wib)].size(), 0);
-    std::function<void(const std::vector<TraceNode> &)> Walk =
-        [&](const std::vector<TraceNode> &Nodes) {
-          for (const TraceNode &N : Nodes) {
-            if (N.K == TraceNode::Access) {
-              spend(1);
-              ++Flattened;
-              Out.back().push_back({N.TemplateId, Vals});
-            } else if (N.K == TraceNode::Barrier) {
-              Out.emplace_back();
-            } else {
-              for (std::int64_t T = 0; T < N.Trips; ++T) {
-                Vals[static_cast<std::size_t>(N.Var)] = N.Begin + N.Step * T;
-                Walk(N.Body);
-              }
-            }
-          }
-        };
-    Walk(Trees[static_cast<std::size_t>(Wib)]);
-  }
-  // Every block runs the flattened accesses once more below.
-  const Wide Executions = static_cast<Wide>(Flattened) * NumBlocks;
-  if (Executions > Opts.FastWorkLimit)
-    throw UserError(Kern.Loc, fmt::format("kernel '{}' makes more than {} warp accesses; "
-                                          "reduce its parameters with -D",
-                                          Kern.Name, Opts.FastWorkLimit));
-
-  // 3. Every warp execution: the base address from the affine form, then
-  //    the costs of (base mod period, lanes), cached per template.
   Rep.Sites = emptyReports(Sites);
   std::int64_t Period = W;
   for (const SiteInfo &S : Sites)
     Period = std::lcm(Period, std::max<std::int64_t>(1, 128 / S.Arr->ElemBytes));
+
+  // Costs of one template at one residue of its base address and one mask:
+  // every model's cost is invariant under shifts by whole periods.
   struct CacheEntry {
-    bool Ready = false;
     AccessCosts Costs;
     std::int64_t TimeK = 0;
-    std::int64_t Times = 0; // warp executions that hit this entry
   };
-  // Per template, one entry per residue of the base address; costs are
-  // invariant under shifts by whole periods.
-  std::vector<std::vector<CacheEntry>> Cache(Templates.size());
-  auto CostsFor = [&](int TId, std::int64_t Base) -> CacheEntry & {
+  struct KeyHash {
+    std::size_t operator()(const std::tuple<int, std::int64_t, Mask> &K) const {
+      std::uint64_t H = static_cast<std::uint64_t>(std::get<0>(K)) * 0x9E3779B97F4A7C15ULL;
+      H ^= static_cast<std::uint64_t>(std::get<1>(K)) + 0x632BE59BD9B4E019ULL + (H << 6) + (H >> 2);
+      H ^= std::get<2>(K) * 0xC2B2AE3D27D4EB4FULL + (H << 6) + (H >> 2);
+      return static_cast<std::size_t>(H);
+    }
+  };
+  std::unordered_map<std::tuple<int, std::int64_t, Mask>, CacheEntry, KeyHash> Cache;
+  auto CostsFor = [&](int TId, std::int64_t Residue, Mask Active) -> const CacheEntry & {
     const Template &T = Templates[static_cast<std::size_t>(TId)];
-    const std::int64_t Key = T.Unknown ? 0 : floorMod(Base, Period);
-    auto &Slots = Cache[static_cast<std::size_t>(TId)];
-    if (Slots.empty())
-      Slots.resize(static_cast<std::size_t>(T.Unknown ? 1 : Period));
-    CacheEntry &E = Slots[static_cast<std::size_t>(Key)];
-    if (E.Ready)
+    const std::int64_t Key = T.Unknown ? 0 : Residue;
+    auto [It, Fresh] = Cache.try_emplace({TId, Key, Active});
+    CacheEntry &E = It->second;
+    if (!Fresh)
       return E;
     const SiteInfo &S = Sites[static_cast<std::size_t>(T.Site)];
     if (!T.Unknown) {
       std::vector<Address> Addrs(static_cast<std::size_t>(W), NoAccess);
       for (int L = 0; L < MaxLanes; ++L)
-        if ((T.Active >> L) & 1)
+        if ((Active >> L) & 1)
           Addrs[static_cast<std::size_t>(L)] = Key + (T.HasV ? T.V[static_cast<std::size_t>(L)] : 0);
       // The models need non-negative addresses: lift by whole periods.
       Address Lowest = 0;
@@ -1439,11 +1991,322 @@ void Analyzer::runFast(KernelReport &Rep) {
       }
       E.Costs = costsOf(S, Addrs);
     }
-    E.TimeK = timeCost(S, E.Costs, T.Unknown, std::popcount(T.Active));
-    E.Ready = true;
+    E.TimeK = timeCost(S, E.Costs, T.Unknown, std::popcount(Active));
     return E;
   };
 
+  // 2. Count every template's warp executions by class (residue of the base
+  //    address modulo Period, lane mask of each guard atom) without visiting
+  //    warps: closed form over a variable that enters affinely, enumeration
+  //    only over variables tied together by an opaque value or a guard.
+  std::vector<Mask> AtomMasks(Atoms.size(), 0);
+  std::vector<std::vector<int>> AtomsOf(Templates.size());
+  std::unordered_map<std::string, std::vector<Wide>> ResidueCache;
+  for (std::size_t TId = 0; TId < Templates.size(); ++TId) {
+    const Template &T = Templates[TId];
+    if (!Opts.OnlyArray.empty() &&
+        Sites[static_cast<std::size_t>(T.Site)].Arr->Decl->Name != Opts.OnlyArray)
+      continue;
+    std::vector<int> &TAtoms = AtomsOf[TId];
+    collectAtoms(T.Pred, TAtoms);
+    collectAtoms(T.Oob, TAtoms);
+    std::vector<LoopDom> Vars;
+    for (int D = 0; D < 3; ++D)
+      if (Grid[static_cast<std::size_t>(D)] > 1)
+        Vars.push_back({D, 0, 1, Grid[static_cast<std::size_t>(D)]});
+    for (const LoopDom &L : T.Loops)
+      Vars.push_back(L);
+    int MaxVar = FirstLoopVar;
+    for (const LoopDom &V : Vars)
+      MaxVar = std::max(MaxVar, V.Var + 1);
+    std::vector<std::int64_t> Vals(static_cast<std::size_t>(MaxVar), 0);
+    auto IndexOf = [&](int Var) {
+      for (std::size_t I = 0; I < Vars.size(); ++I)
+        if (Vars[I].Var == Var)
+          return static_cast<int>(I);
+      throw NotAffine{"a variable outside its loop"};
+    };
+    // The base address modulo Period; opaque terms whose coefficient is a
+    // multiple of Period do not move it (bitrev(bx, m) * 32 words).
+    Affine H;
+    if (!T.Unknown) {
+      H.C = floorMod(T.U.C, Period);
+      for (auto [Var, Coef] : T.U.Terms)
+        if (const std::int64_t C = floorMod(Coef, Period))
+          H.Terms.push_back({Var, C});
+    }
+    // Components: variables tied by a guard atom or an opaque term.
+    std::vector<int> Parent(Vars.size());
+    std::iota(Parent.begin(), Parent.end(), 0);
+    std::function<int(int)> Find = [&](int X) {
+      return Parent[static_cast<std::size_t>(X)] == X ? X
+             : (Parent[static_cast<std::size_t>(X)] = Find(Parent[static_cast<std::size_t>(X)]));
+    };
+    auto Tie = [&](const std::vector<int> &Deps) {
+      for (std::size_t I = 1; I < Deps.size(); ++I)
+        Parent[static_cast<std::size_t>(Find(IndexOf(Deps[I])))] = Find(IndexOf(Deps[0]));
+    };
+    std::vector<std::vector<int>> AtomDeps(TAtoms.size());
+    for (std::size_t I = 0; I < TAtoms.size(); ++I) {
+      depsOf(Atoms[static_cast<std::size_t>(TAtoms[I])].U, AtomDeps[I]);
+      Tie(AtomDeps[I]);
+    }
+    Affine HConst;
+    HConst.C = H.C;
+    std::vector<std::pair<int, std::int64_t>> HTerms; // terms with variables
+    for (auto [Var, Coef] : H.Terms) {
+      std::vector<int> D;
+      depsOf(Affine{0, {{Var, Coef}}}, D);
+      if (D.empty())
+        HConst.Terms.push_back({Var, Coef});
+      else {
+        Tie(D);
+        HTerms.push_back({Var, Coef});
+      }
+    }
+    // Start: one class holding the constant part of everything.
+    const std::size_t KeyLen = 1 + TAtoms.size();
+    std::map<std::vector<std::int64_t>, Wide> Acc;
+    {
+      std::vector<std::int64_t> Key(KeyLen, 0);
+      Key[0] = floorMod(valueAt(HConst, Vals), Period);
+      for (std::size_t I = 0; I < TAtoms.size(); ++I)
+        if (AtomDeps[I].empty())
+          Key[1 + I] = static_cast<std::int64_t>(atomAt(TAtoms[I], Vals));
+      Acc[Key] = 1;
+    }
+    for (std::size_t Root = 0; Root < Vars.size(); ++Root) {
+      if (Find(static_cast<int>(Root)) != static_cast<int>(Root))
+        continue;
+      std::vector<int> CompVars; // indices into Vars
+      for (std::size_t I = 0; I < Vars.size(); ++I)
+        if (Find(static_cast<int>(I)) == static_cast<int>(Root))
+          CompVars.push_back(static_cast<int>(I));
+      std::vector<std::size_t> CompAtoms;
+      for (std::size_t I = 0; I < TAtoms.size(); ++I)
+        if (!AtomDeps[I].empty() && Find(IndexOf(AtomDeps[I][0])) == static_cast<int>(Root))
+          CompAtoms.push_back(I);
+      Affine HC;
+      bool OpaqueHere = false;
+      for (auto [Var, Coef] : HTerms) {
+        std::vector<int> D;
+        depsOf(Affine{0, {{Var, Coef}}}, D);
+        if (Find(IndexOf(D[0])) == static_cast<int>(Root)) {
+          HC.Terms.push_back({Var, Coef});
+          OpaqueHere = OpaqueHere || Var >= OpaqueBase;
+        }
+      }
+      for (std::size_t I : CompAtoms)
+        for (auto [Var, Coef] : Atoms[static_cast<std::size_t>(TAtoms[I])].U.Terms)
+          OpaqueHere = OpaqueHere || Var >= OpaqueBase;
+      // The component's classes: (residue, masks of its atoms) -> count.
+      std::map<std::vector<std::int64_t>, Wide> Comp;
+      auto AddClass = [&](std::int64_t Res, Wide Count) {
+        std::vector<std::int64_t> K(1 + CompAtoms.size());
+        K[0] = Res;
+        for (std::size_t J = 0; J < CompAtoms.size(); ++J)
+          K[1 + J] = static_cast<std::int64_t>(atomAt(TAtoms[CompAtoms[J]], Vals));
+        Comp[K] += Count;
+      };
+      if (CompVars.size() == 1 && !OpaqueHere) {
+        // One variable x = B + S t, t < n, entering affinely: the masks
+        // change only where some lane's guard value crosses 0, and the
+        // residue of a x is periodic in t.
+        const LoopDom &X = Vars[static_cast<std::size_t>(CompVars[0])];
+        std::int64_t A = 0;
+        for (auto [Var, Coef] : HC.Terms)
+          if (Var == X.Var)
+            A = Coef;
+        std::vector<std::int64_t> Cuts{0, X.Trips};
+        for (std::size_t I : CompAtoms) {
+          const AtomDef &D = Atoms[static_cast<std::size_t>(TAtoms[I])];
+          std::int64_t K = 0;
+          for (auto [Var, Coef] : D.U.Terms)
+            if (Var == X.Var)
+              K = Coef;
+          const Wide Alpha = static_cast<Wide>(D.U.C) + static_cast<Wide>(K) * X.Begin;
+          const Wide Beta = static_cast<Wide>(K) * X.Step;
+          if (Beta == 0)
+            continue;
+          for (int L = 0; L < W; ++L) {
+            if (!((T.Active >> L) & 1))
+              continue;
+            const Wide Num = -(Alpha + (D.HasG ? D.G[static_cast<std::size_t>(L)] : 0));
+            Wide Fl = Num / Beta;
+            if ((Num % Beta != 0) && ((Num < 0) != (Beta < 0)))
+              --Fl;
+            for (Wide C : {Fl, Fl + 1})
+              if (C > 0 && C < X.Trips)
+                Cuts.push_back(static_cast<std::int64_t>(C));
+          }
+        }
+        std::sort(Cuts.begin(), Cuts.end());
+        Cuts.erase(std::unique(Cuts.begin(), Cuts.end()), Cuts.end());
+        const std::int64_t HS = floorMod(static_cast<std::int64_t>(
+                                             static_cast<Wide>(A) * floorMod(X.Step, Period) % Period),
+                                         Period);
+        const std::int64_t H0 = floorMod(static_cast<std::int64_t>(
+                                             static_cast<Wide>(A) * floorMod(X.Begin, Period) % Period),
+                                         Period);
+        const std::int64_t Q = HS == 0 ? 1 : Period / std::gcd(HS, Period);
+        for (std::size_t Seg = 0; Seg + 1 < Cuts.size(); ++Seg) {
+          const std::int64_t S0 = Cuts[Seg], Len = Cuts[Seg + 1] - S0;
+          Vals[static_cast<std::size_t>(X.Var)] = X.Begin + X.Step * S0;
+          const std::int64_t Full = Len / Q, Rem = Len % Q;
+          for (std::int64_t J = 0; J < std::min(Q, Len); ++J) {
+            const std::int64_t Res = (H0 + HS * floorMod(S0 + J, Period)) % Period;
+            AddClass(Res, static_cast<Wide>(Full) + (J < Rem ? 1 : 0));
+          }
+        }
+      } else if (CompAtoms.empty()) {
+        // Only the residue matters: enumerate once per distinct (value,
+        // domain), shared by every warp position and loop iteration.
+        std::string Key = fmt::format("{}", HC.C);
+        for (auto [Var, Coef] : HC.Terms)
+          Key += fmt::format("|{}*{}", Var, Coef);
+        for (int I : CompVars) {
+          const LoopDom &V = Vars[static_cast<std::size_t>(I)];
+          Key += fmt::format("|{}:{}:{}:{}", V.Var, V.Begin, V.Step, V.Trips);
+        }
+        auto [It, Fresh] = ResidueCache.try_emplace(Key);
+        std::vector<Wide> &Counts = It->second;
+        if (Fresh) {
+          Wide Points = 1;
+          for (int I : CompVars)
+            Points *= Vars[static_cast<std::size_t>(I)].Trips;
+          if (Points > (Wide(1) << 26))
+            throw NotAffine{"more than 2^26 blocks or iterations tied together by "
+                            "an opaque value"};
+          spend(static_cast<std::int64_t>(Points) / 1024);
+          Counts.assign(static_cast<std::size_t>(Period), 0);
+          std::vector<std::int64_t> Odo(CompVars.size(), 0);
+          for (Wide P = 0; P < Points; ++P) {
+            for (std::size_t J = 0; J < CompVars.size(); ++J) {
+              const LoopDom &V = Vars[static_cast<std::size_t>(CompVars[J])];
+              Vals[static_cast<std::size_t>(V.Var)] = V.Begin + V.Step * Odo[J];
+            }
+            ++Counts[static_cast<std::size_t>(floorMod(valueAt(HC, Vals), Period))];
+            for (std::size_t J = 0; J < CompVars.size(); ++J) {
+              if (++Odo[J] < Vars[static_cast<std::size_t>(CompVars[J])].Trips)
+                break;
+              Odo[J] = 0;
+            }
+          }
+        }
+        for (std::size_t R = 0; R < Counts.size(); ++R)
+          if (Counts[R])
+            Comp[{static_cast<std::int64_t>(R)}] += Counts[R];
+      } else {
+        // Enumerate the component's points.
+        Wide Points = 1;
+        for (int I : CompVars)
+          Points *= Vars[static_cast<std::size_t>(I)].Trips;
+        if (Points > (Wide(1) << 22))
+          throw NotAffine{"more than 2^22 blocks or iterations tied together by "
+                          "a guard or an opaque value"};
+        spend(static_cast<std::int64_t>(Points) / 64);
+        std::vector<std::int64_t> Odo(CompVars.size(), 0);
+        for (Wide P = 0; P < Points; ++P) {
+          for (std::size_t J = 0; J < CompVars.size(); ++J) {
+            const LoopDom &V = Vars[static_cast<std::size_t>(CompVars[J])];
+            Vals[static_cast<std::size_t>(V.Var)] = V.Begin + V.Step * Odo[J];
+          }
+          AddClass(floorMod(valueAt(HC, Vals), Period), 1);
+          for (std::size_t J = 0; J < CompVars.size(); ++J) {
+            if (++Odo[J] < Vars[static_cast<std::size_t>(CompVars[J])].Trips)
+              break;
+            Odo[J] = 0;
+          }
+        }
+      }
+      // Fold the component into the classes so far.
+      std::map<std::vector<std::int64_t>, Wide> Next;
+      for (const auto &[K1, C1] : Acc)
+        for (const auto &[K2, C2] : Comp) {
+          std::vector<std::int64_t> K = K1;
+          K[0] = (K1[0] + K2[0]) % Period;
+          for (std::size_t J = 0; J < CompAtoms.size(); ++J)
+            K[1 + CompAtoms[J]] = K2[1 + J];
+          Next[K] += C1 * C2;
+        }
+      Acc.swap(Next);
+    }
+    // Each class once: its mask, its costs, its count.
+    const SiteInfo &S = Sites[static_cast<std::size_t>(T.Site)];
+    AccessSiteReport &Rp = Rep.Sites[static_cast<std::size_t>(T.Site)];
+    for (const auto &[K, Count] : Acc) {
+      for (std::size_t I = 0; I < TAtoms.size(); ++I)
+        AtomMasks[static_cast<std::size_t>(TAtoms[I])] = static_cast<Mask>(K[1 + I]);
+      Mask Active = T.Active;
+      if (T.Pred >= 0)
+        Active &= predAt(T.Pred, AtomMasks);
+      if (T.Oob >= 0 && (Active & predAt(T.Oob, AtomMasks)))
+        throw NotAffine{"an index that leaves its array (checked thread by thread)"};
+      if (!Active || Count == 0)
+        continue;
+      if (Count > std::numeric_limits<std::int64_t>::max() / 64)
+        throw UserError(Kern.Loc, fmt::format("kernel '{}' makes too many warp "
+                                              "accesses to count in 64 bits",
+                                              Kern.Name));
+      const CacheEntry &E = CostsFor(static_cast<int>(TId), K[0], Active);
+      if (T.Unknown) {
+        Rp.DataDependent = true;
+        if (Rp.DataSource.empty())
+          Rp.DataSource = T.UnknownSrc;
+      }
+      (void)S;
+      addStats(Rp, E.Costs, T.Unknown, std::popcount(Active),
+               static_cast<std::int64_t>(Count));
+    }
+  }
+
+  // 3. Time: the simulator needs every warp's access in order, so it runs
+  //    only up to Opts.TimeWorkLimit warp accesses.
+  // Work of the walk: one unit per warp access plus one per guard atom
+  // evaluated for it.
+  std::int64_t Executions = 0;
+  {
+    std::vector<std::int64_t> Atoms1(Sites.size(), 1);
+    for (std::size_t TId = 0; TId < Templates.size(); ++TId)
+      Atoms1[static_cast<std::size_t>(Templates[TId].Site)] =
+          std::max<std::int64_t>(Atoms1[static_cast<std::size_t>(Templates[TId].Site)],
+                                 1 + static_cast<std::int64_t>(AtomsOf[TId].size()));
+    for (std::size_t I = 0; I < Rep.Sites.size(); ++I)
+      Executions += Rep.Sites[I].WarpExecutions * Atoms1[I];
+  }
+  Rep.Requests = 0;
+  for (const AccessSiteReport &R : Rep.Sites)
+    Rep.Requests += R.ThreadAccesses;
+  if (Executions > Opts.TimeWorkLimit || !Opts.SimulateTime || !Opts.OnlyArray.empty()) {
+    Rep.TimeSimulated = false;
+    return;
+  }
+  struct Flat {
+    int Template;
+    std::vector<std::int64_t> VarVals; // by var id (block vars left 0)
+  };
+  std::vector<std::vector<std::vector<Flat>>> Phases(static_cast<std::size_t>(WarpsPerBlock));
+  for (std::int64_t Wib = 0; Wib < WarpsPerBlock; ++Wib) {
+    auto &Out = Phases[static_cast<std::size_t>(Wib)];
+    Out.emplace_back();
+    std::vector<std::int64_t> Vals(DomainsOf[static_cast<std::size_t>(Wib)].size(), 0);
+    std::function<void(const std::vector<TraceNode> &)> Walk =
+        [&](const std::vector<TraceNode> &Nodes) {
+          for (const TraceNode &N : Nodes) {
+            if (N.K == TraceNode::Access) {
+              Out.back().push_back({N.TemplateId, Vals});
+            } else if (N.K == TraceNode::Barrier) {
+              Out.emplace_back();
+            } else {
+              for (std::int64_t T = 0; T < N.Trips; ++T) {
+                Vals[static_cast<std::size_t>(N.Var)] = N.Begin + N.Step * T;
+                Walk(N.Body);
+              }
+            }
+          }
+        };
+    Walk(Trees[static_cast<std::size_t>(Wib)]);
+  }
   const std::int64_t Wm = machineWidth(TimeModel);
   SimOptions SO;
   SO.BlockThreads = WarpsPerBlock * Wm;
@@ -1451,71 +2314,80 @@ void Analyzer::runFast(KernelReport &Rep) {
   std::size_t NumPhases = 0;
   for (const auto &P : Phases)
     NumPhases = std::max(NumPhases, P.size());
-  struct Slot {
-    std::int64_t Wib;
-    const Flat *F;
+  // As the warp-by-warp path: round r of a phase is every warp's r-th
+  // access in it, and a guard that leaves a warp no lane skips the access,
+  // so each warp keeps a cursor to its next access with an active lane.
+  const std::int64_t NumWarps = NumBlocks * WarpsPerBlock;
+  struct Next {
+    std::int32_t Cursor = 0; ///< next flat entry to look at
+    bool Has = false;
+    bool Shared = false;
+    std::int64_t K = 0;
+    int Requests = 0;
   };
-  std::vector<Slot> Present;
-  for (std::size_t Ph = 0; Ph < NumPhases; ++Ph) {
-    std::size_t Rounds = 0;
-    for (const auto &P : Phases)
-      if (Ph < P.size())
-        Rounds = std::max(Rounds, P[Ph].size());
-    for (std::size_t R = 0; R < Rounds; ++R) {
-      bool FirstOfPhase = R == 0;
-      for (Space Sp : {Space::Global, Space::Shared}) {
-        // The warp positions that access this space in this round.
-        Present.clear();
-        for (std::int64_t Wib = 0; Wib < WarpsPerBlock; ++Wib) {
-          const auto &P = Phases[static_cast<std::size_t>(Wib)];
-          if (Ph < P.size() && R < P[Ph].size()) {
-            const Flat &F = P[Ph][R];
-            const Template &T = Templates[static_cast<std::size_t>(F.Template)];
-            if (spaceOf(Sites[static_cast<std::size_t>(T.Site)]) == Sp)
-              Present.push_back({Wib, &F});
-          }
-        }
-        if (Present.empty())
-          continue;
-        Sim.beginRound(Sp, FirstOfPhase && Ph > 0);
-        FirstOfPhase = false;
-        std::int64_t BIdx[3] = {0, 0, 0};
-        for (std::int64_t B = 0; B < NumBlocks; ++B) {
-          for (const Slot &Sl : Present) {
-            const Template &T = Templates[static_cast<std::size_t>(Sl.F->Template)];
-            std::int64_t Base = T.U.C;
-            for (auto [Var, Coef] : T.U.Terms)
-              Base += Coef * (Var < FirstLoopVar ? BIdx[Var]
-                                                 : Sl.F->VarVals[static_cast<std::size_t>(Var)]);
-            CacheEntry &E = CostsFor(Sl.F->Template, Base);
-            ++E.Times;
-            Sim.warpCost(B * WarpsPerBlock + Sl.Wib, E.TimeK, std::popcount(T.Active));
-          }
-          // Next block index, x fastest.
-          if (++BIdx[0] == Grid[0]) {
-            BIdx[0] = 0;
-            if (++BIdx[1] == Grid[1]) {
-              BIdx[1] = 0;
-              ++BIdx[2];
-            }
-          }
-        }
+  std::vector<Next> Warps(static_cast<std::size_t>(NumWarps));
+  std::vector<std::int64_t> Vals;
+  auto Advance = [&](std::int64_t Wp, std::size_t Ph) {
+    Next &N = Warps[static_cast<std::size_t>(Wp)];
+    const std::int64_t B = Wp / WarpsPerBlock, Wib = Wp % WarpsPerBlock;
+    const auto &P = Phases[static_cast<std::size_t>(Wib)];
+    N.Has = false;
+    if (Ph >= P.size())
+      return;
+    const auto &List = P[Ph];
+    const std::int64_t BIdx[3] = {B % Grid[0], B / Grid[0] % Grid[1], B / (Grid[0] * Grid[1])};
+    while (static_cast<std::size_t>(N.Cursor) < List.size()) {
+      const Flat &F = List[static_cast<std::size_t>(N.Cursor++)];
+      const Template &T = Templates[static_cast<std::size_t>(F.Template)];
+      Vals = F.VarVals;
+      for (int D = 0; D < 3; ++D)
+        Vals[static_cast<std::size_t>(D)] = BIdx[D];
+      Mask Active = T.Active;
+      if (T.Pred >= 0) {
+        for (int A : AtomsOf[static_cast<std::size_t>(F.Template)])
+          AtomMasks[static_cast<std::size_t>(A)] = atomAt(A, Vals);
+        Active &= predAt(T.Pred, AtomMasks);
       }
-    }
-  }
-  // Statistics: each cache entry once, weighted by its executions.
-  for (std::size_t TId = 0; TId < Templates.size(); ++TId) {
-    const Template &T = Templates[TId];
-    AccessSiteReport &Rp = Rep.Sites[static_cast<std::size_t>(T.Site)];
-    for (const CacheEntry &E : Cache[TId]) {
-      if (E.Times == 0)
+      if (!Active)
         continue;
-      if (T.Unknown) {
-        Rp.DataDependent = true;
-        if (Rp.DataSource.empty())
-          Rp.DataSource = T.UnknownSrc;
+      const std::int64_t Base = T.Unknown ? 0 : floorMod(valueAt(T.U, Vals), Period);
+      const CacheEntry &E = CostsFor(F.Template, Base, Active);
+      N.Has = true;
+      N.Shared = spaceOf(Sites[static_cast<std::size_t>(T.Site)]) == Space::Shared;
+      N.K = E.TimeK;
+      N.Requests = std::popcount(Active);
+      return;
+    }
+  };
+  for (std::size_t Ph = 0; Ph < NumPhases; ++Ph) {
+    bool Any = false;
+    for (std::int64_t Wp = 0; Wp < NumWarps; ++Wp) {
+      Warps[static_cast<std::size_t>(Wp)].Cursor = 0;
+      Advance(Wp, Ph);
+      Any = Any || Warps[static_cast<std::size_t>(Wp)].Has;
+    }
+    bool FirstRound = true;
+    while (Any) {
+      for (Space Sp : {Space::Global, Space::Shared}) {
+        bool Started = false;
+        for (std::int64_t Wp = 0; Wp < NumWarps; ++Wp) {
+          const Next &N = Warps[static_cast<std::size_t>(Wp)];
+          if (!N.Has || N.Shared != (Sp == Space::Shared))
+            continue;
+          if (!Started) {
+            Sim.beginRound(Sp, FirstRound && Ph > 0);
+            Started = true;
+            FirstRound = false;
+          }
+          Sim.warpCost(Wp, N.K, N.Requests);
+        }
       }
-      addStats(Rp, E.Costs, T.Unknown, std::popcount(T.Active), E.Times);
+      Any = false;
+      for (std::int64_t Wp = 0; Wp < NumWarps; ++Wp)
+        if (Warps[static_cast<std::size_t>(Wp)].Has) {
+          Advance(Wp, Ph);
+          Any = Any || Warps[static_cast<std::size_t>(Wp)].Has;
+        }
     }
   }
   const SimResult Res = Sim.finish();

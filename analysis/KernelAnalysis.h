@@ -72,6 +72,9 @@ struct KernelReport {
   std::string FallbackReason; ///< why the exhaustive path ran
   std::string TimeMachine;    ///< the machine the time is simulated on
   std::int64_t Time = 0;      ///< model time units
+  /// False when the launch makes more warp accesses than
+  /// AnalysisOptions::TimeWorkLimit: Time is then not computed (0).
+  bool TimeSimulated = true;
   std::int64_t Requests = 0;  ///< thread requests in the simulation
   double LowerBound = 0;
   std::string LowerBoundFormula;
@@ -86,10 +89,22 @@ struct AnalysisOptions {
   bool Exhaustive = false;
   /// Upper bounds that keep every input's analysis short: warp executions
   /// and loop iterations evaluated warp by warp (about a microsecond each),
-  /// warp executions on the fast path (a few nanoseconds each), and warps.
+  /// warp executions on the fast path (a few nanoseconds each), and warps
+  /// on the thread-by-thread path.
   std::int64_t WorkLimit = std::int64_t(1) << 26;
   std::int64_t FastWorkLimit = std::int64_t(1) << 30;
   std::int64_t MaxWarps = std::int64_t(1) << 25;
+  /// Warps in one block: each position is evaluated once symbolically.
+  std::int64_t MaxWarpsPerBlock = std::int64_t(1) << 20;
+  /// The simulator visits every warp access in order; above this much work
+  /// (a unit per warp access and per guard atom it evaluates) the fast path
+  /// reports per-site figures (counted by class) but no time.
+  std::int64_t TimeWorkLimit = std::int64_t(1) << 23;
+  /// Simulate the time at all (layout choice needs only per-site figures).
+  bool SimulateTime = true;
+  /// When set, only the sites of this array are counted (layout choice
+  /// scores a candidate on its own array's sites).
+  std::string OnlyArray;
 };
 
 /// Analyzes kernel K of program Prog. Throws UserError for what the program

@@ -111,7 +111,10 @@ std::vector<LayoutDecision> chooseLayouts(ir::Program &Prog,
       for (const ir::Kernel *K : S.Kernels) {
         if (sharedBytes(Prog, *K) > MaxShared)
           C.Fits = false;
-        const KernelReport R = analyzeKernel(Prog, *K, Opts.Analysis);
+        AnalysisOptions AO = Opts.Analysis;
+        AO.SimulateTime = false;
+        AO.OnlyArray = A.Name; // a candidate changes only its array's costs
+        const KernelReport R = analyzeKernel(Prog, *K, AO);
         for (const AccessSiteReport &Site : R.Sites) {
           if (Site.Array != A.Name)
             continue;

@@ -1688,10 +1688,12 @@ std::string KernelEmitter::device() {
   line(0, fmt::format("// Kernel '{}' ({}:{}:{}): grid ({}, {}, {}), block ({}, {}, {}), {} threads.",
                       F.K.Name, Opts.SourceName, F.K.Loc.Line, F.K.Loc.Col, G.GridDim[0], G.GridDim[1],
                       G.GridDim[2], G.BlockDim[0], G.BlockDim[1], G.BlockDim[2], Rep.Threads));
-  line(0, fmt::format("// Model: {} time units on {}{}; lower bound {} = {:.6g}; {}.", Rep.Time,
+  line(0, fmt::format("// Model: {} on {}{}; lower bound {} = {:.6g}; {}.",
+                      Rep.TimeSimulated ? fmt::format("{} time units", Rep.Time)
+                                        : std::string("time not simulated (too many warp accesses)"),
                       Rep.TimeMachine, Rep.TimeUsesWorstCase ? " (data-dependent sites at worst case)" : "",
                       Rep.LowerBoundFormula, Rep.LowerBound,
-                      Rep.FastPath ? "analyzed on the affine fast path"
+                      Rep.FastPath ? "analyzed by class, no warp visited"
                                    : "analyzed warp by warp (" + Rep.FallbackReason + ")"));
   line(0, fmt::format("// Index arithmetic in {} ({}).", F.indexType(),
                       F.LongIndex ? "some index value may exceed 32 bits"
@@ -2657,7 +2659,7 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
                          {"index_type", F.indexType()},
                          {"shared_bytes", F.StaticSmem},
                          {"dynamic_shared", F.UseDynamic},
-                         {"model_time", R.Time},
+                         {"model_time", R.TimeSimulated ? nlohmann::json(R.Time) : nlohmann::json()},
                          {"time_machine", R.TimeMachine},
                          {"sites", nlohmann::json::array()}};
     for (const AccessSiteReport &S : R.Sites) {

@@ -23,6 +23,14 @@ namespace bankwise::driver {
 
 namespace {
 
+/// Warp executions over every site of a kernel.
+std::int64_t warpAccesses(const KernelReport &R) {
+  std::int64_t N = 0;
+  for (const AccessSiteReport &S : R.Sites)
+    N += S.WarpExecutions;
+  return N;
+}
+
 struct AnalyzeOptions {
   std::string File;
   std::vector<std::string> Defines;
@@ -242,7 +250,8 @@ int runAnalyze(const AnalyzeOptions &O) {
                          {"warps", R.Warps},
                          {"warp_size", R.WarpSize},
                          {"fast_path", R.FastPath},
-                         {"time", R.Time},
+                         {"time", R.TimeSimulated ? nlohmann::json(R.Time) : nlohmann::json()},
+                         {"time_simulated", R.TimeSimulated},
                          {"time_machine", R.TimeMachine},
                          {"time_uses_worst_case", R.TimeUsesWorstCase},
                          {"requests", R.Requests},
@@ -252,7 +261,7 @@ int runAnalyze(const AnalyzeOptions &O) {
       JK["fallback_reason"] = R.FallbackReason;
     Text += fmt::format("kernel '{}' ({}): {} threads in {} warps of {}; {}\n",
                         R.Kernel, locText(R.Loc), R.Threads, R.Warps, R.WarpSize,
-                        R.FastPath ? "affine fast path"
+                        R.FastPath ? "counted by class, no warp visited"
                                    : "evaluated warp by warp (" + R.FallbackReason + ")");
     for (std::size_t SiteIdx = 0; SiteIdx < R.Sites.size(); ++SiteIdx) {
       const AccessSiteReport &S = R.Sites[SiteIdx];
@@ -374,8 +383,14 @@ int runAnalyze(const AnalyzeOptions &O) {
                              {"after", {{"global_requests", AfterRequests}, {"sectors", AfterSectors}}}};
       }
     }
-    Text += fmt::format("  time: {} time units on {}{}; lower bound {} = {:.6g}\n",
-                        R.Time, R.TimeMachine,
+    Text += fmt::format("  time: {} on {}{}; lower bound {} = {:.6g}\n",
+                        R.TimeSimulated
+                            ? fmt::format("{} time units", R.Time)
+                            : fmt::format("not simulated ({} warp accesses, above the "
+                                          "simulator's limit of {}; the figures above "
+                                          "are exact)",
+                                          warpAccesses(R), AO.TimeWorkLimit),
+                        R.TimeMachine,
                         R.TimeUsesWorstCase ? " (data-dependent sites at worst case)" : "",
                         R.LowerBoundFormula, R.LowerBound);
     J["kernels"].push_back(JK);

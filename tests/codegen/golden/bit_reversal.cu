@@ -417,7 +417,7 @@ inline double median(std::vector<double> V) {
 namespace bit_reversal {
 
 // Kernel 'bitrev_naive' (samples/bit_reversal.bw:14:8): grid (1024, 1, 1), block (256, 1, 1), 262144 threads.
-// Model: 270735 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 16783; analyzed warp by warp (a built-in function of block indices or loop variables).
+// Model: 270735 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 16783; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(256) bitrev_naive(const float *a, float *b) {
   using Index = int;
@@ -430,7 +430,7 @@ __global__ void __launch_bounds__(256) bitrev_naive(const float *a, float *b) {
 }
 
 // Kernel 'bitrev_tiled' (samples/bit_reversal.bw:19:8): grid (256, 1, 1), block (32, 8, 1), 65536 threads.
-// Model: 17184 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 16783; analyzed warp by warp (a built-in function of block indices or loop variables).
+// Model: 17184 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 16783; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(256) bitrev_tiled(const float *a, float *b) {
   using Index = int;

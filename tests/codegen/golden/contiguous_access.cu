@@ -312,7 +312,7 @@ inline double median(std::vector<double> V) {
 namespace contiguous_access {
 
 // Kernel 'contiguous' (samples/contiguous_access.bw:15:8): grid (1, 1, 1), block (1024, 1, 1), 1024 threads.
-// Model: 2048 time units on dmm(w: 32, l: 1); lower bound max(n/w + l - 1, (n/p) l) = 2048; analyzed on the affine fast path.
+// Model: 2048 time units on dmm(w: 32, l: 1); lower bound max(n/w + l - 1, (n/p) l) = 2048; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(1024) contiguous(const float *m) {
   using Index = int;

@@ -944,7 +944,7 @@ cudaError_t free_tables() {
 }
 
 // Kernel 'bitrev_colored' (samples/permutation_colored.bw:14:8): grid (1, 1, 1), block (4096, 1, 1), 4096 threads.
-// Model: 256 time units on dmm(w: 32, l: 1); lower bound max(n/w + l - 1, (n/p) l) = 256; analyzed on the affine fast path.
+// Model: 256 time units on dmm(w: 32, l: 1); lower bound max(n/w + l - 1, (n/p) l) = 256; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(1024) bitrev_colored(const float *a_global, float *b_global, const std::uint16_t *bw_perm_colored_bitrev_colored_S, const std::uint16_t *bw_perm_colored_bitrev_colored_D) {
   using Index = int;

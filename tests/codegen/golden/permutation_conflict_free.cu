@@ -560,7 +560,7 @@ cudaError_t free_tables() {
 }
 
 // Kernel 'conflict_free' (samples/permutation_conflict_free.bw:24:8): grid (1, 1, 1), block (1024, 1, 1), 1024 threads.
-// Model: 128 time units on dmm(w: 32, l: 1); lower bound max(n/w + l - 1, (n/p) l) = 128; analyzed on the affine fast path.
+// Model: 128 time units on dmm(w: 32, l: 1); lower bound max(n/w + l - 1, (n/p) l) = 128; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(1024) conflict_free(const float *a_global, float *b_global, const std::int32_t *s_global, const std::int32_t *d_global) {
   using Index = int;

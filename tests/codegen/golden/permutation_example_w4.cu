@@ -478,7 +478,7 @@ cudaError_t free_tables() {
 }
 
 // Kernel 'copy' (samples/permutation_example_w4.bw:20:8): grid (1, 1, 1), block (16, 1, 1), 16 threads.
-// Model: 8 time units on dmm(w: 4, l: 1); lower bound max(n/w + l - 1, (n/p) l) = 8; analyzed on the affine fast path.
+// Model: 8 time units on dmm(w: 4, l: 1); lower bound max(n/w + l - 1, (n/p) l) = 8; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(16) copy(const float *a_global, float *b_global) {
   using Index = int;
@@ -503,7 +503,7 @@ __global__ void __launch_bounds__(16) copy(const float *a_global, float *b_globa
 }
 
 // Kernel 'd_designated' (samples/permutation_example_w4.bw:24:8): grid (1, 1, 1), block (16, 1, 1), 16 threads.
-// Model: 24 time units on dmm(w: 4, l: 1); lower bound max(n/w + l - 1, (n/p) l) = 12; analyzed on the affine fast path.
+// Model: 24 time units on dmm(w: 4, l: 1); lower bound max(n/w + l - 1, (n/p) l) = 12; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(16) d_designated(const float *a_global, float *b_global, const std::int32_t *p_global) {
   using Index = int;
@@ -533,7 +533,7 @@ __global__ void __launch_bounds__(16) d_designated(const float *a_global, float 
 }
 
 // Kernel 's_designated' (samples/permutation_example_w4.bw:29:8): grid (1, 1, 1), block (16, 1, 1), 16 threads.
-// Model: 24 time units on dmm(w: 4, l: 1); lower bound max(n/w + l - 1, (n/p) l) = 12; analyzed on the affine fast path.
+// Model: 24 time units on dmm(w: 4, l: 1); lower bound max(n/w + l - 1, (n/p) l) = 12; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(16) s_designated(const float *a_global, float *b_global, const std::int32_t *q_global) {
   using Index = int;
@@ -563,7 +563,7 @@ __global__ void __launch_bounds__(16) s_designated(const float *a_global, float 
 }
 
 // Kernel 'conflict_free' (samples/permutation_example_w4.bw:34:8): grid (1, 1, 1), block (16, 1, 1), 16 threads.
-// Model: 16 time units on dmm(w: 4, l: 1); lower bound max(n/w + l - 1, (n/p) l) = 16; analyzed on the affine fast path.
+// Model: 16 time units on dmm(w: 4, l: 1); lower bound max(n/w + l - 1, (n/p) l) = 16; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(16) conflict_free(const float *a_global, float *b_global, const std::int32_t *s_global, const std::int32_t *d_global) {
   using Index = int;

@@ -417,7 +417,7 @@ inline double median(std::vector<double> V) {
 namespace permute3d {
 
 // Kernel 'permute_021' (samples/permute3d.bw:13:8): grid (3, 4, 3), block (32, 8, 1), 9216 threads.
-// Model: 4043 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 1712; analyzed warp by warp (a non-affine operation on block indices or loop variables).
+// Model: 4043 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 1712; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(256) permute_021(const float *in, float *out) {
   using Index = int;
@@ -452,7 +452,7 @@ __global__ void __launch_bounds__(256) permute_021(const float *in, float *out) 
 }
 
 // Kernel 'permute_210' (samples/permute3d.bw:31:8): grid (3, 1, 100), block (32, 8, 1), 76800 threads.
-// Model: 9738 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 1712; analyzed warp by warp (a non-affine operation on block indices or loop variables).
+// Model: 9738 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 1712; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(256) permute_210(const float *in, float *out) {
   using Index = int;

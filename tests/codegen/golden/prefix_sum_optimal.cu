@@ -312,7 +312,7 @@ inline double median(std::vector<double> V) {
 namespace prefix_sum_optimal {
 
 // Kernel 'prefix_sum_optimal' (samples/prefix_sum_optimal.bw:23:8): grid (1, 1, 1), block (1024, 1, 1), 1024 threads.
-// Model: 2900460 time units on umm(w: 32, l: 400); lower bound max(n/w + l - 1, (n/p) l) = 2.8672e+06; analyzed warp by warp (a non-affine operation on block indices or loop variables).
+// Model: 2900460 time units on umm(w: 32, l: 400); lower bound max(n/w + l - 1, (n/p) l) = 2.8672e+06; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(1024) prefix_sum_optimal(float *s) {
   using Index = int;

@@ -312,7 +312,7 @@ inline double median(std::vector<double> V) {
 namespace prefix_sum_simple {
 
 // Kernel 'prefix_sum_simple' (samples/prefix_sum_simple.bw:19:8): grid (1, 1, 1), block (1024, 1, 1), 1024 threads.
-// Model: 24882342 time units on umm(w: 32, l: 400); lower bound max(n/w + l - 1, (n/p) l) = 2.33476e+07; analyzed warp by warp (a non-affine operation on block indices or loop variables).
+// Model: 24882342 time units on umm(w: 32, l: 400); lower bound max(n/w + l - 1, (n/p) l) = 2.33476e+07; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(1024) prefix_sum_simple(float *a) {
   using Index = int;

@@ -312,7 +312,7 @@ inline double median(std::vector<double> V) {
 namespace sum {
 
 // Kernel 'sum' (samples/sum.bw:18:8): grid (1, 1, 1), block (1024, 1, 1), 1024 threads.
-// Model: 1239936 time units on umm(w: 32, l: 400); lower bound max(n/w + l - 1, (n/p) l) = 1.2288e+06; analyzed warp by warp (a non-affine operation on block indices or loop variables).
+// Model: 1239936 time units on umm(w: 32, l: 400); lower bound max(n/w + l - 1, (n/p) l) = 1.2288e+06; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(1024) sum(float *a) {
   using Index = int;

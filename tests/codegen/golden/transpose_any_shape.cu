@@ -417,7 +417,7 @@ inline double median(std::vector<double> V) {
 namespace transpose_any_shape {
 
 // Kernel 'transpose_f32' (samples/transpose_any_shape.bw:14:8): grid (6, 8, 1), block (32, 8, 1), 12288 threads.
-// Model: 6134 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 3056; analyzed warp by warp (a non-affine operation on block indices or loop variables).
+// Model: 6134 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 3056; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(256) transpose_f32(const float *in, float *out) {
   using Index = int;
@@ -451,7 +451,7 @@ __global__ void __launch_bounds__(256) transpose_f32(const float *in, float *out
 }
 
 // Kernel 'transpose_f64' (samples/transpose_any_shape.bw:30:8): grid (6, 8, 1), block (32, 8, 1), 12288 threads.
-// Model: 6134 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 3056; analyzed warp by warp (a non-affine operation on block indices or loop variables).
+// Model: 6134 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 3056; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(256) transpose_f64(const double *in, double *out) {
   using Index = int;
@@ -485,7 +485,7 @@ __global__ void __launch_bounds__(256) transpose_f64(const double *in, double *o
 }
 
 // Kernel 'transpose_f16' (samples/transpose_any_shape.bw:46:8): grid (6, 8, 1), block (32, 8, 1), 12288 threads.
-// Model: 6136 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 3056; analyzed warp by warp (a non-affine operation on block indices or loop variables).
+// Model: 6136 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 3056; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(256) transpose_f16(const __half *in, __half *out) {
   using Index = int;
@@ -519,7 +519,7 @@ __global__ void __launch_bounds__(256) transpose_f16(const __half *in, __half *o
 }
 
 // Kernel 'transpose_i8' (samples/transpose_any_shape.bw:62:8): grid (6, 8, 1), block (32, 8, 1), 12288 threads.
-// Model: 6134 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 3056; analyzed warp by warp (a non-affine operation on block indices or loop variables).
+// Model: 6134 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 3056; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(256) transpose_i8(const std::int8_t *in, std::int8_t *out) {
   using Index = int;

@@ -417,7 +417,7 @@ inline double median(std::vector<double> V) {
 namespace transpose_diagonal_tile {
 
 // Kernel 'transpose_diagonal' (samples/transpose_diagonal_tile.bw:20:8): grid (128, 128, 1), block (1024, 1, 1), 16777216 threads.
-// Model: 1049376 time units on hmm(d: 8, w: 32, L: 400); lower bound n/w + L - 1 over the n global requests = 1.04898e+06; analyzed on the affine fast path.
+// Model: 1049376 time units on hmm(d: 8, w: 32, L: 400); lower bound n/w + L - 1 over the n global requests = 1.04898e+06; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(1024) transpose_diagonal(const float *a, float *b) {
   using Index = int;

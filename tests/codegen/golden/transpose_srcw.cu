@@ -417,7 +417,7 @@ inline double median(std::vector<double> V) {
 namespace transpose_srcw {
 
 // Kernel 'srcw' (samples/transpose_srcw.bw:16:8): grid (1, 1, 1), block (1024, 1, 1), 1024 threads.
-// Model: 1056 time units on dmm(w: 32, l: 1); lower bound max(n/w + l - 1, (n/p) l) = 64; analyzed on the affine fast path.
+// Model: 1056 time units on dmm(w: 32, l: 1); lower bound max(n/w + l - 1, (n/p) l) = 64; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(1024) srcw(const double *a_global, double *b_global) {
   using Index = int;

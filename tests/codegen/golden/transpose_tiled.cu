@@ -417,7 +417,7 @@ inline double median(std::vector<double> V) {
 namespace transpose_tiled {
 
 // Kernel 'transpose' (samples/transpose_tiled.bw:10:8): grid (256, 256, 1), block (32, 8, 1), 16777216 threads.
-// Model: 4195104 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 4.1947e+06; analyzed on the affine fast path.
+// Model: 4195104 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 4.1947e+06; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(256) transpose(const float *in, float *out) {
   using Index = int;

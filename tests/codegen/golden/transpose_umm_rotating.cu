@@ -312,7 +312,7 @@ inline double median(std::vector<double> V) {
 namespace transpose_umm_rotating {
 
 // Kernel 'transpose_rotating' (samples/transpose_umm_rotating.bw:19:8): grid (1, 1, 1), block (32, 1, 1), 32 threads.
-// Model: 25600 time units on umm(w: 32, l: 400); lower bound max(n/w + l - 1, (n/p) l) = 25600; analyzed on the affine fast path.
+// Model: 25600 time units on umm(w: 32, l: 400); lower bound max(n/w + l - 1, (n/p) l) = 25600; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(32) transpose_rotating(const float *a, float *b) {
   using Index = int;
