@@ -64,6 +64,7 @@ codegen::CompileResult compileSample(const std::string &RelPath, bool Harness = 
     FAIL(OS.str());
   }
   codegen::CodegenOptions O;
+  codegen::bindRepresentativeSizes(Prog, {}, O);
   O.ColoredSchedules = applyColoredSchedules(Prog);
   O.LayoutDecisions = chooseLayouts(Prog, {});
   const std::string Stem = fs::path(RelPath).stem().string();
@@ -428,4 +429,15 @@ TEST_CASE("schedule colored on global copies: a site comment above every access,
       CHECK((S.contains("sm90_wavefronts") || S.contains("sm90_sectors")));
     }
   }
+}
+
+TEST_CASE("runtime params: the launch checks each where, derived params are computed where they are used") {
+  InSourceDir Here;
+  const codegen::CompileResult R = compileSample("tests/codegen/inputs/runtime_sizes.bw");
+  CHECK(R.Source.find("if (!((N % 4) == 0) || N < 1)\n    return cudaErrorInvalidValue;") != std::string::npos);
+  CHECK(R.Source.find("  const long long Mid = M - 2; // param (runtime)\n"
+                      "  if (!((N % 4) == 0) || !(Mid >= 1) || M < 1 || N < 1 || Mid < 1)") != std::string::npos);
+  CHECK(R.Source.find("  const Index Mid = M - 2; // param (runtime)") != std::string::npos); // in the kernel
+  // A runtime grid: tid from gridDim.
+  CHECK(R.Source.find("gridDim.x") != std::string::npos);
 }
