@@ -2584,10 +2584,11 @@ void planShared(KernelFacts &F, const ir::TargetInfo &T, std::vector<Diagnostic>
     Largest->Demoted = true;
   }
   for (const ArrayPlan &A : F.Arrays)
-    if (A.Staged && A.Written && F.Blocks > 1)
+    if (A.Staged && A.Written && (F.Blocks > 1 || F.RuntimeGrid))
       throw UserError(A.Decl->Loc, fmt::format("shared array '{}' is written by kernel '{}' of {} blocks: "
                                                "codegen cannot give every block its own copy back",
-                                               A.Decl->Name, F.K.Name, F.Blocks));
+                                               A.Decl->Name, F.K.Name,
+                                               F.RuntimeGrid ? "a runtime number of" : std::to_string(F.Blocks)));
   const std::int64_t All = Total();
   F.UseDynamic = All > T.DefaultSharedPerBlock;
   if (F.UseDynamic) {
