@@ -185,6 +185,9 @@ int bitWidth(Wide V) {
   return B;
 }
 
+/// CUDA's grid limits (x; y and z).
+constexpr std::int64_t MaxGridX = 2147483647, MaxGridYZ = 65535;
+
 Range elemRange(ir::ElemType T) {
   if (!isIntElem(T))
     return {};
@@ -257,6 +260,8 @@ struct PermUse {
 
 class ModuleState;
 
+enum class Mode { Device, Host };
+
 class KernelFacts {
 public:
   KernelFacts(const ir::Program &Prog, const ir::Kernel &K, ModuleState &M);
@@ -285,6 +290,18 @@ public:
   bool Virtual = false;
   std::int64_t StaticSmem = 0, DynamicSmem = 0;
   bool UseDynamic = false;
+  /// The runtime params the kernel needs (in its body, its arrays' dims, its
+  /// grid, and what their Inits and `where`s use), in declaration order;
+  /// empty for a kernel of constant sizes.
+  std::vector<const ir::Param *> RuntimeUsed;
+  /// The grid depends on a runtime param: computed at launch.
+  bool RuntimeGrid = false;
+  /// A dimension of A depends on a runtime param.
+  bool runtimeShape(const ir::Array &A) const;
+  /// The dimensions of A as C++ (literals, or the expressions of runtime ones).
+  std::vector<std::string> dimTexts(const ir::Array &A, Mode M) const;
+  /// The element count of A as C++: a literal, or the product of its dims.
+  std::string countText(const ir::Array &A, Mode M) const;
   /// `schedule colored` on a global copy: seed 001's passes and their table.
   const HmmLowering *Hmm = nullptr;
   int HmmTable = -1;
@@ -309,6 +326,7 @@ private:
   void scanBlock(const ir::Block &B, Scope &S);
   void scanExpr(const Expr &E, Scope &S);
   std::pair<bool, int> lookup(const Scope &S, const std::string &Name) const;
+  void collectRuntime();
   void solve();
   void forEachExpr(const ir::Block &B, const std::function<void(const Expr &)> &F) const;
 };
@@ -316,13 +334,18 @@ private:
 /// Facts shared by the kernels of one module: tables and their storage.
 class ModuleState {
 public:
-  ModuleState(const ir::Program &Prog, const CodegenOptions &Opts) : Prog(Prog), Opts(Opts), Perms(Prog) {}
+  ModuleState(const ir::Program &Prog, const CodegenOptions &Opts)
+      : Prog(Prog), Opts(Opts), Perms(Prog), Runtime(Opts.RuntimeParams.begin(), Opts.RuntimeParams.end()) {}
   const ir::Program &Prog;
   const CodegenOptions &Opts;
   PermutationCache Perms;
   std::vector<TablePlan> Tables;
   std::vector<Diagnostic> Warnings;
+  /// CodegenOptions::RuntimeParams.
+  std::set<std::string, std::less<>> Runtime;
 
+  /// E mentions a runtime param.
+  bool runtime(const Expr &E) const;
   /// The table of Perm (inverse when Inverse) with device type DevType.
   int table(const std::string &Perm, bool Inverse, const std::string &DevType, bool Narrow);
   /// The s and d planes of a seed 001 schedule: one table of 6n uint16.
@@ -336,6 +359,52 @@ public:
     return Offset;
   }
 };
+
+/// Adds the names of the params E mentions to Out.
+void paramNames(const Expr &E, std::set<std::string, std::less<>> &Out) {
+  std::visit(
+      [&](const auto &N) {
+        using T = std::decay_t<decltype(N)>;
+        if constexpr (std::is_same_v<T, ir::VarRef>) {
+          if (N.Kind == ir::VarKind::Param)
+            Out.insert(N.Name);
+        } else if constexpr (std::is_same_v<T, ir::Unary>) {
+          paramNames(*N.Operand, Out);
+        } else if constexpr (std::is_same_v<T, ir::Binary>) {
+          paramNames(*N.Lhs, Out);
+          paramNames(*N.Rhs, Out);
+        } else if constexpr (std::is_same_v<T, ir::Call>) {
+          for (const Expr &A : N.Args)
+            paramNames(A, Out);
+        }
+      },
+      E.Node);
+}
+
+bool ModuleState::runtime(const Expr &E) const {
+  std::set<std::string, std::less<>> Names;
+  paramNames(E, Names);
+  return std::any_of(Names.begin(), Names.end(), [&](const std::string &N) { return Runtime.count(N) > 0; });
+}
+
+/// "R = 64, C = 64": the representative sizes of the runtime params, in
+/// declaration order.
+std::string sizesText(const ir::Program &Prog, const CodegenOptions &Opts) {
+  std::vector<std::string> Parts;
+  for (const ir::Param &P : Prog.Params)
+    if (auto It = Opts.RepresentativeSizes.find(P.Name); It != Opts.RepresentativeSizes.end())
+      Parts.push_back(fmt::format("{} = {}", P.Name, It->second));
+  return fmt::format("{}", fmt::join(Parts, ", "));
+}
+
+/// Names the generated host code (harness, CPU reference) uses for its own
+/// locals, which a runtime param, a local there too, must not take.
+const std::set<std::string, std::less<>> &hostLocalNames() {
+  static const std::set<std::string, std::less<>> Names = {
+      "A", "Buf", "Bytes", "Checked", "Device", "Elapsed", "Got", "I", "Index", "Json", "Median", "Min",
+      "Mismatches", "Ms", "NT", "Ok", "Prop", "Rng", "Runs", "Seed", "Start", "Stop", "Time", "W", "t"};
+  return Names;
+}
 
 std::string permDescription(const ir::Program &Prog, const std::string &Name) {
   const ir::Permutation *P = Prog.findPerm(Name);
@@ -509,12 +578,50 @@ KernelFacts::KernelFacts(const ir::Program &Prog, const ir::Kernel &K, ModuleSta
     addArray(A, Origin::Param);
   Scope S(1);
   scanBlock(K.Body, S);
+  collectRuntime();
   if (Virtual && HasSync)
     throw UserError(K.Geo.Loc, fmt::format("kernel '{}' has {} threads and a 'sync': CUDA blocks hold at most "
                                            "1024 threads, and codegen runs several program threads per CUDA "
                                            "thread only in kernels without 'sync'",
                                            K.Name, Threads));
   solve();
+}
+
+void KernelFacts::collectRuntime() {
+  if (Mod.Runtime.empty())
+    return;
+  std::set<std::string, std::less<>> Need(ParamsUsed.begin(), ParamsUsed.end());
+  for (const ArrayPlan &A : Arrays)
+    if (A.isDeviceParam())
+      for (const Expr &D : A.Decl->Dims)
+        paramNames(D, Need);
+  for (const Expr &G : K.Geo.Grid)
+    paramNames(G, Need);
+  // A param's Init and `where` name only earlier params: one pass backwards.
+  for (auto It = Prog.Params.rbegin(); It != Prog.Params.rend(); ++It) {
+    if (!Need.count(It->Name) || !Mod.Runtime.count(It->Name))
+      continue;
+    if (It->Init)
+      paramNames(*It->Init, Need);
+    if (It->Where)
+      paramNames(*It->Where, Need);
+  }
+  for (const ir::Param &P : Prog.Params)
+    if (Need.count(P.Name) && Mod.Runtime.count(P.Name))
+      RuntimeUsed.push_back(&P);
+  if (RuntimeUsed.empty())
+    return;
+  ParamsUsed.insert(Need.begin(), Need.end());
+  RuntimeGrid = std::any_of(K.Geo.Grid.begin(), K.Geo.Grid.end(), [&](const Expr &G) { return Mod.runtime(G); });
+  for (const ArrayPlan &A : Arrays)
+    if (runtimeShape(*A.Decl) && A.Lay.Kind != LayoutKind::Raw)
+      throw UserError(A.Decl->Loc, fmt::format("codegen: array '{}' has runtime dimensions and layout {}; "
+                                               "such arrays must be raw (bind the sizes with -D for another layout)",
+                                               A.Decl->Name, A.LayoutName));
+}
+
+bool KernelFacts::runtimeShape(const ir::Array &A) const {
+  return std::any_of(A.Dims.begin(), A.Dims.end(), [&](const Expr &D) { return Mod.runtime(D); });
 }
 
 void KernelFacts::addArray(const ir::Array &A, Origin From) {
@@ -767,6 +874,8 @@ Range KernelFacts::rangeOf(const Expr &E) const {
         } else if constexpr (std::is_same_v<T, ir::VarRef>) {
           if (N.Kind == ir::VarKind::Param) {
             const ir::Param *P = Prog.findParam(N.Name);
+            if (P && Mod.Runtime.count(N.Name)) // any size: at least 1 (docs/language.md)
+              return P->Init ? rangeOf(*P->Init) : span(1, std::numeric_limits<std::int64_t>::max());
             return P ? point(P->Value) : unknownRange();
           }
           if (auto It = LetOf.find(&N); It != LetOf.end()) {
@@ -781,10 +890,13 @@ Range KernelFacts::rangeOf(const Expr &E) const {
           case ir::Builtin::Tx: return span(0, G.BlockDim[0] - 1);
           case ir::Builtin::Ty: return span(0, G.BlockDim[1] - 1);
           case ir::Builtin::Tz: return span(0, G.BlockDim[2] - 1);
-          case ir::Builtin::Bx: return span(0, G.GridDim[0] - 1);
-          case ir::Builtin::By: return span(0, G.GridDim[1] - 1);
-          case ir::Builtin::Bz: return span(0, G.GridDim[2] - 1);
-          case ir::Builtin::Tid: return span(0, Wide(Blocks) * Threads - 1);
+          case ir::Builtin::Bx: return span(0, (RuntimeGrid ? MaxGridX : G.GridDim[0]) - 1);
+          case ir::Builtin::By: return span(0, (RuntimeGrid ? MaxGridYZ : G.GridDim[1]) - 1);
+          case ir::Builtin::Bz: return span(0, (RuntimeGrid ? MaxGridYZ : G.GridDim[2]) - 1);
+          case ir::Builtin::Tid:
+            if (RuntimeGrid)
+              return span(0, Wide(MaxGridX) * MaxGridYZ * MaxGridYZ * Threads - 1);
+            return span(0, Wide(Blocks) * Threads - 1);
           case ir::Builtin::Lane: return span(0, std::min(Threads, WarpWidth) - 1);
           case ir::Builtin::Warp: return span(0, (Threads - 1) / WarpWidth);
           }
@@ -1029,12 +1141,11 @@ void KernelFacts::solve() {
   for (const ir::Param &P : Prog.Params)
     if (ParamsUsed.count(P.Name) && !fitsInt32(point(P.Value)))
       Fits = false;
-  LongIndex = !Fits;
+  // Runtime sizes are not bounded at compile time.
+  LongIndex = !Fits || !RuntimeUsed.empty();
 }
 
 //===-- Expressions -----------------------------------------------------------===//
-
-enum class Mode { Device, Host };
 
 constexpr int UnaryPrec = 11;
 constexpr int PrimaryPrec = 12;
@@ -1115,8 +1226,9 @@ public:
     const auto &Shape = A.Decl->Shape;
     const std::size_t Rank = Shape.size();
     const std::string Base = M == Mode::Device ? A.Name : A.Name;
+    const std::vector<std::string> Dims = F.dimTexts(*A.Decl, M);
     if (A.Local || M == Mode::Host || !A.usesLayoutObject()) {
-      std::string Lin = linear(Idx, Shape);
+      std::string Lin = linear(Idx, Dims);
       if (A.Local && M == Mode::Host)
         return fmt::format("{}[t * {} + {}]", Base, A.Decl->numElements(), Lin);
       return fmt::format("{}[{}]", Base, Lin);
@@ -1125,8 +1237,8 @@ public:
     std::string Row = "0";
     if (Rank >= 2) {
       std::vector<Expr> Head(Idx.begin(), Idx.end() - 1);
-      std::vector<std::int64_t> HeadShape(Shape.begin(), Shape.end() - 1);
-      Row = linear(Head, HeadShape);
+      std::vector<std::string> HeadDims(Dims.begin(), Dims.end() - 1);
+      Row = linear(Head, HeadDims);
     } else if (A.Lay.Kind == LayoutKind::Raw) {
       return fmt::format("{}[{}]", Base, index(Idx.back()));
     }
@@ -1134,12 +1246,12 @@ public:
   }
 
   /// Row-major linear index of Idx in Shape: i0 * D1 * ... + ...
-  std::string linear(const std::vector<Expr> &Idx, const std::vector<std::int64_t> &Shape) const {
+  std::string linear(const std::vector<Expr> &Idx, const std::vector<std::string> &Dims) const {
     if (Idx.size() == 1)
       return index(Idx[0]);
     std::string S = index(Idx[0], 10);
     for (std::size_t D = 1; D < Idx.size(); ++D) {
-      const std::string Mul = fmt::format("{} * {}", S, literal(Shape[D], false));
+      const std::string Mul = fmt::format("{} * {}", S, Dims[D]);
       S = fmt::format("{} + {}", Mul, index(Idx[D], 10));
       if (D + 1 < Idx.size())
         S = "(" + S + ")";
@@ -1204,10 +1316,12 @@ private:
     case ir::Builtin::Warp:
       return paren(fmt::format("t / {}", F.WarpWidth), 10, Prec);
     case ir::Builtin::Tid: {
-      if (F.Blocks == 1)
+      if (F.Blocks == 1 && !F.RuntimeGrid)
         return "t";
       std::string Block = "bx";
-      if (G[1] > 1 || G[2] > 1)
+      if (F.RuntimeGrid)
+        Block = "(bz * bw_grid_y + by) * bw_grid_x + bx";
+      else if (G[1] > 1 || G[2] > 1)
         Block = fmt::format("(bz * {} + by) * {} + bx", G[1], G[0]);
       return paren(fmt::format("({}) * {} + t", Block, F.Threads), 9, Prec);
     }
@@ -1343,6 +1457,21 @@ private:
   }
 };
 
+std::vector<std::string> KernelFacts::dimTexts(const ir::Array &A, Mode M) const {
+  std::vector<std::string> Out;
+  const ExprEmitter E(*this, M);
+  for (std::size_t D = 0; D < A.Shape.size(); ++D)
+    Out.push_back(D < A.Dims.size() && Mod.runtime(A.Dims[D]) ? E.index(A.Dims[D], UnaryPrec)
+                                                              : literal(A.Shape[D], false));
+  return Out;
+}
+
+std::string KernelFacts::countText(const ir::Array &A, Mode M) const {
+  if (!runtimeShape(A))
+    return fmt::format("{}", A.numElements());
+  return fmt::format("{}", fmt::join(dimTexts(A, M), " * "));
+}
+
 //===-- Kernels ----------------------------------------------------------------===//
 
 /// One line per access site: where, what, the layout and the predicted cost.
@@ -1397,6 +1526,49 @@ public:
   }
 
   std::string kernelName() const { return cName(F.K.Name); }
+  /// The runtime params the kernel takes as arguments (`param R`; the ones
+  /// computed from them are recomputed from these).
+  std::vector<const ir::Param *> sizeArgs() const {
+    std::vector<const ir::Param *> Out;
+    for (const ir::Param *P : F.RuntimeUsed)
+      if (!P->Init)
+        Out.push_back(P);
+    return Out;
+  }
+  /// Names of sizeArgs(), each with Prefix: "R, C".
+  std::string sizeNames(const std::string &Prefix = "") const {
+    std::vector<std::string> Out;
+    for (const ir::Param *P : sizeArgs())
+      Out.push_back(Prefix + cName(P->Name));
+    return fmt::format("{}", fmt::join(Out, ", "));
+  }
+  /// `const Type Mid = M - 10;` for each runtime param the kernel computes.
+  std::vector<std::string> derivedSizes(const ExprEmitter &E, const std::string &Type) const {
+    std::vector<std::string> Out;
+    for (const ir::Param *P : F.RuntimeUsed)
+      if (P->Init)
+        Out.push_back(fmt::format("const {} {} = {}; // param (runtime)", Type, cName(P->Name), E.index(*P->Init)));
+    return Out;
+  }
+  /// "grid (6, 8, 1)", or the grid's expressions when it depends on a runtime param.
+  std::string gridText() const {
+    const auto &G = F.K.Geo;
+    if (!F.RuntimeGrid)
+      return fmt::format("({}, {}, {})", G.GridDim[0], G.GridDim[1], G.GridDim[2]);
+    std::vector<std::string> Parts;
+    for (std::size_t D = 0; D < 3; ++D)
+      Parts.push_back(D < G.Grid.size() ? ir::print(G.Grid[D]) : "1");
+    return fmt::format("({})", fmt::join(Parts, ", "));
+  }
+  /// `bw_grid_x = ..., ...` computing a runtime grid in host code.
+  std::string gridDecl() const {
+    const auto &G = F.K.Geo;
+    std::vector<std::string> Parts;
+    const char *Axes[] = {"x", "y", "z"};
+    for (std::size_t D = 0; D < 3; ++D)
+      Parts.push_back(fmt::format("bw_grid_{} = {}", Axes[D], D < G.Grid.size() ? Host.index(G.Grid[D]) : "1"));
+    return fmt::format("const long long {};", fmt::join(Parts, ", "));
+  }
   std::string launchName() const { return "launch_" + F.K.Name; }
 
   /// `const float *in, std::size_t in_count, ...` of the launch API.
@@ -1406,14 +1578,15 @@ public:
       if (A.isApiParam())
         Ps.push_back(fmt::format("{}{} *{}, std::size_t {}_count", A.Written ? "" : "const ",
                                  devType(A.Decl->Elem), A.Name, A.Name));
+    for (const ir::Param *P : sizeArgs())
+      Ps.push_back("long long " + cName(P->Name));
     Ps.push_back(WithDefaults ? "cudaStream_t stream = 0" : "cudaStream_t stream");
     return fmt::format("{}", fmt::join(Ps, ", "));
   }
 
   std::string apiDoc() const {
-    std::string S = fmt::format("/// Kernel '{}' ({}:{}): grid ({}, {}, {}) x block ({}, {}, {}).\n",
-                                F.K.Name, Opts.SourceName, F.K.Loc.Line, F.K.Geo.GridDim[0],
-                                F.K.Geo.GridDim[1], F.K.Geo.GridDim[2], F.K.Geo.BlockDim[0],
+    std::string S = fmt::format("/// Kernel '{}' ({}:{}): grid {} x block ({}, {}, {}).\n",
+                                F.K.Name, Opts.SourceName, F.K.Loc.Line, gridText(), F.K.Geo.BlockDim[0],
                                 F.K.Geo.BlockDim[1], F.K.Geo.BlockDim[2]);
     for (const ArrayPlan &A : F.Arrays) {
       if (!A.isDeviceParam())
@@ -1423,7 +1596,8 @@ public:
                          : A.Written           ? "written"
                                                : "read";
       S += fmt::format("///   {}: {} {}, {} elements ({}), {}.\n", A.Decl->Name,
-                       ir::spelling(A.Decl->Space), ir::printArrayType(*A.Decl), A.footprint(),
+                       ir::spelling(A.Decl->Space), ir::printArrayType(*A.Decl),
+                       F.runtimeShape(*A.Decl) ? F.countText(*A.Decl, Mode::Host) : fmt::format("{}", A.footprint()),
                        A.Lay.Kind == LayoutKind::Raw ? "row-major" : A.LayoutName, Role);
     }
     if (F.Hmm) {
@@ -1434,7 +1608,18 @@ public:
                        kernelName(), hmmSrc(), hmmDst(),
                        Sh.StripCols, Sh.Rows, Sh.Cols);
     }
-    S += "/// Returns cudaErrorInvalidValue when a count differs from the one above.\n";
+    if (F.RuntimeUsed.empty()) {
+      S += "/// Returns cudaErrorInvalidValue when a count differs from the one above.\n";
+      return S;
+    }
+    for (const ir::Param *P : sizeArgs())
+      S += fmt::format("///   {}: a runtime size{}.\n", P->Name, P->Where ? ", where " + ir::print(*P->Where) : "");
+    for (const ir::Param *P : F.RuntimeUsed)
+      if (P->Init)
+        S += fmt::format("///   {} = {} (computed){}.\n", P->Name, ir::print(*P->Init),
+                         P->Where ? ", where " + ir::print(*P->Where) : "");
+    S += "/// Returns cudaErrorInvalidValue, launching nothing, when a size breaks its `where`, a dimension\n"
+         "/// is not positive, a count differs from the one above, or the grid exceeds CUDA's limits.\n";
     return S;
   }
 
@@ -1444,6 +1629,9 @@ public:
 
   std::string device();
   std::string launch() const;
+  /// The launch function's checks of runtime sizes: derived params, `where`
+  /// constraints, positive dimensions, and the grid (bw_grid) within CUDA's limits.
+  std::string runtimeChecks() const;
   std::string reference();
   std::string harnessRun() const;
   /// Seed 001's three pass kernels and their launch sequence.
@@ -1685,9 +1873,19 @@ void KernelEmitter::deviceBlock(const ir::Block &B, int Indent) {
 std::string KernelEmitter::device() {
   Out.clear();
   const auto &G = F.K.Geo;
-  line(0, fmt::format("// Kernel '{}' ({}:{}:{}): grid ({}, {}, {}), block ({}, {}, {}), {} threads.",
-                      F.K.Name, Opts.SourceName, F.K.Loc.Line, F.K.Loc.Col, G.GridDim[0], G.GridDim[1],
-                      G.GridDim[2], G.BlockDim[0], G.BlockDim[1], G.BlockDim[2], Rep.Threads));
+  if (F.RuntimeUsed.empty())
+    line(0, fmt::format("// Kernel '{}' ({}:{}:{}): grid ({}, {}, {}), block ({}, {}, {}), {} threads.",
+                        F.K.Name, Opts.SourceName, F.K.Loc.Line, F.K.Loc.Col, G.GridDim[0], G.GridDim[1],
+                        G.GridDim[2], G.BlockDim[0], G.BlockDim[1], G.BlockDim[2], Rep.Threads));
+  else {
+    line(0, fmt::format("// Kernel '{}' ({}:{}:{}): grid {}, block ({}, {}, {}); runtime sizes {} (arguments).",
+                        F.K.Name, Opts.SourceName, F.K.Loc.Line, F.K.Loc.Col, gridText(), G.BlockDim[0],
+                        G.BlockDim[1], G.BlockDim[2], sizeNames()));
+    line(0, fmt::format("// Predicted at {} (representative sizes; `compile --size` sets them): grid ({}, {}, {}), "
+                        "{} threads; the model, the layout choices and the site comments below are for these "
+                        "sizes only.",
+                        sizesText(F.Prog, Opts), G.GridDim[0], G.GridDim[1], G.GridDim[2], Rep.Threads));
+  }
   line(0, fmt::format("// Model: {} on {}{}; lower bound {} = {:.6g}; {}.",
                       Rep.TimeSimulated ? fmt::format("{} time units", Rep.Time)
                                         : std::string("time not simulated (too many warp accesses)"),
@@ -1704,12 +1902,16 @@ std::string KernelEmitter::device() {
       Ps.push_back(fmt::format("{}{} *{}", A.Written ? "" : "const ", devType(A.Decl->Elem), A.pointerName()));
   for (const PermUse &U : F.PermUses)
     Ps.push_back(fmt::format("const {} *{}", Mod.Tables[static_cast<std::size_t>(U.Table)].DeviceType, U.CName));
+  if (!F.RuntimeUsed.empty())
+    Ps.push_back(sizeNames(F.indexType() + " "));
   line(0, fmt::format("__global__ void __launch_bounds__({}) {}({}) {{", F.CudaThreads, kernelName(),
                       fmt::join(Ps, ", ")));
   line(1, fmt::format("using Index = {};", F.indexType()));
   for (const ir::Param &P : F.Prog.Params)
-    if (F.ParamsUsed.count(P.Name))
+    if (F.ParamsUsed.count(P.Name) && !Mod.Runtime.count(P.Name))
       line(1, fmt::format("constexpr Index {} = {}; // param", cName(P.Name), literal(P.Value, F.LongIndex)));
+  for (const std::string &D : derivedSizes(Dev, "Index"))
+    line(1, D);
   // Thread built-ins.
   const bool Flat3 = G.BlockDim[1] * G.BlockDim[2] > 1;
   const std::string FlatT = Flat3 ? fmt::format("(static_cast<Index>(threadIdx.z) * {} + static_cast<Index>(threadIdx.y)) * {} + static_cast<Index>(threadIdx.x)",
@@ -1744,7 +1946,10 @@ std::string KernelEmitter::device() {
   if (Has(ir::Builtin::Warp))
     Defs.push_back(fmt::format("const Index warp = {} / {};", Flat, F.WarpWidth));
   if (Has(ir::Builtin::Tid)) {
-    if (F.Blocks == 1)
+    if (F.RuntimeGrid)
+      Defs.push_back(fmt::format("const Index tid = ((static_cast<Index>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x) * {} + bw_t;",
+                                 F.Threads));
+    else if (F.Blocks == 1)
       Defs.push_back(fmt::format("const Index tid = {};", Flat));
     else if (G.GridDim[1] * G.GridDim[2] == 1)
       Defs.push_back(fmt::format("const Index tid = static_cast<Index>(blockIdx.x) * {} + bw_t;", F.Threads));
@@ -1818,10 +2023,14 @@ std::string KernelEmitter::device() {
 
 std::string KernelEmitter::launch() const {
   std::string S = fmt::format("cudaError_t {}({}) {{\n", launchName(), apiParams(false));
+  if (!F.RuntimeUsed.empty())
+    S += runtimeChecks();
   std::vector<std::string> Checks;
   for (const ArrayPlan &A : F.Arrays)
     if (A.isApiParam())
-      Checks.push_back(fmt::format("{}_count != {}", A.Name, A.footprint()));
+      Checks.push_back(F.runtimeShape(*A.Decl)
+                           ? fmt::format("{}_count != static_cast<std::size_t>({})", A.Name, F.countText(*A.Decl, Mode::Host))
+                           : fmt::format("{}_count != {}", A.Name, A.footprint()));
   if (!Checks.empty())
     S += fmt::format("  if ({})\n    return cudaErrorInvalidValue;\n", fmt::join(Checks, " || "));
   const bool NeedTables = !F.PermUses.empty() ||
@@ -1840,11 +2049,45 @@ std::string KernelEmitter::launch() const {
   }
   for (const PermUse &U : F.PermUses)
     Args.push_back(fmt::format("bw_dev_table_{}", U.Table));
+  if (!F.RuntimeUsed.empty())
+    Args.push_back(sizeNames());
   const auto &G = F.K.Geo;
-  S += fmt::format("  {}<<<dim3({}, {}, {}), dim3({}, {}, {}), {}, stream>>>({});\n", kernelName(), G.GridDim[0],
-                   G.GridDim[1], G.GridDim[2], F.Virtual ? F.CudaThreads : G.BlockDim[0], G.BlockDim[1], G.BlockDim[2],
+  const std::string Grid = F.RuntimeGrid ? "bw_grid" : fmt::format("dim3({}, {}, {})", G.GridDim[0], G.GridDim[1], G.GridDim[2]);
+  S += fmt::format("  {}<<<{}, dim3({}, {}, {}), {}, stream>>>({});\n", kernelName(), Grid,
+                   F.Virtual ? F.CudaThreads : G.BlockDim[0], G.BlockDim[1], G.BlockDim[2],
                    F.UseDynamic ? F.DynamicSmem : 0, fmt::join(Args, ", "));
   S += "  return cudaGetLastError();\n}\n";
+  return S;
+}
+
+std::string KernelEmitter::runtimeChecks() const {
+  std::string S;
+  for (const std::string &D : derivedSizes(Host, "long long"))
+    S += "  " + D + "\n";
+  std::vector<std::string> Bad;
+  for (const ir::Param *P : F.RuntimeUsed)
+    if (P->Where)
+      Bad.push_back(fmt::format("!({})", Host.index(*P->Where)));
+  for (const ArrayPlan &A : F.Arrays)
+    if (A.isApiParam() && F.runtimeShape(*A.Decl))
+      for (std::size_t D = 0; D < A.Decl->Dims.size(); ++D)
+        if (Mod.runtime(A.Decl->Dims[D]))
+          Bad.push_back(fmt::format("{} < 1", Host.index(A.Decl->Dims[D], 10)));
+  // Each distinct condition once, in order.
+  std::vector<std::string> Unique;
+  for (const std::string &B : Bad)
+    if (std::find(Unique.begin(), Unique.end(), B) == Unique.end())
+      Unique.push_back(B);
+  if (!Unique.empty())
+    S += fmt::format("  if ({})\n    return cudaErrorInvalidValue;\n", fmt::join(Unique, " || "));
+  if (F.RuntimeGrid) {
+    S += "  " + gridDecl() + "\n";
+    S += fmt::format("  if (bw_grid_x < 1 || bw_grid_x > {0} || bw_grid_y < 1 || bw_grid_y > {1} || bw_grid_z < 1 || "
+                     "bw_grid_z > {1})\n    return cudaErrorInvalidValue;\n",
+                     MaxGridX, MaxGridYZ);
+    S += "  const dim3 bw_grid(static_cast<unsigned>(bw_grid_x), static_cast<unsigned>(bw_grid_y), "
+         "static_cast<unsigned>(bw_grid_z));\n";
+  }
   return S;
 }
 
@@ -2135,12 +2378,23 @@ std::string KernelEmitter::reference() {
   line(0, "// arrays, one block after another; inside a block each statement runs for every");
   line(0, "// thread before the next one starts (statement-level lockstep), which is exact");
   line(0, "// for race-free programs. Per-thread locals are arrays indexed by the thread t.");
-  line(0, fmt::format("static void reference_{}({}) {{", F.K.Name, referenceParams(F, Mod)));
+  std::string Params = referenceParams(F, Mod);
+  if (!F.RuntimeUsed.empty())
+    Params += (Params.empty() ? "" : ", ") + sizeNames("long long ");
+  line(0, fmt::format("static void reference_{}({}) {{", F.K.Name, Params));
   line(1, "using Index = long long;");
   line(1, fmt::format("constexpr Index NT = {};", F.Threads));
-  line(1, fmt::format("for (Index bz = 0; bz < {}; ++bz)", G.GridDim[2]));
-  line(1, fmt::format("for (Index by = 0; by < {}; ++by)", G.GridDim[1]));
-  line(1, fmt::format("for (Index bx = 0; bx < {}; ++bx) {{", G.GridDim[0]));
+  for (const std::string &D : derivedSizes(Host, "Index"))
+    line(1, D);
+  if (F.RuntimeGrid)
+    line(1, gridDecl());
+  const auto Bound = [&](int Axis) {
+    const char *Axes[] = {"x", "y", "z"};
+    return F.RuntimeGrid ? fmt::format("bw_grid_{}", Axes[Axis]) : fmt::format("{}", G.GridDim[static_cast<std::size_t>(Axis)]);
+  };
+  line(1, fmt::format("for (Index bz = 0; bz < {}; ++bz)", Bound(2)));
+  line(1, fmt::format("for (Index by = 0; by < {}; ++by)", Bound(1)));
+  line(1, fmt::format("for (Index bx = 0; bx < {}; ++bx) {{", Bound(0)));
   line(2, "(void)bx, (void)by, (void)bz;");
   hostBlock(F.K.Body, 2, "");
   line(1, "}");
@@ -2160,7 +2414,11 @@ std::string KernelEmitter::harnessRun() const {
   const std::size_t KernelIndex = static_cast<std::size_t>(&F.K - &F.Prog.Kernels.front());
   L(0, fmt::format("// Runs '{}' on fresh random inputs (outputs poisoned with 0xFF bytes first), checks", F.K.Name));
   L(0, "// every element it writes against reference_" + F.K.Name + ", and times it with CUDA events.");
-  L(0, fmt::format("static bool run_{}(unsigned long long Seed, int Runs, bool Time, std::string &Json) {{", F.K.Name));
+  const bool Runtime = !F.RuntimeUsed.empty();
+  L(0, fmt::format("static bool run_{}(unsigned long long Seed, int Runs, bool Time, std::string &Json{}) {{", F.K.Name,
+                   Runtime ? ", " + sizeNames("long long ") : ""));
+  for (const std::string &D : derivedSizes(Host, "long long"))
+    L(1, D);
   L(1, fmt::format("bankwise::HarnessRng Rng{{Seed + {}ULL}};", KernelIndex));
   L(1, "std::size_t Checked = 0, Mismatches = 0;");
   L(1, "double Bytes = 0;");
@@ -2170,7 +2428,10 @@ std::string KernelEmitter::harnessRun() const {
     if (!A.isDeviceParam())
       continue;
     const std::string T = devType(A.Decl->Elem), H = hostType(A.Decl->Elem);
-    const std::int64_t N = A.Decl->numElements(), Foot = A.footprint(), C = A.Decl->Shape.back();
+    const std::int64_t C = A.Decl->Shape.back();
+    const bool RuntimeShape = F.runtimeShape(*A.Decl); // raw, so the footprint is the count
+    const std::string N = F.countText(*A.Decl, Mode::Host);
+    const std::string Foot = RuntimeShape ? N : fmt::format("{}", A.footprint());
     if (A.Table >= 0) {
       L(1, fmt::format("// '{}' holds {}: the module's table {}.", A.Decl->Name,
                        Mod.Tables[static_cast<std::size_t>(A.Table)].Describe, A.Table));
@@ -2185,6 +2446,13 @@ std::string KernelEmitter::harnessRun() const {
     const bool Input = A.Read;
     const char *Role = A.Read && A.Written ? "read and written: random" : A.Written ? "written only: poisoned" : "read: random";
     L(1, fmt::format("// '{}': {} {}, {}.", A.Decl->Name, ir::spelling(A.Decl->Space), ir::printArrayType(*A.Decl), Role));
+    if (RuntimeShape) {
+      L(1, fmt::format("if ({} < 1) {{", N));
+      L(2, fmt::format("std::fprintf(stderr, \"harness: these sizes give '{}' %lld elements\\n\", static_cast<long long>({}));",
+                       A.Decl->Name, N));
+      L(2, "return false;");
+      L(1, "}");
+    }
     L(1, fmt::format("std::vector<{}> {}_img({}); // the device bytes", T, A.Name, Foot));
     L(1, fmt::format("std::memset(static_cast<void *>({}_img.data()), 0xFF, {}_img.size() * sizeof({}));", A.Name, A.Name, T));
     std::string Phys = "I";
@@ -2203,9 +2471,12 @@ std::string KernelEmitter::harnessRun() const {
     L(1, fmt::format("BANKWISE_CHECK(cudaMalloc(&{}, {}_img.size() * sizeof({})));", A.Name, A.Name, T));
     L(1, fmt::format("BANKWISE_CHECK(cudaMemcpy({}, {}_img.data(), {}_img.size() * sizeof({}), cudaMemcpyHostToDevice));",
                      A.Name, A.Name, A.Name, T));
-    L(1, fmt::format("Bytes += {}.0 * sizeof({});", (A.Read ? N : 0) + (A.Written ? N : 0), T));
+    if (RuntimeShape)
+      L(1, fmt::format("Bytes += {}.0 * static_cast<double>({}) * sizeof({});", (A.Read ? 1 : 0) + (A.Written ? 1 : 0), N, T));
+    else
+      L(1, fmt::format("Bytes += {}.0 * sizeof({});", (A.Read ? A.Decl->numElements() : 0) + (A.Written ? A.Decl->numElements() : 0), T));
     RefArgs.push_back(A.Name + "_ref");
-    LaunchArgs.push_back(fmt::format("{}, {}", A.Name, Foot));
+    LaunchArgs.push_back(fmt::format("{}, {}", A.Name, RuntimeShape ? A.Name + "_img.size()" : Foot));
   }
   for (const PermUse &U : F.PermUses) {
     const TablePlan &T = Mod.Tables[static_cast<std::size_t>(U.Table)];
@@ -2213,6 +2484,10 @@ std::string KernelEmitter::harnessRun() const {
     L(1, fmt::format("if (!bw_read_table_{}({}))", U.Table, U.CName));
     L(2, "return false;");
     RefArgs.push_back(U.CName);
+  }
+  if (Runtime) {
+    LaunchArgs.push_back(sizeNames());
+    RefArgs.push_back(sizeNames());
   }
   LaunchArgs.push_back("0");
   L(1, fmt::format("BANKWISE_CHECK({}({}));", launchName(), fmt::join(LaunchArgs, ", ")));
@@ -2222,7 +2497,8 @@ std::string KernelEmitter::harnessRun() const {
     if (!A.isApiParam() || !A.Written)
       continue;
     const std::string T = devType(A.Decl->Elem);
-    const std::int64_t N = A.Decl->numElements(), C = A.Decl->Shape.back();
+    const std::string N = F.countText(*A.Decl, Mode::Host);
+    const std::int64_t C = A.Decl->Shape.back();
     const std::string Phys = A.Lay.Kind == LayoutKind::Raw ? "I" : fmt::format("{}_layout.offset(I / {}, I % {})", A.Name, C, C);
     L(1, fmt::format("BANKWISE_CHECK(cudaMemcpy({}_img.data(), {}, {}_img.size() * sizeof({}), cudaMemcpyDeviceToHost));",
                      A.Name, A.Name, A.Name, T));
@@ -2245,7 +2521,7 @@ std::string KernelEmitter::harnessRun() const {
   L(2, "BANKWISE_CHECK(cudaEventCreate(&Stop));");
   L(2, "for (int W = 0; W < 3; ++W) // warm-up");
   L(3, fmt::format("BANKWISE_CHECK({}({}));", launchName(), fmt::join(LaunchArgs, ", ")));
-  L(2, "for (int R = 0; R < Runs; ++R) {");
+  L(2, Runtime ? "for (int bw_run = 0; bw_run < Runs; ++bw_run) {" : "for (int R = 0; R < Runs; ++R) {");
   L(3, "BANKWISE_CHECK(cudaEventRecord(Start, 0));");
   L(3, fmt::format("BANKWISE_CHECK({}({}));", launchName(), fmt::join(LaunchArgs, ", ")));
   L(3, "BANKWISE_CHECK(cudaEventRecord(Stop, 0));");
@@ -2310,10 +2586,11 @@ void planShared(KernelFacts &F, const ir::TargetInfo &T, std::vector<Diagnostic>
     Largest->Demoted = true;
   }
   for (const ArrayPlan &A : F.Arrays)
-    if (A.Staged && A.Written && F.Blocks > 1)
+    if (A.Staged && A.Written && (F.Blocks > 1 || F.RuntimeGrid))
       throw UserError(A.Decl->Loc, fmt::format("shared array '{}' is written by kernel '{}' of {} blocks: "
                                                "codegen cannot give every block its own copy back",
-                                               A.Decl->Name, F.K.Name, F.Blocks));
+                                               A.Decl->Name, F.K.Name,
+                                               F.RuntimeGrid ? "a runtime number of" : std::to_string(F.Blocks)));
   const std::int64_t All = Total();
   F.UseDynamic = All > T.DefaultSharedPerBlock;
   if (F.UseDynamic) {
@@ -2440,12 +2717,66 @@ std::string cppIdentifier(const std::string &S) {
   return R;
 }
 
+/// The harness main's runtime sizes: declarations (the representative sizes
+/// by default), their `NAME=VALUE` arguments, the `where` checks, and their
+/// part of the JSON line. All empty for a program of constant sizes.
+struct HarnessSizes {
+  std::string Helper, Decls, Parse, Usage, Checks, JsonFormat, JsonArgs;
+};
+
+HarnessSizes harnessSizes(const ir::Program &Prog, const CodegenOptions &Opts, const ModuleState &Mod,
+                          const KernelFacts &Any) {
+  HarnessSizes H;
+  if (Opts.RuntimeParams.empty())
+    return H;
+  const ExprEmitter Host(Any, Mode::Host);
+  std::vector<std::string> Json, Args;
+  H.Helper = "// A runtime size argument of the harness: true when A is `Name=VALUE`, VALUE a positive integer, which\n"
+             "// goes to V; exits with 2 when A is `Name=` followed by anything else.\n"
+             "static bool bw_size_argument(const std::string &A, const char *Name, long long &V) {\n"
+             "  const std::string Prefix = std::string(Name) + \"=\";\n"
+             "  if (A.compare(0, Prefix.size(), Prefix) != 0)\n    return false;\n"
+             "  const char *Text = A.c_str() + Prefix.size();\n  char *End = nullptr;\n"
+             "  const long long Value = std::strtoll(Text, &End, 10);\n"
+             "  if (End == Text || *End != '\\0' || Value < 1) {\n"
+             "    std::fprintf(stderr, \"harness: bad size '%s': expected %s=VALUE, VALUE a positive integer\\n\", A.c_str(), Name);\n"
+             "    std::exit(2);\n  }\n  V = Value;\n  return true;\n}\n\n";
+  H.Decls += "  // Runtime sizes: NAME=VALUE arguments, by default the sizes the predictions were made at.\n";
+  for (const ir::Param &P : Prog.Params) {
+    if (!Mod.Runtime.count(P.Name))
+      continue;
+    const std::string Name = cName(P.Name);
+    if (P.Init) {
+      H.Checks += fmt::format("  const long long {} = {}; // param (runtime)\n", Name, Host.index(*P.Init));
+    } else {
+      H.Decls += fmt::format("  long long {} = {}LL;\n", Name, P.Value);
+      H.Parse += fmt::format("    else if (bw_size_argument(A, \"{}\", {}))\n      ;\n", P.Name, Name);
+      H.Usage += fmt::format(" [{}=VALUE]", P.Name);
+      Json.push_back(fmt::format("\\\"{}\\\":%lld", P.Name));
+      Args.push_back(Name);
+    }
+    if (P.Where)
+      H.Checks += fmt::format("  if (!({})) {{\n    std::fprintf(stderr, \"harness: the sizes break param {}'s constraint "
+                              "`where {}`\\n\");\n    return 2;\n  }}\n",
+                              Host.index(*P.Where), P.Name, ir::print(*P.Where));
+  }
+  H.JsonFormat = fmt::format("\\\"sizes\\\":{{{}}},", fmt::join(Json, ","));
+  H.JsonArgs = fmt::format("{}", fmt::join(Args, ", "));
+  return H;
+}
+
 CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts) {
   const std::optional<ir::TargetInfo> Target = ir::targetInfo(Opts.Arch);
   if (!Target)
     throw UserError(fmt::format("unknown architecture '{}' (known: {})", Opts.Arch,
                                 fmt::join(ir::knownTargets(), ", ")));
   const std::string Ns = cppIdentifier(Opts.Namespace);
+  for (const std::string &Name : Opts.RuntimeParams)
+    if (hostLocalNames().count(Name))
+      throw UserError(Prog.findParam(Name) ? static_cast<SourceLoc>(Prog.findParam(Name)->Loc) : SourceLoc{},
+                      fmt::format("codegen: runtime param '{}' would clash with a local of the generated host "
+                                  "code; rename it (reserved: {})",
+                                  Name, fmt::join(hostLocalNames(), ", ")));
   ModuleState Mod(Prog, Opts);
   std::vector<std::unique_ptr<KernelFacts>> Facts;
   std::vector<KernelReport> Reports;
@@ -2467,6 +2798,10 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
     Reports.push_back(analyzeKernel(Prog, K));
     if (!isHmmScheduled(K))
       continue;
+    if (!Facts.back()->RuntimeUsed.empty())
+      throw UserError(K.Loc, fmt::format("kernel '{}': schedule colored on a global copy needs constant sizes; "
+                                         "bind the runtime params with -D",
+                                         K.Name));
     for (const ColoredScheduleReport &C : Planned)
       if (C.Kernel == K.Name && C.Hmm) {
         Facts.back()->Hmm = C.Hmm.get();
@@ -2496,9 +2831,18 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
                                          "0.1.0", Opts.SourceName, Opts.Arch);
   std::string Api;
   Api += fmt::format("namespace {} {{\n\n", Ns);
-  for (const ir::Param &P : Prog.Params)
+  for (const ir::Param &P : Prog.Params) {
+    if (Mod.Runtime.count(P.Name)) {
+      if (P.Init)
+        Api += fmt::format("// param {} = {}: runtime, computed by each launch function that uses it.\n", P.Name,
+                           ir::print(*P.Init));
+      else
+        Api += fmt::format("// param {}: a runtime size, an argument of the launch functions that use it.\n", P.Name);
+      continue;
+    }
     Api += fmt::format("inline constexpr long long {} = {}; // param{}\n", cName(P.Name), literal(P.Value, true),
                        P.Overridden ? " (set with -D)" : "");
+  }
   if (!Prog.Params.empty())
     Api += "\n";
   for (const KernelEmitter &E : Emitters)
@@ -2554,23 +2898,30 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   Src += fmt::format("}} // namespace {}\n", Ns);
   if (Opts.Harness) {
     std::vector<std::string> Calls;
-    Src += fmt::format("\n// Harness: `./a.out [--seed S] [--runs R] [--check-only]` prints one JSON line and exits\n"
+    const HarnessSizes Sizes = harnessSizes(Prog, Opts, Mod, *Facts.front());
+    Src += Sizes.Helper.empty() ? "" : "\n" + Sizes.Helper.substr(0, Sizes.Helper.size() - 1);
+    Src += fmt::format("\n// Harness: `./a.out [--seed S] [--runs R] [--check-only]{}` prints one JSON line and exits\n"
                        "// with 0 when every kernel matches its CPU reference, 1 when one does not.\n"
                        "int main(int argc, char **argv) {{\n  unsigned long long Seed = {}ULL;\n  int Runs = 21;\n"
                        "  bool Time = true;\n",
-                       Opts.Seed);
+                       Sizes.Usage, Opts.Seed);
+    Src += Sizes.Decls;
     Src += "  for (int I = 1; I < argc; ++I) {\n    const std::string A = argv[I];\n"
            "    if (A == \"--seed\" && I + 1 < argc)\n      Seed = std::strtoull(argv[++I], nullptr, 10);\n"
            "    else if (A == \"--runs\" && I + 1 < argc)\n      Runs = std::max(20, std::atoi(argv[++I]));\n"
-           "    else if (A == \"--check-only\")\n      Time = false;\n    else {\n"
-           "      std::fprintf(stderr, \"usage: %s [--seed S] [--runs R (>= 20)] [--check-only]\\n\", argv[0]);\n"
-           "      return 2;\n    }\n  }\n";
+           "    else if (A == \"--check-only\")\n      Time = false;\n" +
+           Sizes.Parse + "    else {\n" +
+           fmt::format("      std::fprintf(stderr, \"usage: %s [--seed S] [--runs R (>= 20)] [--check-only]{}\\n\", argv[0]);\n",
+                       Sizes.Usage) +
+           "      return 2;\n    }\n  }\n" + Sizes.Checks;
     Src += "  int Device = 0;\n  BANKWISE_CHECK(cudaGetDevice(&Device));\n  cudaDeviceProp Prop;\n"
            "  BANKWISE_CHECK(cudaGetDeviceProperties(&Prop, Device));\n  std::string Json;\n  bool Ok = true;\n";
     for (std::size_t I = 0; I < Prog.Kernels.size(); ++I) {
       if (I > 0)
         Src += "  Json += \",\";\n";
-      Src += fmt::format("  Ok = {}::run_{}(Seed, Runs, Time, Json) && Ok;\n", Ns, Prog.Kernels[I].Name);
+      const std::string Args = Emitters[I].sizeNames();
+      Src += fmt::format("  Ok = {}::run_{}(Seed, Runs, Time, Json{}) && Ok;\n", Ns, Prog.Kernels[I].Name,
+                         Args.empty() ? "" : ", " + Args);
     }
     if (HasTables)
       Src += fmt::format("  BANKWISE_CHECK({}::free_tables());\n", Ns);
@@ -2578,10 +2929,16 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
     std::string Escaped;
     for (char C : Program)
       Escaped += (C == '"' || C == '\\') ? std::string("\\") + C : std::string(1, C);
-    Src += fmt::format("  std::printf(\"{{\\\"program\\\":%s,\\\"device\\\":\\\"%s\\\",\\\"seed\\\":%llu,\\\"correct\\\":%s,"
-                       "\\\"kernels\\\":[%s]}}\\n\",\n              \"{}\", Prop.name, Seed, Ok ? \"true\" : \"false\", "
-                       "Json.c_str());\n",
-                       Escaped);
+    if (Sizes.JsonFormat.empty())
+      Src += fmt::format("  std::printf(\"{{\\\"program\\\":%s,\\\"device\\\":\\\"%s\\\",\\\"seed\\\":%llu,\\\"correct\\\":%s,"
+                         "\\\"kernels\\\":[%s]}}\\n\",\n              \"{}\", Prop.name, Seed, Ok ? \"true\" : \"false\", "
+                         "Json.c_str());\n",
+                         Escaped);
+    else
+      Src += fmt::format("  std::printf(\"{{\\\"program\\\":%s,\\\"device\\\":\\\"%s\\\",\\\"seed\\\":%llu,{}\\\"correct\\\":%s,"
+                         "\\\"kernels\\\":[%s]}}\\n\",\n              \"{}\", Prop.name, Seed, {}, Ok ? \"true\" : \"false\", "
+                         "Json.c_str());\n",
+                         Sizes.JsonFormat, Escaped, Sizes.JsonArgs);
     Src += "  return Ok ? 0 : 1;\n}\n";
   }
 
@@ -2590,6 +2947,12 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   J["program"] = Opts.SourceName;
   J["arch"] = Opts.Arch;
   J["namespace"] = Ns;
+  if (!Opts.RuntimeParams.empty()) {
+    J["runtime_params"] = Opts.RuntimeParams;
+    J["predicted_at"] = nlohmann::json::object();
+    for (const auto &[Name, Value] : Opts.RepresentativeSizes)
+      J["predicted_at"][Name] = Value;
+  }
   J["kernels"] = nlohmann::json::array();
   for (std::size_t I = 0; I < Facts.size(); ++I) {
     const KernelFacts &F = *Facts[I];
@@ -2719,6 +3082,63 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   R.ReportJson = J.dump(1) + "\n";
   R.Warnings = Mod.Warnings;
   return R;
+}
+
+ir::Bindings representativeSizes(const ir::Program &Prog, const ir::Bindings &Given) {
+  for (const auto &[Name, Value] : Given) {
+    const ir::Param *P = Prog.findParam(Name);
+    if (!P || !P->Runtime || P->Init)
+      throw UserError(fmt::format("--size {}={}: '{}' is not a runtime size of the program (a `param {}` "
+                                  "without a value, not bound with -D)",
+                                  Name, Value, Name, Name));
+  }
+  ir::Program Current = Prog;
+  ir::Bindings Out;
+  for (const ir::Param &P : Prog.Params) {
+    if (!P.Runtime || P.Init)
+      continue;
+    if (auto It = Given.find(P.Name); It != Given.end()) {
+      Current = ir::bindParams(Current, {{P.Name, It->second}});
+      Out[P.Name] = It->second;
+      continue;
+    }
+    constexpr std::int64_t First = 64, Last = std::int64_t(1) << 20;
+    bool Found = false;
+    ir::ConstEnv Env = ir::paramValues(Current);
+    for (std::int64_t V = First; V <= Last && !Found; ++V) {
+      if (P.Where) {
+        Env[P.Name] = V;
+        DiagnosticEngine Quiet;
+        const std::optional<std::int64_t> Holds = ir::evalConstant(*P.Where, Env, Quiet);
+        if (!Holds || *Holds == 0)
+          continue;
+      }
+      try {
+        Current = ir::bindParams(Current, {{P.Name, V}});
+      } catch (const UserError &) {
+        continue; // a dimension or grid this value makes invalid
+      }
+      Out[P.Name] = V;
+      Found = true;
+    }
+    if (!Found)
+      throw UserError(P.Loc, fmt::format("no value of runtime param '{}' from {} to 2^20 meets its constraint; "
+                                         "give one with --size {}=VALUE",
+                                         P.Name, First, P.Name));
+  }
+  return Out;
+}
+
+void bindRepresentativeSizes(ir::Program &Prog, const ir::Bindings &Given, CodegenOptions &Opts) {
+  Opts.RuntimeParams = Prog.runtimeParams();
+  if (Opts.RuntimeParams.empty()) {
+    if (!Given.empty())
+      throw UserError(fmt::format("--size {}: the program has no runtime params (every size is a constant)",
+                                  Given.begin()->first));
+    return;
+  }
+  Opts.RepresentativeSizes = representativeSizes(Prog, Given);
+  Prog = ir::bindParams(Prog, Opts.RepresentativeSizes);
 }
 
 } // namespace bankwise::codegen

@@ -9,6 +9,7 @@
 
 #include "analysis/ColoredSchedule.h"
 #include "analysis/LayoutChoice.h"
+#include "ir/Bind.h"
 #include "ir/Program.h"
 #include "support/Diagnostic.h"
 
@@ -43,6 +44,17 @@ struct CodegenOptions {
   /// colored` (a global copy) is emitted as seed 001's three passes with the
   /// report's HmmLowering. When a kernel has none here, codegen plans it.
   std::vector<ColoredScheduleReport> ColoredSchedules;
+  /// Params that stay runtime in the emitted code: `param R` and the params
+  /// computed from one (Program::runtimeParams() of the unbound program).
+  /// The Prog given to compileToCuda has them bound to RepresentativeSizes,
+  /// which every decision (index ranges aside), prediction and comment uses;
+  /// the kernels take them as arguments and the launch functions as
+  /// parameters, computing grids and checking `where` constraints and counts
+  /// at launch. Empty: every size is a constant (the output of before).
+  std::vector<std::string> RuntimeParams;
+  /// The values the runtime params were bound to, named in comments
+  /// ("predicted at R = 64, C = 64") and the harness's default sizes.
+  ir::Bindings RepresentativeSizes;
 };
 
 struct CompileResult {
@@ -62,6 +74,23 @@ struct CompileResult {
 /// than 1,024 threads, shared arrays beyond the architecture) and for run-time
 /// errors the analysis finds.
 CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts);
+
+/// The sizes at which codegen makes its decisions and predictions for Prog's
+/// runtime params (`param R`; the ones computed from them follow): Given's
+/// value where it names one, else the smallest value from 64 up that meets
+/// the param's `where` (in declaration order, each with the earlier ones
+/// bound): {R: 64, C: 64} for `param R` and `param C`, {N: 256} for `param N
+/// where N % 256 == 0`. Throws UserError when Given names no runtime param or
+/// breaks a constraint, or when no value up to 2^20 meets a `where`.
+ir::Bindings representativeSizes(const ir::Program &Prog, const ir::Bindings &Given);
+
+/// Prepares a program with runtime params for compileToCuda: records them in
+/// Opts.RuntimeParams and binds Prog, in place, to representativeSizes(Prog,
+/// Given) (Opts.RepresentativeSizes), so that schedules, layout choice and
+/// predictions, which run before and inside codegen, see concrete sizes. A
+/// program of constant sizes stays as it is; Given must then be empty
+/// (UserError otherwise).
+void bindRepresentativeSizes(ir::Program &Prog, const ir::Bindings &Given, CodegenOptions &Opts);
 
 /// A C++ identifier from S: "transpose-tiled.cu" -> "transpose_tiled_cu";
 /// keywords and names starting with a digit get a suffix or prefix.

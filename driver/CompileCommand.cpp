@@ -12,6 +12,7 @@
 #include "codegen/Codegen.h"
 #include "driver/Commands.h"
 #include "driver/ProgramInput.h"
+#include "ir/Bind.h"
 #include "dsl/Parser.h"
 #include "support/Diagnostic.h"
 
@@ -34,6 +35,7 @@ struct CompileOptions {
   std::string Arch = "sm_90";
   std::string Namespace;
   std::vector<std::string> Defines;
+  std::vector<std::string> Sizes;
   std::uint64_t Seed = 1;
   std::uint64_t InlineLimit = 64 * 1024;
   bool Harness = false;
@@ -63,15 +65,20 @@ void writeText(const std::string &Path, const std::string &Text) {
 }
 
 int runCompile(const CompileOptions &O) {
+  const auto Given = parseNameValues<ir::Bindings>(O.Sizes, "--size");
   std::optional<ir::Program> Read = readProgram(O.File, O.Defines);
   if (!Read)
     return 2;
+  codegen::CodegenOptions CO;
+  // Runtime params stay arguments of the emitted code; every decision below
+  // (schedules, layouts, predictions) is made on the program bound to
+  // representative sizes.
+  codegen::bindRepresentativeSizes(*Read, Given, CO);
   ir::Program &Prog = *Read;
 
   std::vector<ColoredScheduleReport> Colored = applyColoredSchedules(Prog);
   LayoutChoiceOptions LO;
   LO.Seed = O.Seed;
-  codegen::CodegenOptions CO;
   CO.ColoredSchedules = std::move(Colored);
   CO.LayoutDecisions = chooseLayouts(Prog, LO);
   CO.SourceName = O.File;
@@ -116,7 +123,10 @@ void registerCompileCommand(CLI::App &App, Action &Run) {
   Cmd->add_flag("--harness", O->Harness,
                 "add a main that checks every kernel against a CPU reference and times it");
   Cmd->add_option("--arch", O->Arch, "CUDA architecture (bounds shared memory per block)")->capture_default_str();
-  Cmd->add_option("-D", O->Defines, "override a param: -D N=4096 (repeatable)");
+  Cmd->add_option("-D", O->Defines, "override a param: -D N=4096 (repeatable); binds a runtime param for good");
+  Cmd->add_option("--size", O->Sizes,
+                  "representative size of a runtime param, for layout choice and predictions only: --size R=4097 "
+                  "(repeatable; default: the smallest value >= 64 that meets its where)");
   Cmd->add_option("--seed", O->Seed, "seed of the harness's random inputs and of layout auto's RAP")
       ->capture_default_str();
   Cmd->add_option("--namespace", O->Namespace, "C++ namespace of the module (default: the output's stem)");

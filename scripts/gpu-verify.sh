@@ -10,8 +10,12 @@
 # and compares measured shared wavefronts per instruction and global sectors
 # per request with the model's prediction, per site. Writes gpu-verify.md,
 # gpu-verify.json and ncu-source/ (trimmed inputs of the report, enough to
-# rerun it) to $OUT when set, else bench/results/. Exit code 0 when every
-# kernel is correct and every exact site matches.
+# rerun it) to $OUT when set, else bench/results/. Samples with runtime
+# sizes (`param R`) are compiled once; the harness and ncu run at the
+# representative sizes the predictions were made at, and the same binary
+# then runs at each size of runtime_sizes below, one row per size and kernel
+# in gpu-verify-sizes.md and .jsonl. Exit code 0 when every kernel is correct
+# at every size and every exact site matches.
 #
 #   scripts/gpu-verify.sh [SAMPLE...]      # default: every samples/*.bw
 set -uo pipefail
@@ -55,6 +59,15 @@ small_defines() {
   esac
 }
 
+# Sizes at which the one binary of a runtime-sized sample runs, each
+# "NAME=VALUE,..." (the harness's arguments).
+runtime_sizes() {
+  case "$1" in
+    transpose_any_shape) echo "R=4097,C=1000 R=1000,C=4097 R=33,C=65 R=8192,C=8192" ;;
+    permute3d) echo "B=8,M=1000,N=1000 B=1,M=33,N=65 B=64,M=512,N=512" ;;
+  esac
+}
+
 if [ $# -gt 0 ]; then samples=("$@"); else
   samples=()
   for f in "$root"/samples/*.bw; do samples+=("$(basename "$f" .bw)"); done
@@ -93,6 +106,37 @@ for s in "${samples[@]}"; do
     log "$s: $(tail -c 300 "$work/$s.run.json" | tr -d '\n' | cut -c1-200)"
   fi
 done
+
+# 3b. Runtime-sized samples: the same binary at every size of runtime_sizes,
+# one JSON line per size (each with its "sizes"), then one row per size and
+# kernel.
+sizes_status=0
+sizes_jsonl=$out/gpu-verify-sizes.jsonl
+: >"$sizes_jsonl"
+for s in "${samples[@]}"; do
+  [ -x "$work/$s" ] || continue
+  for size in $(runtime_sizes "$s"); do
+    # shellcheck disable=SC2086
+    line=$(cd "$work" && timeout 600 "./$s" ${size//,/ } 2>>"$work/$s.sizes.log")
+    rc=$?
+    [ $rc -eq 0 ] || sizes_status=1
+    if [ -n "$line" ]; then echo "$line" >>"$sizes_jsonl"; fi
+    log "$s at $size: exit $rc"
+  done
+done
+if [ -s "$sizes_jsonl" ]; then
+  python3 - "$sizes_jsonl" "$out/gpu-verify-sizes.md" <<'PY' || log "could not write gpu-verify-sizes.md"
+import json, sys
+rows = ["| program | sizes | kernel | correct | median ms | GB/s |", "|---|---|---|---|---:|---:|"]
+for text in open(sys.argv[1]):
+    run = json.loads(text)
+    sizes = ", ".join(f"{k} = {v}" for k, v in run.get("sizes", {}).items())
+    for k in run["kernels"]:
+        rows.append(f"| {run['program']} | {sizes} | {k['kernel']} | {'yes' if k['correct'] else 'NO'} "
+                    f"| {k['median_ms']:.6f} | {k['gbps']:.1f} |")
+open(sys.argv[2], "w").write("# Runtime sizes, one binary per program\n\n" + "\n".join(rows) + "\n")
+PY
+fi
 
 # 4. Nsight Compute on the small launch (the counters are read on small
 # launches, as HARDWARE.md advises): the source counters of every SASS
@@ -141,5 +185,6 @@ if "$report" --dir "$work/report" --trim-fixture "$out/ncu-source.new" "${sample
 else
   log "could not write $out/ncu-source"
 fi
-log "wrote $out/gpu-verify.md, $out/gpu-verify.json and $out/ncu-source/ (exit $status)"
+[ $sizes_status -eq 0 ] || { log "a runtime-sized run failed (see gpu-verify-sizes.jsonl)"; [ $status -ne 0 ] || status=1; }
+log "wrote $out/gpu-verify.md, $out/gpu-verify.json, gpu-verify-sizes.md and $out/ncu-source/ (exit $status)"
 exit $status

@@ -396,3 +396,29 @@ TEST_CASE("mutated samples end in exit 0 or 2 through analyze and compile") {
     }
   }
 }
+
+TEST_CASE("compile of runtime params: --size picks the sizes of the predictions, a bad one is exit 2") {
+  const std::string Cu = tmp("runtime_transpose.cu");
+  const std::string Sample = std::string(BANKWISE_SOURCE_DIR) + "/samples/transpose_any_shape.bw";
+  Result R = bankwise("compile " + Sample + " --size R=100 --size C=33 -o " + Cu);
+  REQUIRE(R.Code == 0);
+  std::ifstream In(Cu);
+  const std::string Text((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+  CHECK(contains(Text, "// Predicted at R = 100, C = 33 (representative sizes"));
+  CHECK(contains(Text, "long long R, long long C, cudaStream_t stream"));
+  for (const char *Bad : {"--size R", "--size R=x", "--size =4", "--size R=4x"}) {
+    CAPTURE(Bad);
+    R = bankwise("compile " + Sample + " " + Bad + " -o " + Cu);
+    CHECK(R.Code == 2);
+    CHECK(contains(R.Out, "error: --size"));
+  }
+  R = bankwise("compile " + Sample + " --size Q=4 -o " + Cu);
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "'Q' is not a runtime size of the program"));
+  R = bankwise("compile " + std::string(BANKWISE_SOURCE_DIR) + "/samples/transpose_tiled.bw --size N=64 -o " + Cu);
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "the program has no runtime params"));
+  // -D binds a runtime param for good: a size is then no longer runtime.
+  R = bankwise("compile " + Sample + " -D R=250 --size R=64 -o " + Cu);
+  CHECK(R.Code == 2);
+}

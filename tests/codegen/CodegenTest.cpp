@@ -64,6 +64,7 @@ codegen::CompileResult compileSample(const std::string &RelPath, bool Harness = 
     FAIL(OS.str());
   }
   codegen::CodegenOptions O;
+  codegen::bindRepresentativeSizes(Prog, {}, O);
   O.ColoredSchedules = applyColoredSchedules(Prog);
   O.LayoutDecisions = chooseLayouts(Prog, {});
   const std::string Stem = fs::path(RelPath).stem().string();
@@ -428,4 +429,71 @@ TEST_CASE("schedule colored on global copies: a site comment above every access,
       CHECK((S.contains("sm90_wavefronts") || S.contains("sm90_sectors")));
     }
   }
+}
+
+TEST_CASE("runtime params: representative sizes, the smallest from 64 that meet each where") {
+  InSourceDir Here;
+  DiagnosticEngine Diags;
+  const ir::Program T = dsl::parseFile("samples/transpose_any_shape.bw", Diags, {});
+  REQUIRE_FALSE(Diags.hasErrors());
+  CHECK(codegen::representativeSizes(T, {}) == ir::Bindings{{"R", 64}, {"C", 64}});
+  CHECK(codegen::representativeSizes(T, {{"C", 1000}}) == ir::Bindings{{"R", 64}, {"C", 1000}});
+  CHECK_THROWS_AS(codegen::representativeSizes(T, {{"Q", 3}}), UserError);
+  const ir::Program S = dsl::parseFile("tests/codegen/inputs/runtime_sizes.bw", Diags, {});
+  REQUIRE_FALSE(Diags.hasErrors());
+  CHECK(codegen::representativeSizes(S, {}) == ir::Bindings{{"N", 64}, {"M", 64}});
+  CHECK_THROWS_AS(codegen::representativeSizes(S, {{"N", 66}}), UserError); // breaks N % 4 == 0
+  CHECK_THROWS_AS(codegen::representativeSizes(S, {{"Mid", 5}}), UserError); // computed, not a size
+  auto Parse = [&](const std::string &Text) {
+    const fs::path P = fs::path(BANKWISE_TEST_TMPDIR) / "representative.bw";
+    std::ofstream(P) << Text;
+    DiagnosticEngine D;
+    ir::Program Prog = dsl::parseFile(P.string(), D, {});
+    REQUIRE_FALSE(D.hasErrors());
+    return Prog;
+  };
+  const std::string Kernel = "kernel k(a: global f32[N]) grid ((N + 31) / 32) block (32) { if tid < N { a[tid] = 0 } }\n";
+  CHECK(codegen::representativeSizes(Parse("param N where N % 256 == 0 && N >= 256\n" + Kernel), {}) ==
+        ir::Bindings{{"N", 256}});
+  CHECK_THROWS_AS(codegen::representativeSizes(Parse("param N where N < 10\n" + Kernel), {}), UserError);
+}
+
+TEST_CASE("runtime params: one kernel for every size, sizes as arguments, predictions named with their sizes") {
+  InSourceDir Here;
+  const codegen::CompileResult R = compileSample("samples/transpose_any_shape.bw");
+  // The kernel takes the sizes; nothing bakes 64 in.
+  CHECK(R.Source.find("transpose_f32(const float *in, float *out, long long R, long long C) {") != std::string::npos);
+  CHECK(R.Source.find("constexpr Index R") == std::string::npos);
+  CHECK(R.Source.find("in[r * C + c]") != std::string::npos);
+  CHECK(R.Source.find("out[r * R + c]") != std::string::npos);
+  CHECK(R.Header.find("cudaError_t launch_transpose_f32(const float *in, std::size_t in_count, float *out, "
+                      "std::size_t out_count, long long R, long long C, cudaStream_t stream = 0);") != std::string::npos);
+  CHECK(R.Header.find("inline constexpr long long R") == std::string::npos);
+  // The launch computes the grid and checks the sizes before launching.
+  CHECK(R.Source.find("const long long bw_grid_x = bankwise::floorDiv(C + 31, 32), bw_grid_y = bankwise::floorDiv(R + 31, 32), bw_grid_z = 1;") != std::string::npos);
+  CHECK(R.Source.find("if (in_count != static_cast<std::size_t>(R * C) || out_count != static_cast<std::size_t>(C * R))") != std::string::npos);
+  CHECK(R.Source.find("transpose_f32<<<bw_grid, dim3(32, 8, 1), 0, stream>>>(in, out, R, C);") != std::string::npos);
+  // Predictions say at which sizes they hold.
+  CHECK(R.Source.find("// Predicted at R = 64, C = 64 (representative sizes") != std::string::npos);
+  const nlohmann::json J = nlohmann::json::parse(R.ReportJson);
+  CHECK(J["predicted_at"] == nlohmann::json{{"C", 64}, {"R", 64}});
+  // The harness takes the sizes from argv and reports them.
+  CHECK(R.Source.find("else if (bw_size_argument(A, \"R\", R))") != std::string::npos);
+  CHECK(R.Source.find("\\\"sizes\\\":{\\\"R\\\":%lld,\\\"C\\\":%lld}") != std::string::npos);
+  // -D binds a runtime param for good: the constant code of before.
+  const codegen::CompileResult D = compileSample("samples/transpose_any_shape.bw", true, {{"R", 250}, {"C", 170}});
+  CHECK(D.Source.find("constexpr Index R = 250; // param") != std::string::npos);
+  CHECK(D.Source.find("transpose_f32<<<dim3(6, 8, 1), dim3(32, 8, 1), 0, stream>>>(in, out);") != std::string::npos);
+  CHECK(D.Source.find("Predicted at") == std::string::npos);
+}
+
+TEST_CASE("runtime params: the launch checks each where, derived params are computed where they are used") {
+  InSourceDir Here;
+  const codegen::CompileResult R = compileSample("tests/codegen/inputs/runtime_sizes.bw");
+  CHECK(R.Source.find("if (!((N % 4) == 0) || N < 1)\n    return cudaErrorInvalidValue;") != std::string::npos);
+  CHECK(R.Source.find("  const long long Mid = M - 2; // param (runtime)\n"
+                      "  if (!((N % 4) == 0) || !(Mid >= 1) || M < 1 || N < 1 || Mid < 1)") != std::string::npos);
+  CHECK(R.Source.find("  const Index Mid = M - 2; // param (runtime)") != std::string::npos); // in the kernel
+  // A runtime grid: tid from gridDim.
+  CHECK(R.Source.find("gridDim.x") != std::string::npos);
 }

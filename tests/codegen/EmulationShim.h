@@ -25,10 +25,12 @@
 #define __device__
 namespace bw_emu {
 inline thread_local uint3 ThreadIdx, BlockIdx;
+inline thread_local dim3 GridDim;
 inline std::barrier<> *Barrier = nullptr;
 }
 #define threadIdx (::bw_emu::ThreadIdx)
 #define blockIdx (::bw_emu::BlockIdx)
+#define gridDim (::bw_emu::GridDim)
 inline void __syncthreads() { bw_emu::Barrier->arrive_and_wait(); }
 namespace bankwise { template <class T> void keep(const T &) {} }
 template <class K, class... A> void bw_emulate(K Kernel, dim3 G, dim3 B, A... Args) {
@@ -43,6 +45,7 @@ template <class K, class... A> void bw_emulate(K Kernel, dim3 G, dim3 B, A... Ar
           Ts.emplace_back([&, T] {
             bw_emu::ThreadIdx = {T % B.x, T / B.x % B.y, T / (B.x * B.y)};
             bw_emu::BlockIdx = {X, Y, Z};
+            bw_emu::GridDim = G;
             Kernel(Args...);
           });
         for (auto &Th : Ts)

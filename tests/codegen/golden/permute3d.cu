@@ -416,27 +416,26 @@ inline double median(std::vector<double> V) {
 
 namespace permute3d {
 
-// Kernel 'permute_021' (samples/permute3d.bw:13:8): grid (3, 4, 3), block (32, 8, 1), 9216 threads.
-// Model: 4043 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 1712; analyzed by class, no warp visited.
-// Index arithmetic in int (every index value of the kernel fits in 32 bits).
-__global__ void __launch_bounds__(256) permute_021(const float *in, float *out) {
-  using Index = int;
-  constexpr Index M = 100; // param
-  constexpr Index N = 70; // param
+// Kernel 'permute_021' (samples/permute3d.bw:16:8): grid ((N + 31) / 32, (M + 31) / 32, B), block (32, 8, 1); runtime sizes B, M, N (arguments).
+// Predicted at B = 64, M = 64, N = 64 (representative sizes; `compile --size` sets them): grid (2, 2, 64), 65536 threads; the model, the layout choices and the site comments below are for these sizes only.
+// Model: 17184 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 16783; analyzed by class, no warp visited.
+// Index arithmetic in long long (some index value may exceed 32 bits).
+__global__ void __launch_bounds__(256) permute_021(const float *in, float *out, long long B, long long M, long long N) {
+  using Index = long long;
   const Index tx = static_cast<Index>(threadIdx.x);
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
   const Index bz = static_cast<Index>(blockIdx.z);
-  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 1740, raw 21900
+  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 16384, raw 270336
   constexpr bankwise::PadLayout<32, 1> tile_layout{};
   for (Index k = 0; k < 4; ++k) {
     Index m = by * 32 + ty + 8 * k;
     Index n = bx * 32 + tx;
     if ((m < M) && (n < N)) {
-      // 19:25 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
-      // 19:48 read of 'in' [raw] (global): sm_90 sectors 1..5 (mean 3.67), lines 1..2 (mean 1.67); UMM groups 1..2 (mean 1.67)
-      tile[tile_layout.offset(ty + 8 * k, tx)] = in[(bz * 100 + m) * 70 + n];
+      // 22:25 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
+      // 22:48 read of 'in' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
+      tile[tile_layout.offset(ty + 8 * k, tx)] = in[(bz * M + m) * N + n];
     }
   }
   __syncthreads();
@@ -444,34 +443,33 @@ __global__ void __launch_bounds__(256) permute_021(const float *in, float *out) 
     Index n = bx * 32 + ty + 8 * k;
     Index m = by * 32 + tx;
     if ((n < N) && (m < M)) {
-      // 25:25 write of 'out' [raw] (global): sm_90 sectors 1..5 (mean 3.62), lines 1..2 (mean 1.65); UMM groups 1..2 (mean 1.65)
-      // 25:41 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
-      out[(bz * 70 + n) * 100 + m] = tile[tile_layout.offset(tx, ty + 8 * k)];
+      // 28:25 write of 'out' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
+      // 28:41 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
+      out[(bz * N + n) * M + m] = tile[tile_layout.offset(tx, ty + 8 * k)];
     }
   }
 }
 
-// Kernel 'permute_210' (samples/permute3d.bw:31:8): grid (3, 1, 100), block (32, 8, 1), 76800 threads.
-// Model: 9738 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 1712; analyzed by class, no warp visited.
-// Index arithmetic in int (every index value of the kernel fits in 32 bits).
-__global__ void __launch_bounds__(256) permute_210(const float *in, float *out) {
-  using Index = int;
-  constexpr Index B = 3; // param
-  constexpr Index N = 70; // param
+// Kernel 'permute_210' (samples/permute3d.bw:34:8): grid ((N + 31) / 32, (B + 31) / 32, M), block (32, 8, 1); runtime sizes B, M, N (arguments).
+// Predicted at B = 64, M = 64, N = 64 (representative sizes; `compile --size` sets them): grid (2, 2, 64), 65536 threads; the model, the layout choices and the site comments below are for these sizes only.
+// Model: 17184 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 16783; analyzed by class, no warp visited.
+// Index arithmetic in long long (some index value may exceed 32 bits).
+__global__ void __launch_bounds__(256) permute_210(const float *in, float *out, long long B, long long M, long long N) {
+  using Index = long long;
   const Index tx = static_cast<Index>(threadIdx.x);
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
   const Index bz = static_cast<Index>(blockIdx.z);
-  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 7900, raw 21900
+  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 16384, raw 270336
   constexpr bankwise::PadLayout<32, 1> tile_layout{};
   for (Index k = 0; k < 4; ++k) {
     Index i = by * 32 + ty + 8 * k;
     Index c = bx * 32 + tx;
     if ((i < B) && (c < N)) {
-      // 37:25 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
-      // 37:48 read of 'in' [raw] (global): sm_90 sectors 1..5 (mean 3.67), lines 1..2 (mean 1.67); UMM groups 1..2 (mean 1.67)
-      tile[tile_layout.offset(ty + 8 * k, tx)] = in[(i * 100 + bz) * 70 + c];
+      // 40:25 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
+      // 40:48 read of 'in' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
+      tile[tile_layout.offset(ty + 8 * k, tx)] = in[(i * M + bz) * N + c];
     }
   }
   __syncthreads();
@@ -479,24 +477,36 @@ __global__ void __launch_bounds__(256) permute_210(const float *in, float *out) 
     Index c = bx * 32 + ty + 8 * k;
     Index i = by * 32 + tx;
     if ((c < N) && (i < B)) {
-      // 43:25 write of 'out' [raw] (global): sm_90 sectors 1..2 (mean 1.25), lines 1..2 (mean 1.06); UMM groups 1..2 (mean 1.06)
-      // 43:41 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
-      out[(c * 100 + bz) * 3 + i] = tile[tile_layout.offset(tx, ty + 8 * k)];
+      // 46:25 write of 'out' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
+      // 46:41 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
+      out[(c * M + bz) * B + i] = tile[tile_layout.offset(tx, ty + 8 * k)];
     }
   }
 }
 
-cudaError_t launch_permute_021(const float *in, std::size_t in_count, float *out, std::size_t out_count, cudaStream_t stream) {
-  if (in_count != 21000 || out_count != 21000)
+cudaError_t launch_permute_021(const float *in, std::size_t in_count, float *out, std::size_t out_count, long long B, long long M, long long N, cudaStream_t stream) {
+  if (B < 1 || M < 1 || N < 1)
     return cudaErrorInvalidValue;
-  permute_021<<<dim3(3, 4, 3), dim3(32, 8, 1), 0, stream>>>(in, out);
+  const long long bw_grid_x = bankwise::floorDiv(N + 31, 32), bw_grid_y = bankwise::floorDiv(M + 31, 32), bw_grid_z = B;
+  if (bw_grid_x < 1 || bw_grid_x > 2147483647 || bw_grid_y < 1 || bw_grid_y > 65535 || bw_grid_z < 1 || bw_grid_z > 65535)
+    return cudaErrorInvalidValue;
+  const dim3 bw_grid(static_cast<unsigned>(bw_grid_x), static_cast<unsigned>(bw_grid_y), static_cast<unsigned>(bw_grid_z));
+  if (in_count != static_cast<std::size_t>(B * M * N) || out_count != static_cast<std::size_t>(B * N * M))
+    return cudaErrorInvalidValue;
+  permute_021<<<bw_grid, dim3(32, 8, 1), 0, stream>>>(in, out, B, M, N);
   return cudaGetLastError();
 }
 
-cudaError_t launch_permute_210(const float *in, std::size_t in_count, float *out, std::size_t out_count, cudaStream_t stream) {
-  if (in_count != 21000 || out_count != 21000)
+cudaError_t launch_permute_210(const float *in, std::size_t in_count, float *out, std::size_t out_count, long long B, long long M, long long N, cudaStream_t stream) {
+  if (B < 1 || M < 1 || N < 1)
     return cudaErrorInvalidValue;
-  permute_210<<<dim3(3, 1, 100), dim3(32, 8, 1), 0, stream>>>(in, out);
+  const long long bw_grid_x = bankwise::floorDiv(N + 31, 32), bw_grid_y = bankwise::floorDiv(B + 31, 32), bw_grid_z = M;
+  if (bw_grid_x < 1 || bw_grid_x > 2147483647 || bw_grid_y < 1 || bw_grid_y > 65535 || bw_grid_z < 1 || bw_grid_z > 65535)
+    return cudaErrorInvalidValue;
+  const dim3 bw_grid(static_cast<unsigned>(bw_grid_x), static_cast<unsigned>(bw_grid_y), static_cast<unsigned>(bw_grid_z));
+  if (in_count != static_cast<std::size_t>(B * M * N) || out_count != static_cast<std::size_t>(N * M * B))
+    return cudaErrorInvalidValue;
+  permute_210<<<bw_grid, dim3(32, 8, 1), 0, stream>>>(in, out, B, M, N);
   return cudaGetLastError();
 }
 
@@ -504,12 +514,13 @@ cudaError_t launch_permute_210(const float *in, std::size_t in_count, float *out
 // arrays, one block after another; inside a block each statement runs for every
 // thread before the next one starts (statement-level lockstep), which is exact
 // for race-free programs. Per-thread locals are arrays indexed by the thread t.
-static void reference_permute_021(const std::vector<float> &in, std::vector<float> &out) {
+static void reference_permute_021(const std::vector<float> &in, std::vector<float> &out, long long B, long long M, long long N) {
   using Index = long long;
   constexpr Index NT = 256;
-  for (Index bz = 0; bz < 3; ++bz)
-  for (Index by = 0; by < 4; ++by)
-  for (Index bx = 0; bx < 3; ++bx) {
+  const long long bw_grid_x = bankwise::floorDiv(N + 31, 32), bw_grid_y = bankwise::floorDiv(M + 31, 32), bw_grid_z = B;
+  for (Index bz = 0; bz < bw_grid_z; ++bz)
+  for (Index by = 0; by < bw_grid_y; ++by)
+  for (Index bx = 0; bx < bw_grid_x; ++bx) {
     (void)bx, (void)by, (void)bz;
     std::vector<float> tile(1024); // shared, per block
     for (Index k = 0, k_end = 4; k < k_end; k += 1) {
@@ -529,7 +540,7 @@ static void reference_permute_021(const std::vector<float> &in, std::vector<floa
         for (Index t = 0; t < NT; ++t) {
           if (!bw_then1[t])
             continue;
-          tile[(t / 32 % 8 + 8 * k) * 32 + t % 32] = in[(bz * 100 + m[t]) * 70 + n[t]];
+          tile[(t / 32 % 8 + 8 * k) * 32 + t % 32] = in[(bz * M + m[t]) * N + n[t]];
         }
       }
     }
@@ -551,7 +562,7 @@ static void reference_permute_021(const std::vector<float> &in, std::vector<floa
         for (Index t = 0; t < NT; ++t) {
           if (!bw_then2[t])
             continue;
-          out[(bz * 70 + n[t]) * 100 + m[t]] = tile[t % 32 * 32 + (t / 32 % 8 + 8 * k)];
+          out[(bz * N + n[t]) * M + m[t]] = tile[t % 32 * 32 + (t / 32 % 8 + 8 * k)];
         }
       }
     }
@@ -562,12 +573,13 @@ static void reference_permute_021(const std::vector<float> &in, std::vector<floa
 // arrays, one block after another; inside a block each statement runs for every
 // thread before the next one starts (statement-level lockstep), which is exact
 // for race-free programs. Per-thread locals are arrays indexed by the thread t.
-static void reference_permute_210(const std::vector<float> &in, std::vector<float> &out) {
+static void reference_permute_210(const std::vector<float> &in, std::vector<float> &out, long long B, long long M, long long N) {
   using Index = long long;
   constexpr Index NT = 256;
-  for (Index bz = 0; bz < 100; ++bz)
-  for (Index by = 0; by < 1; ++by)
-  for (Index bx = 0; bx < 3; ++bx) {
+  const long long bw_grid_x = bankwise::floorDiv(N + 31, 32), bw_grid_y = bankwise::floorDiv(B + 31, 32), bw_grid_z = M;
+  for (Index bz = 0; bz < bw_grid_z; ++bz)
+  for (Index by = 0; by < bw_grid_y; ++by)
+  for (Index bx = 0; bx < bw_grid_x; ++bx) {
     (void)bx, (void)by, (void)bz;
     std::vector<float> tile(1024); // shared, per block
     for (Index k = 0, k_end = 4; k < k_end; k += 1) {
@@ -587,7 +599,7 @@ static void reference_permute_210(const std::vector<float> &in, std::vector<floa
         for (Index t = 0; t < NT; ++t) {
           if (!bw_then1[t])
             continue;
-          tile[(t / 32 % 8 + 8 * k) * 32 + t % 32] = in[(i[t] * 100 + bz) * 70 + c[t]];
+          tile[(t / 32 % 8 + 8 * k) * 32 + t % 32] = in[(i[t] * M + bz) * N + c[t]];
         }
       }
     }
@@ -609,7 +621,7 @@ static void reference_permute_210(const std::vector<float> &in, std::vector<floa
         for (Index t = 0; t < NT; ++t) {
           if (!bw_then2[t])
             continue;
-          out[(c[t] * 100 + bz) * 3 + i[t]] = tile[t % 32 * 32 + (t / 32 % 8 + 8 * k)];
+          out[(c[t] * M + bz) * B + i[t]] = tile[t % 32 * 32 + (t / 32 % 8 + 8 * k)];
         }
       }
     }
@@ -618,37 +630,45 @@ static void reference_permute_210(const std::vector<float> &in, std::vector<floa
 
 // Runs 'permute_021' on fresh random inputs (outputs poisoned with 0xFF bytes first), checks
 // every element it writes against reference_permute_021, and times it with CUDA events.
-static bool run_permute_021(unsigned long long Seed, int Runs, bool Time, std::string &Json) {
+static bool run_permute_021(unsigned long long Seed, int Runs, bool Time, std::string &Json, long long B, long long M, long long N) {
   bankwise::HarnessRng Rng{Seed + 0ULL};
   std::size_t Checked = 0, Mismatches = 0;
   double Bytes = 0;
   // 'in': global f32[B][M][N], read: random.
-  std::vector<float> in_img(21000); // the device bytes
+  if (B * M * N < 1) {
+    std::fprintf(stderr, "harness: these sizes give 'in' %lld elements\n", static_cast<long long>(B * M * N));
+    return false;
+  }
+  std::vector<float> in_img(B * M * N); // the device bytes
   std::memset(static_cast<void *>(in_img.data()), 0xFF, in_img.size() * sizeof(float));
-  for (long long I = 0; I < 21000; ++I)
+  for (long long I = 0; I < B * M * N; ++I)
     in_img[I] = bankwise::randomElement<float>(Rng);
-  std::vector<float> in_ref(21000);
-  for (long long I = 0; I < 21000; ++I)
+  std::vector<float> in_ref(B * M * N);
+  for (long long I = 0; I < B * M * N; ++I)
     in_ref[I] = bankwise::toHost(in_img[I]);
   float *in = nullptr;
   BANKWISE_CHECK(cudaMalloc(&in, in_img.size() * sizeof(float)));
   BANKWISE_CHECK(cudaMemcpy(in, in_img.data(), in_img.size() * sizeof(float), cudaMemcpyHostToDevice));
-  Bytes += 21000.0 * sizeof(float);
+  Bytes += 1.0 * static_cast<double>(B * M * N) * sizeof(float);
   // 'out': global f32[B][N][M], written only: poisoned.
-  std::vector<float> out_img(21000); // the device bytes
+  if (B * N * M < 1) {
+    std::fprintf(stderr, "harness: these sizes give 'out' %lld elements\n", static_cast<long long>(B * N * M));
+    return false;
+  }
+  std::vector<float> out_img(B * N * M); // the device bytes
   std::memset(static_cast<void *>(out_img.data()), 0xFF, out_img.size() * sizeof(float));
-  std::vector<float> out_ref(21000);
-  for (long long I = 0; I < 21000; ++I)
+  std::vector<float> out_ref(B * N * M);
+  for (long long I = 0; I < B * N * M; ++I)
     out_ref[I] = bankwise::toHost(out_img[I]);
   float *out = nullptr;
   BANKWISE_CHECK(cudaMalloc(&out, out_img.size() * sizeof(float)));
   BANKWISE_CHECK(cudaMemcpy(out, out_img.data(), out_img.size() * sizeof(float), cudaMemcpyHostToDevice));
-  Bytes += 21000.0 * sizeof(float);
-  BANKWISE_CHECK(launch_permute_021(in, 21000, out, 21000, 0));
+  Bytes += 1.0 * static_cast<double>(B * N * M) * sizeof(float);
+  BANKWISE_CHECK(launch_permute_021(in, in_img.size(), out, out_img.size(), B, M, N, 0));
   BANKWISE_CHECK(cudaDeviceSynchronize());
-  reference_permute_021(in_ref, out_ref);
+  reference_permute_021(in_ref, out_ref, B, M, N);
   BANKWISE_CHECK(cudaMemcpy(out_img.data(), out, out_img.size() * sizeof(float), cudaMemcpyDeviceToHost));
-  for (long long I = 0; I < 21000; ++I) {
+  for (long long I = 0; I < B * N * M; ++I) {
     const auto Got = bankwise::toHost(out_img[I]);
     ++Checked;
     if (!bankwise::sameValue(Got, out_ref[I], 0)) {
@@ -663,10 +683,10 @@ static bool run_permute_021(unsigned long long Seed, int Runs, bool Time, std::s
     BANKWISE_CHECK(cudaEventCreate(&Start));
     BANKWISE_CHECK(cudaEventCreate(&Stop));
     for (int W = 0; W < 3; ++W) // warm-up
-      BANKWISE_CHECK(launch_permute_021(in, 21000, out, 21000, 0));
-    for (int R = 0; R < Runs; ++R) {
+      BANKWISE_CHECK(launch_permute_021(in, in_img.size(), out, out_img.size(), B, M, N, 0));
+    for (int bw_run = 0; bw_run < Runs; ++bw_run) {
       BANKWISE_CHECK(cudaEventRecord(Start, 0));
-      BANKWISE_CHECK(launch_permute_021(in, 21000, out, 21000, 0));
+      BANKWISE_CHECK(launch_permute_021(in, in_img.size(), out, out_img.size(), B, M, N, 0));
       BANKWISE_CHECK(cudaEventRecord(Stop, 0));
       BANKWISE_CHECK(cudaEventSynchronize(Stop));
       float Elapsed = 0;
@@ -690,37 +710,45 @@ static bool run_permute_021(unsigned long long Seed, int Runs, bool Time, std::s
 
 // Runs 'permute_210' on fresh random inputs (outputs poisoned with 0xFF bytes first), checks
 // every element it writes against reference_permute_210, and times it with CUDA events.
-static bool run_permute_210(unsigned long long Seed, int Runs, bool Time, std::string &Json) {
+static bool run_permute_210(unsigned long long Seed, int Runs, bool Time, std::string &Json, long long B, long long M, long long N) {
   bankwise::HarnessRng Rng{Seed + 1ULL};
   std::size_t Checked = 0, Mismatches = 0;
   double Bytes = 0;
   // 'in': global f32[B][M][N], read: random.
-  std::vector<float> in_img(21000); // the device bytes
+  if (B * M * N < 1) {
+    std::fprintf(stderr, "harness: these sizes give 'in' %lld elements\n", static_cast<long long>(B * M * N));
+    return false;
+  }
+  std::vector<float> in_img(B * M * N); // the device bytes
   std::memset(static_cast<void *>(in_img.data()), 0xFF, in_img.size() * sizeof(float));
-  for (long long I = 0; I < 21000; ++I)
+  for (long long I = 0; I < B * M * N; ++I)
     in_img[I] = bankwise::randomElement<float>(Rng);
-  std::vector<float> in_ref(21000);
-  for (long long I = 0; I < 21000; ++I)
+  std::vector<float> in_ref(B * M * N);
+  for (long long I = 0; I < B * M * N; ++I)
     in_ref[I] = bankwise::toHost(in_img[I]);
   float *in = nullptr;
   BANKWISE_CHECK(cudaMalloc(&in, in_img.size() * sizeof(float)));
   BANKWISE_CHECK(cudaMemcpy(in, in_img.data(), in_img.size() * sizeof(float), cudaMemcpyHostToDevice));
-  Bytes += 21000.0 * sizeof(float);
+  Bytes += 1.0 * static_cast<double>(B * M * N) * sizeof(float);
   // 'out': global f32[N][M][B], written only: poisoned.
-  std::vector<float> out_img(21000); // the device bytes
+  if (N * M * B < 1) {
+    std::fprintf(stderr, "harness: these sizes give 'out' %lld elements\n", static_cast<long long>(N * M * B));
+    return false;
+  }
+  std::vector<float> out_img(N * M * B); // the device bytes
   std::memset(static_cast<void *>(out_img.data()), 0xFF, out_img.size() * sizeof(float));
-  std::vector<float> out_ref(21000);
-  for (long long I = 0; I < 21000; ++I)
+  std::vector<float> out_ref(N * M * B);
+  for (long long I = 0; I < N * M * B; ++I)
     out_ref[I] = bankwise::toHost(out_img[I]);
   float *out = nullptr;
   BANKWISE_CHECK(cudaMalloc(&out, out_img.size() * sizeof(float)));
   BANKWISE_CHECK(cudaMemcpy(out, out_img.data(), out_img.size() * sizeof(float), cudaMemcpyHostToDevice));
-  Bytes += 21000.0 * sizeof(float);
-  BANKWISE_CHECK(launch_permute_210(in, 21000, out, 21000, 0));
+  Bytes += 1.0 * static_cast<double>(N * M * B) * sizeof(float);
+  BANKWISE_CHECK(launch_permute_210(in, in_img.size(), out, out_img.size(), B, M, N, 0));
   BANKWISE_CHECK(cudaDeviceSynchronize());
-  reference_permute_210(in_ref, out_ref);
+  reference_permute_210(in_ref, out_ref, B, M, N);
   BANKWISE_CHECK(cudaMemcpy(out_img.data(), out, out_img.size() * sizeof(float), cudaMemcpyDeviceToHost));
-  for (long long I = 0; I < 21000; ++I) {
+  for (long long I = 0; I < N * M * B; ++I) {
     const auto Got = bankwise::toHost(out_img[I]);
     ++Checked;
     if (!bankwise::sameValue(Got, out_ref[I], 0)) {
@@ -735,10 +763,10 @@ static bool run_permute_210(unsigned long long Seed, int Runs, bool Time, std::s
     BANKWISE_CHECK(cudaEventCreate(&Start));
     BANKWISE_CHECK(cudaEventCreate(&Stop));
     for (int W = 0; W < 3; ++W) // warm-up
-      BANKWISE_CHECK(launch_permute_210(in, 21000, out, 21000, 0));
-    for (int R = 0; R < Runs; ++R) {
+      BANKWISE_CHECK(launch_permute_210(in, in_img.size(), out, out_img.size(), B, M, N, 0));
+    for (int bw_run = 0; bw_run < Runs; ++bw_run) {
       BANKWISE_CHECK(cudaEventRecord(Start, 0));
-      BANKWISE_CHECK(launch_permute_210(in, 21000, out, 21000, 0));
+      BANKWISE_CHECK(launch_permute_210(in, in_img.size(), out, out_img.size(), B, M, N, 0));
       BANKWISE_CHECK(cudaEventRecord(Stop, 0));
       BANKWISE_CHECK(cudaEventSynchronize(Stop));
       float Elapsed = 0;
@@ -762,12 +790,33 @@ static bool run_permute_210(unsigned long long Seed, int Runs, bool Time, std::s
 
 } // namespace permute3d
 
-// Harness: `./a.out [--seed S] [--runs R] [--check-only]` prints one JSON line and exits
+// A runtime size argument of the harness: true when A is `Name=VALUE`, VALUE a positive integer, which
+// goes to V; exits with 2 when A is `Name=` followed by anything else.
+static bool bw_size_argument(const std::string &A, const char *Name, long long &V) {
+  const std::string Prefix = std::string(Name) + "=";
+  if (A.compare(0, Prefix.size(), Prefix) != 0)
+    return false;
+  const char *Text = A.c_str() + Prefix.size();
+  char *End = nullptr;
+  const long long Value = std::strtoll(Text, &End, 10);
+  if (End == Text || *End != '\0' || Value < 1) {
+    std::fprintf(stderr, "harness: bad size '%s': expected %s=VALUE, VALUE a positive integer\n", A.c_str(), Name);
+    std::exit(2);
+  }
+  V = Value;
+  return true;
+}
+
+// Harness: `./a.out [--seed S] [--runs R] [--check-only] [B=VALUE] [M=VALUE] [N=VALUE]` prints one JSON line and exits
 // with 0 when every kernel matches its CPU reference, 1 when one does not.
 int main(int argc, char **argv) {
   unsigned long long Seed = 1ULL;
   int Runs = 21;
   bool Time = true;
+  // Runtime sizes: NAME=VALUE arguments, by default the sizes the predictions were made at.
+  long long B = 64LL;
+  long long M = 64LL;
+  long long N = 64LL;
   for (int I = 1; I < argc; ++I) {
     const std::string A = argv[I];
     if (A == "--seed" && I + 1 < argc)
@@ -776,8 +825,14 @@ int main(int argc, char **argv) {
       Runs = std::max(20, std::atoi(argv[++I]));
     else if (A == "--check-only")
       Time = false;
+    else if (bw_size_argument(A, "B", B))
+      ;
+    else if (bw_size_argument(A, "M", M))
+      ;
+    else if (bw_size_argument(A, "N", N))
+      ;
     else {
-      std::fprintf(stderr, "usage: %s [--seed S] [--runs R (>= 20)] [--check-only]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--seed S] [--runs R (>= 20)] [--check-only] [B=VALUE] [M=VALUE] [N=VALUE]\n", argv[0]);
       return 2;
     }
   }
@@ -787,10 +842,10 @@ int main(int argc, char **argv) {
   BANKWISE_CHECK(cudaGetDeviceProperties(&Prop, Device));
   std::string Json;
   bool Ok = true;
-  Ok = permute3d::run_permute_021(Seed, Runs, Time, Json) && Ok;
+  Ok = permute3d::run_permute_021(Seed, Runs, Time, Json, B, M, N) && Ok;
   Json += ",";
-  Ok = permute3d::run_permute_210(Seed, Runs, Time, Json) && Ok;
-  std::printf("{\"program\":%s,\"device\":\"%s\",\"seed\":%llu,\"correct\":%s,\"kernels\":[%s]}\n",
-              "\"samples/permute3d.bw\"", Prop.name, Seed, Ok ? "true" : "false", Json.c_str());
+  Ok = permute3d::run_permute_210(Seed, Runs, Time, Json, B, M, N) && Ok;
+  std::printf("{\"program\":%s,\"device\":\"%s\",\"seed\":%llu,\"sizes\":{\"B\":%lld,\"M\":%lld,\"N\":%lld},\"correct\":%s,\"kernels\":[%s]}\n",
+              "\"samples/permute3d.bw\"", Prop.name, Seed, B, M, N, Ok ? "true" : "false", Json.c_str());
   return Ok ? 0 : 1;
 }

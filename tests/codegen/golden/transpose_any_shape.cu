@@ -416,26 +416,25 @@ inline double median(std::vector<double> V) {
 
 namespace transpose_any_shape {
 
-// Kernel 'transpose_f32' (samples/transpose_any_shape.bw:14:8): grid (6, 8, 1), block (32, 8, 1), 12288 threads.
-// Model: 6134 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 3056; analyzed by class, no warp visited.
-// Index arithmetic in int (every index value of the kernel fits in 32 bits).
-__global__ void __launch_bounds__(256) transpose_f32(const float *in, float *out) {
-  using Index = int;
-  constexpr Index R = 250; // param
-  constexpr Index C = 170; // param
+// Kernel 'transpose_f32' (samples/transpose_any_shape.bw:17:8): grid ((C + 31) / 32, (R + 31) / 32, 1), block (32, 8, 1); runtime sizes R, C (arguments).
+// Predicted at R = 64, C = 64 (representative sizes; `compile --size` sets them): grid (2, 2, 1), 1024 threads; the model, the layout choices and the site comments below are for these sizes only.
+// Model: 3270 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 655; analyzed by class, no warp visited.
+// Index arithmetic in long long (some index value may exceed 32 bits).
+__global__ void __launch_bounds__(256) transpose_f32(const float *in, float *out, long long R, long long C) {
+  using Index = long long;
   const Index tx = static_cast<Index>(threadIdx.x);
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
-  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 2860, raw 44000
+  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 256, raw 4224
   constexpr bankwise::PadLayout<32, 1> tile_layout{};
   for (Index k = 0; k < 4; ++k) {
     Index r = by * 32 + ty + 8 * k;
     Index c = bx * 32 + tx;
     if ((r < R) && (c < C)) {
-      // 20:25 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
-      // 20:48 read of 'in' [raw] (global): sm_90 sectors 2..5 (mean 4.29), lines 1..2 (mean 1.82); UMM groups 1..2 (mean 1.82)
-      tile[tile_layout.offset(ty + 8 * k, tx)] = in[r * 170 + c];
+      // 23:25 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
+      // 23:48 read of 'in' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
+      tile[tile_layout.offset(ty + 8 * k, tx)] = in[r * C + c];
     }
   }
   __syncthreads();
@@ -443,33 +442,32 @@ __global__ void __launch_bounds__(256) transpose_f32(const float *in, float *out
     Index r = bx * 32 + ty + 8 * k;
     Index c = by * 32 + tx;
     if ((r < C) && (c < R)) {
-      // 26:25 write of 'out' [raw] (global): sm_90 sectors 4..5 (mean 4.65), lines 1..2 (mean 1.91); UMM groups 1..2 (mean 1.91)
-      // 26:37 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
-      out[r * 250 + c] = tile[tile_layout.offset(tx, ty + 8 * k)];
+      // 29:25 write of 'out' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
+      // 29:37 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
+      out[r * R + c] = tile[tile_layout.offset(tx, ty + 8 * k)];
     }
   }
 }
 
-// Kernel 'transpose_f64' (samples/transpose_any_shape.bw:30:8): grid (6, 8, 1), block (32, 8, 1), 12288 threads.
-// Model: 6134 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 3056; analyzed by class, no warp visited.
-// Index arithmetic in int (every index value of the kernel fits in 32 bits).
-__global__ void __launch_bounds__(256) transpose_f64(const double *in, double *out) {
-  using Index = int;
-  constexpr Index R = 250; // param
-  constexpr Index C = 170; // param
+// Kernel 'transpose_f64' (samples/transpose_any_shape.bw:33:8): grid ((C + 31) / 32, (R + 31) / 32, 1), block (32, 8, 1); runtime sizes R, C (arguments).
+// Predicted at R = 64, C = 64 (representative sizes; `compile --size` sets them): grid (2, 2, 1), 1024 threads; the model, the layout choices and the site comments below are for these sizes only.
+// Model: 3270 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 655; analyzed by class, no warp visited.
+// Index arithmetic in long long (some index value may exceed 32 bits).
+__global__ void __launch_bounds__(256) transpose_f64(const double *in, double *out, long long R, long long C) {
+  using Index = long long;
   const Index tx = static_cast<Index>(threadIdx.x);
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
-  __shared__ double tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 5470, raw 45250
+  __shared__ double tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 512, raw 4352
   constexpr bankwise::PadLayout<32, 1> tile_layout{};
   for (Index k = 0; k < 4; ++k) {
     Index r = by * 32 + ty + 8 * k;
     Index c = bx * 32 + tx;
     if ((r < R) && (c < C)) {
-      // 36:25 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 1..2 (mean 1.83); DMM congestion 1
-      // 36:48 read of 'in' [raw] (global): sm_90 sectors 3..9 (mean 7.58), lines 1..3 (mean 2.64); UMM groups 1..2 (mean 1.82)
-      tile[tile_layout.offset(ty + 8 * k, tx)] = in[r * 170 + c];
+      // 39:25 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1
+      // 39:48 read of 'in' [raw] (global): sm_90 sectors 8, lines 2; UMM groups 1
+      tile[tile_layout.offset(ty + 8 * k, tx)] = in[r * C + c];
     }
   }
   __syncthreads();
@@ -477,33 +475,32 @@ __global__ void __launch_bounds__(256) transpose_f64(const double *in, double *o
     Index r = bx * 32 + ty + 8 * k;
     Index c = by * 32 + tx;
     if ((r < C) && (c < R)) {
-      // 42:25 write of 'out' [raw] (global): sm_90 sectors 7..9 (mean 8.31), lines 2..3 (mean 2.82); UMM groups 1..2 (mean 1.91)
-      // 42:37 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1
-      out[r * 250 + c] = tile[tile_layout.offset(tx, ty + 8 * k)];
+      // 45:25 write of 'out' [raw] (global): sm_90 sectors 8, lines 2; UMM groups 1
+      // 45:37 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1
+      out[r * R + c] = tile[tile_layout.offset(tx, ty + 8 * k)];
     }
   }
 }
 
-// Kernel 'transpose_f16' (samples/transpose_any_shape.bw:46:8): grid (6, 8, 1), block (32, 8, 1), 12288 threads.
-// Model: 6136 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 3056; analyzed by class, no warp visited.
-// Index arithmetic in int (every index value of the kernel fits in 32 bits).
-__global__ void __launch_bounds__(256) transpose_f16(const __half *in, __half *out) {
-  using Index = int;
-  constexpr Index R = 250; // param
-  constexpr Index C = 170; // param
+// Kernel 'transpose_f16' (samples/transpose_any_shape.bw:49:8): grid ((C + 31) / 32, (R + 31) / 32, 1), block (32, 8, 1); runtime sizes R, C (arguments).
+// Predicted at R = 64, C = 64 (representative sizes; `compile --size` sets them): grid (2, 2, 1), 1024 threads; the model, the layout choices and the site comments below are for these sizes only.
+// Model: 3302 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 655; analyzed by class, no warp visited.
+// Index arithmetic in long long (some index value may exceed 32 bits).
+__global__ void __launch_bounds__(256) transpose_f16(const __half *in, __half *out, long long R, long long C) {
+  using Index = long long;
   const Index tx = static_cast<Index>(threadIdx.x);
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
-  __shared__ __half tile[1088]; // layout pad(2) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 2860, raw 22750
+  __shared__ __half tile[1088]; // layout pad(2) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 256, raw 2176
   constexpr bankwise::PadLayout<32, 2> tile_layout{};
   for (Index k = 0; k < 4; ++k) {
     Index r = by * 32 + ty + 8 * k;
     Index c = bx * 32 + tx;
     if ((r < R) && (c < C)) {
-      // 52:25 write of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 1
-      // 52:48 read of 'in' [raw] (global): sm_90 sectors 1..3 (mean 2.64), lines 1..2 (mean 1.41); UMM groups 1..2 (mean 1.82)
-      tile[tile_layout.offset(ty + 8 * k, tx)] = in[r * 170 + c];
+      // 55:25 write of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 1
+      // 55:48 read of 'in' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
+      tile[tile_layout.offset(ty + 8 * k, tx)] = in[r * C + c];
     }
   }
   __syncthreads();
@@ -511,33 +508,32 @@ __global__ void __launch_bounds__(256) transpose_f16(const __half *in, __half *o
     Index r = bx * 32 + ty + 8 * k;
     Index c = by * 32 + tx;
     if ((r < C) && (c < R)) {
-      // 58:25 write of 'out' [raw] (global): sm_90 sectors 2..3 (mean 2.82), lines 1..2 (mean 1.46); UMM groups 1..2 (mean 1.91)
-      // 58:37 read of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 2
-      out[r * 250 + c] = tile[tile_layout.offset(tx, ty + 8 * k)];
+      // 61:25 write of 'out' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
+      // 61:37 read of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 2
+      out[r * R + c] = tile[tile_layout.offset(tx, ty + 8 * k)];
     }
   }
 }
 
-// Kernel 'transpose_i8' (samples/transpose_any_shape.bw:62:8): grid (6, 8, 1), block (32, 8, 1), 12288 threads.
-// Model: 6134 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 3056; analyzed by class, no warp visited.
-// Index arithmetic in int (every index value of the kernel fits in 32 bits).
-__global__ void __launch_bounds__(256) transpose_i8(const std::int8_t *in, std::int8_t *out) {
-  using Index = int;
-  constexpr Index R = 250; // param
-  constexpr Index C = 170; // param
+// Kernel 'transpose_i8' (samples/transpose_any_shape.bw:65:8): grid ((C + 31) / 32, (R + 31) / 32, 1), block (32, 8, 1); runtime sizes R, C (arguments).
+// Predicted at R = 64, C = 64 (representative sizes; `compile --size` sets them): grid (2, 2, 1), 1024 threads; the model, the layout choices and the site comments below are for these sizes only.
+// Model: 3270 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 655; analyzed by class, no warp visited.
+// Index arithmetic in long long (some index value may exceed 32 bits).
+__global__ void __launch_bounds__(256) transpose_i8(const std::int8_t *in, std::int8_t *out, long long R, long long C) {
+  using Index = long long;
   const Index tx = static_cast<Index>(threadIdx.x);
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
-  __shared__ std::int8_t tile[1024]; // layout xor of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 2860, raw 12210
+  __shared__ std::int8_t tile[1024]; // layout xor of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 256, raw 1152
   constexpr bankwise::XorLayout<32> tile_layout{};
   for (Index k = 0; k < 4; ++k) {
     Index r = by * 32 + ty + 8 * k;
     Index c = bx * 32 + tx;
     if ((r < R) && (c < C)) {
-      // 68:25 write of 'tile' [xor] (shared): sm_90 wavefronts 1; DMM congestion 1
-      // 68:48 read of 'in' [raw] (global): sm_90 sectors 1..2 (mean 1.82), lines 1..2 (mean 1.21); UMM groups 1..2 (mean 1.82)
-      tile[tile_layout.offset(ty + 8 * k, tx)] = in[r * 170 + c];
+      // 71:25 write of 'tile' [xor] (shared): sm_90 wavefronts 1; DMM congestion 1
+      // 71:48 read of 'in' [raw] (global): sm_90 sectors 1, lines 1; UMM groups 1
+      tile[tile_layout.offset(ty + 8 * k, tx)] = in[r * C + c];
     }
   }
   __syncthreads();
@@ -545,38 +541,62 @@ __global__ void __launch_bounds__(256) transpose_i8(const std::int8_t *in, std::
     Index r = bx * 32 + ty + 8 * k;
     Index c = by * 32 + tx;
     if ((r < C) && (c < R)) {
-      // 74:25 write of 'out' [raw] (global): sm_90 sectors 1..2 (mean 1.91), lines 1..2 (mean 1.23); UMM groups 1..2 (mean 1.91)
-      // 74:37 read of 'tile' [xor] (shared): sm_90 wavefronts 1; DMM congestion 1
-      out[r * 250 + c] = tile[tile_layout.offset(tx, ty + 8 * k)];
+      // 77:25 write of 'out' [raw] (global): sm_90 sectors 1, lines 1; UMM groups 1
+      // 77:37 read of 'tile' [xor] (shared): sm_90 wavefronts 1; DMM congestion 1
+      out[r * R + c] = tile[tile_layout.offset(tx, ty + 8 * k)];
     }
   }
 }
 
-cudaError_t launch_transpose_f32(const float *in, std::size_t in_count, float *out, std::size_t out_count, cudaStream_t stream) {
-  if (in_count != 42500 || out_count != 42500)
+cudaError_t launch_transpose_f32(const float *in, std::size_t in_count, float *out, std::size_t out_count, long long R, long long C, cudaStream_t stream) {
+  if (R < 1 || C < 1)
     return cudaErrorInvalidValue;
-  transpose_f32<<<dim3(6, 8, 1), dim3(32, 8, 1), 0, stream>>>(in, out);
+  const long long bw_grid_x = bankwise::floorDiv(C + 31, 32), bw_grid_y = bankwise::floorDiv(R + 31, 32), bw_grid_z = 1;
+  if (bw_grid_x < 1 || bw_grid_x > 2147483647 || bw_grid_y < 1 || bw_grid_y > 65535 || bw_grid_z < 1 || bw_grid_z > 65535)
+    return cudaErrorInvalidValue;
+  const dim3 bw_grid(static_cast<unsigned>(bw_grid_x), static_cast<unsigned>(bw_grid_y), static_cast<unsigned>(bw_grid_z));
+  if (in_count != static_cast<std::size_t>(R * C) || out_count != static_cast<std::size_t>(C * R))
+    return cudaErrorInvalidValue;
+  transpose_f32<<<bw_grid, dim3(32, 8, 1), 0, stream>>>(in, out, R, C);
   return cudaGetLastError();
 }
 
-cudaError_t launch_transpose_f64(const double *in, std::size_t in_count, double *out, std::size_t out_count, cudaStream_t stream) {
-  if (in_count != 42500 || out_count != 42500)
+cudaError_t launch_transpose_f64(const double *in, std::size_t in_count, double *out, std::size_t out_count, long long R, long long C, cudaStream_t stream) {
+  if (R < 1 || C < 1)
     return cudaErrorInvalidValue;
-  transpose_f64<<<dim3(6, 8, 1), dim3(32, 8, 1), 0, stream>>>(in, out);
+  const long long bw_grid_x = bankwise::floorDiv(C + 31, 32), bw_grid_y = bankwise::floorDiv(R + 31, 32), bw_grid_z = 1;
+  if (bw_grid_x < 1 || bw_grid_x > 2147483647 || bw_grid_y < 1 || bw_grid_y > 65535 || bw_grid_z < 1 || bw_grid_z > 65535)
+    return cudaErrorInvalidValue;
+  const dim3 bw_grid(static_cast<unsigned>(bw_grid_x), static_cast<unsigned>(bw_grid_y), static_cast<unsigned>(bw_grid_z));
+  if (in_count != static_cast<std::size_t>(R * C) || out_count != static_cast<std::size_t>(C * R))
+    return cudaErrorInvalidValue;
+  transpose_f64<<<bw_grid, dim3(32, 8, 1), 0, stream>>>(in, out, R, C);
   return cudaGetLastError();
 }
 
-cudaError_t launch_transpose_f16(const __half *in, std::size_t in_count, __half *out, std::size_t out_count, cudaStream_t stream) {
-  if (in_count != 42500 || out_count != 42500)
+cudaError_t launch_transpose_f16(const __half *in, std::size_t in_count, __half *out, std::size_t out_count, long long R, long long C, cudaStream_t stream) {
+  if (R < 1 || C < 1)
     return cudaErrorInvalidValue;
-  transpose_f16<<<dim3(6, 8, 1), dim3(32, 8, 1), 0, stream>>>(in, out);
+  const long long bw_grid_x = bankwise::floorDiv(C + 31, 32), bw_grid_y = bankwise::floorDiv(R + 31, 32), bw_grid_z = 1;
+  if (bw_grid_x < 1 || bw_grid_x > 2147483647 || bw_grid_y < 1 || bw_grid_y > 65535 || bw_grid_z < 1 || bw_grid_z > 65535)
+    return cudaErrorInvalidValue;
+  const dim3 bw_grid(static_cast<unsigned>(bw_grid_x), static_cast<unsigned>(bw_grid_y), static_cast<unsigned>(bw_grid_z));
+  if (in_count != static_cast<std::size_t>(R * C) || out_count != static_cast<std::size_t>(C * R))
+    return cudaErrorInvalidValue;
+  transpose_f16<<<bw_grid, dim3(32, 8, 1), 0, stream>>>(in, out, R, C);
   return cudaGetLastError();
 }
 
-cudaError_t launch_transpose_i8(const std::int8_t *in, std::size_t in_count, std::int8_t *out, std::size_t out_count, cudaStream_t stream) {
-  if (in_count != 42500 || out_count != 42500)
+cudaError_t launch_transpose_i8(const std::int8_t *in, std::size_t in_count, std::int8_t *out, std::size_t out_count, long long R, long long C, cudaStream_t stream) {
+  if (R < 1 || C < 1)
     return cudaErrorInvalidValue;
-  transpose_i8<<<dim3(6, 8, 1), dim3(32, 8, 1), 0, stream>>>(in, out);
+  const long long bw_grid_x = bankwise::floorDiv(C + 31, 32), bw_grid_y = bankwise::floorDiv(R + 31, 32), bw_grid_z = 1;
+  if (bw_grid_x < 1 || bw_grid_x > 2147483647 || bw_grid_y < 1 || bw_grid_y > 65535 || bw_grid_z < 1 || bw_grid_z > 65535)
+    return cudaErrorInvalidValue;
+  const dim3 bw_grid(static_cast<unsigned>(bw_grid_x), static_cast<unsigned>(bw_grid_y), static_cast<unsigned>(bw_grid_z));
+  if (in_count != static_cast<std::size_t>(R * C) || out_count != static_cast<std::size_t>(C * R))
+    return cudaErrorInvalidValue;
+  transpose_i8<<<bw_grid, dim3(32, 8, 1), 0, stream>>>(in, out, R, C);
   return cudaGetLastError();
 }
 
@@ -584,12 +604,13 @@ cudaError_t launch_transpose_i8(const std::int8_t *in, std::size_t in_count, std
 // arrays, one block after another; inside a block each statement runs for every
 // thread before the next one starts (statement-level lockstep), which is exact
 // for race-free programs. Per-thread locals are arrays indexed by the thread t.
-static void reference_transpose_f32(const std::vector<float> &in, std::vector<float> &out) {
+static void reference_transpose_f32(const std::vector<float> &in, std::vector<float> &out, long long R, long long C) {
   using Index = long long;
   constexpr Index NT = 256;
-  for (Index bz = 0; bz < 1; ++bz)
-  for (Index by = 0; by < 8; ++by)
-  for (Index bx = 0; bx < 6; ++bx) {
+  const long long bw_grid_x = bankwise::floorDiv(C + 31, 32), bw_grid_y = bankwise::floorDiv(R + 31, 32), bw_grid_z = 1;
+  for (Index bz = 0; bz < bw_grid_z; ++bz)
+  for (Index by = 0; by < bw_grid_y; ++by)
+  for (Index bx = 0; bx < bw_grid_x; ++bx) {
     (void)bx, (void)by, (void)bz;
     std::vector<float> tile(1024); // shared, per block
     for (Index k = 0, k_end = 4; k < k_end; k += 1) {
@@ -609,7 +630,7 @@ static void reference_transpose_f32(const std::vector<float> &in, std::vector<fl
         for (Index t = 0; t < NT; ++t) {
           if (!bw_then1[t])
             continue;
-          tile[(t / 32 % 8 + 8 * k) * 32 + t % 32] = in[r[t] * 170 + c[t]];
+          tile[(t / 32 % 8 + 8 * k) * 32 + t % 32] = in[r[t] * C + c[t]];
         }
       }
     }
@@ -631,7 +652,7 @@ static void reference_transpose_f32(const std::vector<float> &in, std::vector<fl
         for (Index t = 0; t < NT; ++t) {
           if (!bw_then2[t])
             continue;
-          out[r[t] * 250 + c[t]] = tile[t % 32 * 32 + (t / 32 % 8 + 8 * k)];
+          out[r[t] * R + c[t]] = tile[t % 32 * 32 + (t / 32 % 8 + 8 * k)];
         }
       }
     }
@@ -642,12 +663,13 @@ static void reference_transpose_f32(const std::vector<float> &in, std::vector<fl
 // arrays, one block after another; inside a block each statement runs for every
 // thread before the next one starts (statement-level lockstep), which is exact
 // for race-free programs. Per-thread locals are arrays indexed by the thread t.
-static void reference_transpose_f64(const std::vector<double> &in, std::vector<double> &out) {
+static void reference_transpose_f64(const std::vector<double> &in, std::vector<double> &out, long long R, long long C) {
   using Index = long long;
   constexpr Index NT = 256;
-  for (Index bz = 0; bz < 1; ++bz)
-  for (Index by = 0; by < 8; ++by)
-  for (Index bx = 0; bx < 6; ++bx) {
+  const long long bw_grid_x = bankwise::floorDiv(C + 31, 32), bw_grid_y = bankwise::floorDiv(R + 31, 32), bw_grid_z = 1;
+  for (Index bz = 0; bz < bw_grid_z; ++bz)
+  for (Index by = 0; by < bw_grid_y; ++by)
+  for (Index bx = 0; bx < bw_grid_x; ++bx) {
     (void)bx, (void)by, (void)bz;
     std::vector<double> tile(1024); // shared, per block
     for (Index k = 0, k_end = 4; k < k_end; k += 1) {
@@ -667,7 +689,7 @@ static void reference_transpose_f64(const std::vector<double> &in, std::vector<d
         for (Index t = 0; t < NT; ++t) {
           if (!bw_then1[t])
             continue;
-          tile[(t / 32 % 8 + 8 * k) * 32 + t % 32] = in[r[t] * 170 + c[t]];
+          tile[(t / 32 % 8 + 8 * k) * 32 + t % 32] = in[r[t] * C + c[t]];
         }
       }
     }
@@ -689,7 +711,7 @@ static void reference_transpose_f64(const std::vector<double> &in, std::vector<d
         for (Index t = 0; t < NT; ++t) {
           if (!bw_then2[t])
             continue;
-          out[r[t] * 250 + c[t]] = tile[t % 32 * 32 + (t / 32 % 8 + 8 * k)];
+          out[r[t] * R + c[t]] = tile[t % 32 * 32 + (t / 32 % 8 + 8 * k)];
         }
       }
     }
@@ -700,12 +722,13 @@ static void reference_transpose_f64(const std::vector<double> &in, std::vector<d
 // arrays, one block after another; inside a block each statement runs for every
 // thread before the next one starts (statement-level lockstep), which is exact
 // for race-free programs. Per-thread locals are arrays indexed by the thread t.
-static void reference_transpose_f16(const std::vector<float> &in, std::vector<float> &out) {
+static void reference_transpose_f16(const std::vector<float> &in, std::vector<float> &out, long long R, long long C) {
   using Index = long long;
   constexpr Index NT = 256;
-  for (Index bz = 0; bz < 1; ++bz)
-  for (Index by = 0; by < 8; ++by)
-  for (Index bx = 0; bx < 6; ++bx) {
+  const long long bw_grid_x = bankwise::floorDiv(C + 31, 32), bw_grid_y = bankwise::floorDiv(R + 31, 32), bw_grid_z = 1;
+  for (Index bz = 0; bz < bw_grid_z; ++bz)
+  for (Index by = 0; by < bw_grid_y; ++by)
+  for (Index bx = 0; bx < bw_grid_x; ++bx) {
     (void)bx, (void)by, (void)bz;
     std::vector<float> tile(1024); // shared, per block
     for (Index k = 0, k_end = 4; k < k_end; k += 1) {
@@ -725,7 +748,7 @@ static void reference_transpose_f16(const std::vector<float> &in, std::vector<fl
         for (Index t = 0; t < NT; ++t) {
           if (!bw_then1[t])
             continue;
-          tile[(t / 32 % 8 + 8 * k) * 32 + t % 32] = in[r[t] * 170 + c[t]];
+          tile[(t / 32 % 8 + 8 * k) * 32 + t % 32] = in[r[t] * C + c[t]];
         }
       }
     }
@@ -747,7 +770,7 @@ static void reference_transpose_f16(const std::vector<float> &in, std::vector<fl
         for (Index t = 0; t < NT; ++t) {
           if (!bw_then2[t])
             continue;
-          out[r[t] * 250 + c[t]] = tile[t % 32 * 32 + (t / 32 % 8 + 8 * k)];
+          out[r[t] * R + c[t]] = tile[t % 32 * 32 + (t / 32 % 8 + 8 * k)];
         }
       }
     }
@@ -758,12 +781,13 @@ static void reference_transpose_f16(const std::vector<float> &in, std::vector<fl
 // arrays, one block after another; inside a block each statement runs for every
 // thread before the next one starts (statement-level lockstep), which is exact
 // for race-free programs. Per-thread locals are arrays indexed by the thread t.
-static void reference_transpose_i8(const std::vector<std::int8_t> &in, std::vector<std::int8_t> &out) {
+static void reference_transpose_i8(const std::vector<std::int8_t> &in, std::vector<std::int8_t> &out, long long R, long long C) {
   using Index = long long;
   constexpr Index NT = 256;
-  for (Index bz = 0; bz < 1; ++bz)
-  for (Index by = 0; by < 8; ++by)
-  for (Index bx = 0; bx < 6; ++bx) {
+  const long long bw_grid_x = bankwise::floorDiv(C + 31, 32), bw_grid_y = bankwise::floorDiv(R + 31, 32), bw_grid_z = 1;
+  for (Index bz = 0; bz < bw_grid_z; ++bz)
+  for (Index by = 0; by < bw_grid_y; ++by)
+  for (Index bx = 0; bx < bw_grid_x; ++bx) {
     (void)bx, (void)by, (void)bz;
     std::vector<std::int8_t> tile(1024); // shared, per block
     for (Index k = 0, k_end = 4; k < k_end; k += 1) {
@@ -783,7 +807,7 @@ static void reference_transpose_i8(const std::vector<std::int8_t> &in, std::vect
         for (Index t = 0; t < NT; ++t) {
           if (!bw_then1[t])
             continue;
-          tile[(t / 32 % 8 + 8 * k) * 32 + t % 32] = in[r[t] * 170 + c[t]];
+          tile[(t / 32 % 8 + 8 * k) * 32 + t % 32] = in[r[t] * C + c[t]];
         }
       }
     }
@@ -805,7 +829,7 @@ static void reference_transpose_i8(const std::vector<std::int8_t> &in, std::vect
         for (Index t = 0; t < NT; ++t) {
           if (!bw_then2[t])
             continue;
-          out[r[t] * 250 + c[t]] = tile[t % 32 * 32 + (t / 32 % 8 + 8 * k)];
+          out[r[t] * R + c[t]] = tile[t % 32 * 32 + (t / 32 % 8 + 8 * k)];
         }
       }
     }
@@ -814,37 +838,45 @@ static void reference_transpose_i8(const std::vector<std::int8_t> &in, std::vect
 
 // Runs 'transpose_f32' on fresh random inputs (outputs poisoned with 0xFF bytes first), checks
 // every element it writes against reference_transpose_f32, and times it with CUDA events.
-static bool run_transpose_f32(unsigned long long Seed, int Runs, bool Time, std::string &Json) {
+static bool run_transpose_f32(unsigned long long Seed, int Runs, bool Time, std::string &Json, long long R, long long C) {
   bankwise::HarnessRng Rng{Seed + 0ULL};
   std::size_t Checked = 0, Mismatches = 0;
   double Bytes = 0;
   // 'in': global f32[R][C], read: random.
-  std::vector<float> in_img(42500); // the device bytes
+  if (R * C < 1) {
+    std::fprintf(stderr, "harness: these sizes give 'in' %lld elements\n", static_cast<long long>(R * C));
+    return false;
+  }
+  std::vector<float> in_img(R * C); // the device bytes
   std::memset(static_cast<void *>(in_img.data()), 0xFF, in_img.size() * sizeof(float));
-  for (long long I = 0; I < 42500; ++I)
+  for (long long I = 0; I < R * C; ++I)
     in_img[I] = bankwise::randomElement<float>(Rng);
-  std::vector<float> in_ref(42500);
-  for (long long I = 0; I < 42500; ++I)
+  std::vector<float> in_ref(R * C);
+  for (long long I = 0; I < R * C; ++I)
     in_ref[I] = bankwise::toHost(in_img[I]);
   float *in = nullptr;
   BANKWISE_CHECK(cudaMalloc(&in, in_img.size() * sizeof(float)));
   BANKWISE_CHECK(cudaMemcpy(in, in_img.data(), in_img.size() * sizeof(float), cudaMemcpyHostToDevice));
-  Bytes += 42500.0 * sizeof(float);
+  Bytes += 1.0 * static_cast<double>(R * C) * sizeof(float);
   // 'out': global f32[C][R], written only: poisoned.
-  std::vector<float> out_img(42500); // the device bytes
+  if (C * R < 1) {
+    std::fprintf(stderr, "harness: these sizes give 'out' %lld elements\n", static_cast<long long>(C * R));
+    return false;
+  }
+  std::vector<float> out_img(C * R); // the device bytes
   std::memset(static_cast<void *>(out_img.data()), 0xFF, out_img.size() * sizeof(float));
-  std::vector<float> out_ref(42500);
-  for (long long I = 0; I < 42500; ++I)
+  std::vector<float> out_ref(C * R);
+  for (long long I = 0; I < C * R; ++I)
     out_ref[I] = bankwise::toHost(out_img[I]);
   float *out = nullptr;
   BANKWISE_CHECK(cudaMalloc(&out, out_img.size() * sizeof(float)));
   BANKWISE_CHECK(cudaMemcpy(out, out_img.data(), out_img.size() * sizeof(float), cudaMemcpyHostToDevice));
-  Bytes += 42500.0 * sizeof(float);
-  BANKWISE_CHECK(launch_transpose_f32(in, 42500, out, 42500, 0));
+  Bytes += 1.0 * static_cast<double>(C * R) * sizeof(float);
+  BANKWISE_CHECK(launch_transpose_f32(in, in_img.size(), out, out_img.size(), R, C, 0));
   BANKWISE_CHECK(cudaDeviceSynchronize());
-  reference_transpose_f32(in_ref, out_ref);
+  reference_transpose_f32(in_ref, out_ref, R, C);
   BANKWISE_CHECK(cudaMemcpy(out_img.data(), out, out_img.size() * sizeof(float), cudaMemcpyDeviceToHost));
-  for (long long I = 0; I < 42500; ++I) {
+  for (long long I = 0; I < C * R; ++I) {
     const auto Got = bankwise::toHost(out_img[I]);
     ++Checked;
     if (!bankwise::sameValue(Got, out_ref[I], 0)) {
@@ -859,10 +891,10 @@ static bool run_transpose_f32(unsigned long long Seed, int Runs, bool Time, std:
     BANKWISE_CHECK(cudaEventCreate(&Start));
     BANKWISE_CHECK(cudaEventCreate(&Stop));
     for (int W = 0; W < 3; ++W) // warm-up
-      BANKWISE_CHECK(launch_transpose_f32(in, 42500, out, 42500, 0));
-    for (int R = 0; R < Runs; ++R) {
+      BANKWISE_CHECK(launch_transpose_f32(in, in_img.size(), out, out_img.size(), R, C, 0));
+    for (int bw_run = 0; bw_run < Runs; ++bw_run) {
       BANKWISE_CHECK(cudaEventRecord(Start, 0));
-      BANKWISE_CHECK(launch_transpose_f32(in, 42500, out, 42500, 0));
+      BANKWISE_CHECK(launch_transpose_f32(in, in_img.size(), out, out_img.size(), R, C, 0));
       BANKWISE_CHECK(cudaEventRecord(Stop, 0));
       BANKWISE_CHECK(cudaEventSynchronize(Stop));
       float Elapsed = 0;
@@ -886,37 +918,45 @@ static bool run_transpose_f32(unsigned long long Seed, int Runs, bool Time, std:
 
 // Runs 'transpose_f64' on fresh random inputs (outputs poisoned with 0xFF bytes first), checks
 // every element it writes against reference_transpose_f64, and times it with CUDA events.
-static bool run_transpose_f64(unsigned long long Seed, int Runs, bool Time, std::string &Json) {
+static bool run_transpose_f64(unsigned long long Seed, int Runs, bool Time, std::string &Json, long long R, long long C) {
   bankwise::HarnessRng Rng{Seed + 1ULL};
   std::size_t Checked = 0, Mismatches = 0;
   double Bytes = 0;
   // 'in': global f64[R][C], read: random.
-  std::vector<double> in_img(42500); // the device bytes
+  if (R * C < 1) {
+    std::fprintf(stderr, "harness: these sizes give 'in' %lld elements\n", static_cast<long long>(R * C));
+    return false;
+  }
+  std::vector<double> in_img(R * C); // the device bytes
   std::memset(static_cast<void *>(in_img.data()), 0xFF, in_img.size() * sizeof(double));
-  for (long long I = 0; I < 42500; ++I)
+  for (long long I = 0; I < R * C; ++I)
     in_img[I] = bankwise::randomElement<double>(Rng);
-  std::vector<double> in_ref(42500);
-  for (long long I = 0; I < 42500; ++I)
+  std::vector<double> in_ref(R * C);
+  for (long long I = 0; I < R * C; ++I)
     in_ref[I] = bankwise::toHost(in_img[I]);
   double *in = nullptr;
   BANKWISE_CHECK(cudaMalloc(&in, in_img.size() * sizeof(double)));
   BANKWISE_CHECK(cudaMemcpy(in, in_img.data(), in_img.size() * sizeof(double), cudaMemcpyHostToDevice));
-  Bytes += 42500.0 * sizeof(double);
+  Bytes += 1.0 * static_cast<double>(R * C) * sizeof(double);
   // 'out': global f64[C][R], written only: poisoned.
-  std::vector<double> out_img(42500); // the device bytes
+  if (C * R < 1) {
+    std::fprintf(stderr, "harness: these sizes give 'out' %lld elements\n", static_cast<long long>(C * R));
+    return false;
+  }
+  std::vector<double> out_img(C * R); // the device bytes
   std::memset(static_cast<void *>(out_img.data()), 0xFF, out_img.size() * sizeof(double));
-  std::vector<double> out_ref(42500);
-  for (long long I = 0; I < 42500; ++I)
+  std::vector<double> out_ref(C * R);
+  for (long long I = 0; I < C * R; ++I)
     out_ref[I] = bankwise::toHost(out_img[I]);
   double *out = nullptr;
   BANKWISE_CHECK(cudaMalloc(&out, out_img.size() * sizeof(double)));
   BANKWISE_CHECK(cudaMemcpy(out, out_img.data(), out_img.size() * sizeof(double), cudaMemcpyHostToDevice));
-  Bytes += 42500.0 * sizeof(double);
-  BANKWISE_CHECK(launch_transpose_f64(in, 42500, out, 42500, 0));
+  Bytes += 1.0 * static_cast<double>(C * R) * sizeof(double);
+  BANKWISE_CHECK(launch_transpose_f64(in, in_img.size(), out, out_img.size(), R, C, 0));
   BANKWISE_CHECK(cudaDeviceSynchronize());
-  reference_transpose_f64(in_ref, out_ref);
+  reference_transpose_f64(in_ref, out_ref, R, C);
   BANKWISE_CHECK(cudaMemcpy(out_img.data(), out, out_img.size() * sizeof(double), cudaMemcpyDeviceToHost));
-  for (long long I = 0; I < 42500; ++I) {
+  for (long long I = 0; I < C * R; ++I) {
     const auto Got = bankwise::toHost(out_img[I]);
     ++Checked;
     if (!bankwise::sameValue(Got, out_ref[I], 0)) {
@@ -931,10 +971,10 @@ static bool run_transpose_f64(unsigned long long Seed, int Runs, bool Time, std:
     BANKWISE_CHECK(cudaEventCreate(&Start));
     BANKWISE_CHECK(cudaEventCreate(&Stop));
     for (int W = 0; W < 3; ++W) // warm-up
-      BANKWISE_CHECK(launch_transpose_f64(in, 42500, out, 42500, 0));
-    for (int R = 0; R < Runs; ++R) {
+      BANKWISE_CHECK(launch_transpose_f64(in, in_img.size(), out, out_img.size(), R, C, 0));
+    for (int bw_run = 0; bw_run < Runs; ++bw_run) {
       BANKWISE_CHECK(cudaEventRecord(Start, 0));
-      BANKWISE_CHECK(launch_transpose_f64(in, 42500, out, 42500, 0));
+      BANKWISE_CHECK(launch_transpose_f64(in, in_img.size(), out, out_img.size(), R, C, 0));
       BANKWISE_CHECK(cudaEventRecord(Stop, 0));
       BANKWISE_CHECK(cudaEventSynchronize(Stop));
       float Elapsed = 0;
@@ -958,37 +998,45 @@ static bool run_transpose_f64(unsigned long long Seed, int Runs, bool Time, std:
 
 // Runs 'transpose_f16' on fresh random inputs (outputs poisoned with 0xFF bytes first), checks
 // every element it writes against reference_transpose_f16, and times it with CUDA events.
-static bool run_transpose_f16(unsigned long long Seed, int Runs, bool Time, std::string &Json) {
+static bool run_transpose_f16(unsigned long long Seed, int Runs, bool Time, std::string &Json, long long R, long long C) {
   bankwise::HarnessRng Rng{Seed + 2ULL};
   std::size_t Checked = 0, Mismatches = 0;
   double Bytes = 0;
   // 'in': global f16[R][C], read: random.
-  std::vector<__half> in_img(42500); // the device bytes
+  if (R * C < 1) {
+    std::fprintf(stderr, "harness: these sizes give 'in' %lld elements\n", static_cast<long long>(R * C));
+    return false;
+  }
+  std::vector<__half> in_img(R * C); // the device bytes
   std::memset(static_cast<void *>(in_img.data()), 0xFF, in_img.size() * sizeof(__half));
-  for (long long I = 0; I < 42500; ++I)
+  for (long long I = 0; I < R * C; ++I)
     in_img[I] = bankwise::randomElement<__half>(Rng);
-  std::vector<float> in_ref(42500);
-  for (long long I = 0; I < 42500; ++I)
+  std::vector<float> in_ref(R * C);
+  for (long long I = 0; I < R * C; ++I)
     in_ref[I] = bankwise::toHost(in_img[I]);
   __half *in = nullptr;
   BANKWISE_CHECK(cudaMalloc(&in, in_img.size() * sizeof(__half)));
   BANKWISE_CHECK(cudaMemcpy(in, in_img.data(), in_img.size() * sizeof(__half), cudaMemcpyHostToDevice));
-  Bytes += 42500.0 * sizeof(__half);
+  Bytes += 1.0 * static_cast<double>(R * C) * sizeof(__half);
   // 'out': global f16[C][R], written only: poisoned.
-  std::vector<__half> out_img(42500); // the device bytes
+  if (C * R < 1) {
+    std::fprintf(stderr, "harness: these sizes give 'out' %lld elements\n", static_cast<long long>(C * R));
+    return false;
+  }
+  std::vector<__half> out_img(C * R); // the device bytes
   std::memset(static_cast<void *>(out_img.data()), 0xFF, out_img.size() * sizeof(__half));
-  std::vector<float> out_ref(42500);
-  for (long long I = 0; I < 42500; ++I)
+  std::vector<float> out_ref(C * R);
+  for (long long I = 0; I < C * R; ++I)
     out_ref[I] = bankwise::toHost(out_img[I]);
   __half *out = nullptr;
   BANKWISE_CHECK(cudaMalloc(&out, out_img.size() * sizeof(__half)));
   BANKWISE_CHECK(cudaMemcpy(out, out_img.data(), out_img.size() * sizeof(__half), cudaMemcpyHostToDevice));
-  Bytes += 42500.0 * sizeof(__half);
-  BANKWISE_CHECK(launch_transpose_f16(in, 42500, out, 42500, 0));
+  Bytes += 1.0 * static_cast<double>(C * R) * sizeof(__half);
+  BANKWISE_CHECK(launch_transpose_f16(in, in_img.size(), out, out_img.size(), R, C, 0));
   BANKWISE_CHECK(cudaDeviceSynchronize());
-  reference_transpose_f16(in_ref, out_ref);
+  reference_transpose_f16(in_ref, out_ref, R, C);
   BANKWISE_CHECK(cudaMemcpy(out_img.data(), out, out_img.size() * sizeof(__half), cudaMemcpyDeviceToHost));
-  for (long long I = 0; I < 42500; ++I) {
+  for (long long I = 0; I < C * R; ++I) {
     const auto Got = bankwise::toHost(out_img[I]);
     ++Checked;
     if (!bankwise::sameValue(Got, out_ref[I], 0)) {
@@ -1003,10 +1051,10 @@ static bool run_transpose_f16(unsigned long long Seed, int Runs, bool Time, std:
     BANKWISE_CHECK(cudaEventCreate(&Start));
     BANKWISE_CHECK(cudaEventCreate(&Stop));
     for (int W = 0; W < 3; ++W) // warm-up
-      BANKWISE_CHECK(launch_transpose_f16(in, 42500, out, 42500, 0));
-    for (int R = 0; R < Runs; ++R) {
+      BANKWISE_CHECK(launch_transpose_f16(in, in_img.size(), out, out_img.size(), R, C, 0));
+    for (int bw_run = 0; bw_run < Runs; ++bw_run) {
       BANKWISE_CHECK(cudaEventRecord(Start, 0));
-      BANKWISE_CHECK(launch_transpose_f16(in, 42500, out, 42500, 0));
+      BANKWISE_CHECK(launch_transpose_f16(in, in_img.size(), out, out_img.size(), R, C, 0));
       BANKWISE_CHECK(cudaEventRecord(Stop, 0));
       BANKWISE_CHECK(cudaEventSynchronize(Stop));
       float Elapsed = 0;
@@ -1030,37 +1078,45 @@ static bool run_transpose_f16(unsigned long long Seed, int Runs, bool Time, std:
 
 // Runs 'transpose_i8' on fresh random inputs (outputs poisoned with 0xFF bytes first), checks
 // every element it writes against reference_transpose_i8, and times it with CUDA events.
-static bool run_transpose_i8(unsigned long long Seed, int Runs, bool Time, std::string &Json) {
+static bool run_transpose_i8(unsigned long long Seed, int Runs, bool Time, std::string &Json, long long R, long long C) {
   bankwise::HarnessRng Rng{Seed + 3ULL};
   std::size_t Checked = 0, Mismatches = 0;
   double Bytes = 0;
   // 'in': global i8[R][C], read: random.
-  std::vector<std::int8_t> in_img(42500); // the device bytes
+  if (R * C < 1) {
+    std::fprintf(stderr, "harness: these sizes give 'in' %lld elements\n", static_cast<long long>(R * C));
+    return false;
+  }
+  std::vector<std::int8_t> in_img(R * C); // the device bytes
   std::memset(static_cast<void *>(in_img.data()), 0xFF, in_img.size() * sizeof(std::int8_t));
-  for (long long I = 0; I < 42500; ++I)
+  for (long long I = 0; I < R * C; ++I)
     in_img[I] = bankwise::randomElement<std::int8_t>(Rng);
-  std::vector<std::int8_t> in_ref(42500);
-  for (long long I = 0; I < 42500; ++I)
+  std::vector<std::int8_t> in_ref(R * C);
+  for (long long I = 0; I < R * C; ++I)
     in_ref[I] = bankwise::toHost(in_img[I]);
   std::int8_t *in = nullptr;
   BANKWISE_CHECK(cudaMalloc(&in, in_img.size() * sizeof(std::int8_t)));
   BANKWISE_CHECK(cudaMemcpy(in, in_img.data(), in_img.size() * sizeof(std::int8_t), cudaMemcpyHostToDevice));
-  Bytes += 42500.0 * sizeof(std::int8_t);
+  Bytes += 1.0 * static_cast<double>(R * C) * sizeof(std::int8_t);
   // 'out': global i8[C][R], written only: poisoned.
-  std::vector<std::int8_t> out_img(42500); // the device bytes
+  if (C * R < 1) {
+    std::fprintf(stderr, "harness: these sizes give 'out' %lld elements\n", static_cast<long long>(C * R));
+    return false;
+  }
+  std::vector<std::int8_t> out_img(C * R); // the device bytes
   std::memset(static_cast<void *>(out_img.data()), 0xFF, out_img.size() * sizeof(std::int8_t));
-  std::vector<std::int8_t> out_ref(42500);
-  for (long long I = 0; I < 42500; ++I)
+  std::vector<std::int8_t> out_ref(C * R);
+  for (long long I = 0; I < C * R; ++I)
     out_ref[I] = bankwise::toHost(out_img[I]);
   std::int8_t *out = nullptr;
   BANKWISE_CHECK(cudaMalloc(&out, out_img.size() * sizeof(std::int8_t)));
   BANKWISE_CHECK(cudaMemcpy(out, out_img.data(), out_img.size() * sizeof(std::int8_t), cudaMemcpyHostToDevice));
-  Bytes += 42500.0 * sizeof(std::int8_t);
-  BANKWISE_CHECK(launch_transpose_i8(in, 42500, out, 42500, 0));
+  Bytes += 1.0 * static_cast<double>(C * R) * sizeof(std::int8_t);
+  BANKWISE_CHECK(launch_transpose_i8(in, in_img.size(), out, out_img.size(), R, C, 0));
   BANKWISE_CHECK(cudaDeviceSynchronize());
-  reference_transpose_i8(in_ref, out_ref);
+  reference_transpose_i8(in_ref, out_ref, R, C);
   BANKWISE_CHECK(cudaMemcpy(out_img.data(), out, out_img.size() * sizeof(std::int8_t), cudaMemcpyDeviceToHost));
-  for (long long I = 0; I < 42500; ++I) {
+  for (long long I = 0; I < C * R; ++I) {
     const auto Got = bankwise::toHost(out_img[I]);
     ++Checked;
     if (!bankwise::sameValue(Got, out_ref[I], 0)) {
@@ -1075,10 +1131,10 @@ static bool run_transpose_i8(unsigned long long Seed, int Runs, bool Time, std::
     BANKWISE_CHECK(cudaEventCreate(&Start));
     BANKWISE_CHECK(cudaEventCreate(&Stop));
     for (int W = 0; W < 3; ++W) // warm-up
-      BANKWISE_CHECK(launch_transpose_i8(in, 42500, out, 42500, 0));
-    for (int R = 0; R < Runs; ++R) {
+      BANKWISE_CHECK(launch_transpose_i8(in, in_img.size(), out, out_img.size(), R, C, 0));
+    for (int bw_run = 0; bw_run < Runs; ++bw_run) {
       BANKWISE_CHECK(cudaEventRecord(Start, 0));
-      BANKWISE_CHECK(launch_transpose_i8(in, 42500, out, 42500, 0));
+      BANKWISE_CHECK(launch_transpose_i8(in, in_img.size(), out, out_img.size(), R, C, 0));
       BANKWISE_CHECK(cudaEventRecord(Stop, 0));
       BANKWISE_CHECK(cudaEventSynchronize(Stop));
       float Elapsed = 0;
@@ -1102,12 +1158,32 @@ static bool run_transpose_i8(unsigned long long Seed, int Runs, bool Time, std::
 
 } // namespace transpose_any_shape
 
-// Harness: `./a.out [--seed S] [--runs R] [--check-only]` prints one JSON line and exits
+// A runtime size argument of the harness: true when A is `Name=VALUE`, VALUE a positive integer, which
+// goes to V; exits with 2 when A is `Name=` followed by anything else.
+static bool bw_size_argument(const std::string &A, const char *Name, long long &V) {
+  const std::string Prefix = std::string(Name) + "=";
+  if (A.compare(0, Prefix.size(), Prefix) != 0)
+    return false;
+  const char *Text = A.c_str() + Prefix.size();
+  char *End = nullptr;
+  const long long Value = std::strtoll(Text, &End, 10);
+  if (End == Text || *End != '\0' || Value < 1) {
+    std::fprintf(stderr, "harness: bad size '%s': expected %s=VALUE, VALUE a positive integer\n", A.c_str(), Name);
+    std::exit(2);
+  }
+  V = Value;
+  return true;
+}
+
+// Harness: `./a.out [--seed S] [--runs R] [--check-only] [R=VALUE] [C=VALUE]` prints one JSON line and exits
 // with 0 when every kernel matches its CPU reference, 1 when one does not.
 int main(int argc, char **argv) {
   unsigned long long Seed = 1ULL;
   int Runs = 21;
   bool Time = true;
+  // Runtime sizes: NAME=VALUE arguments, by default the sizes the predictions were made at.
+  long long R = 64LL;
+  long long C = 64LL;
   for (int I = 1; I < argc; ++I) {
     const std::string A = argv[I];
     if (A == "--seed" && I + 1 < argc)
@@ -1116,8 +1192,12 @@ int main(int argc, char **argv) {
       Runs = std::max(20, std::atoi(argv[++I]));
     else if (A == "--check-only")
       Time = false;
+    else if (bw_size_argument(A, "R", R))
+      ;
+    else if (bw_size_argument(A, "C", C))
+      ;
     else {
-      std::fprintf(stderr, "usage: %s [--seed S] [--runs R (>= 20)] [--check-only]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--seed S] [--runs R (>= 20)] [--check-only] [R=VALUE] [C=VALUE]\n", argv[0]);
       return 2;
     }
   }
@@ -1127,14 +1207,14 @@ int main(int argc, char **argv) {
   BANKWISE_CHECK(cudaGetDeviceProperties(&Prop, Device));
   std::string Json;
   bool Ok = true;
-  Ok = transpose_any_shape::run_transpose_f32(Seed, Runs, Time, Json) && Ok;
+  Ok = transpose_any_shape::run_transpose_f32(Seed, Runs, Time, Json, R, C) && Ok;
   Json += ",";
-  Ok = transpose_any_shape::run_transpose_f64(Seed, Runs, Time, Json) && Ok;
+  Ok = transpose_any_shape::run_transpose_f64(Seed, Runs, Time, Json, R, C) && Ok;
   Json += ",";
-  Ok = transpose_any_shape::run_transpose_f16(Seed, Runs, Time, Json) && Ok;
+  Ok = transpose_any_shape::run_transpose_f16(Seed, Runs, Time, Json, R, C) && Ok;
   Json += ",";
-  Ok = transpose_any_shape::run_transpose_i8(Seed, Runs, Time, Json) && Ok;
-  std::printf("{\"program\":%s,\"device\":\"%s\",\"seed\":%llu,\"correct\":%s,\"kernels\":[%s]}\n",
-              "\"samples/transpose_any_shape.bw\"", Prop.name, Seed, Ok ? "true" : "false", Json.c_str());
+  Ok = transpose_any_shape::run_transpose_i8(Seed, Runs, Time, Json, R, C) && Ok;
+  std::printf("{\"program\":%s,\"device\":\"%s\",\"seed\":%llu,\"sizes\":{\"R\":%lld,\"C\":%lld},\"correct\":%s,\"kernels\":[%s]}\n",
+              "\"samples/transpose_any_shape.bw\"", Prop.name, Seed, R, C, Ok ? "true" : "false", Json.c_str());
   return Ok ? 0 : 1;
 }

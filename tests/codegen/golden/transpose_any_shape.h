@@ -172,31 +172,43 @@ template <class T, class V> BANKWISE_HD T fromCompute(V X) {
 
 namespace transpose_any_shape {
 
-inline constexpr long long R = 250LL; // param
-inline constexpr long long C = 170LL; // param
+// param R: a runtime size, an argument of the launch functions that use it.
+// param C: a runtime size, an argument of the launch functions that use it.
 
-/// Kernel 'transpose_f32' (samples/transpose_any_shape.bw:14): grid (6, 8, 1) x block (32, 8, 1).
-///   in: global f32[R][C], 42500 elements (row-major), read.
-///   out: global f32[C][R], 42500 elements (row-major), written.
-/// Returns cudaErrorInvalidValue when a count differs from the one above.
-cudaError_t launch_transpose_f32(const float *in, std::size_t in_count, float *out, std::size_t out_count, cudaStream_t stream = 0);
+/// Kernel 'transpose_f32' (samples/transpose_any_shape.bw:17): grid ((C + 31) / 32, (R + 31) / 32, 1) x block (32, 8, 1).
+///   in: global f32[R][C], R * C elements (row-major), read.
+///   out: global f32[C][R], C * R elements (row-major), written.
+///   R: a runtime size.
+///   C: a runtime size.
+/// Returns cudaErrorInvalidValue, launching nothing, when a size breaks its `where`, a dimension
+/// is not positive, a count differs from the one above, or the grid exceeds CUDA's limits.
+cudaError_t launch_transpose_f32(const float *in, std::size_t in_count, float *out, std::size_t out_count, long long R, long long C, cudaStream_t stream = 0);
 
-/// Kernel 'transpose_f64' (samples/transpose_any_shape.bw:30): grid (6, 8, 1) x block (32, 8, 1).
-///   in: global f64[R][C], 42500 elements (row-major), read.
-///   out: global f64[C][R], 42500 elements (row-major), written.
-/// Returns cudaErrorInvalidValue when a count differs from the one above.
-cudaError_t launch_transpose_f64(const double *in, std::size_t in_count, double *out, std::size_t out_count, cudaStream_t stream = 0);
+/// Kernel 'transpose_f64' (samples/transpose_any_shape.bw:33): grid ((C + 31) / 32, (R + 31) / 32, 1) x block (32, 8, 1).
+///   in: global f64[R][C], R * C elements (row-major), read.
+///   out: global f64[C][R], C * R elements (row-major), written.
+///   R: a runtime size.
+///   C: a runtime size.
+/// Returns cudaErrorInvalidValue, launching nothing, when a size breaks its `where`, a dimension
+/// is not positive, a count differs from the one above, or the grid exceeds CUDA's limits.
+cudaError_t launch_transpose_f64(const double *in, std::size_t in_count, double *out, std::size_t out_count, long long R, long long C, cudaStream_t stream = 0);
 
-/// Kernel 'transpose_f16' (samples/transpose_any_shape.bw:46): grid (6, 8, 1) x block (32, 8, 1).
-///   in: global f16[R][C], 42500 elements (row-major), read.
-///   out: global f16[C][R], 42500 elements (row-major), written.
-/// Returns cudaErrorInvalidValue when a count differs from the one above.
-cudaError_t launch_transpose_f16(const __half *in, std::size_t in_count, __half *out, std::size_t out_count, cudaStream_t stream = 0);
+/// Kernel 'transpose_f16' (samples/transpose_any_shape.bw:49): grid ((C + 31) / 32, (R + 31) / 32, 1) x block (32, 8, 1).
+///   in: global f16[R][C], R * C elements (row-major), read.
+///   out: global f16[C][R], C * R elements (row-major), written.
+///   R: a runtime size.
+///   C: a runtime size.
+/// Returns cudaErrorInvalidValue, launching nothing, when a size breaks its `where`, a dimension
+/// is not positive, a count differs from the one above, or the grid exceeds CUDA's limits.
+cudaError_t launch_transpose_f16(const __half *in, std::size_t in_count, __half *out, std::size_t out_count, long long R, long long C, cudaStream_t stream = 0);
 
-/// Kernel 'transpose_i8' (samples/transpose_any_shape.bw:62): grid (6, 8, 1) x block (32, 8, 1).
-///   in: global i8[R][C], 42500 elements (row-major), read.
-///   out: global i8[C][R], 42500 elements (row-major), written.
-/// Returns cudaErrorInvalidValue when a count differs from the one above.
-cudaError_t launch_transpose_i8(const std::int8_t *in, std::size_t in_count, std::int8_t *out, std::size_t out_count, cudaStream_t stream = 0);
+/// Kernel 'transpose_i8' (samples/transpose_any_shape.bw:65): grid ((C + 31) / 32, (R + 31) / 32, 1) x block (32, 8, 1).
+///   in: global i8[R][C], R * C elements (row-major), read.
+///   out: global i8[C][R], C * R elements (row-major), written.
+///   R: a runtime size.
+///   C: a runtime size.
+/// Returns cudaErrorInvalidValue, launching nothing, when a size breaks its `where`, a dimension
+/// is not positive, a count differs from the one above, or the grid exceeds CUDA's limits.
+cudaError_t launch_transpose_i8(const std::int8_t *in, std::size_t in_count, std::int8_t *out, std::size_t out_count, long long R, long long C, cudaStream_t stream = 0);
 
 } // namespace transpose_any_shape
