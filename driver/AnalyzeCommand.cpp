@@ -4,18 +4,21 @@
 //   bankwise analyze samples/transpose_tiled.bw [-D N=4096] [--json]
 //            [--machine "umm(w: 32, l: 400)"] [--data p=p.bin] [--kernel K]
 
+#include "analysis/AllSizes.h"
 #include "analysis/ColoredSchedule.h"
 #include "analysis/KernelAnalysis.h"
 #include "analysis/LayoutChoice.h"
 #include "driver/Commands.h"
 #include "driver/Output.h"
 #include "driver/ProgramInput.h"
+#include "codegen/Codegen.h"
 #include "dsl/Parser.h"
 #include "ir/Printer.h"
 #include "support/Diagnostic.h"
 
 #include <charconv>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -122,6 +125,100 @@ const ir::Array *findAnyArray(const ir::Program &P, const std::string &Name) {
   return nullptr;
 }
 
+/// Every `layout auto` of Generic takes the layout chosen in Bound (the same
+/// program with its runtime sizes bound).
+void copyLayouts(ir::Program &Generic, const ir::Program &Bound) {
+  for (std::size_t I = 0; I < Generic.Arrays.size(); ++I)
+    Generic.Arrays[I].Lay = Bound.Arrays[I].Lay;
+  for (std::size_t K = 0; K < Generic.Kernels.size(); ++K) {
+    std::vector<ir::Array *> G = Generic.Kernels[K].arrays();
+    std::vector<const ir::Array *> B = Bound.Kernels[K].arrays();
+    for (std::size_t I = 0; I < G.size() && I < B.size(); ++I)
+      G[I]->Lay = B[I]->Lay;
+  }
+}
+
+nlohmann::json rangeJson(const SizeRange &R) {
+  if (!R.Any)
+    return nullptr;
+  return {{"min", R.Min}, {"max", R.Max}, {"max_when", R.MaxWhen}, {"min_when", R.MinWhen}};
+}
+
+/// analyze without -D for the runtime sizes: figures over every size.
+int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOptions &AO) {
+  // Layout choice needs sizes: it runs at the representative sizes compile
+  // uses, and the generic program takes its decisions.
+  ir::Program Bound = Prog;
+  codegen::CodegenOptions CO;
+  codegen::bindRepresentativeSizes(Bound, {}, CO);
+  LayoutChoiceOptions LO;
+  LO.Seed = O.Seed;
+  LO.Analysis = AO;
+  const std::vector<LayoutDecision> Decisions = chooseLayouts(Bound, LO);
+  copyLayouts(Prog, Bound);
+  std::vector<std::string> At;
+  for (const auto &[Name, Value] : CO.RepresentativeSizes)
+    At.push_back(fmt::format("{} = {}", Name, Value));
+
+  nlohmann::json J;
+  J["file"] = O.File;
+  J["seed"] = O.Seed;
+  J["runtime_params"] = Prog.runtimeParams();
+  std::string Text = fmt::format("{}: runtime sizes {}; figures over every size (give them with -D for "
+                                 "one size's counts and model time)\n",
+                                 O.File, fmt::join(Prog.runtimeParams(), ", "));
+  for (const LayoutDecision &D : Decisions)
+    Text += fmt::format("{}: layout auto of '{}' -> {} (chosen at {})\n", locText(D.Loc), D.Array,
+                        D.Candidates.empty() ? std::string("raw") : D.Candidates[D.Chosen].Name,
+                        fmt::join(At, ", "));
+  AllSizesOptions SO;
+  SO.Analysis = AO;
+  bool AnyKernel = false;
+  for (const ir::Kernel &K : Prog.Kernels) {
+    if (!O.Kernel.empty() && K.Name != O.Kernel)
+      continue;
+    AnyKernel = true;
+    const AllSizesReport R = analyzeAllSizes(Prog, K, SO);
+    Text += fmt::format("kernel '{}' ({}): every size with {}\n  {}\n", R.Kernel, locText(R.Loc), R.Domain,
+                        R.Method);
+    if (!R.FallbackReason.empty())
+      Text += fmt::format("  some sizes were evaluated warp by warp ({})\n", R.FallbackReason);
+    nlohmann::json JK = {{"kernel", R.Kernel},     {"location", locText(R.Loc)},
+                         {"domain", R.Domain},     {"period", R.Period},
+                         {"sizes_evaluated", R.Bindings}, {"all_classes", R.AllClasses},
+                         {"periodic", R.Periodic}, {"method", R.Method}};
+    for (const AllSizesSite &S : R.Sites) {
+      Text += fmt::format("  {}: {} {} of '{}' ({})\n", locText(S.Loc), spaceName(S.Space),
+                          S.IsWrite ? "write" : "read", S.Array, S.Layout);
+      nlohmann::json JS = {{"location", locText(S.Loc)},
+                           {"array", S.Array},
+                           {"space", spaceName(S.Space)},
+                           {"access", S.IsWrite ? "write" : "read"},
+                           {"layout", S.Layout},
+                           {"data_dependent", S.DataDependent},
+                           {"congestion", rangeJson(S.Congestion)},
+                           {"groups", rangeJson(S.Groups)}};
+      if (S.DataDependent) {
+        Text += "    data-dependent: give the runtime sizes with -D and the data with --data\n";
+      } else if (S.Space == ir::MemSpace::Shared) {
+        JS["sm90_wavefronts"] = rangeJson(S.Wavefronts);
+        Text += fmt::format("    sm_90 wavefronts {}\n    DMM congestion {}; UMM groups {}\n",
+                            S.Wavefronts.str(), S.Congestion.str(), S.Groups.str());
+      } else {
+        JS["sm90_sectors"] = rangeJson(S.Sectors);
+        JS["sm90_lines"] = rangeJson(S.Lines);
+        Text += fmt::format("    sm_90 sectors {}\n    lines {}; DMM congestion {}; UMM groups {}\n",
+                            S.Sectors.str(), S.Lines.str(), S.Congestion.str(), S.Groups.str());
+      }
+      JK["sites"].push_back(JS);
+    }
+    J["kernels"].push_back(JK);
+  }
+  if (!AnyKernel)
+    throw UserError(fmt::format("no kernel named '{}' in {}", O.Kernel, O.File));
+  return emitReport(O.Json, J, Text);
+}
+
 int runAnalyze(const AnalyzeOptions &O) {
   std::optional<ir::Program> Read = readProgram(O.File, O.Defines);
   if (!Read)
@@ -142,6 +239,9 @@ int runAnalyze(const AnalyzeOptions &O) {
       throw UserError(fmt::format("--data: no array named '{}'", Name));
     AO.Data[Name] = loadDataFile(Path, A->Elem, A->numElements());
   }
+
+  if (!Prog.runtimeParams().empty())
+    return runAllSizes(O, Prog, AO);
 
   // layout auto and schedule colored, keeping the program as written for
   // --transformed (a colored kernel as written is the copy it describes).

@@ -1,0 +1,498 @@
+#include "analysis/AllSizes.h"
+
+#include "ir/Eval.h"
+#include "ir/Printer.h"
+#include "support/Random.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <optional>
+#include <thread>
+
+namespace bankwise {
+
+std::string SizeRange::str() const {
+  if (!Any)
+    return "-";
+  if (Min == Max)
+    return fmt::format("{} for every size", Min);
+  std::vector<std::string> When;
+  if (!MaxWhen.empty())
+    When.push_back(fmt::format("{} when {}", Max, MaxWhen));
+  if (!MinWhen.empty())
+    When.push_back(fmt::format("{} when {}", Min, MinWhen));
+  if (When.empty())
+    return fmt::format("{}..{}", Min, Max);
+  return fmt::format("{}..{} ({})", Min, Max, fmt::join(When, "; "));
+}
+
+namespace {
+
+/// "1, 2, 3, 5" -> "1..3, 5".
+std::string rangesText(const std::vector<std::int64_t> &V) {
+  std::vector<std::string> Parts;
+  for (std::size_t I = 0; I < V.size();) {
+    std::size_t J = I;
+    while (J + 1 < V.size() && V[J + 1] == V[J] + 1)
+      ++J;
+    Parts.push_back(J >= I + 2 ? fmt::format("{}..{}", V[I], V[J])
+                               : (J == I ? fmt::format("{}", V[I]) : fmt::format("{}, {}", V[I], V[J])));
+    I = J + 1;
+  }
+  return fmt::format("{}", fmt::join(Parts, ", "));
+}
+
+} // namespace
+
+std::string residueCondition(const std::string &Name, const std::vector<bool> &Set) {
+  const std::int64_t L = static_cast<std::int64_t>(Set.size());
+  const std::int64_t Count = std::count(Set.begin(), Set.end(), true);
+  if (Count == 0 || Count == L)
+    return "";
+  // The smallest modulus M dividing L with Set a union of classes mod M.
+  for (std::int64_t M = 2; M <= L; ++M) {
+    if (L % M != 0)
+      continue;
+    bool Union = true;
+    for (std::int64_t R = 0; R < L && Union; ++R)
+      Union = Set[static_cast<std::size_t>(R)] == Set[static_cast<std::size_t>(R % M)];
+    if (!Union)
+      continue;
+    std::vector<std::int64_t> In, Out;
+    for (std::int64_t R = 0; R < M; ++R)
+      (Set[static_cast<std::size_t>(R)] ? In : Out).push_back(R);
+    if (M == 2)
+      return fmt::format("{} is {}", Name, In[0] == 0 ? "even" : "odd");
+    if (In.size() == 1)
+      return fmt::format("{} % {} == {}", Name, M, In[0]);
+    if (Out.size() == 1)
+      return fmt::format("{} % {} != {}", Name, M, Out[0]);
+    if (In.size() <= Out.size())
+      return fmt::format("{} % {} in {{{}}}", Name, M, rangesText(In));
+    return fmt::format("{} % {} not in {{{}}}", Name, M, rangesText(Out));
+  }
+  return "";
+}
+
+namespace {
+
+/// What the `where` of a runtime param says of its own value directly:
+/// bounds and a divisor; anything else is checked by binding.
+struct Domain {
+  std::string Name;
+  std::int64_t Lo = 1;
+  std::optional<std::int64_t> Hi;
+  std::int64_t Step = 1;
+};
+
+void readConstraint(const ir::Expr &E, const ir::ConstEnv &Env, Domain &D, bool &LoGiven) {
+  const auto *B = E.as<ir::Binary>();
+  if (!B)
+    return;
+  if (B->Op == ir::BinaryOp::LogAnd) {
+    readConstraint(*B->Lhs, Env, D, LoGiven);
+    readConstraint(*B->Rhs, Env, D, LoGiven);
+    return;
+  }
+  auto IsSelf = [&](const ir::Expr &X) {
+    const auto *V = X.as<ir::VarRef>();
+    return V && V->Name == D.Name;
+  };
+  auto Value = [&](const ir::Expr &X) -> std::optional<std::int64_t> {
+    DiagnosticEngine Quiet;
+    return ir::evalConstant(X, Env, Quiet);
+  };
+  // `D % m == 0`
+  if (B->Op == ir::BinaryOp::Eq) {
+    if (const auto *M = B->Lhs->as<ir::Binary>();
+        M && M->Op == ir::BinaryOp::Mod && IsSelf(*M->Lhs)) {
+      const auto Div = Value(*M->Rhs), Rem = Value(*B->Rhs);
+      if (Div && *Div > 0 && Rem && *Rem == 0)
+        D.Step = std::lcm(D.Step, *Div);
+      return;
+    }
+  }
+  ir::BinaryOp Op = B->Op;
+  const ir::Expr *Other = nullptr;
+  if (IsSelf(*B->Lhs)) {
+    Other = &*B->Rhs;
+  } else if (IsSelf(*B->Rhs)) {
+    Other = &*B->Lhs;
+    // v < D  is  D > v
+    switch (Op) {
+    case ir::BinaryOp::Lt: Op = ir::BinaryOp::Gt; break;
+    case ir::BinaryOp::Le: Op = ir::BinaryOp::Ge; break;
+    case ir::BinaryOp::Gt: Op = ir::BinaryOp::Lt; break;
+    case ir::BinaryOp::Ge: Op = ir::BinaryOp::Le; break;
+    default: break;
+    }
+  } else {
+    return;
+  }
+  const auto V = Value(*Other);
+  if (!V)
+    return;
+  auto SetLo = [&](std::int64_t X) {
+    D.Lo = LoGiven ? std::max(D.Lo, X) : X;
+    LoGiven = true;
+  };
+  auto SetHi = [&](std::int64_t X) { D.Hi = D.Hi ? std::min(*D.Hi, X) : X; };
+  switch (Op) {
+  case ir::BinaryOp::Ge: SetLo(*V); break;
+  case ir::BinaryOp::Gt: SetLo(*V + 1); break;
+  case ir::BinaryOp::Le: SetHi(*V); break;
+  case ir::BinaryOp::Lt: SetHi(*V - 1); break;
+  case ir::BinaryOp::Eq: SetLo(*V); SetHi(*V); break;
+  default: break;
+  }
+}
+
+/// The first value >= X on the grid Lo + Step * j... aligned to Step.
+std::int64_t alignUp(std::int64_t X, std::int64_t Step) {
+  return (X + Step - 1) / Step * Step;
+}
+
+struct Run {
+  ir::Bindings Sizes;
+  bool Large = false;     ///< a residue-class representative
+  int CheckOf = -1;       ///< the periodicity check of run CheckOf
+  std::optional<KernelReport> Rep;
+  std::string Error;      ///< the size is invalid (constraint, grid)
+  std::string RunError;   ///< the kernel fails at this size
+};
+
+} // namespace
+
+AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
+                               const AllSizesOptions &Opts) {
+  AllSizesReport Rep;
+  Rep.Kernel = K.Name;
+  Rep.Loc = K.Loc;
+  Rep.Params = Prog.runtimeParams();
+  // Derived runtime params (`param Mid = M - 10`) follow the others.
+  std::vector<Domain> Doms;
+  const ir::ConstEnv Env = ir::paramValues(Prog);
+  std::vector<std::string> DomainText;
+  for (const ir::Param &P : Prog.Params) {
+    if (!P.Runtime || P.Init)
+      continue;
+    Domain D;
+    D.Name = P.Name;
+    bool LoGiven = false;
+    if (P.Where)
+      readConstraint(*P.Where, Env, D, LoGiven);
+    Doms.push_back(D);
+    std::string T = fmt::format("{} >= {}", D.Name, D.Lo);
+    if (D.Hi)
+      T += fmt::format(", <= {}", *D.Hi);
+    if (D.Step > 1)
+      T += fmt::format(", a multiple of {}", D.Step);
+    if (P.Where)
+      T += fmt::format(" (where {})", ir::print(*P.Where));
+    DomainText.push_back(T);
+  }
+  if (Doms.empty())
+    throw UserError(K.Loc, fmt::format("kernel '{}' has no runtime size to range over", K.Name));
+  Rep.Params.clear();
+  for (const Domain &D : Doms)
+    Rep.Params.push_back(D.Name);
+  Rep.Domain = fmt::format("{}", fmt::join(DomainText, "; "));
+
+  // The residue period: lcm of the warp width and 128 bytes over each
+  // array's element size, as the class counting uses.
+  const std::int64_t W = Prog.Mach ? Prog.Mach->warpSize() : 32;
+  std::int64_t L = W;
+  auto AddElem = [&](const ir::Array &A) {
+    if (A.Space != ir::MemSpace::Local)
+      L = std::lcm(L, std::max<std::int64_t>(1, 128 / ir::byteSize(A.Elem)));
+  };
+  for (const ir::Array &A : Prog.Arrays)
+    AddElem(A);
+  for (const ir::Array *A : K.arrays())
+    AddElem(*A);
+  Rep.Period = L;
+
+  // Per size: its residue-class representatives at a base magnitude past
+  // the first block rows, and every small value.
+  struct Values {
+    std::vector<std::int64_t> Classes, Check, Small;
+  };
+  std::vector<Values> Vals(Doms.size());
+  for (std::size_t I = 0; I < Doms.size(); ++I) {
+    const Domain &D = Doms[I];
+    const std::int64_t Cycle = std::lcm(L, D.Step);
+    const std::int64_t First = alignUp(std::max<std::int64_t>(D.Lo, 1), D.Step);
+    const std::int64_t Base = alignUp(std::max<std::int64_t>(D.Lo, 1024), Cycle);
+    for (std::int64_t V = Base; V < Base + Cycle; V += D.Step)
+      if (!D.Hi || V <= *D.Hi) {
+        Vals[I].Classes.push_back(V);
+        Vals[I].Check.push_back(V + 8 * Cycle);
+      }
+    for (std::int64_t V = First, N = 0; V < Base && N < std::min<std::int64_t>(2 * L, 64); V += D.Step, ++N)
+      if (!D.Hi || V <= *D.Hi)
+        Vals[I].Small.push_back(V);
+    if (Vals[I].Classes.empty() && Vals[I].Small.empty())
+      throw UserError(K.Loc, fmt::format("runtime size '{}' has no value in {}..{}", D.Name, D.Lo,
+                                         D.Hi ? *D.Hi : D.Lo));
+    if (Vals[I].Classes.empty()) { // bounded above: every value is small
+      Vals[I].Classes = Vals[I].Small;
+      Vals[I].Check = Vals[I].Small;
+    }
+  }
+
+  // The runs.
+  std::vector<Run> Runs;
+  std::int64_t Joint = 1;
+  for (const Values &V : Vals)
+    Joint = std::min<std::int64_t>(Joint * static_cast<std::int64_t>(V.Classes.size()),
+                                   std::int64_t(1) << 40);
+  auto Sizes = [&](const std::vector<std::int64_t> &Pick) {
+    ir::Bindings B;
+    for (std::size_t I = 0; I < Doms.size(); ++I)
+      B[Doms[I].Name] = Pick[I];
+    return B;
+  };
+  Rep.AllClasses = Joint <= Opts.MaxJointClasses;
+  if (Rep.AllClasses) {
+    std::vector<std::size_t> Odo(Doms.size(), 0);
+    for (std::int64_t J = 0; J < Joint; ++J) {
+      std::vector<std::int64_t> Pick(Doms.size());
+      for (std::size_t I = 0; I < Doms.size(); ++I)
+        Pick[I] = Vals[I].Classes[Odo[I]];
+      Runs.push_back({Sizes(Pick), true, -1, {}, {}, {}});
+      for (std::size_t I = 0; I < Doms.size(); ++I) {
+        if (++Odo[I] < Vals[I].Classes.size())
+          break;
+        Odo[I] = 0;
+      }
+    }
+  } else {
+    // Each size through its classes, the others at two representatives.
+    for (std::size_t I = 0; I < Doms.size(); ++I)
+      for (std::int64_t V : Vals[I].Classes)
+        for (std::size_t Rep2 = 0; Rep2 < 2; ++Rep2) {
+          std::vector<std::int64_t> Pick(Doms.size());
+          for (std::size_t J = 0; J < Doms.size(); ++J)
+            Pick[J] = J == I ? V : Vals[J].Classes[std::min(Rep2, Vals[J].Classes.size() - 1)];
+          Runs.push_back({Sizes(Pick), true, -1, {}, {}, {}});
+        }
+  }
+  // Periodicity: up to 32 of the class runs again, every size one magnitude up.
+  {
+    Rng R(2026);
+    const std::size_t Classes = Runs.size();
+    std::vector<std::size_t> Pick(Classes);
+    std::iota(Pick.begin(), Pick.end(), 0);
+    for (std::size_t I = 0; I + 1 < Pick.size(); ++I)
+      std::swap(Pick[I], Pick[I + R.below(Pick.size() - I)]);
+    Pick.resize(std::min<std::size_t>(Classes, 32));
+    for (std::size_t C : Pick) {
+      ir::Bindings B = Runs[C].Sizes;
+      for (std::size_t I = 0; I < Doms.size(); ++I) {
+        const auto &Cl = Vals[I].Classes;
+        const auto It = std::find(Cl.begin(), Cl.end(), B[Doms[I].Name]);
+        if (It != Cl.end())
+          B[Doms[I].Name] = Vals[I].Check[static_cast<std::size_t>(It - Cl.begin())];
+      }
+      Runs.push_back({B, false, static_cast<int>(C), {}, {}, {}});
+    }
+  }
+  // Small sizes, each with the others at two class representatives.
+  for (std::size_t I = 0; I < Doms.size(); ++I)
+    for (std::int64_t V : Vals[I].Small)
+      for (std::size_t Rep2 = 0; Rep2 < 2; ++Rep2) {
+        std::vector<std::int64_t> Pick(Doms.size());
+        for (std::size_t J = 0; J < Doms.size(); ++J)
+          Pick[J] = J == I ? V : Vals[J].Classes[std::min(Rep2, Vals[J].Classes.size() - 1)];
+        Runs.push_back({Sizes(Pick), false, -1, {}, {}, {}});
+      }
+
+  // The same sizes twice (a bounded size has no separate classes) are one run.
+  {
+    std::vector<Run> Unique;
+    std::map<ir::Bindings, int> Seen;
+    std::vector<int> NewIndex(Runs.size(), -1);
+    for (std::size_t I = 0; I < Runs.size(); ++I) {
+      auto [It, Fresh] = Seen.try_emplace(Runs[I].Sizes, static_cast<int>(Unique.size()));
+      NewIndex[I] = It->second;
+      if (Fresh) {
+        Unique.push_back(Runs[I]);
+        if (Unique.back().CheckOf >= 0)
+          Unique.back().CheckOf = NewIndex[static_cast<std::size_t>(Unique.back().CheckOf)];
+      }
+    }
+    Runs.swap(Unique);
+  }
+
+  // Evaluate, spread over the cores; results stay in run order.
+  AnalysisOptions AO = Opts.Analysis;
+  AO.SimulateTime = false;
+  std::size_t Next = 0;
+  std::mutex Lock;
+  auto Worker = [&] {
+    while (true) {
+      std::size_t I;
+      {
+        std::lock_guard<std::mutex> G(Lock);
+        if (Next >= Runs.size())
+          return;
+        I = Next++;
+      }
+      Run &R = Runs[I];
+      ir::Program Bound;
+      try {
+        Bound = ir::bindParams(Prog, R.Sizes);
+      } catch (const UserError &E) {
+        R.Error = E.diagnostic().Message;
+        continue;
+      }
+      try {
+        R.Rep = analyzeKernel(Bound, *Bound.findKernel(K.Name), AO);
+      } catch (const UserError &E) {
+        R.RunError = E.what();
+      }
+    }
+  };
+  unsigned Threads = Opts.Threads ? Opts.Threads : std::max(1u, std::thread::hardware_concurrency());
+  Threads = static_cast<unsigned>(std::min<std::size_t>(Threads, Runs.size()));
+  std::vector<std::thread> Pool;
+  for (unsigned T = 1; T < Threads; ++T)
+    Pool.emplace_back(Worker);
+  Worker();
+  for (std::thread &T : Pool)
+    T.join();
+
+  // A size at which the kernel fails (an index out of bounds) is the
+  // finding that matters most.
+  for (const Run &R : Runs)
+    if (!R.RunError.empty()) {
+      std::vector<std::string> S;
+      for (const auto &[N, V] : R.Sizes)
+        S.push_back(fmt::format("{} = {}", N, V));
+      throw UserError(K.Loc, fmt::format("kernel '{}' fails at {}: {}", K.Name,
+                                         fmt::join(S, ", "), R.RunError));
+    }
+
+  // Per site, per model: min and max over every size and warp, and the
+  // residues of each size where they are reached.
+  struct Track {
+    SizeRange *Range;
+    std::vector<std::vector<bool>> AtMax, AtMin;
+  };
+  const KernelReport *First = nullptr;
+  for (const Run &R : Runs)
+    if (R.Rep) {
+      First = &*R.Rep;
+      break;
+    }
+  if (!First)
+    throw UserError(K.Loc, fmt::format("kernel '{}': no size satisfies the constraints ({})",
+                                       K.Name, Runs.empty() ? "none tried" : Runs.front().Error));
+  for (const AccessSiteReport &S : First->Sites) {
+    AllSizesSite A;
+    A.Loc = S.Loc;
+    A.Array = S.Array;
+    A.Space = S.Space;
+    A.IsWrite = S.IsWrite;
+    A.Layout = S.Layout;
+    Rep.Sites.push_back(A);
+  }
+  auto Models = [](AllSizesSite &A, const AccessSiteReport &S) {
+    return std::array<std::pair<SizeRange *, const CostStats *>, 5>{
+        {{&A.Congestion, &S.Congestion}, {&A.Groups, &S.Groups}, {&A.Wavefronts, &S.Wavefronts},
+         {&A.Sectors, &S.Sectors}, {&A.Lines, &S.Lines}}};
+  };
+  for (const Run &R : Runs) {
+    if (!R.Rep)
+      continue;
+    ++Rep.Bindings;
+    if (!R.Rep->FastPath && Rep.FallbackReason.empty())
+      Rep.FallbackReason = R.Rep->FallbackReason;
+    for (std::size_t I = 0; I < Rep.Sites.size() && I < R.Rep->Sites.size(); ++I) {
+      AllSizesSite &A = Rep.Sites[I];
+      const AccessSiteReport &S = R.Rep->Sites[I];
+      A.DataDependent = A.DataDependent || S.DataDependent;
+      for (auto [Range, Stats] : Models(A, S)) {
+        if (Stats->Count == 0)
+          continue;
+        Range->Min = Range->Any ? std::min(Range->Min, Stats->Min) : Stats->Min;
+        Range->Max = Range->Any ? std::max(Range->Max, Stats->Max) : Stats->Max;
+        Range->Any = true;
+      }
+    }
+  }
+  // Periodicity: a check run must give its class run's figures.
+  for (const Run &R : Runs) {
+    if (R.CheckOf < 0 || !R.Rep || !Runs[static_cast<std::size_t>(R.CheckOf)].Rep)
+      continue;
+    const KernelReport &A = *R.Rep, &B = *Runs[static_cast<std::size_t>(R.CheckOf)].Rep;
+    for (std::size_t I = 0; I < A.Sites.size() && I < B.Sites.size(); ++I) {
+      const AccessSiteReport &X = A.Sites[I], &Y = B.Sites[I];
+      auto Same = [](const CostStats &P, const CostStats &Q) {
+        return P.Count == 0 ? Q.Count == 0 : (Q.Count != 0 && P.Min == Q.Min && P.Max == Q.Max);
+      };
+      if (!Same(X.Congestion, Y.Congestion) || !Same(X.Groups, Y.Groups) ||
+          !Same(X.Wavefronts, Y.Wavefronts) || !Same(X.Sectors, Y.Sectors) || !Same(X.Lines, Y.Lines))
+        Rep.Periodic = false;
+    }
+  }
+  // Where the extremes are reached: residues of each size mod L.
+  for (std::size_t I = 0; I < Rep.Sites.size(); ++I) {
+    AllSizesSite &A = Rep.Sites[I];
+    const std::size_t NumModels = 5;
+    for (std::size_t M = 0; M < NumModels; ++M) {
+      SizeRange *Range = nullptr;
+      std::vector<std::vector<bool>> AtMax(Doms.size(), std::vector<bool>(static_cast<std::size_t>(L), false));
+      std::vector<std::vector<bool>> AtMin = AtMax;
+      for (const Run &R : Runs) {
+        if (!R.Rep || I >= R.Rep->Sites.size())
+          continue;
+        auto Pairs = Models(A, R.Rep->Sites[I]);
+        Range = Pairs[M].first;
+        const CostStats *Stats = Pairs[M].second;
+        if (Stats->Count == 0)
+          continue;
+        for (std::size_t P = 0; P < Doms.size(); ++P) {
+          const std::size_t Res =
+              static_cast<std::size_t>(((R.Sizes.at(Doms[P].Name) % L) + L) % L);
+          if (Stats->Max == Range->Max)
+            AtMax[P][Res] = true;
+          if (Stats->Min == Range->Min)
+            AtMin[P][Res] = true;
+        }
+      }
+      if (!Range || !Range->Any)
+        continue;
+      std::vector<std::string> MaxW, MinW;
+      for (std::size_t P = 0; P < Doms.size(); ++P) {
+        if (auto C = residueCondition(Doms[P].Name, AtMax[P]); !C.empty())
+          MaxW.push_back(C);
+        if (auto C = residueCondition(Doms[P].Name, AtMin[P]); !C.empty())
+          MinW.push_back(C);
+      }
+      Range->MaxWhen = fmt::format("{}", fmt::join(MaxW, " and "));
+      Range->MinWhen = fmt::format("{}", fmt::join(MinW, " and "));
+    }
+  }
+  std::vector<std::string> SmallText;
+  for (std::size_t I = 0; I < Doms.size(); ++I)
+    if (!Vals[I].Small.empty())
+      SmallText.push_back(fmt::format("{} = {}..{}", Doms[I].Name, Vals[I].Small.front(),
+                                      Vals[I].Small.back()));
+  Rep.Method = fmt::format(
+      "{} sizes: {} residue class{} mod {} of {} at {}, {} periodicity checks one magnitude up ({}), "
+      "and the small sizes {}",
+      Rep.Bindings, Rep.AllClasses ? "every joint" : "each size's (the others at two representatives)",
+      Rep.AllClasses ? "" : "es", L, fmt::join(Rep.Params, ", "),
+      Rep.AllClasses ? "1024 and above" : "1024 and above, not every combination",
+      std::count_if(Runs.begin(), Runs.end(), [](const Run &R) { return R.CheckOf >= 0; }),
+      Rep.Periodic ? "agreed" : "DISAGREED: figures are sampled, not proven",
+      SmallText.empty() ? "(none)" : fmt::format("{}", fmt::join(SmallText, ", ")));
+  return Rep;
+}
+
+} // namespace bankwise

@@ -1,0 +1,86 @@
+// Per-site figures over every value of a kernel's runtime sizes (issue [5]).
+//
+// The models see a runtime size p only through residues: a uniform shift of
+// every lane's address permutes the banks (congestion and wavefronts stay)
+// and changes sectors, lines and UMM groups only through the shift modulo
+// the period (ANALYSIS.md); a pitch p multiplies block and loop variables,
+// so what matters of it is p modulo that period; a guard `c < p` leaves
+// `p mod tile` lanes on in the boundary warps. So for sizes past the few
+// block rows it takes for every residue of the block indices to occur, a
+// site's figures are periodic in each runtime size, with period the
+// kernel's residue period (32 words for 4-byte elements; 64 for 2-byte,
+// 128 for 1-byte ones).
+//
+// analyzeAllSizes evaluates the class-counting analysis (exact at each
+// size) at every residue class of the runtime sizes jointly, at a base
+// magnitude, checks periodicity by evaluating classes again one period
+// multiple higher, and adds every small size below the base (per size,
+// with the others at large representatives). It says when the joint
+// classes were too many to evaluate all (then the figures are sampled).
+#pragma once
+
+#include "analysis/KernelAnalysis.h"
+#include "ir/Bind.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bankwise {
+
+/// Min and max of one model's per-warp cost over every size and warp, and
+/// when the max and the min are reached ("C % 8 != 0", "every size").
+struct SizeRange {
+  std::int64_t Min = 0, Max = 0;
+  bool Any = false;
+  std::string MaxWhen, MinWhen;
+  /// "4", or "1..5 (5 when C % 8 != 0; 1 when ...)".
+  std::string str() const;
+};
+
+struct AllSizesSite {
+  SourceLoc Loc;
+  std::string Array;
+  ir::MemSpace Space = ir::MemSpace::Global;
+  bool IsWrite = false;
+  std::string Layout;
+  bool DataDependent = false;
+  SizeRange Congestion, Groups, Wavefronts, Sectors, Lines;
+};
+
+struct AllSizesReport {
+  std::string Kernel;
+  SourceLoc Loc;
+  std::vector<std::string> Params; ///< runtime sizes, declaration order
+  std::int64_t Period = 32;        ///< residues are taken modulo this
+  std::int64_t Bindings = 0;       ///< sizes evaluated
+  bool AllClasses = false;   ///< every joint residue class was evaluated
+  bool Periodic = true;      ///< the check one magnitude up agreed
+  std::string Domain;        ///< "R >= 1, C >= 1" as assumed
+  std::string Method;        ///< what was evaluated, in words
+  std::string FallbackReason; ///< some size needed the warp-by-warp path
+  std::vector<AllSizesSite> Sites;
+};
+
+struct AllSizesOptions {
+  AnalysisOptions Analysis;
+  /// At most this many joint residue classes are evaluated; beyond it each
+  /// size's classes are evaluated with the others at a few representatives.
+  std::int64_t MaxJointClasses = 1024;
+  /// Worker threads (0: the hardware's).
+  unsigned Threads = 0;
+};
+
+/// Per-site figures of kernel K of Prog over every value of its runtime
+/// params that their `where` constraints allow. Prog's `layout auto` arrays
+/// must already be resolved. Throws UserError when no size satisfies the
+/// constraints or when every size fails.
+AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
+                               const AllSizesOptions &Opts = {});
+
+/// The residues in Set (a subset of 0..L-1) as a condition on Name, in the
+/// smallest modulus that describes it: {0} mod 32 -> "C % 32 == 0",
+/// {1..7} mod 8 -> "C % 8 != 0", everything -> "" (no condition).
+std::string residueCondition(const std::string &Name, const std::vector<bool> &Set);
+
+} // namespace bankwise

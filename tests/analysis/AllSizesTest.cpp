@@ -1,0 +1,169 @@
+// Figures over every runtime size: ANALYSIS.md's worked examples, the
+// residue conditions, and random sizes evaluated warp by warp against the
+// all-sizes ranges.
+
+#include "analysis/AllSizes.h"
+#include "dsl/Parser.h"
+#include "ir/Bind.h"
+#include "support/Random.h"
+#include "tests/support/ProgramFixtures.h"
+
+#include <doctest/doctest.h>
+
+using namespace bankwise;
+using bankwise::testing::parseOrFail;
+
+namespace {
+
+const AllSizesSite &siteOf(const AllSizesReport &R, const std::string &Array, bool IsWrite) {
+  for (const AllSizesSite &S : R.Sites)
+    if (S.Array == Array && S.IsWrite == IsWrite)
+      return S;
+  FAIL("no site for " << Array);
+  return R.Sites.front();
+}
+
+/// The any-shape transpose of samples/transpose_any_shape.bw with runtime R
+/// and C (CONSTRAINT appended to C's declaration), its tile padded.
+std::string anyShape(const std::string &Constraint, bool Guard = true) {
+  return "target sm_90\nparam R" + std::string(Guard ? "" : " where R % 32 == 0") +
+         "\nparam C" + Constraint +
+         "\nkernel t(in: global f32[R][C], out: global f32[C][R])\n"
+         "    grid ((C + 31) / 32, (R + 31) / 32) block (32, 8) {\n"
+         "  shared tile: f32[32][32] layout pad(1)\n"
+         "  for k in 0..4 {\n"
+         "    let r = by * 32 + ty + 8 * k\n"
+         "    let c = bx * 32 + tx\n" +
+         std::string(Guard ? "    if r < R && c < C { tile[ty + 8 * k][tx] = in[r][c] }\n"
+                           : "    tile[ty + 8 * k][tx] = in[r][c]\n") +
+         "  }\n  sync\n"
+         "  for k in 0..4 {\n"
+         "    let r = bx * 32 + ty + 8 * k\n"
+         "    let c = by * 32 + tx\n" +
+         std::string(Guard ? "    if r < C && c < R { out[r][c] = tile[tx][ty + 8 * k] }\n"
+                           : "    out[r][c] = tile[tx][ty + 8 * k]\n") +
+         "  }\n}\n";
+}
+
+AllSizesOptions fewThreads() {
+  AllSizesOptions O;
+  O.Threads = 2;
+  return O;
+}
+
+} // namespace
+
+TEST_CASE("residue conditions name the smallest modulus that describes a set") {
+  auto Set = [](int L, std::initializer_list<int> In) {
+    std::vector<bool> S(static_cast<std::size_t>(L), false);
+    for (int R : In)
+      S[static_cast<std::size_t>(R)] = true;
+    return S;
+  };
+  CHECK(residueCondition("C", Set(32, {0})) == "C % 32 == 0");
+  CHECK(residueCondition("C", Set(32, {0, 8, 16, 24})) == "C % 8 == 0");
+  std::vector<bool> NotEight(32, true);
+  for (int R = 0; R < 32; R += 8)
+    NotEight[static_cast<std::size_t>(R)] = false;
+  CHECK(residueCondition("C", NotEight) == "C % 8 != 0");
+  CHECK(residueCondition("C", Set(32, {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31})) == "C is odd");
+  CHECK(residueCondition("R", Set(32, {1, 2, 3, 4, 5, 6, 7, 8})) == "R % 32 in {1..8}");
+  CHECK(residueCondition("R", std::vector<bool>(32, true)).empty());
+}
+
+TEST_CASE("ANALYSIS.md example 1: the padded tile's column read is 1 wavefront for every size") {
+  const ir::Program P = parseOrFail(anyShape(""));
+  const AllSizesReport R = analyzeAllSizes(P, P.Kernels[0], fewThreads());
+  CHECK(R.AllClasses);
+  CHECK(R.Periodic);
+  CHECK(R.Period == 32);
+  const AllSizesSite &Read = siteOf(R, "tile", false);
+  CHECK(Read.Wavefronts.Any);
+  CHECK(Read.Wavefronts.Min == 1);
+  CHECK(Read.Wavefronts.Max == 1);
+  CHECK(Read.Wavefronts.str() == "1 for every size");
+  CHECK(Read.Congestion.Max == 1);
+}
+
+TEST_CASE("ANALYSIS.md example 2: the row read costs 4..5 sectors, 5 unless C is a multiple of 8") {
+  // Whole tiles only (R and C multiples of 32, no guard): every warp is
+  // interior, so the figure is the interior one of the example.
+  {
+    const ir::Program P = parseOrFail(anyShape(" where C % 32 == 0", false));
+    const AllSizesReport R = analyzeAllSizes(P, P.Kernels[0], fewThreads());
+    const AllSizesSite &In = siteOf(R, "in", false);
+    CHECK(In.Sectors.Min == 4);
+    CHECK(In.Sectors.Max == 4);
+    CHECK(In.Lines.Max == 1);
+  }
+  const ir::Program P = parseOrFail(anyShape(""));
+  const AllSizesReport R = analyzeAllSizes(P, P.Kernels[0], fewThreads());
+  const AllSizesSite &In = siteOf(R, "in", false);
+  CHECK(In.Sectors.Max == 5);
+  CHECK(In.Sectors.MaxWhen == "C % 8 != 0");
+  // Example 3: the boundary warps of the last block column have C % 32
+  // lanes on; one lane reads one sector.
+  CHECK(In.Sectors.Min == 1);
+  const AllSizesSite &Out = siteOf(R, "out", true);
+  CHECK(Out.Sectors.Max == 5);
+  CHECK(Out.Sectors.MaxWhen == "R % 8 != 0");
+}
+
+TEST_CASE("ANALYSIS.md example 4: the bit reversal writes 4 sectors per request at every size") {
+  const ir::Program P = parseOrFail(
+      "target sm_90\n"
+      "param M where M >= 10 && M <= 22\n"
+      "param Mid = M - 10\n"
+      "kernel bitrev_tiled(a: global f32[32][1 << Mid][32], b: global f32[32][1 << Mid][32])\n"
+      "    grid (1 << Mid) block (32, 8) {\n"
+      "  shared tile: f32[32][32] layout pad(1)\n"
+      "  for k in 0..4 { tile[ty + 8 * k][tx] = a[ty + 8 * k][bx][tx] }\n"
+      "  sync\n"
+      "  for k in 0..4 {\n"
+      "    b[ty + 8 * k][bitrev(bx, Mid)][tx] = tile[bitrev(tx, 5)][bitrev(ty + 8 * k, 5)]\n"
+      "  }\n"
+      "}\n");
+  const AllSizesReport R = analyzeAllSizes(P, P.Kernels[0], fewThreads());
+  CHECK(R.Bindings == 13); // M = 10..22, every value
+  const AllSizesSite &B = siteOf(R, "b", true);
+  CHECK(B.Sectors.str() == "4 for every size");
+  CHECK(B.Lines.str() == "1 for every size");
+  CHECK(siteOf(R, "tile", false).Wavefronts.str() == "1 for every size");
+}
+
+TEST_CASE("an index that leaves its array at some size is reported with that size") {
+  const ir::Program P = parseOrFail("target sm_90\nparam N\n"
+                                    "kernel k(a: global f32[N]) grid ((N + 31) / 32) block (32) {\n"
+                                    "  a[tid] = 1\n}\n");
+  CHECK_THROWS_WITH_AS(analyzeAllSizes(P, P.Kernels[0], fewThreads()),
+                       doctest::Contains("kernel 'k' fails at N = "), UserError);
+}
+
+TEST_CASE("random sizes evaluated warp by warp stay inside the all-sizes ranges") {
+  const ir::Program P = parseOrFail(anyShape(""));
+  const AllSizesReport All = analyzeAllSizes(P, P.Kernels[0], fewThreads());
+  Rng Gen(7);
+  for (int Trial = 0; Trial < 24; ++Trial) {
+    const std::int64_t Rv = 1 + static_cast<std::int64_t>(Gen.below(200));
+    const std::int64_t Cv = 1 + static_cast<std::int64_t>(Gen.below(200));
+    CAPTURE(Rv);
+    CAPTURE(Cv);
+    const ir::Program B = ir::bindParams(P, {{"R", Rv}, {"C", Cv}});
+    AnalysisOptions O;
+    O.Exhaustive = true;
+    const KernelReport K = analyzeKernel(B, B.Kernels[0], O);
+    REQUIRE(K.Sites.size() == All.Sites.size());
+    for (std::size_t I = 0; I < K.Sites.size(); ++I) {
+      const AccessSiteReport &S = K.Sites[I];
+      const AllSizesSite &A = All.Sites[I];
+      auto Inside = [](const CostStats &C, const SizeRange &Rg) {
+        return C.Count == 0 || (Rg.Any && C.Min >= Rg.Min && C.Max <= Rg.Max);
+      };
+      CHECK(Inside(S.Congestion, A.Congestion));
+      CHECK(Inside(S.Groups, A.Groups));
+      CHECK(Inside(S.Wavefronts, A.Wavefronts));
+      CHECK(Inside(S.Sectors, A.Sectors));
+      CHECK(Inside(S.Lines, A.Lines));
+    }
+  }
+}
