@@ -14,8 +14,15 @@
 # sizes (`param R`) are compiled once; the harness and ncu run at the
 # representative sizes the predictions were made at, and the same binary
 # then runs at each size of runtime_sizes below, one row per size and kernel
-# in gpu-verify-sizes.md and .jsonl. Exit code 0 when every kernel is correct
-# at every size and every exact site matches.
+# in gpu-verify-sizes.md and .jsonl. The same binary is also profiled by ncu
+# at each size of profile_sizes (odd shapes, launches small enough for the
+# source-counter replay), and each such launch is compared site by site with
+# the model's predictions AT THAT SIZE (`bankwise compile --size ... --report`;
+# sites are keyed by their .bw location, so the markers of the profiled .cu
+# pair them): report sample "S@R=33,C=65", rows in gpu-verify.md/.json like
+# any sample, whose device code is checked to be that of the profiled binary.
+# Exit code 0 when every kernel is correct at every size and every exact
+# site matches, at the representative sizes and at every profiled size.
 #
 #   scripts/gpu-verify.sh [SAMPLE...]      # default: every samples/*.bw
 set -uo pipefail
@@ -68,6 +75,36 @@ runtime_sizes() {
   esac
 }
 
+# Sizes at which ncu also profiles that binary and the report compares each
+# launch with the predictions at its size (kept small: the source-counter
+# replay is slow on big launches).
+profile_sizes() {
+  case "$1" in
+    transpose_any_shape) echo "R=33,C=65 R=1000,C=4097 R=4097,C=1000" ;;
+    permute3d) echo "B=1,M=33,N=65 B=8,M=100,N=100" ;;
+  esac
+}
+
+# The device code of a generated .cu: the __global__ functions, comments and
+# blank lines dropped (a compile at other --size values must give the same).
+device_code() {
+  python3 - "$1" <<'PY'
+import re, sys
+out, depth, inside = [], 0, False
+for line in open(sys.argv[1]):
+    code = re.sub(r"//.*", "", line).strip()
+    if not inside and "__global__" in code:
+        inside, depth = True, 0
+    if inside:
+        if code:
+            out.append(code)
+        depth += code.count("{") - code.count("}")
+        if depth <= 0 and "}" in code:
+            inside = False
+print("\n".join(out))
+PY
+}
+
 if [ $# -gt 0 ]; then samples=("$@"); else
   samples=()
   for f in "$root"/samples/*.bw; do samples+=("$(basename "$f" .bw)"); done
@@ -99,6 +136,33 @@ done
 wait "${pids[@]}" 2>/dev/null
 log "compiled $(ls "$work"/*.cu | wc -l) files"
 
+# 2b. Runtime-sized samples: the predictions at each profiled size, from a
+# compile with --size (no nvcc: the binary of step 2 runs at every size; its
+# device code must be what this compile emits).
+sized=() # "SAMPLE|LABEL|SIZE"
+for s in "${samples[@]}"; do
+  for size in $(profile_sizes "$s"); do
+    label="$s@$size"
+    d="$work/sizes/$label"
+    rm -rf "$d" "$work/$label".*
+    mkdir -p "$d"
+    args=()
+    for kv in ${size//,/ }; do args+=(--size "$kv"); done
+    # Same output name as step 2, so the module name (and the namespace) is the same.
+    if ! "$bw" compile "samples/$s.bw" --harness -o "$d/$s.cu" --report "$work/$label.report.json" "${args[@]}" \
+      >"$d/compile.log" 2>&1; then
+      log "compile of $s at $size failed (see $d/compile.log)"
+      continue
+    fi
+    if [ -f "$work/$s.cu" ] && ! cmp -s <(device_code "$work/$s.cu") <(device_code "$d/$s.cu"); then
+      log "error: $s compiled at $size has other device code than the binary; not comparable"
+      rm -f "$work/$label.report.json"
+      continue
+    fi
+    sized+=("$s|$label|$size")
+  done
+done
+
 # 3. Run the harnesses one at a time (they time the GPU).
 for s in "${samples[@]}"; do
   if [ -x "$work/$s" ]; then
@@ -115,12 +179,14 @@ sizes_jsonl=$out/gpu-verify-sizes.jsonl
 : >"$sizes_jsonl"
 for s in "${samples[@]}"; do
   [ -x "$work/$s" ] || continue
-  for size in $(runtime_sizes "$s"); do
+  for size in $(runtime_sizes "$s") $(profile_sizes "$s"); do
     # shellcheck disable=SC2086
     line=$(cd "$work" && timeout 600 "./$s" ${size//,/ } 2>>"$work/$s.sizes.log")
     rc=$?
     [ $rc -eq 0 ] || sizes_status=1
     if [ -n "$line" ]; then echo "$line" >>"$sizes_jsonl"; fi
+    # The profiled sizes' report takes this timed run as its harness line.
+    [ -f "$work/$s@$size.report.json" ] && echo "$line" >"$work/$s@$size.run.json"
     log "$s at $size: exit $rc"
   done
 done
@@ -156,6 +222,20 @@ if [ -n "$ncu" ]; then
     rm -f "$work/$s.prof.ncu-rep"
     log "$s: $(grep -c '^"Function Name"' "$work/$s.cuda-sass.csv" 2>/dev/null || echo 0) kernel(s) profiled ($bin)"
   done
+  # The same binary of each runtime-sized sample at its profile_sizes.
+  for e in "${sized[@]}"; do
+    IFS='|' read -r s label size <<<"$e"
+    [ -x "$work/$s" ] || continue
+    # shellcheck disable=SC2086
+    (cd "$work" && timeout 300 "$ncu" --clock-control none --section SourceCounters --import-source yes \
+      -o "$label.prof" -f "./$s" ${size//,/ } --check-only >"$label.prof.log" 2>&1) ||
+      { log "ncu on $s at $size failed (see $work/$label.prof.log)"; continue; }
+    "$ncu" --import "$work/$label.prof.ncu-rep" --csv --page source --print-source cuda,sass \
+      >"$work/$label.cuda-sass.csv" 2>"$work/$label.export.log" ||
+      { log "ncu export of $label failed (see $work/$label.export.log)"; rm -f "$work/$label.cuda-sass.csv"; }
+    rm -f "$work/$label.prof.ncu-rep"
+    log "$label: $(grep -c '^"Function Name"' "$work/$label.cuda-sass.csv" 2>/dev/null || echo 0) kernel(s) profiled ($s $size)"
+  done
 else
   log "ncu not found: no measured counters (every exact site will read 'not measured')"
 fi
@@ -171,15 +251,26 @@ for s in "${samples[@]}"; do
   for ext in report.json cu; do [ -f "$work/$bin.$ext" ] && cp "$work/$bin.$ext" "$work/report/$s.$ext"; done
   for ext in cuda-sass.csv run.json run.log prof.log; do [ -f "$work/$s.$ext" ] && cp "$work/$s.$ext" "$work/report/"; done
 done
+# Each profiled size: its predictions (compiled at that size), the .cu of the
+# binary ncu ran (its markers: same sites, same lines as the device code),
+# the counters and the timed harness line at that size.
+labels=()
+for e in "${sized[@]}"; do
+  IFS='|' read -r s label size <<<"$e"
+  labels+=("$label")
+  cp "$work/$label.report.json" "$work/report/"
+  [ -f "$work/$s.cu" ] && cp "$work/$s.cu" "$work/report/$label.cu"
+  for ext in cuda-sass.csv run.json prof.log; do [ -f "$work/$label.$ext" ] && cp "$work/$label.$ext" "$work/report/"; done
+done
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)
 "$report" --dir "$work/report" --out "$out/gpu-verify" --gpu "${gpu:-unknown GPU}" --driver "${driver:-unknown}" \
-  --date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${samples[@]}"
+  --date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${samples[@]}" "${labels[@]}"
 status=$?
 # The report's inputs, trimmed to what it reads (rerun it with
 # `gpu-verify-report --dir $out/ncu-source --out X SAMPLE...`).
 rm -rf "$out/ncu-source.new"
-if "$report" --dir "$work/report" --trim-fixture "$out/ncu-source.new" "${samples[@]}"; then
+if "$report" --dir "$work/report" --trim-fixture "$out/ncu-source.new" "${samples[@]}" "${labels[@]}"; then
   [ -f "$out/ncu-source/README.md" ] && cp "$out/ncu-source/README.md" "$out/ncu-source.new/"
   rm -rf "$out/ncu-source" && mv "$out/ncu-source.new" "$out/ncu-source"
 else

@@ -156,6 +156,41 @@ ReportOutput buildReport(const ReportInput &In) {
         }
       }
     std::vector<std::string> Errors;
+    // Runtime sizes: the predictions hold at "predicted_at" only, so the harness line and the
+    // profiled launch (its line in S.prof.log) must be at those sizes.
+    nlohmann::json PredictedAt;
+    std::string Text;
+    if (readFile(In.Dir + "/" + S + ".report.json", Text))
+      try {
+        PredictedAt = nlohmann::json::parse(Text).value("predicted_at", nlohmann::json());
+      } catch (const std::exception &) {
+      }
+    const bool Sized = PredictedAt.is_object() && !PredictedAt.empty();
+    std::string SizesLabel;
+    if (Sized) {
+      JS["sizes"] = PredictedAt;
+      for (const auto &[K, V] : PredictedAt.items())
+        SizesLabel += fmt::format("{}{} = {}", SizesLabel.empty() ? "" : ", ", K, V.dump());
+      auto CheckSizes = [&](const nlohmann::json &Line, const std::string &What) {
+        if (!Line.is_object() || !Line.contains("sizes"))
+          return;
+        if (Line["sizes"] != PredictedAt) {
+          ++Out.SizeMismatches;
+          Errors.push_back(fmt::format("the {} ran at {}, the predictions are for {}", What, Line["sizes"].dump(),
+                                       PredictedAt.dump()));
+        }
+      };
+      CheckSizes(Run, "harness");
+      if (readFile(In.Dir + "/" + S + ".prof.log", Text))
+        if (auto P = Text.rfind("{\"program\""); P != std::string::npos)
+          try {
+            const auto E = Text.find('\n', P);
+            CheckSizes(nlohmann::json::parse(Text.substr(P, E == std::string::npos ? std::string::npos : E - P)),
+                       "profiled launch");
+          } catch (const std::exception &) {
+          }
+      ++Out.SizedLaunches;
+    }
     std::vector<KernelResult> Results;
     try {
       Results = verifySample(In.Dir, S, &Errors);
@@ -184,6 +219,10 @@ ReportOutput buildReport(const ReportInput &In) {
       const int Ex = K.exactSites(), Mt = K.exactSitesMatched();
       Out.ExactSites += Ex;
       Out.ExactMatched += Mt;
+      if (Sized) {
+        Out.SizedExact += Ex;
+        Out.SizedMatched += Mt;
+      }
       Out.ExactFailed += K.exactSitesFailed();
       Out.Removed += K.removedSites();
       nlohmann::json JK = {{"kernel", K.Name},
@@ -196,7 +235,7 @@ ReportOutput buildReport(const ReportInput &In) {
                            {"exact_sites_matched", Mt},
                            {"groups", nlohmann::json::array()},
                            {"notes", K.Notes}};
-      Kt << "| " << S << " | " << Label << " | "
+      Kt << "| " << S << (Sized && S.find('@') == std::string::npos ? " (at " + SizesLabel + ")" : "") << " | " << Label << " | "
          << (KR.is_null() ? "no result" : Correct ? "yes" : "**no**") << " | "
          << (KR.is_null() ? "–" : num(KR.value("median_ms", NAN))) << " | "
          << (KR.is_null() ? "–" : num(KR.value("gbps", NAN))) << " | " << Mt << " / " << Ex
@@ -249,6 +288,10 @@ ReportOutput buildReport(const ReportInput &In) {
   J["exact_sites_matched"] = Out.ExactMatched;
   J["exact_sites_failed"] = Out.ExactFailed;
   J["removed_by_nvcc"] = Out.Removed;
+  J["runtime_sized_launches"] = Out.SizedLaunches;
+  J["runtime_sized_exact_sites"] = Out.SizedExact;
+  J["runtime_sized_exact_sites_matched"] = Out.SizedMatched;
+  J["size_mismatches"] = Out.SizeMismatches;
   J["ok"] = Out.ok();
 
   std::ostringstream Md;
@@ -271,8 +314,16 @@ ReportOutput buildReport(const ReportInput &In) {
      << "**Exact sites matched: " << Out.ExactMatched << " of " << Out.ExactSites << "** (" << Out.Uniform
      << " of them uniform, min == max; " << Out.InGroups << " compared within a group); " << Out.Removed
      << " site(s) removed by nvcc; " << Out.NotExact << " not exact. All kernels correct: "
-     << (Out.AllCorrect ? "yes" : "**no**") << ".\n\n"
-     << "## Kernels\n\n"
+     << (Out.AllCorrect ? "yes" : "**no**") << ".\n\n";
+  if (Out.SizedLaunches > 0)
+    Md << "Runtime sizes: " << Out.SizedLaunches
+       << " profiled launches of runtime-sized samples (one binary per sample; `S@R=..,C=..` is the binary run and "
+          "profiled at those sizes, compared with `bankwise compile --size ... --report` at the same sizes), "
+          "**exact sites matched "
+       << Out.SizedMatched << " of " << Out.SizedExact << "**"
+       << (Out.SizeMismatches ? fmt::format("; **{} run(s) at other sizes than predicted**", Out.SizeMismatches) : "")
+       << ".\n\n";
+  Md << "## Kernels\n\n"
      << Kt.str() << "\n## Access sites\n\n"
      << "Predicted and measured figures are per warp request (instruction): wavefronts for shared memory, "
         "32-byte sectors for global memory; a range (min..max) follows a prediction that varies across warp "

@@ -28,7 +28,11 @@ struct ReportOutput {
   std::string Markdown;
   bool AllCorrect = true;
   int ExactSites = 0, ExactMatched = 0, ExactFailed = 0, Removed = 0, NotExact = 0, InGroups = 0, Uniform = 0;
-  bool ok() const { return AllCorrect && ExactFailed == 0; }
+  /// Samples with runtime sizes (the report's "predicted_at"): launches, their exact sites and matches.
+  int SizedLaunches = 0, SizedExact = 0, SizedMatched = 0;
+  /// Launches whose harness or profiled run was at other sizes than the predictions.
+  int SizeMismatches = 0;
+  bool ok() const { return AllCorrect && ExactFailed == 0 && SizeMismatches == 0; }
 };
 
 ReportOutput buildReport(const ReportInput &In);
