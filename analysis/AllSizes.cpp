@@ -447,7 +447,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     for (std::size_t M = 0; M < NumModels; ++M) {
       SizeRange *Range = nullptr;
       std::vector<std::vector<bool>> AtMax(Doms.size(), std::vector<bool>(static_cast<std::size_t>(L), false));
-      std::vector<std::vector<bool>> AtMin = AtMax;
+      std::vector<std::vector<bool>> AtMin = AtMax, Seen = AtMax;
       for (const Run &R : Runs) {
         if (!R.Rep || I >= R.Rep->Sites.size())
           continue;
@@ -459,6 +459,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
         for (std::size_t P = 0; P < Doms.size(); ++P) {
           const std::size_t Res =
               static_cast<std::size_t>(((R.Sizes.at(Doms[P].Name) % L) + L) % L);
+          Seen[P][Res] = true;
           if (Stats->Max == Range->Max)
             AtMax[P][Res] = true;
           if (Stats->Min == Range->Min)
@@ -469,6 +470,11 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
         continue;
       std::vector<std::string> MaxW, MinW;
       for (std::size_t P = 0; P < Doms.size(); ++P) {
+        // Residues no evaluated size has (a bounded or stepped size) do
+        // not constrain: the condition describes the sizes that exist.
+        for (std::size_t Res = 0; Res < Seen[P].size(); ++Res)
+          if (!Seen[P][Res])
+            AtMax[P][Res] = AtMin[P][Res] = true;
         if (auto C = residueCondition(Doms[P].Name, AtMax[P]); !C.empty())
           MaxW.push_back(C);
         if (auto C = residueCondition(Doms[P].Name, AtMin[P]); !C.empty())
@@ -479,10 +485,18 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     }
   }
   std::vector<std::string> SmallText;
-  for (std::size_t I = 0; I < Doms.size(); ++I)
+  bool Bounded = true;
+  for (std::size_t I = 0; I < Doms.size(); ++I) {
     if (!Vals[I].Small.empty())
       SmallText.push_back(fmt::format("{} = {}..{}", Doms[I].Name, Vals[I].Small.front(),
                                       Vals[I].Small.back()));
+    Bounded = Bounded && Vals[I].Classes == Vals[I].Small;
+  }
+  if (Bounded && Rep.AllClasses) {
+    Rep.Method = fmt::format("{} sizes: every value of {} ({})", Rep.Bindings,
+                             fmt::join(Rep.Params, ", "), fmt::join(SmallText, ", "));
+    return Rep;
+  }
   Rep.Method = fmt::format(
       "{} sizes: {} residue class{} mod {} of {} at {}, {} periodicity checks one magnitude up ({}), "
       "and the small sizes {}",

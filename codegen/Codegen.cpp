@@ -3102,10 +3102,19 @@ ir::Bindings representativeSizes(const ir::Program &Prog, const ir::Bindings &Gi
       Out[P.Name] = It->second;
       continue;
     }
+    // The smallest value from 64 up that the constraint allows; failing
+    // that (an exponent such as `M <= 30`), the smallest from 1 up.
     constexpr std::int64_t First = 64, Last = std::int64_t(1) << 20;
     bool Found = false;
     ir::ConstEnv Env = ir::paramValues(Current);
-    for (std::int64_t V = First; V <= Last && !Found; ++V) {
+    std::vector<std::int64_t> Order;
+    for (std::int64_t V = First; V <= Last; ++V)
+      Order.push_back(V);
+    for (std::int64_t V = 1; V < First; ++V)
+      Order.push_back(V);
+    for (std::int64_t V : Order) {
+      if (Found)
+        break;
       if (P.Where) {
         Env[P.Name] = V;
         DiagnosticEngine Quiet;
@@ -3122,9 +3131,9 @@ ir::Bindings representativeSizes(const ir::Program &Prog, const ir::Bindings &Gi
       Found = true;
     }
     if (!Found)
-      throw UserError(P.Loc, fmt::format("no value of runtime param '{}' from {} to 2^20 meets its constraint; "
+      throw UserError(P.Loc, fmt::format("no value of runtime param '{}' from 1 to 2^20 meets its constraint; "
                                          "give one with --size {}=VALUE",
-                                         P.Name, First, P.Name));
+                                         P.Name, P.Name));
   }
   return Out;
 }

@@ -126,7 +126,7 @@ void registerCompileCommand(CLI::App &App, Action &Run) {
   Cmd->add_option("-D", O->Defines, "override a param: -D N=4096 (repeatable); binds a runtime param for good");
   Cmd->add_option("--size", O->Sizes,
                   "representative size of a runtime param, for layout choice and predictions only: --size R=4097 "
-                  "(repeatable; default: the smallest value >= 64 that meets its where)");
+                  "(repeatable; default: the smallest value >= 64 that meets its where, else the smallest >= 1)");
   Cmd->add_option("--seed", O->Seed, "seed of the harness's random inputs and of layout auto's RAP")
       ->capture_default_str();
   Cmd->add_option("--namespace", O->Namespace, "C++ namespace of the module (default: the output's stem)");

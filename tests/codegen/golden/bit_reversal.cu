@@ -416,54 +416,68 @@ inline double median(std::vector<double> V) {
 
 namespace bit_reversal {
 
-// Kernel 'bitrev_naive' (samples/bit_reversal.bw:14:8): grid (1024, 1, 1), block (256, 1, 1), 262144 threads.
-// Model: 270735 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 16783; analyzed by class, no warp visited.
-// Index arithmetic in int (every index value of the kernel fits in 32 bits).
-__global__ void __launch_bounds__(256) bitrev_naive(const float *a, float *b) {
-  using Index = int;
-  constexpr Index M = 18; // param
+// Kernel 'bitrev_naive' (samples/bit_reversal.bw:14:8): grid ((1 << M) / 256, 1, 1), block (256, 1, 1); runtime sizes M (arguments).
+// Predicted at M = 10 (representative sizes; `compile --size` sets them): grid (4, 1, 1), 1024 threads; the model, the layout choices and the site comments below are for these sizes only.
+// Model: 1823 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 463; analyzed by class, no warp visited.
+// Index arithmetic in long long (some index value may exceed 32 bits).
+__global__ void __launch_bounds__(256) bitrev_naive(const float *a, float *b, long long M) {
+  using Index = long long;
   const Index bw_t = static_cast<Index>(threadIdx.x); // thread index in the block
-  const Index tid = static_cast<Index>(blockIdx.x) * 256 + bw_t;
+  const Index tid = ((static_cast<Index>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x) * 256 + bw_t;
   // 16:3 write of 'b' [raw] (global): sm_90 sectors 32, lines 32; UMM groups 32
   // 16:23 read of 'a' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
   b[bankwise::bitReverse(tid, M)] = a[tid];
 }
 
-// Kernel 'bitrev_tiled' (samples/bit_reversal.bw:19:8): grid (256, 1, 1), block (32, 8, 1), 65536 threads.
-// Model: 17184 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 16783; analyzed by class, no warp visited.
-// Index arithmetic in int (every index value of the kernel fits in 32 bits).
-__global__ void __launch_bounds__(256) bitrev_tiled(const float *a, float *b) {
-  using Index = int;
-  constexpr Index Mid = 8; // param
+// Kernel 'bitrev_tiled' (samples/bit_reversal.bw:19:8): grid (1 << Mid, 1, 1), block (32, 8, 1); runtime sizes M (arguments).
+// Predicted at M = 10 (representative sizes; `compile --size` sets them): grid (1, 1, 1), 256 threads; the model, the layout choices and the site comments below are for these sizes only.
+// Model: 3222 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 463; analyzed by class, no warp visited.
+// Index arithmetic in long long (some index value may exceed 32 bits).
+__global__ void __launch_bounds__(256) bitrev_tiled(const float *a, float *b, long long M) {
+  using Index = long long;
+  const Index Mid = M - 10; // param (runtime)
   const Index tx = static_cast<Index>(threadIdx.x);
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
-  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 16384, raw 270336
+  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 64, raw 1056
   constexpr bankwise::PadLayout<32, 1> tile_layout{};
   for (Index k = 0; k < 4; ++k) {
     // 23:5 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
     // 23:28 read of 'a' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
-    tile[tile_layout.offset(ty + 8 * k, tx)] = a[((ty + 8 * k) * 256 + bx) * 32 + tx];
+    tile[tile_layout.offset(ty + 8 * k, tx)] = a[((ty + 8 * k) * (1LL << Mid) + bx) * 32 + tx];
   }
   __syncthreads();
   for (Index k = 0; k < 4; ++k) {
     // 27:5 write of 'b' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
     // 27:42 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
-    b[((ty + 8 * k) * 256 + bankwise::bitReverse(bx, Mid)) * 32 + tx] = tile[tile_layout.offset(bankwise::bitReverse(tx, 5), bankwise::bitReverse(ty + 8 * k, 5))];
+    b[((ty + 8 * k) * (1LL << Mid) + bankwise::bitReverse(bx, Mid)) * 32 + tx] = tile[tile_layout.offset(bankwise::bitReverse(tx, 5), bankwise::bitReverse(ty + 8 * k, 5))];
   }
 }
 
-cudaError_t launch_bitrev_naive(const float *a, std::size_t a_count, float *b, std::size_t b_count, cudaStream_t stream) {
-  if (a_count != 262144 || b_count != 262144)
+cudaError_t launch_bitrev_naive(const float *a, std::size_t a_count, float *b, std::size_t b_count, long long M, cudaStream_t stream) {
+  if (!((M >= 10) && (M <= 30)) || (1LL << M) < 1)
     return cudaErrorInvalidValue;
-  bitrev_naive<<<dim3(1024, 1, 1), dim3(256, 1, 1), 0, stream>>>(a, b);
+  const long long bw_grid_x = bankwise::floorDiv(1LL << M, 256), bw_grid_y = 1, bw_grid_z = 1;
+  if (bw_grid_x < 1 || bw_grid_x > 2147483647 || bw_grid_y < 1 || bw_grid_y > 65535 || bw_grid_z < 1 || bw_grid_z > 65535)
+    return cudaErrorInvalidValue;
+  const dim3 bw_grid(static_cast<unsigned>(bw_grid_x), static_cast<unsigned>(bw_grid_y), static_cast<unsigned>(bw_grid_z));
+  if (a_count != static_cast<std::size_t>((1LL << M)) || b_count != static_cast<std::size_t>((1LL << M)))
+    return cudaErrorInvalidValue;
+  bitrev_naive<<<bw_grid, dim3(256, 1, 1), 0, stream>>>(a, b, M);
   return cudaGetLastError();
 }
 
-cudaError_t launch_bitrev_tiled(const float *a, std::size_t a_count, float *b, std::size_t b_count, cudaStream_t stream) {
-  if (a_count != 262144 || b_count != 262144)
+cudaError_t launch_bitrev_tiled(const float *a, std::size_t a_count, float *b, std::size_t b_count, long long M, cudaStream_t stream) {
+  const long long Mid = M - 10; // param (runtime)
+  if (!((M >= 10) && (M <= 30)) || (1LL << Mid) < 1)
     return cudaErrorInvalidValue;
-  bitrev_tiled<<<dim3(256, 1, 1), dim3(32, 8, 1), 0, stream>>>(a, b);
+  const long long bw_grid_x = 1LL << Mid, bw_grid_y = 1, bw_grid_z = 1;
+  if (bw_grid_x < 1 || bw_grid_x > 2147483647 || bw_grid_y < 1 || bw_grid_y > 65535 || bw_grid_z < 1 || bw_grid_z > 65535)
+    return cudaErrorInvalidValue;
+  const dim3 bw_grid(static_cast<unsigned>(bw_grid_x), static_cast<unsigned>(bw_grid_y), static_cast<unsigned>(bw_grid_z));
+  if (a_count != static_cast<std::size_t>(32 * (1LL << Mid) * 32) || b_count != static_cast<std::size_t>(32 * (1LL << Mid) * 32))
+    return cudaErrorInvalidValue;
+  bitrev_tiled<<<bw_grid, dim3(32, 8, 1), 0, stream>>>(a, b, M);
   return cudaGetLastError();
 }
 
@@ -471,15 +485,16 @@ cudaError_t launch_bitrev_tiled(const float *a, std::size_t a_count, float *b, s
 // arrays, one block after another; inside a block each statement runs for every
 // thread before the next one starts (statement-level lockstep), which is exact
 // for race-free programs. Per-thread locals are arrays indexed by the thread t.
-static void reference_bitrev_naive(const std::vector<float> &a, std::vector<float> &b) {
+static void reference_bitrev_naive(const std::vector<float> &a, std::vector<float> &b, long long M) {
   using Index = long long;
   constexpr Index NT = 256;
-  for (Index bz = 0; bz < 1; ++bz)
-  for (Index by = 0; by < 1; ++by)
-  for (Index bx = 0; bx < 1024; ++bx) {
+  const long long bw_grid_x = bankwise::floorDiv(1LL << M, 256), bw_grid_y = 1, bw_grid_z = 1;
+  for (Index bz = 0; bz < bw_grid_z; ++bz)
+  for (Index by = 0; by < bw_grid_y; ++by)
+  for (Index bx = 0; bx < bw_grid_x; ++bx) {
     (void)bx, (void)by, (void)bz;
     for (Index t = 0; t < NT; ++t) {
-      b[bankwise::bitReverse((bx) * 256 + t, M)] = a[(bx) * 256 + t];
+      b[bankwise::bitReverse(((bz * bw_grid_y + by) * bw_grid_x + bx) * 256 + t, M)] = a[((bz * bw_grid_y + by) * bw_grid_x + bx) * 256 + t];
     }
   }
 }
@@ -488,23 +503,25 @@ static void reference_bitrev_naive(const std::vector<float> &a, std::vector<floa
 // arrays, one block after another; inside a block each statement runs for every
 // thread before the next one starts (statement-level lockstep), which is exact
 // for race-free programs. Per-thread locals are arrays indexed by the thread t.
-static void reference_bitrev_tiled(const std::vector<float> &a, std::vector<float> &b) {
+static void reference_bitrev_tiled(const std::vector<float> &a, std::vector<float> &b, long long M) {
   using Index = long long;
   constexpr Index NT = 256;
-  for (Index bz = 0; bz < 1; ++bz)
-  for (Index by = 0; by < 1; ++by)
-  for (Index bx = 0; bx < 256; ++bx) {
+  const Index Mid = M - 10; // param (runtime)
+  const long long bw_grid_x = 1LL << Mid, bw_grid_y = 1, bw_grid_z = 1;
+  for (Index bz = 0; bz < bw_grid_z; ++bz)
+  for (Index by = 0; by < bw_grid_y; ++by)
+  for (Index bx = 0; bx < bw_grid_x; ++bx) {
     (void)bx, (void)by, (void)bz;
     std::vector<float> tile(1024); // shared, per block
     for (Index k = 0, k_end = 4; k < k_end; k += 1) {
       for (Index t = 0; t < NT; ++t) {
-        tile[(t / 32 % 8 + 8 * k) * 32 + t % 32] = a[((t / 32 % 8 + 8 * k) * 256 + bx) * 32 + t % 32];
+        tile[(t / 32 % 8 + 8 * k) * 32 + t % 32] = a[((t / 32 % 8 + 8 * k) * (1LL << Mid) + bx) * 32 + t % 32];
       }
     }
     // sync: every thread finished the statements above (lockstep).
     for (Index k = 0, k_end = 4; k < k_end; k += 1) {
       for (Index t = 0; t < NT; ++t) {
-        b[((t / 32 % 8 + 8 * k) * 256 + bankwise::bitReverse(bx, Mid)) * 32 + t % 32] = tile[bankwise::bitReverse(t % 32, 5) * 32 + bankwise::bitReverse(t / 32 % 8 + 8 * k, 5)];
+        b[((t / 32 % 8 + 8 * k) * (1LL << Mid) + bankwise::bitReverse(bx, Mid)) * 32 + t % 32] = tile[bankwise::bitReverse(t % 32, 5) * 32 + bankwise::bitReverse(t / 32 % 8 + 8 * k, 5)];
       }
     }
   }
@@ -512,37 +529,45 @@ static void reference_bitrev_tiled(const std::vector<float> &a, std::vector<floa
 
 // Runs 'bitrev_naive' on fresh random inputs (outputs poisoned with 0xFF bytes first), checks
 // every element it writes against reference_bitrev_naive, and times it with CUDA events.
-static bool run_bitrev_naive(unsigned long long Seed, int Runs, bool Time, std::string &Json) {
+static bool run_bitrev_naive(unsigned long long Seed, int Runs, bool Time, std::string &Json, long long M) {
   bankwise::HarnessRng Rng{Seed + 0ULL};
   std::size_t Checked = 0, Mismatches = 0;
   double Bytes = 0;
   // 'a': global f32[1 << M], read: random.
-  std::vector<float> a_img(262144); // the device bytes
+  if ((1LL << M) < 1) {
+    std::fprintf(stderr, "harness: these sizes give 'a' %lld elements\n", static_cast<long long>((1LL << M)));
+    return false;
+  }
+  std::vector<float> a_img((1LL << M)); // the device bytes
   std::memset(static_cast<void *>(a_img.data()), 0xFF, a_img.size() * sizeof(float));
-  for (long long I = 0; I < 262144; ++I)
+  for (long long I = 0; I < (1LL << M); ++I)
     a_img[I] = bankwise::randomElement<float>(Rng);
-  std::vector<float> a_ref(262144);
-  for (long long I = 0; I < 262144; ++I)
+  std::vector<float> a_ref((1LL << M));
+  for (long long I = 0; I < (1LL << M); ++I)
     a_ref[I] = bankwise::toHost(a_img[I]);
   float *a = nullptr;
   BANKWISE_CHECK(cudaMalloc(&a, a_img.size() * sizeof(float)));
   BANKWISE_CHECK(cudaMemcpy(a, a_img.data(), a_img.size() * sizeof(float), cudaMemcpyHostToDevice));
-  Bytes += 262144.0 * sizeof(float);
+  Bytes += 1.0 * static_cast<double>((1LL << M)) * sizeof(float);
   // 'b': global f32[1 << M], written only: poisoned.
-  std::vector<float> b_img(262144); // the device bytes
+  if ((1LL << M) < 1) {
+    std::fprintf(stderr, "harness: these sizes give 'b' %lld elements\n", static_cast<long long>((1LL << M)));
+    return false;
+  }
+  std::vector<float> b_img((1LL << M)); // the device bytes
   std::memset(static_cast<void *>(b_img.data()), 0xFF, b_img.size() * sizeof(float));
-  std::vector<float> b_ref(262144);
-  for (long long I = 0; I < 262144; ++I)
+  std::vector<float> b_ref((1LL << M));
+  for (long long I = 0; I < (1LL << M); ++I)
     b_ref[I] = bankwise::toHost(b_img[I]);
   float *b = nullptr;
   BANKWISE_CHECK(cudaMalloc(&b, b_img.size() * sizeof(float)));
   BANKWISE_CHECK(cudaMemcpy(b, b_img.data(), b_img.size() * sizeof(float), cudaMemcpyHostToDevice));
-  Bytes += 262144.0 * sizeof(float);
-  BANKWISE_CHECK(launch_bitrev_naive(a, 262144, b, 262144, 0));
+  Bytes += 1.0 * static_cast<double>((1LL << M)) * sizeof(float);
+  BANKWISE_CHECK(launch_bitrev_naive(a, a_img.size(), b, b_img.size(), M, 0));
   BANKWISE_CHECK(cudaDeviceSynchronize());
-  reference_bitrev_naive(a_ref, b_ref);
+  reference_bitrev_naive(a_ref, b_ref, M);
   BANKWISE_CHECK(cudaMemcpy(b_img.data(), b, b_img.size() * sizeof(float), cudaMemcpyDeviceToHost));
-  for (long long I = 0; I < 262144; ++I) {
+  for (long long I = 0; I < (1LL << M); ++I) {
     const auto Got = bankwise::toHost(b_img[I]);
     ++Checked;
     if (!bankwise::sameValue(Got, b_ref[I], 0)) {
@@ -557,10 +582,10 @@ static bool run_bitrev_naive(unsigned long long Seed, int Runs, bool Time, std::
     BANKWISE_CHECK(cudaEventCreate(&Start));
     BANKWISE_CHECK(cudaEventCreate(&Stop));
     for (int W = 0; W < 3; ++W) // warm-up
-      BANKWISE_CHECK(launch_bitrev_naive(a, 262144, b, 262144, 0));
-    for (int R = 0; R < Runs; ++R) {
+      BANKWISE_CHECK(launch_bitrev_naive(a, a_img.size(), b, b_img.size(), M, 0));
+    for (int bw_run = 0; bw_run < Runs; ++bw_run) {
       BANKWISE_CHECK(cudaEventRecord(Start, 0));
-      BANKWISE_CHECK(launch_bitrev_naive(a, 262144, b, 262144, 0));
+      BANKWISE_CHECK(launch_bitrev_naive(a, a_img.size(), b, b_img.size(), M, 0));
       BANKWISE_CHECK(cudaEventRecord(Stop, 0));
       BANKWISE_CHECK(cudaEventSynchronize(Stop));
       float Elapsed = 0;
@@ -584,37 +609,46 @@ static bool run_bitrev_naive(unsigned long long Seed, int Runs, bool Time, std::
 
 // Runs 'bitrev_tiled' on fresh random inputs (outputs poisoned with 0xFF bytes first), checks
 // every element it writes against reference_bitrev_tiled, and times it with CUDA events.
-static bool run_bitrev_tiled(unsigned long long Seed, int Runs, bool Time, std::string &Json) {
+static bool run_bitrev_tiled(unsigned long long Seed, int Runs, bool Time, std::string &Json, long long M) {
+  const long long Mid = M - 10; // param (runtime)
   bankwise::HarnessRng Rng{Seed + 1ULL};
   std::size_t Checked = 0, Mismatches = 0;
   double Bytes = 0;
   // 'a': global f32[32][1 << Mid][32], read: random.
-  std::vector<float> a_img(262144); // the device bytes
+  if (32 * (1LL << Mid) * 32 < 1) {
+    std::fprintf(stderr, "harness: these sizes give 'a' %lld elements\n", static_cast<long long>(32 * (1LL << Mid) * 32));
+    return false;
+  }
+  std::vector<float> a_img(32 * (1LL << Mid) * 32); // the device bytes
   std::memset(static_cast<void *>(a_img.data()), 0xFF, a_img.size() * sizeof(float));
-  for (long long I = 0; I < 262144; ++I)
+  for (long long I = 0; I < 32 * (1LL << Mid) * 32; ++I)
     a_img[I] = bankwise::randomElement<float>(Rng);
-  std::vector<float> a_ref(262144);
-  for (long long I = 0; I < 262144; ++I)
+  std::vector<float> a_ref(32 * (1LL << Mid) * 32);
+  for (long long I = 0; I < 32 * (1LL << Mid) * 32; ++I)
     a_ref[I] = bankwise::toHost(a_img[I]);
   float *a = nullptr;
   BANKWISE_CHECK(cudaMalloc(&a, a_img.size() * sizeof(float)));
   BANKWISE_CHECK(cudaMemcpy(a, a_img.data(), a_img.size() * sizeof(float), cudaMemcpyHostToDevice));
-  Bytes += 262144.0 * sizeof(float);
+  Bytes += 1.0 * static_cast<double>(32 * (1LL << Mid) * 32) * sizeof(float);
   // 'b': global f32[32][1 << Mid][32], written only: poisoned.
-  std::vector<float> b_img(262144); // the device bytes
+  if (32 * (1LL << Mid) * 32 < 1) {
+    std::fprintf(stderr, "harness: these sizes give 'b' %lld elements\n", static_cast<long long>(32 * (1LL << Mid) * 32));
+    return false;
+  }
+  std::vector<float> b_img(32 * (1LL << Mid) * 32); // the device bytes
   std::memset(static_cast<void *>(b_img.data()), 0xFF, b_img.size() * sizeof(float));
-  std::vector<float> b_ref(262144);
-  for (long long I = 0; I < 262144; ++I)
+  std::vector<float> b_ref(32 * (1LL << Mid) * 32);
+  for (long long I = 0; I < 32 * (1LL << Mid) * 32; ++I)
     b_ref[I] = bankwise::toHost(b_img[I]);
   float *b = nullptr;
   BANKWISE_CHECK(cudaMalloc(&b, b_img.size() * sizeof(float)));
   BANKWISE_CHECK(cudaMemcpy(b, b_img.data(), b_img.size() * sizeof(float), cudaMemcpyHostToDevice));
-  Bytes += 262144.0 * sizeof(float);
-  BANKWISE_CHECK(launch_bitrev_tiled(a, 262144, b, 262144, 0));
+  Bytes += 1.0 * static_cast<double>(32 * (1LL << Mid) * 32) * sizeof(float);
+  BANKWISE_CHECK(launch_bitrev_tiled(a, a_img.size(), b, b_img.size(), M, 0));
   BANKWISE_CHECK(cudaDeviceSynchronize());
-  reference_bitrev_tiled(a_ref, b_ref);
+  reference_bitrev_tiled(a_ref, b_ref, M);
   BANKWISE_CHECK(cudaMemcpy(b_img.data(), b, b_img.size() * sizeof(float), cudaMemcpyDeviceToHost));
-  for (long long I = 0; I < 262144; ++I) {
+  for (long long I = 0; I < 32 * (1LL << Mid) * 32; ++I) {
     const auto Got = bankwise::toHost(b_img[I]);
     ++Checked;
     if (!bankwise::sameValue(Got, b_ref[I], 0)) {
@@ -629,10 +663,10 @@ static bool run_bitrev_tiled(unsigned long long Seed, int Runs, bool Time, std::
     BANKWISE_CHECK(cudaEventCreate(&Start));
     BANKWISE_CHECK(cudaEventCreate(&Stop));
     for (int W = 0; W < 3; ++W) // warm-up
-      BANKWISE_CHECK(launch_bitrev_tiled(a, 262144, b, 262144, 0));
-    for (int R = 0; R < Runs; ++R) {
+      BANKWISE_CHECK(launch_bitrev_tiled(a, a_img.size(), b, b_img.size(), M, 0));
+    for (int bw_run = 0; bw_run < Runs; ++bw_run) {
       BANKWISE_CHECK(cudaEventRecord(Start, 0));
-      BANKWISE_CHECK(launch_bitrev_tiled(a, 262144, b, 262144, 0));
+      BANKWISE_CHECK(launch_bitrev_tiled(a, a_img.size(), b, b_img.size(), M, 0));
       BANKWISE_CHECK(cudaEventRecord(Stop, 0));
       BANKWISE_CHECK(cudaEventSynchronize(Stop));
       float Elapsed = 0;
@@ -656,12 +690,31 @@ static bool run_bitrev_tiled(unsigned long long Seed, int Runs, bool Time, std::
 
 } // namespace bit_reversal
 
-// Harness: `./a.out [--seed S] [--runs R] [--check-only]` prints one JSON line and exits
+// A runtime size argument of the harness: true when A is `Name=VALUE`, VALUE a positive integer, which
+// goes to V; exits with 2 when A is `Name=` followed by anything else.
+static bool bw_size_argument(const std::string &A, const char *Name, long long &V) {
+  const std::string Prefix = std::string(Name) + "=";
+  if (A.compare(0, Prefix.size(), Prefix) != 0)
+    return false;
+  const char *Text = A.c_str() + Prefix.size();
+  char *End = nullptr;
+  const long long Value = std::strtoll(Text, &End, 10);
+  if (End == Text || *End != '\0' || Value < 1) {
+    std::fprintf(stderr, "harness: bad size '%s': expected %s=VALUE, VALUE a positive integer\n", A.c_str(), Name);
+    std::exit(2);
+  }
+  V = Value;
+  return true;
+}
+
+// Harness: `./a.out [--seed S] [--runs R] [--check-only] [M=VALUE]` prints one JSON line and exits
 // with 0 when every kernel matches its CPU reference, 1 when one does not.
 int main(int argc, char **argv) {
   unsigned long long Seed = 1ULL;
   int Runs = 21;
   bool Time = true;
+  // Runtime sizes: NAME=VALUE arguments, by default the sizes the predictions were made at.
+  long long M = 10LL;
   for (int I = 1; I < argc; ++I) {
     const std::string A = argv[I];
     if (A == "--seed" && I + 1 < argc)
@@ -670,21 +723,28 @@ int main(int argc, char **argv) {
       Runs = std::max(20, std::atoi(argv[++I]));
     else if (A == "--check-only")
       Time = false;
+    else if (bw_size_argument(A, "M", M))
+      ;
     else {
-      std::fprintf(stderr, "usage: %s [--seed S] [--runs R (>= 20)] [--check-only]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--seed S] [--runs R (>= 20)] [--check-only] [M=VALUE]\n", argv[0]);
       return 2;
     }
   }
+  if (!((M >= 10) && (M <= 30))) {
+    std::fprintf(stderr, "harness: the sizes break param M's constraint `where M >= 10 && M <= 30`\n");
+    return 2;
+  }
+  const long long Mid = M - 10; // param (runtime)
   int Device = 0;
   BANKWISE_CHECK(cudaGetDevice(&Device));
   cudaDeviceProp Prop;
   BANKWISE_CHECK(cudaGetDeviceProperties(&Prop, Device));
   std::string Json;
   bool Ok = true;
-  Ok = bit_reversal::run_bitrev_naive(Seed, Runs, Time, Json) && Ok;
+  Ok = bit_reversal::run_bitrev_naive(Seed, Runs, Time, Json, M) && Ok;
   Json += ",";
-  Ok = bit_reversal::run_bitrev_tiled(Seed, Runs, Time, Json) && Ok;
-  std::printf("{\"program\":%s,\"device\":\"%s\",\"seed\":%llu,\"correct\":%s,\"kernels\":[%s]}\n",
-              "\"samples/bit_reversal.bw\"", Prop.name, Seed, Ok ? "true" : "false", Json.c_str());
+  Ok = bit_reversal::run_bitrev_tiled(Seed, Runs, Time, Json, M) && Ok;
+  std::printf("{\"program\":%s,\"device\":\"%s\",\"seed\":%llu,\"sizes\":{\"M\":%lld},\"correct\":%s,\"kernels\":[%s]}\n",
+              "\"samples/bit_reversal.bw\"", Prop.name, Seed, M, Ok ? "true" : "false", Json.c_str());
   return Ok ? 0 : 1;
 }

@@ -9,19 +9,24 @@
 
 namespace bit_reversal {
 
-inline constexpr long long M = 18LL; // param
-inline constexpr long long Mid = 8LL; // param
+// param M: a runtime size, an argument of the launch functions that use it.
+// param Mid = M - 10: runtime, computed by each launch function that uses it.
 
-/// Kernel 'bitrev_naive' (samples/bit_reversal.bw:14): grid (1024, 1, 1) x block (256, 1, 1).
-///   a: global f32[1 << M], 262144 elements (row-major), read.
-///   b: global f32[1 << M], 262144 elements (row-major), written.
-/// Returns cudaErrorInvalidValue when a count differs from the one above.
-cudaError_t launch_bitrev_naive(const float *a, std::size_t a_count, float *b, std::size_t b_count, cudaStream_t stream = 0);
+/// Kernel 'bitrev_naive' (samples/bit_reversal.bw:14): grid ((1 << M) / 256, 1, 1) x block (256, 1, 1).
+///   a: global f32[1 << M], (1LL << M) elements (row-major), read.
+///   b: global f32[1 << M], (1LL << M) elements (row-major), written.
+///   M: a runtime size, where M >= 10 && M <= 30.
+/// Returns cudaErrorInvalidValue, launching nothing, when a size breaks its `where`, a dimension
+/// is not positive, a count differs from the one above, or the grid exceeds CUDA's limits.
+cudaError_t launch_bitrev_naive(const float *a, std::size_t a_count, float *b, std::size_t b_count, long long M, cudaStream_t stream = 0);
 
-/// Kernel 'bitrev_tiled' (samples/bit_reversal.bw:19): grid (256, 1, 1) x block (32, 8, 1).
-///   a: global f32[32][1 << Mid][32], 262144 elements (row-major), read.
-///   b: global f32[32][1 << Mid][32], 262144 elements (row-major), written.
-/// Returns cudaErrorInvalidValue when a count differs from the one above.
-cudaError_t launch_bitrev_tiled(const float *a, std::size_t a_count, float *b, std::size_t b_count, cudaStream_t stream = 0);
+/// Kernel 'bitrev_tiled' (samples/bit_reversal.bw:19): grid (1 << Mid, 1, 1) x block (32, 8, 1).
+///   a: global f32[32][1 << Mid][32], 32 * (1LL << Mid) * 32 elements (row-major), read.
+///   b: global f32[32][1 << Mid][32], 32 * (1LL << Mid) * 32 elements (row-major), written.
+///   M: a runtime size, where M >= 10 && M <= 30.
+///   Mid = M - 10 (computed).
+/// Returns cudaErrorInvalidValue, launching nothing, when a size breaks its `where`, a dimension
+/// is not positive, a count differs from the one above, or the grid exceeds CUDA's limits.
+cudaError_t launch_bitrev_tiled(const float *a, std::size_t a_count, float *b, std::size_t b_count, long long M, cudaStream_t stream = 0);
 
 } // namespace bit_reversal
