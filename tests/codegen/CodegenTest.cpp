@@ -431,7 +431,7 @@ TEST_CASE("schedule colored on global copies: a site comment above every access,
   }
 }
 
-TEST_CASE("runtime params: representative sizes, the smallest from 64 that meet each where") {
+TEST_CASE("runtime params: representative sizes, the smallest from 64 (else from 1) that meet each where") {
   InSourceDir Here;
   DiagnosticEngine Diags;
   const ir::Program T = dsl::parseFile("samples/transpose_any_shape.bw", Diags, {});
@@ -455,7 +455,10 @@ TEST_CASE("runtime params: representative sizes, the smallest from 64 that meet 
   const std::string Kernel = "kernel k(a: global f32[N]) grid ((N + 31) / 32) block (32) { if tid < N { a[tid] = 0 } }\n";
   CHECK(codegen::representativeSizes(Parse("param N where N % 256 == 0 && N >= 256\n" + Kernel), {}) ==
         ir::Bindings{{"N", 256}});
-  CHECK_THROWS_AS(codegen::representativeSizes(Parse("param N where N < 10\n" + Kernel), {}), UserError);
+  // No value from 64 up: the smallest from 1 up (an exponent's bound).
+  CHECK(codegen::representativeSizes(Parse("param N where N < 10 && N > 3\n" + Kernel), {}) ==
+        ir::Bindings{{"N", 4}});
+  CHECK_THROWS_AS(codegen::representativeSizes(Parse("param N where N < 0\n" + Kernel), {}), UserError);
 }
 
 TEST_CASE("runtime params: one kernel for every size, sizes as arguments, predictions named with their sizes") {
