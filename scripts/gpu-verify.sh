@@ -105,6 +105,24 @@ print("\n".join(out))
 PY
 }
 
+# A .bw with the layouts of a generated .cu pinned: each `__shared__` array's
+# `// layout X of [..]` comment, in order, appended as `layout X` to the
+# .bw's shared declarations that name none, in order.
+pin_layouts() { # BW CU
+  python3 - "$1" "$2" <<'PY'
+import re, sys
+bw, cu = open(sys.argv[1]).read().split("\n"), open(sys.argv[2]).read()
+layouts = re.findall(r"__shared__[^;]*;\s*// layout (\S+) of \[", cu)
+decl = re.compile(r"^(\s*shared \w+: \w+(\[[^]]*\])+)\s*$")
+slots = [i for i, l in enumerate(bw) if decl.match(l)]
+if len(slots) != len(layouts):
+    sys.exit("pin_layouts: %d shared declarations, %d layouts" % (len(slots), len(layouts)))
+for i, lay in zip(slots, layouts):
+    bw[i] = bw[i].rstrip() + " layout " + lay
+print("\n".join(bw), end="")
+PY
+}
+
 if [ $# -gt 0 ]; then samples=("$@"); else
   samples=()
   for f in "$root"/samples/*.bw; do samples+=("$(basename "$f" .bw)"); done
@@ -139,6 +157,7 @@ log "compiled $(ls "$work"/*.cu | wc -l) files"
 # 2b. Runtime-sized samples: the predictions at each profiled size, from a
 # compile with --size (no nvcc: the binary of step 2 runs at every size; its
 # device code must be what this compile emits).
+sizes_status=0
 sized=() # "SAMPLE|LABEL|SIZE"
 for s in "${samples[@]}"; do
   for size in $(profile_sizes "$s"); do
@@ -155,9 +174,19 @@ for s in "${samples[@]}"; do
       continue
     fi
     if [ -f "$work/$s.cu" ] && ! cmp -s <(device_code "$work/$s.cu") <(device_code "$d/$s.cu"); then
-      log "error: $s compiled at $size has other device code than the binary; not comparable"
-      rm -f "$work/$label.report.json"
-      continue
+      # layout auto chose other layouts at this size (a tie, e.g. B = 1): predict at this size for
+      # the binary's layouts, pinned in a copy of the .bw (`layout X` appended to each shared
+      # declaration without one, in order; no .bw column moves).
+      log "$s at $size: layout auto chooses other layouts than at the representative sizes; pinning the binary's"
+      pin_layouts "samples/$s.bw" "$work/$s.cu" >"$d/$s.bw" &&
+        "$bw" compile "$d/$s.bw" --harness -o "$d/$s.cu" --report "$work/$label.report.json" "${args[@]}" \
+          >>"$d/compile.log" 2>&1
+      if ! cmp -s <(device_code "$work/$s.cu") <(device_code "$d/$s.cu"); then
+        log "error: $s compiled at $size has other device code than the binary; not comparable"
+        rm -f "$work/$label.report.json"
+        sizes_status=1
+        continue
+      fi
     fi
     sized+=("$s|$label|$size")
   done
@@ -174,12 +203,11 @@ done
 # 3b. Runtime-sized samples: the same binary at every size of runtime_sizes,
 # one JSON line per size (each with its "sizes"), then one row per size and
 # kernel.
-sizes_status=0
 sizes_jsonl=$out/gpu-verify-sizes.jsonl
 : >"$sizes_jsonl"
 for s in "${samples[@]}"; do
   [ -x "$work/$s" ] || continue
-  for size in $(runtime_sizes "$s") $(profile_sizes "$s"); do
+  for size in $(printf '%s\n' $(runtime_sizes "$s") $(profile_sizes "$s") | awk '!seen[$0]++'); do
     # shellcheck disable=SC2086
     line=$(cd "$work" && timeout 600 "./$s" ${size//,/ } 2>>"$work/$s.sizes.log")
     rc=$?
