@@ -419,24 +419,23 @@
 
 
 
-__global__ void __launch_bounds__(256) permute_021(const float *in, float *out) {
-  using Index = int;
-  constexpr Index M = 100; // param
-  constexpr Index N = 70; // param
+
+__global__ void __launch_bounds__(256) permute_021(const float *in, float *out, long long B, long long M, long long N) {
+  using Index = long long;
   const Index tx = static_cast<Index>(threadIdx.x);
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
   const Index bz = static_cast<Index>(blockIdx.z);
-  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 1740, raw 21900
+  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 16384, raw 270336
   constexpr bankwise::PadLayout<32, 1> tile_layout{};
   for (Index k = 0; k < 4; ++k) {
     Index m = by * 32 + ty + 8 * k;
     Index n = bx * 32 + tx;
     if ((m < M) && (n < N)) {
-      // 19:25 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
-      // 19:48 read of 'in' [raw] (global): sm_90 sectors 1..5 (mean 3.67), lines 1..2 (mean 1.67); UMM groups 1..2 (mean 1.67)
-      tile[tile_layout.offset(ty + 8 * k, tx)] = in[(bz * 100 + m) * 70 + n];
+      // 22:25 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
+      // 22:48 read of 'in' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
+      tile[tile_layout.offset(ty + 8 * k, tx)] = in[(bz * M + m) * N + n];
     }
   }
   __syncthreads();
@@ -444,9 +443,9 @@ __global__ void __launch_bounds__(256) permute_021(const float *in, float *out) 
     Index n = bx * 32 + ty + 8 * k;
     Index m = by * 32 + tx;
     if ((n < N) && (m < M)) {
-      // 25:25 write of 'out' [raw] (global): sm_90 sectors 1..5 (mean 3.62), lines 1..2 (mean 1.65); UMM groups 1..2 (mean 1.65)
-      // 25:41 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
-      out[(bz * 70 + n) * 100 + m] = tile[tile_layout.offset(tx, ty + 8 * k)];
+      // 28:25 write of 'out' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
+      // 28:41 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
+      out[(bz * N + n) * M + m] = tile[tile_layout.offset(tx, ty + 8 * k)];
     }
   }
 }
@@ -454,24 +453,23 @@ __global__ void __launch_bounds__(256) permute_021(const float *in, float *out) 
 
 
 
-__global__ void __launch_bounds__(256) permute_210(const float *in, float *out) {
-  using Index = int;
-  constexpr Index B = 3; // param
-  constexpr Index N = 70; // param
+
+__global__ void __launch_bounds__(256) permute_210(const float *in, float *out, long long B, long long M, long long N) {
+  using Index = long long;
   const Index tx = static_cast<Index>(threadIdx.x);
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
   const Index bz = static_cast<Index>(blockIdx.z);
-  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 7900, raw 21900
+  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 16384, raw 270336
   constexpr bankwise::PadLayout<32, 1> tile_layout{};
   for (Index k = 0; k < 4; ++k) {
     Index i = by * 32 + ty + 8 * k;
     Index c = bx * 32 + tx;
     if ((i < B) && (c < N)) {
-      // 37:25 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
-      // 37:48 read of 'in' [raw] (global): sm_90 sectors 1..5 (mean 3.67), lines 1..2 (mean 1.67); UMM groups 1..2 (mean 1.67)
-      tile[tile_layout.offset(ty + 8 * k, tx)] = in[(i * 100 + bz) * 70 + c];
+      // 40:25 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
+      // 40:48 read of 'in' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
+      tile[tile_layout.offset(ty + 8 * k, tx)] = in[(i * M + bz) * N + c];
     }
   }
   __syncthreads();
@@ -479,12 +477,69 @@ __global__ void __launch_bounds__(256) permute_210(const float *in, float *out) 
     Index c = bx * 32 + ty + 8 * k;
     Index i = by * 32 + tx;
     if ((c < N) && (i < B)) {
-      // 43:25 write of 'out' [raw] (global): sm_90 sectors 1..2 (mean 1.25), lines 1..2 (mean 1.06); UMM groups 1..2 (mean 1.06)
-      // 43:41 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
-      out[(c * 100 + bz) * 3 + i] = tile[tile_layout.offset(tx, ty + 8 * k)];
+      // 46:25 write of 'out' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
+      // 46:41 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
+      out[(c * M + bz) * B + i] = tile[tile_layout.offset(tx, ty + 8 * k)];
     }
   }
 }
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 
