@@ -370,6 +370,9 @@ private:
 
   // Symbolic guards and opaque uniform values (fast path).
   Val opaque(OpaqueDef D);
+  /// bitrev(X, Bits) as opaque uniform + per-lane part when X's uniform
+  /// part has only zeros in the bits its lanes use; nullopt otherwise.
+  std::optional<Val> splitBitrev(const Val &X, std::int64_t Bits, Mask M);
   int atom(const Val &Diff, ir::BinaryOp Op);
   int predNode(PredNode N);
   int predAnd(int A, int B);
@@ -1049,6 +1052,44 @@ std::optional<std::pair<Wide, Wide>> Analyzer::opaqueRange(int Id) const {
   return std::nullopt;
 }
 
+std::optional<Val> Analyzer::splitBitrev(const Val &X, std::int64_t Bits, Mask M) {
+  // bitrev(U + V, m) with U a multiple of 2^k, 0 <= V < 2^k on every lane
+  // and U >= 0: U + V = U | V, so the reversal splits into bitrev(U, m)
+  // (uniform, opaque) + bitrev(V, m) (per lane).
+  if (Bits < 0 || Bits > 62 || X.Unknown || X.Pred >= 0)
+    return std::nullopt;
+  std::int64_t VMax = 0;
+  bool VOk = true;
+  for (int L = 0; L < Lanes; ++L)
+    if ((M >> L) & 1) {
+      const std::int64_t V = X.HasV ? X.V[static_cast<std::size_t>(L)] : 0;
+      VOk = VOk && V >= 0;
+      VMax = std::max(VMax, V);
+    }
+  int K = 0;
+  while (K < 62 && (std::int64_t(1) << K) <= VMax)
+    ++K;
+  bool UOk = VOk && X.U.C >= 0 && X.U.C % (std::int64_t(1) << K) == 0;
+  for (auto [Var, Coef] : X.U.Terms)
+    UOk = UOk && Var < OpaqueBase && Coef > 0 && Coef % (std::int64_t(1) << K) == 0 &&
+          Domains[static_cast<std::size_t>(Var)].Lo >= 0;
+  if (!UOk)
+    return std::nullopt;
+  OpaqueDef D;
+  D.K = OpaqueDef::Fn;
+  D.F = ir::Function::Bitrev;
+  Affine B;
+  B.C = Bits;
+  D.Args = {X.U, B};
+  Val R = opaque(std::move(D));
+  R.HasV = true;
+  for (int L = 0; L < Lanes; ++L)
+    if ((M >> L) & 1)
+      R.V[static_cast<std::size_t>(L)] =
+          ir::applyCall(ir::Function::Bitrev, {X.HasV ? X.V[static_cast<std::size_t>(L)] : 0, Bits}).Value;
+  return R;
+}
+
 Val Analyzer::lookupTable(const Val &Index, Mask M, const SourceLoc &Loc,
                           const std::string &What,
                           const std::function<std::optional<std::int64_t>(std::int64_t)> &F) {
@@ -1259,44 +1300,9 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
                 D.Args.push_back(A.U);
               return opaque(std::move(D));
             }
-            // bitrev(U + V, m) with U a multiple of 2^k, 0 <= V < 2^k on
-            // every lane and U >= 0: U + V = U | V, so the reversal splits
-            // into bitrev(U, m) (uniform) + bitrev(V, m) (per lane).
-            if (N.Fn == Function::Bitrev && Args[1].concrete() && !Args[1].HasV &&
-                Args[1].U.C >= 0 && Args[1].U.C <= 62) {
-              const Val &X = Args[0];
-              std::int64_t VMax = 0;
-              bool VOk = true;
-              for (int L = 0; L < Lanes; ++L)
-                if ((M >> L) & 1) {
-                  const std::int64_t V = X.V[static_cast<std::size_t>(L)];
-                  VOk = VOk && V >= 0;
-                  VMax = std::max(VMax, V);
-                }
-              int K = 0;
-              while (K < 62 && (std::int64_t(1) << K) <= VMax)
-                ++K;
-              bool UOk = VOk && X.U.C >= 0 && X.U.C % (std::int64_t(1) << K) == 0;
-              for (auto [Var, Coef] : X.U.Terms)
-                UOk = UOk && Var < OpaqueBase && Coef > 0 &&
-                      Coef % (std::int64_t(1) << K) == 0 &&
-                      Domains[static_cast<std::size_t>(Var)].Lo >= 0;
-              if (UOk) {
-                OpaqueDef D;
-                D.K = OpaqueDef::Fn;
-                D.F = Function::Bitrev;
-                D.Args = {X.U, Args[1].U};
-                Val R = opaque(std::move(D));
-                R.HasV = true;
-                for (int L = 0; L < Lanes; ++L)
-                  if ((M >> L) & 1) {
-                    const ir::EvalResult B = ir::applyCall(
-                        Function::Bitrev, {X.V[static_cast<std::size_t>(L)], Args[1].U.C}, E.Loc);
-                    R.V[static_cast<std::size_t>(L)] = B.Value;
-                  }
-                return R;
-              }
-            }
+            if (N.Fn == Function::Bitrev && Args[1].concrete() && !Args[1].HasV)
+              if (auto R = splitBitrev(Args[0], Args[1].U.C, M))
+                return *R;
             throw NotAffine{"a built-in function of block indices or loop variables"};
           }
           int Lane = -1;
@@ -1336,6 +1342,27 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
         } else if constexpr (std::is_same_v<T, PermApply>) {
           const Val X = eval(*N.Arg, M);
           const bankwise::Permutation &P = permutation(N.Perm, N.Inverse);
+          if (!X.Unknown && !X.concrete() && X.HasV && X.Pred < 0) {
+            // Closed forms keep the lanes: identity, and bitreverse(n) as
+            // bitrev of log2(n) bits (its own inverse).
+            const ir::Permutation *Decl = Prog.findPerm(N.Perm);
+            bool InRange = Decl && Decl->Size;
+            if (InRange) { // every active lane's index in 0..n-1, provably
+              const auto Rg = rangeOf(X.U);
+              InRange = Rg.has_value();
+              for (int L = 0; L < Lanes && InRange; ++L)
+                if ((M >> L) & 1)
+                  InRange = Rg->first + X.V[static_cast<std::size_t>(L)] >= 0 &&
+                            Rg->second + X.V[static_cast<std::size_t>(L)] < *Decl->Size;
+            }
+            if (InRange) {
+              if (Decl->Kind == ir::PermKind::Identity)
+                return X;
+              if (Decl->Kind == ir::PermKind::Bitreverse)
+                if (auto R = splitBitrev(X, std::countr_zero(static_cast<std::uint64_t>(*Decl->Size)), M))
+                  return *R;
+            }
+          }
           if (!X.Unknown && !X.concrete() && !X.HasV && X.Pred < 0) {
             OpaqueDef D;
             D.K = OpaqueDef::Perm;

@@ -74,7 +74,13 @@ std::string randomGuardedKernel(Rng &R) {
       const std::int64_t N = BX * BY * GX * GY * GZ;
       const int M = std::countr_zero(static_cast<std::uint64_t>(N));
       Params += fmt::format(", bb{}: global f32[{}]", S, N);
-      Body += fmt::format("    bb{}[bitrev(tid, {})] = g[tid]\n", S, M);
+      if (R.below(2)) {
+        Body += fmt::format("    bb{}[bitrev(tid, {})] = g[tid]\n", S, M);
+      } else { // the closed-form permutation, as offline_permutation_scheduled
+        Top += fmt::format("permutation Q{} = bitreverse({})\n", S, N);
+        const std::string Q = fmt::format(fmt::runtime(R.below(2) ? "Q{}" : "inverse(Q{})"), S);
+        Body += fmt::format("    g[tid] = bb{}[{}(tid)]\n", S, Q);
+      }
       break;
     }
     case 4: { // min, max and a non-dividing division of block indices
