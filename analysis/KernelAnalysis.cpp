@@ -18,6 +18,8 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <thread>
+#include <exception>
 #include <unordered_map>
 
 namespace bankwise {
@@ -148,8 +150,13 @@ struct Val {
   /// A symbolic boolean (a guard on block indices or loop variables): the
   /// id of its formula; U and V are unused then.
   int Pred = -1;
+  /// A per-lane table value: lane l adds LtScale * T(IU + IV[l]), T the
+  /// table Lt names (a permutation or a holds/--data array read at a
+  /// block-dependent index). Such values are evaluated warp by warp.
+  int Lt = -1;
+  std::int64_t LtScale = 0;
 
-  bool concrete() const { return U.isConst() && Pred < 0; }
+  bool concrete() const { return U.isConst() && Pred < 0 && Lt < 0; }
   std::int64_t lane(int L) const { return U.C + (HasV ? V[static_cast<std::size_t>(L)] : 0); }
 };
 
@@ -253,6 +260,14 @@ struct OpaqueDef {
   bool operator==(const OpaqueDef &) const = default;
 };
 
+/// A table read per lane at a block-dependent index: T(IU + IV[l]).
+struct LaneTableDef {
+  const void *Ref = nullptr; ///< the Permutation, or the ArrayInfo
+  bool IsPerm = true;
+  Affine IU;
+  LaneArr IV{};
+};
+
 /// A guard atom: lane l is true when (U + G[l]) Op 0, Op a comparison.
 struct AtomDef {
   Affine U;
@@ -284,6 +299,8 @@ struct Template {
   std::string UnknownSrc;
   int Pred = -1; ///< the guard the access runs under, -1: none
   int Oob = -1;  ///< lanes whose index leaves the array, -1: none can
+  int Lt = -1;   ///< a per-lane table term of the address (Val::Lt)
+  std::int64_t LtScale = 0;
   std::vector<LoopDom> Loops; ///< enclosing symbolic loops, outermost first
 };
 
@@ -373,6 +390,18 @@ private:
   /// bitrev(X, Bits) as opaque uniform + per-lane part when X's uniform
   /// part has only zeros in the bits its lanes use; nullopt otherwise.
   std::optional<Val> splitBitrev(const Val &X, std::int64_t Bits, Mask M);
+  /// T(Index) per lane for a block-dependent Index with a lane part, when
+  /// every active lane's index is provably in 0..Size-1.
+  std::optional<Val> laneTable(const Val &Index, Mask M, const void *Ref, bool IsPerm,
+                               std::int64_t Size);
+  std::int64_t laneTableAt(const LaneTableDef &D, std::int64_t Index) const;
+  /// The word addresses of template T's active lanes at the variables Vals.
+  std::vector<Address> laneTableAddresses(const Template &T, const std::vector<std::int64_t> &Vals,
+                                          Mask Active) const;
+  /// Counts a lane-table template warp by warp over its variables (compiled
+  /// evaluation, no interpretation; split over the cores) into Site.
+  void countLaneTable(int TId, const std::vector<LoopDom> &Vars, const std::vector<int> &TAtoms,
+                      AccessSiteReport &Site);
   int atom(const Val &Diff, ir::BinaryOp Op);
   int predNode(PredNode N);
   int predAnd(int A, int B);
@@ -434,6 +463,7 @@ private:
   std::vector<Template> Templates;
   std::vector<TraceNode> *CurTree = nullptr;
   std::vector<OpaqueDef> Opaques;
+  std::vector<LaneTableDef> LaneTables;
   std::vector<AtomDef> Atoms;
   std::vector<PredNode> Preds;
   int CurPred = -1;   ///< the symbolic part of the current mask
@@ -618,6 +648,47 @@ Val Analyzer::evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
   }
   if (A.Pred >= 0 || B.Pred >= 0)
     throw NotAffine{"a guard on block indices or loop variables used as a number"};
+  if (A.Lt >= 0 || B.Lt >= 0) {
+    // A table value per lane: sums and constant multiples keep it.
+    auto IsConstV = [](const Val &X) { return X.concrete() && !X.HasV; };
+    if ((Op == ir::BinaryOp::Add || Op == ir::BinaryOp::Sub) && (A.Lt < 0 || B.Lt < 0)) {
+      const std::int64_t Sign = Op == ir::BinaryOp::Add ? 1 : -1;
+      Val R;
+      R.U = affineAdd(A.U, B.U, Sign);
+      R.HasV = true;
+      for (int L = 0; L < Lanes; ++L) {
+        const std::int64_t X = A.Lt < 0 && A.HasV ? A.V[static_cast<std::size_t>(L)] : 0;
+        const std::int64_t Y = B.Lt < 0 && B.HasV ? B.V[static_cast<std::size_t>(L)] : 0;
+        if (addOv(X, Y * Sign, R.V[static_cast<std::size_t>(L)]))
+          throw NotAffine{"overflow in a lane offset"};
+      }
+      R.Lt = A.Lt >= 0 ? A.Lt : B.Lt;
+      R.LtScale = A.Lt >= 0 ? A.LtScale : B.LtScale * Sign;
+      // The lane-table operand's own V is the additive part: keep it.
+      const Val &T = A.Lt >= 0 ? A : B;
+      const std::int64_t TSign = A.Lt >= 0 ? 1 : Sign;
+      for (int L = 0; L < Lanes; ++L)
+        if (addOv(R.V[static_cast<std::size_t>(L)], T.V[static_cast<std::size_t>(L)] * TSign,
+                  R.V[static_cast<std::size_t>(L)]))
+          throw NotAffine{"overflow in a lane offset"};
+      return R;
+    }
+    if (Op == ir::BinaryOp::Mul && (IsConstV(A) || IsConstV(B))) {
+      const Val &T = A.Lt >= 0 ? A : B;
+      const std::int64_t K = A.Lt >= 0 ? B.U.C : A.U.C;
+      Val R;
+      R.U = affineScale(T.U, K);
+      R.HasV = true;
+      for (int L = 0; L < Lanes; ++L)
+        if (mulOv(T.V[static_cast<std::size_t>(L)], K, R.V[static_cast<std::size_t>(L)]))
+          throw NotAffine{"overflow in a lane offset"};
+      R.Lt = T.Lt;
+      if (mulOv(T.LtScale, K, R.LtScale))
+        throw NotAffine{"overflow in a lane offset"};
+      return R;
+    }
+    throw NotAffine{"a table read per lane used in a non-affine operation"};
+  }
   if (A.concrete() && B.concrete()) {
     int Lane = 0;
     auto Apply = [&](std::int64_t X, std::int64_t Y) {
@@ -814,6 +885,8 @@ int Analyzer::predAnd(int A, int B) {
 int Analyzer::toPred(const Val &V, Mask M) {
   if (V.Pred >= 0)
     return V.Pred;
+  if (V.Lt >= 0)
+    throw NotAffine{"a table read per lane used as a condition"};
   if (V.concrete()) {
     PredNode N;
     N.K = PredNode::Lanes;
@@ -1056,7 +1129,7 @@ std::optional<Val> Analyzer::splitBitrev(const Val &X, std::int64_t Bits, Mask M
   // bitrev(U + V, m) with U a multiple of 2^k, 0 <= V < 2^k on every lane
   // and U >= 0: U + V = U | V, so the reversal splits into bitrev(U, m)
   // (uniform, opaque) + bitrev(V, m) (per lane).
-  if (Bits < 0 || Bits > 62 || X.Unknown || X.Pred >= 0)
+  if (Bits < 0 || Bits > 62 || X.Unknown || X.Pred >= 0 || X.Lt >= 0)
     return std::nullopt;
   std::int64_t VMax = 0;
   bool VOk = true;
@@ -1088,6 +1161,126 @@ std::optional<Val> Analyzer::splitBitrev(const Val &X, std::int64_t Bits, Mask M
       R.V[static_cast<std::size_t>(L)] =
           ir::applyCall(ir::Function::Bitrev, {X.HasV ? X.V[static_cast<std::size_t>(L)] : 0, Bits}).Value;
   return R;
+}
+
+std::optional<Val> Analyzer::laneTable(const Val &Index, Mask M, const void *Ref, bool IsPerm,
+                                       std::int64_t Size) {
+  if (Index.Unknown || Index.Pred >= 0 || Index.Lt >= 0 || !Index.HasV || Index.concrete())
+    return std::nullopt;
+  const auto Rg = rangeOf(Index.U);
+  if (!Rg)
+    return std::nullopt;
+  for (int L = 0; L < Lanes; ++L)
+    if ((M >> L) & 1 && (Rg->first + Index.V[static_cast<std::size_t>(L)] < 0 ||
+                         Rg->second + Index.V[static_cast<std::size_t>(L)] >= Size))
+      return std::nullopt; // some block may read outside: the walk reports it
+  LaneTableDef D;
+  D.Ref = Ref;
+  D.IsPerm = IsPerm;
+  D.IU = Index.U;
+  D.IV = Index.V;
+  LaneTables.push_back(std::move(D));
+  Val R;
+  R.HasV = true; // varies by lane (V itself is 0)
+  R.Lt = static_cast<int>(LaneTables.size()) - 1;
+  R.LtScale = 1;
+  return R;
+}
+
+std::int64_t Analyzer::laneTableAt(const LaneTableDef &D, std::int64_t I) const {
+  if (D.IsPerm)
+    return static_cast<std::int64_t>((*static_cast<const Permutation *>(D.Ref))(static_cast<std::uint64_t>(I)));
+  const auto &A = *static_cast<const ArrayInfo *>(D.Ref);
+  return A.Holds ? static_cast<std::int64_t>((*A.Holds)(static_cast<std::uint64_t>(I)))
+                 : (*A.Data)[static_cast<std::size_t>(I)];
+}
+
+std::vector<Address> Analyzer::laneTableAddresses(const Template &T,
+                                                  const std::vector<std::int64_t> &Vals,
+                                                  Mask Active) const {
+  const LaneTableDef &D = LaneTables[static_cast<std::size_t>(T.Lt)];
+  const std::int64_t Base = valueAt(T.U, Vals), IBase = valueAt(D.IU, Vals);
+  std::vector<Address> Addrs(static_cast<std::size_t>(W), NoAccess);
+  for (int L = 0; L < W; ++L)
+    if ((Active >> L) & 1) {
+      const auto I = static_cast<std::size_t>(L);
+      Addrs[I] = Base + T.V[I] + T.LtScale * laneTableAt(D, IBase + D.IV[I]);
+    }
+  return Addrs;
+}
+
+void Analyzer::countLaneTable(int TId, const std::vector<LoopDom> &Vars,
+                              const std::vector<int> &TAtoms, AccessSiteReport &Site) {
+  const Template &T = Templates[static_cast<std::size_t>(TId)];
+  const SiteInfo &S = Sites[static_cast<std::size_t>(T.Site)];
+  Wide Points = 1;
+  for (const LoopDom &V : Vars)
+    Points *= V.Trips;
+  spend(static_cast<std::int64_t>(std::min<Wide>(Points, Wide(1) << 40)));
+  int MaxVar = FirstLoopVar;
+  for (const LoopDom &V : Vars)
+    MaxVar = std::max(MaxVar, V.Var + 1);
+  const unsigned Threads = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+  std::vector<AccessSiteReport> Parts(Threads, Site);
+  std::vector<std::exception_ptr> Errors(Threads);
+  auto Work = [&](unsigned Part) {
+    try {
+      std::vector<std::int64_t> Vals(static_cast<std::size_t>(MaxVar), 0);
+      std::vector<Mask> Masks(Atoms.size(), 0);
+      AccessSiteReport Acc = Site;
+      Acc.Congestion = Acc.Groups = Acc.Wavefronts = Acc.Sectors = Acc.Lines = CostStats{};
+      Acc.WarpExecutions = Acc.ThreadAccesses = 0;
+      const Wide Begin = Points * Part / Threads, End = Points * (Part + 1) / Threads;
+      for (Wide P = Begin; P < End; ++P) {
+        Wide Rest = P;
+        for (const LoopDom &V : Vars) {
+          Vals[static_cast<std::size_t>(V.Var)] = V.Begin + V.Step * static_cast<std::int64_t>(Rest % V.Trips);
+          Rest /= V.Trips;
+        }
+        Mask Active = T.Active;
+        if (T.Pred >= 0 || T.Oob >= 0)
+          for (int A : TAtoms)
+            Masks[static_cast<std::size_t>(A)] = atomAt(A, Vals);
+        if (T.Pred >= 0)
+          Active &= predAt(T.Pred, Masks);
+        if (T.Oob >= 0 && (Active & predAt(T.Oob, Masks)))
+          throw NotAffine{"an index that leaves its array (checked thread by thread)"};
+        if (!Active)
+          continue;
+        addStats(Acc, costsOf(S, laneTableAddresses(T, Vals, Active)), false, std::popcount(Active), 1);
+      }
+      Parts[Part] = std::move(Acc);
+    } catch (...) {
+      Errors[Part] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> Pool;
+  for (unsigned Part = 1; Part < Threads; ++Part)
+    Pool.emplace_back(Work, Part);
+  Work(0);
+  for (std::thread &Th : Pool)
+    Th.join();
+  for (const std::exception_ptr &E : Errors)
+    if (E)
+      std::rethrow_exception(E);
+  // Merge in part order: the sums are of integers, exact in a double.
+  auto Merge = [](CostStats &Into, const CostStats &From) {
+    if (From.Count == 0)
+      return;
+    Into.Min = Into.Count == 0 ? From.Min : std::min(Into.Min, From.Min);
+    Into.Max = Into.Count == 0 ? From.Max : std::max(Into.Max, From.Max);
+    Into.Count += From.Count;
+    Into.Sum += From.Sum;
+  };
+  for (const AccessSiteReport &P : Parts) {
+    Site.WarpExecutions += P.WarpExecutions;
+    Site.ThreadAccesses += P.ThreadAccesses;
+    Merge(Site.Congestion, P.Congestion);
+    Merge(Site.Groups, P.Groups);
+    Merge(Site.Wavefronts, P.Wavefronts);
+    Merge(Site.Sectors, P.Sectors);
+    Merge(Site.Lines, P.Lines);
+  }
 }
 
 Val Analyzer::lookupTable(const Val &Index, Mask M, const SourceLoc &Loc,
@@ -1370,6 +1563,8 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
             D.Ref = &P;
             return opaque(std::move(D));
           }
+          if (auto R = laneTable(X, M, &P, true, static_cast<std::int64_t>(P.size())))
+            return *R;
           return lookupTable(X, M, E.Loc, fmt::format("permutation '{}' of size {}", N.Perm, P.size()),
                              [&](std::int64_t I) -> std::optional<std::int64_t> {
                                if (I < 0 || static_cast<std::uint64_t>(I) >= P.size())
@@ -1417,8 +1612,20 @@ void Analyzer::checkBounds(const ArrayInfo &A, const std::vector<Val> &Idx,
       continue;
     }
     // Over the box of variables the affine part is extreme at the corners;
-    // opaque values contribute their known ranges.
-    const auto Range = rangeOf(X.U);
+    // opaque values contribute their known ranges, a lane table its values'.
+    auto Range = rangeOf(X.U);
+    if (Range && X.Lt >= 0) {
+      const LaneTableDef &T = LaneTables[static_cast<std::size_t>(X.Lt)];
+      Wide Top;
+      if (T.IsPerm)
+        Top = static_cast<Wide>(static_cast<const Permutation *>(T.Ref)->size()) - 1;
+      else if (const auto *AI = static_cast<const ArrayInfo *>(T.Ref); AI->Holds)
+        Top = static_cast<Wide>(AI->Holds->size()) - 1;
+      else
+        throw NotAffine{"an index read from --data per lane (checked thread by thread)"};
+      const Wide A1 = 0, A2 = Top * X.LtScale;
+      Range = std::make_pair(Range->first + std::min(A1, A2), Range->second + std::max(A1, A2));
+    }
     const bool Opaque = !Range;
     const Wide Lo = Range ? Range->first : 0, Hi = Range ? Range->second : 0;
     std::int64_t VLo = 0, VHi = 0;
@@ -1534,6 +1741,9 @@ Val Analyzer::readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,
       D.Ref = &A;
       return opaque(std::move(D));
     }
+    if (auto V = laneTable(Logical, M, &A, false,
+                           A.Holds ? std::min<std::int64_t>(N, static_cast<std::int64_t>(A.Holds->size())) : N))
+      return *V;
     return lookupTable(Logical, M, Loc, fmt::format("'{}'", R.Array),
                        [&](std::int64_t I) -> std::optional<std::int64_t> {
                          if (I < 0 || I >= N)
@@ -1804,6 +2014,8 @@ void Analyzer::record(int Site, const Val &Addr, Mask M) {
     T.Oob = PendingOob;
     PendingOob = -1;
     T.Loops = LoopStack;
+    T.Lt = Addr.Lt;
+    T.LtScale = Addr.LtScale;
     T.Unknown = Addr.Unknown;
     T.UnknownSrc = Addr.UnknownSrc;
     if (!Addr.Unknown) {
@@ -2047,6 +2259,11 @@ void Analyzer::runFast(KernelReport &Rep) {
     for (const LoopDom &V : Vars)
       MaxVar = std::max(MaxVar, V.Var + 1);
     std::vector<std::int64_t> Vals(static_cast<std::size_t>(MaxVar), 0);
+    if (T.Lt >= 0) {
+      Rep.TableWalk = true;
+      countLaneTable(static_cast<int>(TId), Vars, TAtoms, Rep.Sites[static_cast<std::size_t>(T.Site)]);
+      continue;
+    }
     auto IndexOf = [&](int Var) {
       for (std::size_t I = 0; I < Vars.size(); ++I)
         if (Vars[I].Var == Var)
@@ -2377,11 +2594,15 @@ void Analyzer::runFast(KernelReport &Rep) {
       }
       if (!Active)
         continue;
-      const std::int64_t Base = T.Unknown ? 0 : floorMod(valueAt(T.U, Vals), Period);
-      const CacheEntry &E = CostsFor(F.Template, Base, Active);
       N.Has = true;
       N.Shared = spaceOf(Sites[static_cast<std::size_t>(T.Site)]) == Space::Shared;
-      N.K = E.TimeK;
+      if (T.Lt >= 0) {
+        const SiteInfo &S = Sites[static_cast<std::size_t>(T.Site)];
+        N.K = timeCost(S, costsOf(S, laneTableAddresses(T, Vals, Active)), false, std::popcount(Active));
+      } else {
+        const std::int64_t Base = T.Unknown ? 0 : floorMod(valueAt(T.U, Vals), Period);
+        N.K = CostsFor(F.Template, Base, Active).TimeK;
+      }
       N.Requests = std::popcount(Active);
       return;
     }

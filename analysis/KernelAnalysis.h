@@ -69,6 +69,9 @@ struct KernelReport {
   std::int64_t Warps = 0;
   std::vector<AccessSiteReport> Sites;
   bool FastPath = false;
+  /// On the fast path: some site reads a table per lane at a block-dependent
+  /// index (b[P(tid)]), so its warps were evaluated one by one (compiled).
+  bool TableWalk = false;
   std::string FallbackReason; ///< why the exhaustive path ran
   std::string TimeMachine;    ///< the machine the time is simulated on
   std::int64_t Time = 0;      ///< model time units

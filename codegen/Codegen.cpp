@@ -1891,7 +1891,8 @@ std::string KernelEmitter::device() {
                                         : std::string("time not simulated (too many warp accesses)"),
                       Rep.TimeMachine, Rep.TimeUsesWorstCase ? " (data-dependent sites at worst case)" : "",
                       Rep.LowerBoundFormula, Rep.LowerBound,
-                      Rep.FastPath ? "analyzed by class, no warp visited"
+                      Rep.FastPath ? (Rep.TableWalk ? "analyzed by class (table reads per lane warp by warp)"
+                                                    : "analyzed by class, no warp visited")
                                    : "analyzed warp by warp (" + Rep.FallbackReason + ")"));
   line(0, fmt::format("// Index arithmetic in {} ({}).", F.indexType(),
                       F.LongIndex ? "some index value may exceed 32 bits"

@@ -350,6 +350,7 @@ int runAnalyze(const AnalyzeOptions &O) {
                          {"warps", R.Warps},
                          {"warp_size", R.WarpSize},
                          {"fast_path", R.FastPath},
+                         {"table_walk", R.TableWalk},
                          {"time", R.TimeSimulated ? nlohmann::json(R.Time) : nlohmann::json()},
                          {"time_simulated", R.TimeSimulated},
                          {"time_machine", R.TimeMachine},
@@ -361,7 +362,9 @@ int runAnalyze(const AnalyzeOptions &O) {
       JK["fallback_reason"] = R.FallbackReason;
     Text += fmt::format("kernel '{}' ({}): {} threads in {} warps of {}; {}\n",
                         R.Kernel, locText(R.Loc), R.Threads, R.Warps, R.WarpSize,
-                        R.FastPath ? "counted by class, no warp visited"
+                        R.FastPath ? (R.TableWalk ? "counted by class; sites reading a table per lane "
+                                                    "evaluated warp by warp (compiled)"
+                                                  : "counted by class, no warp visited")
                                    : "evaluated warp by warp (" + R.FallbackReason + ")");
     for (std::size_t SiteIdx = 0; SiteIdx < R.Sites.size(); ++SiteIdx) {
       const AccessSiteReport &S = R.Sites[SiteIdx];

@@ -91,7 +91,17 @@ std::string randomGuardedKernel(Rng &R) {
                           fmt::format(fmt::runtime(Forms[R.below(4)]), Q));
       break;
     }
-    case 5: { // a permutation of the block index
+    case 5: // a permutation of the block index, or of tid (a table read per lane)
+      if (R.below(2)) {
+        const std::int64_t N = BX * BY * GX * GY * GZ;
+        Top += fmt::format("permutation T{} = random({}, seed: {})\n", S, N, R.below(100));
+        Params += fmt::format(", tt{}: global {}[{}]", S, E, 3 * N + 4);
+        Body += fmt::format("    if c < CL {{ tt{}[{} * T{}(tid) + {}] = g[tid] }}\n", S,
+                            1 + R.below(3), S, R.below(4));
+        break;
+      }
+      [[fallthrough]];
+    case 9: { // a permutation of the block index
       Top += fmt::format("permutation P{} = random({}, seed: {})\n", S, GX, R.below(100));
       Params += fmt::format(", pp{}: global f32[{}][{}]", S, GX, BX);
       Body += fmt::format("    pp{}[P{}(bx)][tx] = g[tid]\n", S, S);
@@ -145,7 +155,7 @@ std::string randomGuardedKernel(Rng &R) {
 
 TEST_CASE("class counting equals warp-by-warp evaluation on random guarded kernels") {
   Rng R(20261123);
-  int Fast = 0, Guarded = 0;
+  int Fast = 0, Guarded = 0, Tables = 0;
   std::map<std::string, int> Reasons;
   const int Trials = 2000;
   for (int Trial = 0; Trial < Trials; ++Trial) {
@@ -159,6 +169,7 @@ TEST_CASE("class counting equals warp-by-warp evaluation on random guarded kerne
     const KernelReport B = analyzeKernel(P, K, O);
     CAPTURE(A.FallbackReason);
     Fast += A.FastPath;
+    Tables += A.TableWalk;
     if (!A.FastPath)
       ++Reasons[A.FallbackReason];
     Guarded += A.FastPath && Text.find(" if ") != std::string::npos;
@@ -175,9 +186,11 @@ TEST_CASE("class counting equals warp-by-warp evaluation on random guarded kerne
   // comparison to mean something.
   for (const auto &[Why, N] : Reasons)
     MESSAGE(N, " fell back: ", Why);
-  MESSAGE(Fast, " of ", Trials, " random kernels counted by class, ", Guarded, " with guards");
+  MESSAGE(Fast, " of ", Trials, " random kernels counted by class, ", Guarded, " with guards, ",
+          Tables, " with a table read per lane");
   CHECK(Fast >= Trials * 9 / 10);
   CHECK(Guarded >= Trials / 2);
+  CHECK(Tables >= Trials / 20);
 }
 
 TEST_CASE("class counting visits no warp: huge launches are counted exactly") {

@@ -667,7 +667,7 @@ cudaError_t free_tables() {
 }
 
 // Kernel 'permute_named' (samples/offline_permutation.bw:17:8): grid (4096, 1, 1), block (256, 1, 1), 1048576 threads.
-// Model: 98703 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 65935; analyzed warp by warp (permutation 'P' of size 1048576 indexed by block indices or loop variables).
+// Model: 98703 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 65935; analyzed by class (table reads per lane warp by warp).
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(256) permute_named(const float *a, float *b) {
   using Index = int;
@@ -679,7 +679,7 @@ __global__ void __launch_bounds__(256) permute_named(const float *a, float *b) {
 }
 
 // Kernel 'permute_file' (samples/offline_permutation.bw:23:8): grid (16, 1, 1), block (256, 1, 1), 4096 threads.
-// Model: 4873 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 783; analyzed warp by warp ('q' indexed by block indices or loop variables).
+// Model: 4873 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 783; analyzed by class (table reads per lane warp by warp).
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(256) permute_file(const double *a, double *b, const std::int32_t *q) {
   using Index = int;

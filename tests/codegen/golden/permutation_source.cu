@@ -411,7 +411,7 @@ cudaError_t free_tables() {
 }
 
 // Kernel 's_designated' (samples/permutation_source.bw:18:8): grid (4096, 1, 1), block (1024, 1, 1), 4194304 threads.
-// Model: 4456847 time units on hmm(d: 8, w: 32, L: 400); lower bound n/w + L - 1 over the n global requests = 393615; analyzed warp by warp ('q' indexed by block indices or loop variables).
+// Model: 4456847 time units on hmm(d: 8, w: 32, L: 400); lower bound n/w + L - 1 over the n global requests = 393615; analyzed by class (table reads per lane warp by warp).
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(1024) s_designated(const float *a, float *b, const std::int32_t *q) {
   using Index = int;
