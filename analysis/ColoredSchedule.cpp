@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <functional>
 #include <map>
+#include <unordered_map>
 #include <numeric>
 
 namespace bankwise {
@@ -68,6 +70,58 @@ public:
         return std::nullopt;
       return Lookup(Perms.get(A->Holds->Perm, A->Holds->Inverse), Idx[0]);
     };
+  }
+
+  /// A function of the thread for the common index forms (tid, literals,
+  /// + - *, permutations and holds tables of those), with the checks of
+  /// evaluate; nullopt for the rest, which `at` interprets.
+  using Compiled = std::function<std::optional<std::int64_t>(std::int64_t)>;
+  static std::optional<Compiled> compile(const ir::Expr &E, const ir::Program &Prog,
+                                         const ir::Kernel &K, PermutationTables &Perms) {
+    if (const auto *B = E.as<ir::BuiltinRef>(); B && B->Which == ir::Builtin::Tid)
+      return Compiled([](std::int64_t T) { return std::optional<std::int64_t>(T); });
+    if (const auto *L = E.as<ir::IntLit>()) {
+      const std::int64_t V = L->Value;
+      return Compiled([V](std::int64_t) { return std::optional<std::int64_t>(V); });
+    }
+    auto Table = [](const Permutation &P, Compiled Arg) {
+      return Compiled([&P, Arg](std::int64_t T) -> std::optional<std::int64_t> {
+        const auto X = Arg(T);
+        if (!X || *X < 0 || static_cast<std::uint64_t>(*X) >= P.size())
+          return std::nullopt;
+        return static_cast<std::int64_t>(P(static_cast<std::uint64_t>(*X)));
+      });
+    };
+    if (const auto *P = E.as<ir::PermApply>()) {
+      auto Arg = compile(*P->Arg, Prog, K, Perms);
+      if (!Arg)
+        return std::nullopt;
+      return Table(Perms.get(P->Perm, P->Inverse), *Arg);
+    }
+    if (const auto *R = E.as<ir::ArrayRead>()) {
+      const ir::Array *A = Prog.findArray(K, R->Array);
+      if (!A || !A->Holds || R->Indices.size() != 1)
+        return std::nullopt;
+      auto Arg = compile(R->Indices[0], Prog, K, Perms);
+      if (!Arg)
+        return std::nullopt;
+      return Table(Perms.get(A->Holds->Perm, A->Holds->Inverse), *Arg);
+    }
+    if (const auto *B = E.as<ir::Binary>();
+        B && (B->Op == ir::BinaryOp::Add || B->Op == ir::BinaryOp::Sub || B->Op == ir::BinaryOp::Mul)) {
+      auto L = compile(*B->Lhs, Prog, K, Perms), R = compile(*B->Rhs, Prog, K, Perms);
+      if (!L || !R)
+        return std::nullopt;
+      const ir::BinaryOp Op = B->Op;
+      return Compiled([L = *L, R = *R, Op](std::int64_t T) -> std::optional<std::int64_t> {
+        const auto X = L(T), Y = R(T);
+        if (!X || !Y)
+          return std::nullopt;
+        const ir::EvalResult V = ir::applyBinary(Op, *X, *Y);
+        return V.ok() ? std::optional<std::int64_t>(V.Value) : std::nullopt;
+      });
+    }
+    return std::nullopt;
   }
 
   /// The value of E for thread Thread (flat id); a located UserError when E
@@ -136,16 +190,27 @@ std::vector<HmmPassPlan> hmmPassPlans(const HmmLowering &L, const std::string &S
     struct WarpCost {
       std::int64_t Congestion = 0, Groups = 0, A = 0, B = 0;
     };
-    std::map<std::pair<std::int64_t, std::vector<Address>>, WarpCost> Memo;
+    // Keyed by the pattern's hash, checked against the stored pattern.
+    struct MemoEntry {
+      std::int64_t Kind;
+      std::vector<Address> Rel;
+      WarpCost Cost;
+    };
+    std::unordered_map<std::uint64_t, MemoEntry> Memo;
+    std::vector<Address> Rel(static_cast<std::size_t>(W));
     auto Cost = [&](std::span<const Address> Ws, std::int64_t ElemB, bool Shared) {
       const Address Align = std::lcm<Address>(128 / ElemB, W);
       const Address Base = *std::min_element(Ws.begin(), Ws.end()) / Align * Align;
-      std::pair<std::int64_t, std::vector<Address>> Key{Shared ? -ElemB : ElemB, {}};
-      Key.second.reserve(Ws.size());
-      for (Address A : Ws)
-        Key.second.push_back(A - Base);
-      if (auto It = Memo.find(Key); It != Memo.end())
-        return It->second;
+      const std::int64_t Kind = Shared ? -ElemB : ElemB;
+      std::uint64_t Hash = static_cast<std::uint64_t>(Kind) * 0x9E3779B97F4A7C15ULL;
+      for (std::size_t I = 0; I < Ws.size(); ++I) {
+        Rel[I] = Ws[I] - Base;
+        Hash = (Hash ^ static_cast<std::uint64_t>(Rel[I])) * 0x100000001B3ULL;
+      }
+      if (auto It = Memo.find(Hash);
+          It != Memo.end() && It->second.Kind == Kind &&
+          std::equal(It->second.Rel.begin(), It->second.Rel.end(), Rel.begin(), Rel.begin() + Ws.size()))
+        return It->second.Cost;
       for (std::size_t I = 0; I < Ws.size(); ++I)
         Bytes[I] = Ws[I] * ElemB;
       WarpCost C;
@@ -160,7 +225,7 @@ std::vector<HmmPassPlan> hmmPassPlans(const HmmLowering &L, const std::string &S
       }
       // Step (3)'s patterns rarely repeat: keep the memo small.
       if (Memo.size() < 4096)
-        Memo.emplace(std::move(Key), C);
+        Memo.try_emplace(Hash, MemoEntry{Kind, std::vector<Address>(Rel.begin(), Rel.begin() + Ws.size()), C});
       return C;
     };
     auto AddShared = [&](AccessSiteReport &S, std::span<const Address> Ws) {
@@ -330,9 +395,15 @@ std::vector<ColoredScheduleReport> applyColoredSchedules(ir::Program &Prog) {
     std::vector<std::uint32_t> Map(static_cast<std::size_t>(N));
     std::vector<std::int64_t> ReadBy(static_cast<std::size_t>(N), -1),
         WrittenBy(static_cast<std::size_t>(N), -1);
+    // Compiled forms where the index has one (the interpreter reports any
+    // thread they cannot compute, with its message and location).
+    const auto GC = ThreadIndexer::compile(Src->Indices.front(), Prog, K, Perms);
+    const auto FC = ThreadIndexer::compile(Dst->Indices.front(), Prog, K, Perms);
     for (std::int64_t T = 0; T < N; ++T) {
-      const std::int64_t G = Indexer.at(Src->Indices.front(), T);
-      const std::int64_t F = Indexer.at(Dst->Indices.front(), T);
+      std::optional<std::int64_t> GV = GC ? (*GC)(T) : std::nullopt;
+      std::optional<std::int64_t> FV = FC ? (*FC)(T) : std::nullopt;
+      const std::int64_t G = GV ? *GV : Indexer.at(Src->Indices.front(), T);
+      const std::int64_t F = FV ? *FV : Indexer.at(Dst->Indices.front(), T);
       for (auto [X, Seen, What, Loc] :
            {std::tuple(G, &ReadBy, "reads", Src->Indices.front().Loc),
             std::tuple(F, &WrittenBy, "writes", Dst->Indices.front().Loc)}) {
