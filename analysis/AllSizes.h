@@ -3,7 +3,7 @@
 // The models see a runtime size p only through residues: a uniform shift of
 // every lane's address permutes the banks (congestion and wavefronts stay)
 // and changes sectors, lines and UMM groups only through the shift modulo
-// the period (ANALYSIS.md); a pitch p multiplies block and loop variables,
+// the period (the argument of issue [5]); a pitch p multiplies block and loop variables,
 // so what matters of it is p modulo that period; a guard `c < p` leaves
 // `p mod tile` lanes on in the boundary warps. So for sizes past the few
 // block rows it takes for every residue of the block indices to occur, a
