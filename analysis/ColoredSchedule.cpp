@@ -399,24 +399,25 @@ std::vector<ColoredScheduleReport> applyColoredSchedules(ir::Program &Prog) {
     // thread they cannot compute, with its message and location).
     const auto GC = ThreadIndexer::compile(Src->Indices.front(), Prog, K, Perms);
     const auto FC = ThreadIndexer::compile(Dst->Indices.front(), Prog, K, Perms);
+    // Element X is read (written) by thread T alone.
+    auto Claim = [&](std::int64_t X, std::vector<std::int64_t> &Seen, const char *What,
+                     const SourceLoc &Loc, std::int64_t T) {
+      if (X < 0 || X >= N)
+        Fail(Loc, fmt::format("thread tid = {} {} element {}, outside 0..{}", T, What, X, N - 1));
+      std::int64_t &Prev = Seen[static_cast<std::size_t>(X)];
+      if (Prev >= 0)
+        Fail(Loc, fmt::format("schedule colored needs a one-to-one copy, but threads "
+                              "tid = {} and tid = {} both {} element {}",
+                              Prev, T, What, X));
+      Prev = T;
+    };
     for (std::int64_t T = 0; T < N; ++T) {
       std::optional<std::int64_t> GV = GC ? (*GC)(T) : std::nullopt;
       std::optional<std::int64_t> FV = FC ? (*FC)(T) : std::nullopt;
       const std::int64_t G = GV ? *GV : Indexer.at(Src->Indices.front(), T);
       const std::int64_t F = FV ? *FV : Indexer.at(Dst->Indices.front(), T);
-      for (auto [X, Seen, What, Loc] :
-           {std::tuple(G, &ReadBy, "reads", Src->Indices.front().Loc),
-            std::tuple(F, &WrittenBy, "writes", Dst->Indices.front().Loc)}) {
-        if (X < 0 || X >= N)
-          Fail(Loc, fmt::format("thread tid = {} {} element {}, outside 0..{}", T, What, X,
-                                N - 1));
-        auto &Prev = (*Seen)[static_cast<std::size_t>(X)];
-        if (Prev >= 0)
-          Fail(Loc, fmt::format("schedule colored needs a one-to-one copy, but threads "
-                                "tid = {} and tid = {} both {} element {}",
-                                Prev, T, What, X));
-        Prev = T;
-      }
+      Claim(G, ReadBy, "reads", Src->Indices.front().Loc, T);
+      Claim(F, WrittenBy, "writes", Dst->Indices.front().Loc, T);
       Map[static_cast<std::size_t>(G)] = static_cast<std::uint32_t>(F);
     }
     // Add P (as a list), S and D, and rewrite the copy.

@@ -72,6 +72,7 @@ runtime_sizes() {
   case "$1" in
     transpose_any_shape) echo "R=4097,C=1000 R=1000,C=4097 R=33,C=65 R=8192,C=8192" ;;
     permute3d) echo "B=8,M=1000,N=1000 B=1,M=33,N=65 B=64,M=512,N=512" ;;
+    bit_reversal) echo "M=11 M=20 M=26" ;;
   esac
 }
 
@@ -82,6 +83,7 @@ profile_sizes() {
   case "$1" in
     transpose_any_shape) echo "R=33,C=65 R=1000,C=4097 R=4097,C=1000" ;;
     permute3d) echo "B=1,M=33,N=65 B=8,M=100,N=100" ;;
+    bit_reversal) echo "M=13 M=16" ;;
   esac
 }
 
