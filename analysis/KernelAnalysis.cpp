@@ -405,6 +405,7 @@ private:
   int atom(const Val &Diff, ir::BinaryOp Op);
   int predNode(PredNode N);
   int predAnd(int A, int B);
+  int predOr(int A, int B);
   int toPred(const Val &V, Mask M);
   bool readsSite(const ir::Expr &E) const;
   std::int64_t valueAt(const Affine &A, const std::vector<std::int64_t> &Vals) const;
@@ -877,6 +878,18 @@ int Analyzer::predAnd(int A, int B) {
     return A;
   PredNode N;
   N.K = PredNode::And;
+  N.A = A;
+  N.B = B;
+  return predNode(N);
+}
+
+int Analyzer::predOr(int A, int B) {
+  if (A < 0)
+    return B;
+  if (B < 0)
+    return A;
+  PredNode N;
+  N.K = PredNode::Or;
   N.A = A;
   N.B = B;
   return predNode(N);
@@ -1597,18 +1610,8 @@ void Analyzer::checkBounds(const ArrayInfo &A, const std::vector<Val> &Idx,
                          L);
           Outside.Bits |= Mask(1) << L; // the guard decides, per class
         }
-      if (Outside.Bits) {
-        const int Out = predNode(Outside);
-        if (PendingOob < 0) {
-          PendingOob = Out;
-        } else {
-          PredNode Both;
-          Both.K = PredNode::Or;
-          Both.A = PendingOob;
-          Both.B = Out;
-          PendingOob = predNode(Both);
-        }
-      }
+      if (Outside.Bits)
+        PendingOob = predOr(PendingOob, predNode(Outside));
       continue;
     }
     // Over the box of variables the affine part is extreme at the corners;
@@ -1643,20 +1646,8 @@ void Analyzer::checkBounds(const ArrayInfo &A, const std::vector<Val> &Idx,
     // outside 0..Extent-1 become a formula, checked per class of warps.
     Val Above = X;
     Above.U.C -= Extent;
-    PredNode Either;
-    Either.K = PredNode::Or;
-    Either.A = atom(X, ir::BinaryOp::Lt);
-    Either.B = atom(Above, ir::BinaryOp::Ge);
-    const int Out = predNode(Either);
-    if (PendingOob < 0) {
-      PendingOob = Out;
-    } else {
-      PredNode Both;
-      Both.K = PredNode::Or;
-      Both.A = PendingOob;
-      Both.B = Out;
-      PendingOob = predNode(Both);
-    }
+    const int Below = atom(X, ir::BinaryOp::Lt);
+    PendingOob = predOr(PendingOob, predOr(Below, atom(Above, ir::BinaryOp::Ge)));
   }
 }
 
