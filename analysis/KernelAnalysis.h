@@ -6,11 +6,13 @@
 //
 // Two evaluators give the same numbers (a test checks it on random kernels):
 //   - the fast path runs the body once per warp position in a block, keeping
-//     block indices and loop variables symbolic (affine), so a kernel of 2^26
-//     threads costs one evaluation per position plus a few integer operations
-//     per warp execution;
+//     block indices and loop variables symbolic (affine terms, opaque uniform
+//     values, guard atoms), and counts each access's warp executions by class
+//     (residue of the uniform address part, lane mask of each guard) without
+//     visiting warps (ClassCounting.cpp); only table reads per lane at a
+//     block-dependent index and the time's simulation walk warps;
 //   - the exhaustive path runs every warp with concrete values, and is used
-//     whenever an index, a condition or a loop bound is not affine in them.
+//     whenever the fast path cannot model an operation; it is the oracle.
 #pragma once
 
 #include "analysis/MemoryModel.h"

@@ -1,0 +1,950 @@
+// Counting warps by class (the fast path of analyzeKernel): opaque uniform
+// values, guard atoms and lane tables built during the symbolic run of each
+// warp position, and runFast, which counts each access's warp executions per
+// (residue, mask) class without visiting warps (docs/analysis.md).
+#include "analysis/detail/Analyzer.h"
+
+#include <fmt/format.h>
+
+namespace bankwise::kernel_analysis {
+
+Val Analyzer::opaque(OpaqueDef D) {
+  int Id = -1;
+  for (std::size_t I = Opaques.size(); I-- > 0;)
+    if (Opaques[I] == D) {
+      Id = static_cast<int>(I);
+      break;
+    }
+  if (Id < 0) {
+    if (Opaques.size() >= 4096)
+      throw NotAffine{"more than 4096 distinct opaque values of block indices "
+                      "or loop variables"};
+    Opaques.push_back(std::move(D));
+    Id = static_cast<int>(Opaques.size()) - 1;
+  }
+  Val R;
+  R.U.Terms.push_back({OpaqueBase + Id, 1});
+  return R;
+}
+
+int Analyzer::predNode(PredNode N) {
+  if (Preds.size() >= (std::size_t(1) << 20))
+    throw NotAffine{"too many guard formulas"};
+  Preds.push_back(N);
+  return static_cast<int>(Preds.size()) - 1;
+}
+
+int Analyzer::atom(const Val &Diff, ir::BinaryOp Op) {
+  AtomDef D;
+  D.U = Diff.U;
+  D.HasG = Diff.HasV;
+  D.G = Diff.V;
+  D.Op = Op;
+  Atoms.push_back(std::move(D));
+  PredNode N;
+  N.K = PredNode::Atom;
+  N.A = static_cast<int>(Atoms.size()) - 1;
+  return predNode(N);
+}
+
+int Analyzer::predAnd(int A, int B) {
+  if (A < 0)
+    return B;
+  if (B < 0)
+    return A;
+  PredNode N;
+  N.K = PredNode::And;
+  N.A = A;
+  N.B = B;
+  return predNode(N);
+}
+
+int Analyzer::predOr(int A, int B) {
+  if (A < 0)
+    return B;
+  if (B < 0)
+    return A;
+  PredNode N;
+  N.K = PredNode::Or;
+  N.A = A;
+  N.B = B;
+  return predNode(N);
+}
+
+int Analyzer::toPred(const Val &V, Mask M) {
+  if (V.Pred >= 0)
+    return V.Pred;
+  if (V.Lt >= 0)
+    throw NotAffine{"a table read per lane used as a condition"};
+  if (V.concrete()) {
+    PredNode N;
+    N.K = PredNode::Lanes;
+    for (int L = 0; L < Lanes; ++L)
+      if ((M >> L) & 1 && V.lane(L) != 0)
+        N.Bits |= Mask(1) << L;
+    return predNode(N);
+  }
+  return atom(V, ir::BinaryOp::Ne); // a value used as a truth: != 0
+}
+
+bool Analyzer::readsSite(const ir::Expr &E) const {
+  return std::visit(
+      [&](const auto &N) -> bool {
+        using T = std::decay_t<decltype(N)>;
+        if constexpr (std::is_same_v<T, ir::Unary>) {
+          return readsSite(*N.Operand);
+        } else if constexpr (std::is_same_v<T, ir::Binary>) {
+          return readsSite(*N.Lhs) || readsSite(*N.Rhs);
+        } else if constexpr (std::is_same_v<T, ir::Call>) {
+          for (const ir::Expr &A : N.Args)
+            if (readsSite(A))
+              return true;
+          return false;
+        } else if constexpr (std::is_same_v<T, ir::PermApply>) {
+          return readsSite(*N.Arg);
+        } else if constexpr (std::is_same_v<T, ir::ArrayRead>) {
+          return true;
+        } else {
+          return false;
+        }
+      },
+      E.Node);
+}
+
+std::int64_t Analyzer::valueAt(const Affine &A, const std::vector<std::int64_t> &Vals) const {
+  std::int64_t R = A.C;
+  for (auto [Var, Coef] : A.Terms) {
+    const std::int64_t X = Var >= OpaqueBase ? opaqueAt(Var - OpaqueBase, Vals)
+                                             : Vals[static_cast<std::size_t>(Var)];
+    std::int64_t P;
+    if (mulOv(Coef, X, P) || addOv(R, P, R))
+      throw NotAffine{"overflow in a uniform value"};
+  }
+  return R;
+}
+
+std::int64_t Analyzer::opaqueAt(int Id, const std::vector<std::int64_t> &Vals) const {
+  const OpaqueDef &D = Opaques[static_cast<std::size_t>(Id)];
+  std::vector<std::int64_t> Args;
+  for (const Affine &A : D.Args)
+    Args.push_back(valueAt(A, Vals));
+  ir::EvalResult R;
+  switch (D.K) {
+  case OpaqueDef::Bin:
+    R = ir::applyBinary(D.Op, Args[0], Args[1]);
+    break;
+  case OpaqueDef::Fn:
+    if (D.F == ir::Function::Min || D.F == ir::Function::Max)
+      return D.F == ir::Function::Min ? std::min(Args[0], Args[1]) : std::max(Args[0], Args[1]);
+    R = ir::applyCall(D.F, Args);
+    break;
+  case OpaqueDef::Perm: {
+    const auto &P = *static_cast<const Permutation *>(D.Ref);
+    if (Args[0] < 0 || static_cast<std::uint64_t>(Args[0]) >= P.size())
+      throw NotAffine{"a permutation applied outside its range"};
+    return static_cast<std::int64_t>(P(static_cast<std::uint64_t>(Args[0])));
+  }
+  case OpaqueDef::Table: {
+    const auto &A = *static_cast<const ArrayInfo *>(D.Ref);
+    const std::int64_t I = Args[0];
+    if (I < 0 || I >= A.Decl->numElements() ||
+        (A.Holds && static_cast<std::uint64_t>(I) >= A.Holds->size()))
+      throw NotAffine{"a table read outside its array"};
+    return A.Holds ? static_cast<std::int64_t>((*A.Holds)(static_cast<std::uint64_t>(I)))
+                   : (*A.Data)[static_cast<std::size_t>(I)];
+  }
+  }
+  if (!R.ok())
+    throw NotAffine{"an operation on block indices or loop variables that "
+                    "fails for some block (checked thread by thread)"};
+  return R.Value;
+}
+
+Mask Analyzer::atomAt(int A, const std::vector<std::int64_t> &Vals) const {
+  const AtomDef &D = Atoms[static_cast<std::size_t>(A)];
+  const std::int64_t U = valueAt(D.U, Vals);
+  // Lane l holds when U + G[l] Op 0, i.e. G[l] Op -U (G is small, and U is
+  // compared in 128 bits so nothing overflows).
+  const Wide NegU = -static_cast<Wide>(U);
+  Mask Out = 0;
+  auto Scan = [&](auto Holds) {
+    for (int L = 0; L < W; ++L)
+      if (Holds(static_cast<Wide>(D.HasG ? D.G[static_cast<std::size_t>(L)] : 0)))
+        Out |= Mask(1) << L;
+  };
+  switch (D.Op) {
+  case ir::BinaryOp::Lt: Scan([&](Wide G) { return G < NegU; }); break;
+  case ir::BinaryOp::Le: Scan([&](Wide G) { return G <= NegU; }); break;
+  case ir::BinaryOp::Gt: Scan([&](Wide G) { return G > NegU; }); break;
+  case ir::BinaryOp::Ge: Scan([&](Wide G) { return G >= NegU; }); break;
+  case ir::BinaryOp::Eq: Scan([&](Wide G) { return G == NegU; }); break;
+  default: Scan([&](Wide G) { return G != NegU; }); break;
+  }
+  return Out;
+}
+
+Mask Analyzer::predAt(int P, const std::vector<Mask> &AtomMasks) const {
+  const PredNode &N = Preds[static_cast<std::size_t>(P)];
+  switch (N.K) {
+  case PredNode::Atom:
+    return AtomMasks[static_cast<std::size_t>(N.A)];
+  case PredNode::Lanes:
+    return N.Bits;
+  case PredNode::And:
+    return predAt(N.A, AtomMasks) & predAt(N.B, AtomMasks);
+  case PredNode::Or:
+    return predAt(N.A, AtomMasks) | predAt(N.B, AtomMasks);
+  case PredNode::Not:
+    return ~predAt(N.A, AtomMasks);
+  }
+  return 0;
+}
+
+void Analyzer::collectAtoms(int P, std::vector<int> &Out) const {
+  if (P < 0)
+    return;
+  const PredNode &N = Preds[static_cast<std::size_t>(P)];
+  if (N.K == PredNode::Atom) {
+    if (std::find(Out.begin(), Out.end(), N.A) == Out.end())
+      Out.push_back(N.A);
+  } else if (N.K != PredNode::Lanes) {
+    collectAtoms(N.A, Out);
+    collectAtoms(N.B, Out);
+  }
+}
+
+void Analyzer::depsOf(const Affine &A, std::vector<int> &Out) const {
+  for (auto [Var, Coef] : A.Terms) {
+    if (Var >= OpaqueBase) {
+      for (const Affine &Arg : Opaques[static_cast<std::size_t>(Var - OpaqueBase)].Args)
+        depsOf(Arg, Out);
+    } else if (std::find(Out.begin(), Out.end(), Var) == Out.end()) {
+      Out.push_back(Var);
+    }
+  }
+}
+
+std::optional<std::pair<Wide, Wide>> Analyzer::rangeOf(const Affine &A) const {
+  Wide Lo = A.C, Hi = A.C;
+  for (auto [Var, Coef] : A.Terms) {
+    Wide VLo, VHi;
+    if (Var >= OpaqueBase) {
+      const auto R = opaqueRange(Var - OpaqueBase);
+      if (!R)
+        return std::nullopt;
+      std::tie(VLo, VHi) = *R;
+    } else {
+      const VarDomain &Dom = Domains[static_cast<std::size_t>(Var)];
+      VLo = Dom.Lo;
+      VHi = Dom.Hi;
+    }
+    const Wide A1 = VLo * Coef, A2 = VHi * Coef;
+    Lo += std::min(A1, A2);
+    Hi += std::max(A1, A2);
+  }
+  return std::make_pair(Lo, Hi);
+}
+
+std::optional<std::pair<Wide, Wide>> Analyzer::opaqueRange(int Id) const {
+  const OpaqueDef &D = Opaques[static_cast<std::size_t>(Id)];
+  auto ConstArg = [&](std::size_t I) -> std::optional<std::int64_t> {
+    if (I < D.Args.size() && D.Args[I].isConst())
+      return D.Args[I].C;
+    return std::nullopt;
+  };
+  switch (D.K) {
+  case OpaqueDef::Fn:
+    if (D.F == ir::Function::Bitrev) {
+      if (auto Bits = ConstArg(1); Bits && *Bits >= 0 && *Bits < 63) {
+        // The low K bits of the argument are 0 (every coefficient and the
+        // constant are multiples of 2^K), so its reversal is below 2^(m-K).
+        int K = 62;
+        auto Zeros = [&](std::int64_t V) {
+          if (V != 0)
+            K = std::min(K, std::countr_zero(static_cast<std::uint64_t>(V)));
+        };
+        Zeros(D.Args[0].C);
+        for (auto [Var, Coef] : D.Args[0].Terms)
+          Zeros(Coef);
+        const std::int64_t Top = std::max<std::int64_t>(0, *Bits - K);
+        return std::make_pair(Wide(0), (Wide(1) << Top) - 1);
+      }
+      return std::nullopt;
+    }
+    if (D.F == ir::Function::Log2)
+      return std::make_pair(Wide(0), Wide(62));
+    {
+      const auto A = rangeOf(D.Args[0]), B = rangeOf(D.Args[1]);
+      if (!A || !B)
+        return std::nullopt;
+      if (D.F == ir::Function::Min)
+        return std::make_pair(std::min(A->first, B->first), std::min(A->second, B->second));
+      return std::make_pair(std::max(A->first, B->first), std::max(A->second, B->second));
+    }
+  case OpaqueDef::Perm: {
+    const auto &P = *static_cast<const Permutation *>(D.Ref);
+    return std::make_pair(Wide(0), static_cast<Wide>(P.size()) - 1);
+  }
+  case OpaqueDef::Table: {
+    const auto &A = *static_cast<const ArrayInfo *>(D.Ref);
+    if (A.Holds)
+      return std::make_pair(Wide(0), static_cast<Wide>(A.Holds->size()) - 1);
+    return std::nullopt;
+  }
+  case OpaqueDef::Bin: {
+    const auto Rhs = ConstArg(1);
+    if ((D.Op == ir::BinaryOp::Mod) && Rhs && *Rhs > 0)
+      return std::make_pair(Wide(0), Wide(*Rhs - 1));
+    if (D.Op == ir::BinaryOp::BitAnd && Rhs && *Rhs >= 0)
+      return std::make_pair(Wide(0), Wide(*Rhs));
+    if ((D.Op == ir::BinaryOp::Div || D.Op == ir::BinaryOp::Shr) && Rhs && *Rhs > 0) {
+      const auto A = rangeOf(D.Args[0]);
+      if (!A || (D.Op == ir::BinaryOp::Shr && *Rhs > 62))
+        return std::nullopt;
+      const Wide Den = D.Op == ir::BinaryOp::Div ? Wide(*Rhs) : (Wide(1) << *Rhs);
+      auto FDiv = [&](Wide X) {
+        Wide Q = X / Den;
+        return (X % Den != 0 && X < 0) ? Q - 1 : Q;
+      };
+      return std::make_pair(FDiv(A->first), FDiv(A->second));
+    }
+    return std::nullopt;
+  }
+  }
+  return std::nullopt;
+}
+
+std::optional<Val> Analyzer::splitBitrev(const Val &X, std::int64_t Bits, Mask M) {
+  // bitrev(U + V, m) with U a multiple of 2^k, 0 <= V < 2^k on every lane
+  // and U >= 0: U + V = U | V, so the reversal splits into bitrev(U, m)
+  // (uniform, opaque) + bitrev(V, m) (per lane).
+  if (Bits < 0 || Bits > 62 || X.Unknown || X.Pred >= 0 || X.Lt >= 0)
+    return std::nullopt;
+  std::int64_t VMax = 0;
+  bool VOk = true;
+  for (int L = 0; L < Lanes; ++L)
+    if ((M >> L) & 1) {
+      const std::int64_t V = X.HasV ? X.V[static_cast<std::size_t>(L)] : 0;
+      VOk = VOk && V >= 0;
+      VMax = std::max(VMax, V);
+    }
+  int K = 0;
+  while (K < 62 && (std::int64_t(1) << K) <= VMax)
+    ++K;
+  bool UOk = VOk && X.U.C >= 0 && X.U.C % (std::int64_t(1) << K) == 0;
+  for (auto [Var, Coef] : X.U.Terms)
+    UOk = UOk && Var < OpaqueBase && Coef > 0 && Coef % (std::int64_t(1) << K) == 0 &&
+          Domains[static_cast<std::size_t>(Var)].Lo >= 0;
+  if (!UOk)
+    return std::nullopt;
+  OpaqueDef D;
+  D.K = OpaqueDef::Fn;
+  D.F = ir::Function::Bitrev;
+  Affine B;
+  B.C = Bits;
+  D.Args = {X.U, B};
+  Val R = opaque(std::move(D));
+  R.HasV = true;
+  for (int L = 0; L < Lanes; ++L)
+    if ((M >> L) & 1)
+      R.V[static_cast<std::size_t>(L)] =
+          ir::applyCall(ir::Function::Bitrev, {X.HasV ? X.V[static_cast<std::size_t>(L)] : 0, Bits}).Value;
+  return R;
+}
+
+std::optional<Val> Analyzer::laneTable(const Val &Index, Mask M, const void *Ref, bool IsPerm,
+                                       std::int64_t Size) {
+  if (Index.Unknown || Index.Pred >= 0 || Index.Lt >= 0 || !Index.HasV || Index.concrete())
+    return std::nullopt;
+  const auto Rg = rangeOf(Index.U);
+  if (!Rg)
+    return std::nullopt;
+  for (int L = 0; L < Lanes; ++L)
+    if ((M >> L) & 1 && (Rg->first + Index.V[static_cast<std::size_t>(L)] < 0 ||
+                         Rg->second + Index.V[static_cast<std::size_t>(L)] >= Size))
+      return std::nullopt; // some block may read outside: the walk reports it
+  LaneTableDef D;
+  D.Ref = Ref;
+  D.IsPerm = IsPerm;
+  D.IU = Index.U;
+  D.IV = Index.V;
+  LaneTables.push_back(std::move(D));
+  Val R;
+  R.HasV = true; // varies by lane (V itself is 0)
+  R.Lt = static_cast<int>(LaneTables.size()) - 1;
+  R.LtScale = 1;
+  return R;
+}
+
+std::int64_t Analyzer::laneTableAt(const LaneTableDef &D, std::int64_t I) const {
+  if (D.IsPerm)
+    return static_cast<std::int64_t>((*static_cast<const Permutation *>(D.Ref))(static_cast<std::uint64_t>(I)));
+  const auto &A = *static_cast<const ArrayInfo *>(D.Ref);
+  return A.Holds ? static_cast<std::int64_t>((*A.Holds)(static_cast<std::uint64_t>(I)))
+                 : (*A.Data)[static_cast<std::size_t>(I)];
+}
+
+std::vector<Address> Analyzer::laneTableAddresses(const Template &T,
+                                                  const std::vector<std::int64_t> &Vals,
+                                                  Mask Active) const {
+  const LaneTableDef &D = LaneTables[static_cast<std::size_t>(T.Lt)];
+  const std::int64_t Base = valueAt(T.U, Vals), IBase = valueAt(D.IU, Vals);
+  std::vector<Address> Addrs(static_cast<std::size_t>(W), NoAccess);
+  for (int L = 0; L < W; ++L)
+    if ((Active >> L) & 1) {
+      const auto I = static_cast<std::size_t>(L);
+      Addrs[I] = Base + T.V[I] + T.LtScale * laneTableAt(D, IBase + D.IV[I]);
+    }
+  return Addrs;
+}
+
+void Analyzer::countLaneTable(int TId, const std::vector<LoopDom> &Vars,
+                              const std::vector<int> &TAtoms, AccessSiteReport &Site) {
+  const Template &T = Templates[static_cast<std::size_t>(TId)];
+  const SiteInfo &S = Sites[static_cast<std::size_t>(T.Site)];
+  Wide Points = 1;
+  for (const LoopDom &V : Vars)
+    Points *= V.Trips;
+  spend(static_cast<std::int64_t>(std::min<Wide>(Points, Wide(1) << 40)));
+  int MaxVar = FirstLoopVar;
+  for (const LoopDom &V : Vars)
+    MaxVar = std::max(MaxVar, V.Var + 1);
+  const unsigned Threads = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+  std::vector<AccessSiteReport> Parts(Threads, Site);
+  std::vector<std::exception_ptr> Errors(Threads);
+  auto Work = [&](unsigned Part) {
+    try {
+      std::vector<std::int64_t> Vals(static_cast<std::size_t>(MaxVar), 0);
+      std::vector<Mask> Masks(Atoms.size(), 0);
+      AccessSiteReport Acc = Site;
+      Acc.Congestion = Acc.Groups = Acc.Wavefronts = Acc.Sectors = Acc.Lines = CostStats{};
+      Acc.WarpExecutions = Acc.ThreadAccesses = 0;
+      const Wide Begin = Points * Part / Threads, End = Points * (Part + 1) / Threads;
+      for (Wide P = Begin; P < End; ++P) {
+        Wide Rest = P;
+        for (const LoopDom &V : Vars) {
+          Vals[static_cast<std::size_t>(V.Var)] = V.Begin + V.Step * static_cast<std::int64_t>(Rest % V.Trips);
+          Rest /= V.Trips;
+        }
+        Mask Active = T.Active;
+        if (T.Pred >= 0 || T.Oob >= 0)
+          for (int A : TAtoms)
+            Masks[static_cast<std::size_t>(A)] = atomAt(A, Vals);
+        if (T.Pred >= 0)
+          Active &= predAt(T.Pred, Masks);
+        if (T.Oob >= 0 && (Active & predAt(T.Oob, Masks)))
+          throw NotAffine{"an index that leaves its array (checked thread by thread)"};
+        if (!Active)
+          continue;
+        addStats(Acc, costsOf(S, laneTableAddresses(T, Vals, Active)), false, std::popcount(Active), 1);
+      }
+      Parts[Part] = std::move(Acc);
+    } catch (...) {
+      Errors[Part] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> Pool;
+  for (unsigned Part = 1; Part < Threads; ++Part)
+    Pool.emplace_back(Work, Part);
+  Work(0);
+  for (std::thread &Th : Pool)
+    Th.join();
+  for (const std::exception_ptr &E : Errors)
+    if (E)
+      std::rethrow_exception(E);
+  // Merge in part order: the sums are of integers, exact in a double.
+  auto Merge = [](CostStats &Into, const CostStats &From) {
+    if (From.Count == 0)
+      return;
+    Into.Min = Into.Count == 0 ? From.Min : std::min(Into.Min, From.Min);
+    Into.Max = Into.Count == 0 ? From.Max : std::max(Into.Max, From.Max);
+    Into.Count += From.Count;
+    Into.Sum += From.Sum;
+  };
+  for (const AccessSiteReport &P : Parts) {
+    Site.WarpExecutions += P.WarpExecutions;
+    Site.ThreadAccesses += P.ThreadAccesses;
+    Merge(Site.Congestion, P.Congestion);
+    Merge(Site.Groups, P.Groups);
+    Merge(Site.Wavefronts, P.Wavefronts);
+    Merge(Site.Sectors, P.Sectors);
+    Merge(Site.Lines, P.Lines);
+  }
+}
+
+void Analyzer::runFast(KernelReport &Rep) {
+  // 1. Symbolic run per warp position: templates of accesses whose address
+  //    is uniform part (affine in block indices and loop variables, plus
+  //    opaque uniform values) + per-lane part, under guards.
+  std::vector<std::vector<TraceNode>> Trees(static_cast<std::size_t>(WarpsPerBlock));
+  std::vector<std::vector<VarDomain>> DomainsOf(static_cast<std::size_t>(WarpsPerBlock));
+  for (std::int64_t Wib = 0; Wib < WarpsPerBlock; ++Wib) {
+    spend(1);
+    setupWarp(0, Wib, true);
+    CurTree = &Trees[static_cast<std::size_t>(Wib)];
+    Mask M = Lanes == 64 ? ~Mask(0) : (Mask(1) << Lanes) - 1;
+    exec(Kern.Body, M);
+    DomainsOf[static_cast<std::size_t>(Wib)] = Domains;
+  }
+  Symbolic = false;
+
+  Rep.Sites = emptyReports(Sites);
+  std::int64_t Period = W;
+  for (const SiteInfo &S : Sites)
+    Period = std::lcm(Period, std::max<std::int64_t>(1, 128 / S.Arr->ElemBytes));
+
+  // Costs of one template at one residue of its base address and one mask:
+  // every model's cost is invariant under shifts by whole periods.
+  struct CacheEntry {
+    AccessCosts Costs;
+    std::int64_t TimeK = 0;
+  };
+  struct KeyHash {
+    std::size_t operator()(const std::tuple<int, std::int64_t, Mask> &K) const {
+      std::uint64_t H = static_cast<std::uint64_t>(std::get<0>(K)) * 0x9E3779B97F4A7C15ULL;
+      H ^= static_cast<std::uint64_t>(std::get<1>(K)) + 0x632BE59BD9B4E019ULL + (H << 6) + (H >> 2);
+      H ^= std::get<2>(K) * 0xC2B2AE3D27D4EB4FULL + (H << 6) + (H >> 2);
+      return static_cast<std::size_t>(H);
+    }
+  };
+  std::unordered_map<std::tuple<int, std::int64_t, Mask>, CacheEntry, KeyHash> Cache;
+  auto CostsFor = [&](int TId, std::int64_t Residue, Mask Active) -> const CacheEntry & {
+    const Template &T = Templates[static_cast<std::size_t>(TId)];
+    const std::int64_t Key = T.Unknown ? 0 : Residue;
+    auto [It, Fresh] = Cache.try_emplace({TId, Key, Active});
+    CacheEntry &E = It->second;
+    if (!Fresh)
+      return E;
+    const SiteInfo &S = Sites[static_cast<std::size_t>(T.Site)];
+    if (!T.Unknown) {
+      std::vector<Address> Addrs(static_cast<std::size_t>(W), NoAccess);
+      for (int L = 0; L < MaxLanes; ++L)
+        if ((Active >> L) & 1)
+          Addrs[static_cast<std::size_t>(L)] = Key + (T.HasV ? T.V[static_cast<std::size_t>(L)] : 0);
+      // The models need non-negative addresses: lift by whole periods.
+      Address Lowest = 0;
+      for (Address A : Addrs)
+        if (A != NoAccess)
+          Lowest = std::min(Lowest, A);
+      if (Lowest < 0) {
+        const Address Lift = (-Lowest + Period - 1) / Period * Period;
+        for (Address &A : Addrs)
+          if (A != NoAccess)
+            A += Lift;
+      }
+      E.Costs = costsOf(S, Addrs);
+    }
+    E.TimeK = timeCost(S, E.Costs, T.Unknown, std::popcount(Active));
+    return E;
+  };
+
+  // 2. Count every template's warp executions by class (residue of the base
+  //    address modulo Period, lane mask of each guard atom) without visiting
+  //    warps: closed form over a variable that enters affinely, enumeration
+  //    only over variables tied together by an opaque value or a guard.
+  std::vector<Mask> AtomMasks(Atoms.size(), 0);
+  std::vector<std::vector<int>> AtomsOf(Templates.size());
+  std::unordered_map<std::string, std::vector<Wide>> ResidueCache;
+  for (std::size_t TId = 0; TId < Templates.size(); ++TId) {
+    const Template &T = Templates[TId];
+    if (!Opts.OnlyArray.empty() &&
+        Sites[static_cast<std::size_t>(T.Site)].Arr->Decl->Name != Opts.OnlyArray)
+      continue;
+    std::vector<int> &TAtoms = AtomsOf[TId];
+    collectAtoms(T.Pred, TAtoms);
+    collectAtoms(T.Oob, TAtoms);
+    std::vector<LoopDom> Vars;
+    for (int D = 0; D < 3; ++D)
+      if (Grid[static_cast<std::size_t>(D)] > 1)
+        Vars.push_back({D, 0, 1, Grid[static_cast<std::size_t>(D)]});
+    for (const LoopDom &L : T.Loops)
+      Vars.push_back(L);
+    int MaxVar = FirstLoopVar;
+    for (const LoopDom &V : Vars)
+      MaxVar = std::max(MaxVar, V.Var + 1);
+    std::vector<std::int64_t> Vals(static_cast<std::size_t>(MaxVar), 0);
+    if (T.Lt >= 0) {
+      Rep.TableWalk = true;
+      countLaneTable(static_cast<int>(TId), Vars, TAtoms, Rep.Sites[static_cast<std::size_t>(T.Site)]);
+      continue;
+    }
+    auto IndexOf = [&](int Var) {
+      for (std::size_t I = 0; I < Vars.size(); ++I)
+        if (Vars[I].Var == Var)
+          return static_cast<int>(I);
+      throw NotAffine{"a variable outside its loop"};
+    };
+    // The base address modulo Period; opaque terms whose coefficient is a
+    // multiple of Period do not move it (bitrev(bx, m) * 32 words).
+    Affine H;
+    if (!T.Unknown) {
+      H.C = floorMod(T.U.C, Period);
+      for (auto [Var, Coef] : T.U.Terms)
+        if (const std::int64_t C = floorMod(Coef, Period))
+          H.Terms.push_back({Var, C});
+    }
+    // Components: variables tied by a guard atom or an opaque term.
+    std::vector<int> Parent(Vars.size());
+    std::iota(Parent.begin(), Parent.end(), 0);
+    std::function<int(int)> Find = [&](int X) {
+      return Parent[static_cast<std::size_t>(X)] == X ? X
+             : (Parent[static_cast<std::size_t>(X)] = Find(Parent[static_cast<std::size_t>(X)]));
+    };
+    auto Tie = [&](const std::vector<int> &Deps) {
+      for (std::size_t I = 1; I < Deps.size(); ++I)
+        Parent[static_cast<std::size_t>(Find(IndexOf(Deps[I])))] = Find(IndexOf(Deps[0]));
+    };
+    std::vector<std::vector<int>> AtomDeps(TAtoms.size());
+    for (std::size_t I = 0; I < TAtoms.size(); ++I) {
+      depsOf(Atoms[static_cast<std::size_t>(TAtoms[I])].U, AtomDeps[I]);
+      Tie(AtomDeps[I]);
+    }
+    Affine HConst;
+    HConst.C = H.C;
+    std::vector<std::pair<int, std::int64_t>> HTerms; // terms with variables
+    for (auto [Var, Coef] : H.Terms) {
+      std::vector<int> D;
+      depsOf(Affine{0, {{Var, Coef}}}, D);
+      if (D.empty())
+        HConst.Terms.push_back({Var, Coef});
+      else {
+        Tie(D);
+        HTerms.push_back({Var, Coef});
+      }
+    }
+    // Start: one class holding the constant part of everything.
+    const std::size_t KeyLen = 1 + TAtoms.size();
+    std::map<std::vector<std::int64_t>, Wide> Acc;
+    {
+      std::vector<std::int64_t> Key(KeyLen, 0);
+      Key[0] = floorMod(valueAt(HConst, Vals), Period);
+      for (std::size_t I = 0; I < TAtoms.size(); ++I)
+        if (AtomDeps[I].empty())
+          Key[1 + I] = static_cast<std::int64_t>(atomAt(TAtoms[I], Vals));
+      Acc[Key] = 1;
+    }
+    for (std::size_t Root = 0; Root < Vars.size(); ++Root) {
+      if (Find(static_cast<int>(Root)) != static_cast<int>(Root))
+        continue;
+      std::vector<int> CompVars; // indices into Vars
+      for (std::size_t I = 0; I < Vars.size(); ++I)
+        if (Find(static_cast<int>(I)) == static_cast<int>(Root))
+          CompVars.push_back(static_cast<int>(I));
+      std::vector<std::size_t> CompAtoms;
+      for (std::size_t I = 0; I < TAtoms.size(); ++I)
+        if (!AtomDeps[I].empty() && Find(IndexOf(AtomDeps[I][0])) == static_cast<int>(Root))
+          CompAtoms.push_back(I);
+      Affine HC;
+      bool OpaqueHere = false;
+      for (auto [Var, Coef] : HTerms) {
+        std::vector<int> D;
+        depsOf(Affine{0, {{Var, Coef}}}, D);
+        if (Find(IndexOf(D[0])) == static_cast<int>(Root)) {
+          HC.Terms.push_back({Var, Coef});
+          OpaqueHere = OpaqueHere || Var >= OpaqueBase;
+        }
+      }
+      for (std::size_t I : CompAtoms)
+        for (auto [Var, Coef] : Atoms[static_cast<std::size_t>(TAtoms[I])].U.Terms)
+          OpaqueHere = OpaqueHere || Var >= OpaqueBase;
+      // The component's classes: (residue, masks of its atoms) -> count.
+      std::map<std::vector<std::int64_t>, Wide> Comp;
+      auto AddClass = [&](std::int64_t Res, Wide Count) {
+        std::vector<std::int64_t> K(1 + CompAtoms.size());
+        K[0] = Res;
+        for (std::size_t J = 0; J < CompAtoms.size(); ++J)
+          K[1 + J] = static_cast<std::int64_t>(atomAt(TAtoms[CompAtoms[J]], Vals));
+        Comp[K] += Count;
+      };
+      if (CompVars.size() == 1 && !OpaqueHere) {
+        // One variable x = B + S t, t < n, entering affinely: the masks
+        // change only where some lane's guard value crosses 0, and the
+        // residue of a x is periodic in t.
+        const LoopDom &X = Vars[static_cast<std::size_t>(CompVars[0])];
+        std::int64_t A = 0;
+        for (auto [Var, Coef] : HC.Terms)
+          if (Var == X.Var)
+            A = Coef;
+        std::vector<std::int64_t> Cuts{0, X.Trips};
+        for (std::size_t I : CompAtoms) {
+          const AtomDef &D = Atoms[static_cast<std::size_t>(TAtoms[I])];
+          std::int64_t K = 0;
+          for (auto [Var, Coef] : D.U.Terms)
+            if (Var == X.Var)
+              K = Coef;
+          const Wide Alpha = static_cast<Wide>(D.U.C) + static_cast<Wide>(K) * X.Begin;
+          const Wide Beta = static_cast<Wide>(K) * X.Step;
+          if (Beta == 0)
+            continue;
+          for (int L = 0; L < W; ++L) {
+            if (!((T.Active >> L) & 1))
+              continue;
+            const Wide Num = -(Alpha + (D.HasG ? D.G[static_cast<std::size_t>(L)] : 0));
+            Wide Fl = Num / Beta;
+            if ((Num % Beta != 0) && ((Num < 0) != (Beta < 0)))
+              --Fl;
+            for (Wide C : {Fl, Fl + 1})
+              if (C > 0 && C < X.Trips)
+                Cuts.push_back(static_cast<std::int64_t>(C));
+          }
+        }
+        std::sort(Cuts.begin(), Cuts.end());
+        Cuts.erase(std::unique(Cuts.begin(), Cuts.end()), Cuts.end());
+        const std::int64_t HS = floorMod(static_cast<std::int64_t>(
+                                             static_cast<Wide>(A) * floorMod(X.Step, Period) % Period),
+                                         Period);
+        const std::int64_t H0 = floorMod(static_cast<std::int64_t>(
+                                             static_cast<Wide>(A) * floorMod(X.Begin, Period) % Period),
+                                         Period);
+        const std::int64_t Q = HS == 0 ? 1 : Period / std::gcd(HS, Period);
+        for (std::size_t Seg = 0; Seg + 1 < Cuts.size(); ++Seg) {
+          const std::int64_t S0 = Cuts[Seg], Len = Cuts[Seg + 1] - S0;
+          Vals[static_cast<std::size_t>(X.Var)] = X.Begin + X.Step * S0;
+          const std::int64_t Full = Len / Q, Rem = Len % Q;
+          for (std::int64_t J = 0; J < std::min(Q, Len); ++J) {
+            const std::int64_t Res = (H0 + HS * floorMod(S0 + J, Period)) % Period;
+            AddClass(Res, static_cast<Wide>(Full) + (J < Rem ? 1 : 0));
+          }
+        }
+      } else if (CompAtoms.empty()) {
+        // Only the residue matters: enumerate once per distinct (value,
+        // domain), shared by every warp position and loop iteration.
+        std::string Key = fmt::format("{}", HC.C);
+        for (auto [Var, Coef] : HC.Terms)
+          Key += fmt::format("|{}*{}", Var, Coef);
+        for (int I : CompVars) {
+          const LoopDom &V = Vars[static_cast<std::size_t>(I)];
+          Key += fmt::format("|{}:{}:{}:{}", V.Var, V.Begin, V.Step, V.Trips);
+        }
+        auto [It, Fresh] = ResidueCache.try_emplace(Key);
+        std::vector<Wide> &Counts = It->second;
+        if (Fresh) {
+          Wide Points = 1;
+          for (int I : CompVars)
+            Points *= Vars[static_cast<std::size_t>(I)].Trips;
+          if (Points > (Wide(1) << 26))
+            throw NotAffine{"more than 2^26 blocks or iterations tied together by "
+                            "an opaque value"};
+          spend(static_cast<std::int64_t>(Points) / 1024);
+          Counts.assign(static_cast<std::size_t>(Period), 0);
+          std::vector<std::int64_t> Odo(CompVars.size(), 0);
+          for (Wide P = 0; P < Points; ++P) {
+            for (std::size_t J = 0; J < CompVars.size(); ++J) {
+              const LoopDom &V = Vars[static_cast<std::size_t>(CompVars[J])];
+              Vals[static_cast<std::size_t>(V.Var)] = V.Begin + V.Step * Odo[J];
+            }
+            ++Counts[static_cast<std::size_t>(floorMod(valueAt(HC, Vals), Period))];
+            for (std::size_t J = 0; J < CompVars.size(); ++J) {
+              if (++Odo[J] < Vars[static_cast<std::size_t>(CompVars[J])].Trips)
+                break;
+              Odo[J] = 0;
+            }
+          }
+        }
+        for (std::size_t R = 0; R < Counts.size(); ++R)
+          if (Counts[R])
+            Comp[{static_cast<std::int64_t>(R)}] += Counts[R];
+      } else {
+        // Enumerate the component's points.
+        Wide Points = 1;
+        for (int I : CompVars)
+          Points *= Vars[static_cast<std::size_t>(I)].Trips;
+        if (Points > (Wide(1) << 22))
+          throw NotAffine{"more than 2^22 blocks or iterations tied together by "
+                          "a guard or an opaque value"};
+        spend(static_cast<std::int64_t>(Points) / 64);
+        std::vector<std::int64_t> Odo(CompVars.size(), 0);
+        for (Wide P = 0; P < Points; ++P) {
+          for (std::size_t J = 0; J < CompVars.size(); ++J) {
+            const LoopDom &V = Vars[static_cast<std::size_t>(CompVars[J])];
+            Vals[static_cast<std::size_t>(V.Var)] = V.Begin + V.Step * Odo[J];
+          }
+          AddClass(floorMod(valueAt(HC, Vals), Period), 1);
+          for (std::size_t J = 0; J < CompVars.size(); ++J) {
+            if (++Odo[J] < Vars[static_cast<std::size_t>(CompVars[J])].Trips)
+              break;
+            Odo[J] = 0;
+          }
+        }
+      }
+      // Fold the component into the classes so far.
+      std::map<std::vector<std::int64_t>, Wide> Next;
+      for (const auto &[K1, C1] : Acc)
+        for (const auto &[K2, C2] : Comp) {
+          std::vector<std::int64_t> K = K1;
+          K[0] = (K1[0] + K2[0]) % Period;
+          for (std::size_t J = 0; J < CompAtoms.size(); ++J)
+            K[1 + CompAtoms[J]] = K2[1 + J];
+          Next[K] += C1 * C2;
+        }
+      Acc.swap(Next);
+    }
+    // Each class once: its mask, its costs, its count.
+    const SiteInfo &S = Sites[static_cast<std::size_t>(T.Site)];
+    AccessSiteReport &Rp = Rep.Sites[static_cast<std::size_t>(T.Site)];
+    for (const auto &[K, Count] : Acc) {
+      for (std::size_t I = 0; I < TAtoms.size(); ++I)
+        AtomMasks[static_cast<std::size_t>(TAtoms[I])] = static_cast<Mask>(K[1 + I]);
+      Mask Active = T.Active;
+      if (T.Pred >= 0)
+        Active &= predAt(T.Pred, AtomMasks);
+      if (T.Oob >= 0 && (Active & predAt(T.Oob, AtomMasks)))
+        throw NotAffine{"an index that leaves its array (checked thread by thread)"};
+      if (!Active || Count == 0)
+        continue;
+      if (Count > std::numeric_limits<std::int64_t>::max() / 64)
+        throw UserError(Kern.Loc, fmt::format("kernel '{}' makes too many warp "
+                                              "accesses to count in 64 bits",
+                                              Kern.Name));
+      const CacheEntry &E = CostsFor(static_cast<int>(TId), K[0], Active);
+      if (T.Unknown) {
+        Rp.DataDependent = true;
+        if (Rp.DataSource.empty())
+          Rp.DataSource = T.UnknownSrc;
+      }
+      (void)S;
+      addStats(Rp, E.Costs, T.Unknown, std::popcount(Active),
+               static_cast<std::int64_t>(Count));
+    }
+  }
+
+  // 3. Time: the simulator needs every warp's access in order, so it runs
+  //    only up to Opts.TimeWorkLimit warp accesses.
+  // Work of the walk: one unit per warp access plus one per guard atom
+  // evaluated for it.
+  std::int64_t Executions = 0;
+  {
+    std::vector<std::int64_t> Atoms1(Sites.size(), 1);
+    for (std::size_t TId = 0; TId < Templates.size(); ++TId)
+      Atoms1[static_cast<std::size_t>(Templates[TId].Site)] =
+          std::max<std::int64_t>(Atoms1[static_cast<std::size_t>(Templates[TId].Site)],
+                                 1 + static_cast<std::int64_t>(AtomsOf[TId].size()));
+    for (std::size_t I = 0; I < Rep.Sites.size(); ++I)
+      Executions += Rep.Sites[I].WarpExecutions * Atoms1[I];
+  }
+  Rep.Requests = 0;
+  for (const AccessSiteReport &R : Rep.Sites)
+    Rep.Requests += R.ThreadAccesses;
+  if (Executions > Opts.TimeWorkLimit || !Opts.SimulateTime || !Opts.OnlyArray.empty()) {
+    Rep.TimeSimulated = false;
+    return;
+  }
+  struct Flat {
+    int Template;
+    std::vector<std::int64_t> VarVals; // by var id (block vars left 0)
+  };
+  std::vector<std::vector<std::vector<Flat>>> Phases(static_cast<std::size_t>(WarpsPerBlock));
+  for (std::int64_t Wib = 0; Wib < WarpsPerBlock; ++Wib) {
+    auto &Out = Phases[static_cast<std::size_t>(Wib)];
+    Out.emplace_back();
+    std::vector<std::int64_t> Vals(DomainsOf[static_cast<std::size_t>(Wib)].size(), 0);
+    std::function<void(const std::vector<TraceNode> &)> Walk =
+        [&](const std::vector<TraceNode> &Nodes) {
+          for (const TraceNode &N : Nodes) {
+            if (N.K == TraceNode::Access) {
+              Out.back().push_back({N.TemplateId, Vals});
+            } else if (N.K == TraceNode::Barrier) {
+              Out.emplace_back();
+            } else {
+              for (std::int64_t T = 0; T < N.Trips; ++T) {
+                Vals[static_cast<std::size_t>(N.Var)] = N.Begin + N.Step * T;
+                Walk(N.Body);
+              }
+            }
+          }
+        };
+    Walk(Trees[static_cast<std::size_t>(Wib)]);
+  }
+  const std::int64_t Wm = machineWidth(TimeModel);
+  SimOptions SO;
+  SO.BlockThreads = WarpsPerBlock * Wm;
+  Simulator Sim(TimeModel, NumBlocks * WarpsPerBlock * Wm, SO);
+  std::size_t NumPhases = 0;
+  for (const auto &P : Phases)
+    NumPhases = std::max(NumPhases, P.size());
+  // As the warp-by-warp path: round r of a phase is every warp's r-th
+  // access in it, and a guard that leaves a warp no lane skips the access,
+  // so each warp keeps a cursor to its next access with an active lane.
+  const std::int64_t NumWarps = NumBlocks * WarpsPerBlock;
+  struct Next {
+    std::int32_t Cursor = 0; ///< next flat entry to look at
+    bool Has = false;
+    bool Shared = false;
+    std::int64_t K = 0;
+    int Requests = 0;
+  };
+  std::vector<Next> Warps(static_cast<std::size_t>(NumWarps));
+  std::vector<std::int64_t> Vals;
+  auto Advance = [&](std::int64_t Wp, std::size_t Ph) {
+    Next &N = Warps[static_cast<std::size_t>(Wp)];
+    const std::int64_t B = Wp / WarpsPerBlock, Wib = Wp % WarpsPerBlock;
+    const auto &P = Phases[static_cast<std::size_t>(Wib)];
+    N.Has = false;
+    if (Ph >= P.size())
+      return;
+    const auto &List = P[Ph];
+    const std::int64_t BIdx[3] = {B % Grid[0], B / Grid[0] % Grid[1], B / (Grid[0] * Grid[1])};
+    while (static_cast<std::size_t>(N.Cursor) < List.size()) {
+      const Flat &F = List[static_cast<std::size_t>(N.Cursor++)];
+      const Template &T = Templates[static_cast<std::size_t>(F.Template)];
+      Vals = F.VarVals;
+      for (int D = 0; D < 3; ++D)
+        Vals[static_cast<std::size_t>(D)] = BIdx[D];
+      Mask Active = T.Active;
+      if (T.Pred >= 0) {
+        for (int A : AtomsOf[static_cast<std::size_t>(F.Template)])
+          AtomMasks[static_cast<std::size_t>(A)] = atomAt(A, Vals);
+        Active &= predAt(T.Pred, AtomMasks);
+      }
+      if (!Active)
+        continue;
+      N.Has = true;
+      N.Shared = spaceOf(Sites[static_cast<std::size_t>(T.Site)]) == Space::Shared;
+      if (T.Lt >= 0) {
+        const SiteInfo &S = Sites[static_cast<std::size_t>(T.Site)];
+        N.K = timeCost(S, costsOf(S, laneTableAddresses(T, Vals, Active)), false, std::popcount(Active));
+      } else {
+        const std::int64_t Base = T.Unknown ? 0 : floorMod(valueAt(T.U, Vals), Period);
+        N.K = CostsFor(F.Template, Base, Active).TimeK;
+      }
+      N.Requests = std::popcount(Active);
+      return;
+    }
+  };
+  for (std::size_t Ph = 0; Ph < NumPhases; ++Ph) {
+    bool Any = false;
+    for (std::int64_t Wp = 0; Wp < NumWarps; ++Wp) {
+      Warps[static_cast<std::size_t>(Wp)].Cursor = 0;
+      Advance(Wp, Ph);
+      Any = Any || Warps[static_cast<std::size_t>(Wp)].Has;
+    }
+    bool FirstRound = true;
+    while (Any) {
+      for (Space Sp : {Space::Global, Space::Shared}) {
+        bool Started = false;
+        for (std::int64_t Wp = 0; Wp < NumWarps; ++Wp) {
+          const Next &N = Warps[static_cast<std::size_t>(Wp)];
+          if (!N.Has || N.Shared != (Sp == Space::Shared))
+            continue;
+          if (!Started) {
+            Sim.beginRound(Sp, FirstRound && Ph > 0);
+            Started = true;
+            FirstRound = false;
+          }
+          Sim.warpCost(Wp, N.K, N.Requests);
+        }
+      }
+      Any = false;
+      for (std::int64_t Wp = 0; Wp < NumWarps; ++Wp)
+        if (Warps[static_cast<std::size_t>(Wp)].Has) {
+          Advance(Wp, Ph);
+          Any = Any || Warps[static_cast<std::size_t>(Wp)].Has;
+        }
+    }
+  }
+  const SimResult Res = Sim.finish();
+  Rep.Time = Res.Time;
+  Rep.Requests = Res.Requests;
+}
+
+} // namespace bankwise::kernel_analysis

@@ -1,0 +1,420 @@
+// The analyzer behind analyzeKernel (analysis/KernelAnalysis.h), shared by
+// its two source files: KernelAnalysis.cpp (setup, the symbolic evaluation of
+// a warp position, the warp-by-warp path, the report) and ClassCounting.cpp
+// (opaque values, guard atoms and lane tables, and the counting of warps by
+// class on the fast path). Internal: nothing outside analysis/ includes it.
+#pragma once
+
+#include "analysis/KernelAnalysis.h"
+#include "analysis/Layout.h"
+#include "analysis/Permutation.h"
+#include "analysis/PermutationTables.h"
+#include "analysis/Simulator.h"
+#include "ir/Eval.h"
+#include "support/Random.h"
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cassert>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <thread>
+#include <exception>
+#include <unordered_map>
+#include <cmath>
+#include <exception>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace bankwise::kernel_analysis {
+
+__extension__ using Wide = __int128; // exact sums of 64-bit products
+
+constexpr int MaxLanes = 64;
+/// Loops of at most this many trips are unrolled on the fast path.
+constexpr int SymbolicUnrollTrips = 64;
+using LaneArr = std::array<std::int64_t, MaxLanes>;
+using Mask = std::uint64_t;
+
+/// Symbolic variables: block indices and (on the fast path) loop variables.
+enum : int { VarBx = 0, VarBy = 1, VarBz = 2, FirstLoopVar = 3 };
+
+/// C + sum Coef * var: a warp-uniform value affine in symbolic variables.
+struct Affine {
+  std::int64_t C = 0;
+  std::vector<std::pair<int, std::int64_t>> Terms; // by var id, coef != 0
+  bool isConst() const { return Terms.empty(); }
+  bool operator==(const Affine &) const = default;
+};
+
+/// A value in a warp: uniform part U plus, when HasV, a per-lane part V.
+/// Unknown when it came from memory whose contents the analysis lacks.
+struct Val {
+  Affine U;
+  bool HasV = false;
+  LaneArr V{};
+  bool Unknown = false;
+  std::string UnknownSrc;
+  /// A symbolic boolean (a guard on block indices or loop variables): the
+  /// id of its formula; U and V are unused then.
+  int Pred = -1;
+  /// A per-lane table value: lane l adds LtScale * T(IU + IV[l]), T the
+  /// table Lt names (a permutation or a holds/--data array read at a
+  /// block-dependent index). Such values are evaluated warp by warp.
+  int Lt = -1;
+  std::int64_t LtScale = 0;
+
+  bool concrete() const { return U.isConst() && Pred < 0 && Lt < 0; }
+  std::int64_t lane(int L) const { return U.C + (HasV ? V[static_cast<std::size_t>(L)] : 0); }
+};
+
+/// Thrown on the fast path when a value leaves the affine domain; the
+/// kernel is then analyzed exhaustively.
+struct NotAffine {
+  std::string Reason;
+};
+
+inline bool addOv(std::int64_t A, std::int64_t B, std::int64_t &R) {
+  return __builtin_add_overflow(A, B, &R);
+}
+inline bool mulOv(std::int64_t A, std::int64_t B, std::int64_t &R) {
+  return __builtin_mul_overflow(A, B, &R);
+}
+
+inline std::int64_t floorDiv(std::int64_t A, std::int64_t B) {
+  std::int64_t Q = A / B;
+  if ((A % B != 0) && ((A < 0) != (B < 0)))
+    --Q;
+  return Q;
+}
+inline std::int64_t floorMod(std::int64_t A, std::int64_t B) { return A - floorDiv(A, B) * B; }
+
+inline Affine affineAdd(const Affine &A, const Affine &B, std::int64_t Sign) {
+  Affine R;
+  std::int64_t Scaled;
+  if (mulOv(B.C, Sign, Scaled) || addOv(A.C, Scaled, R.C))
+    throw NotAffine{"overflow in a symbolic constant"};
+  std::size_t I = 0, J = 0;
+  while (I < A.Terms.size() || J < B.Terms.size()) {
+    if (J == B.Terms.size() || (I < A.Terms.size() && A.Terms[I].first < B.Terms[J].first)) {
+      R.Terms.push_back(A.Terms[I++]);
+    } else if (I == A.Terms.size() || B.Terms[J].first < A.Terms[I].first) {
+      R.Terms.push_back({B.Terms[J].first, B.Terms[J].second * Sign});
+      ++J;
+    } else {
+      std::int64_t Sum;
+      if (addOv(A.Terms[I].second, B.Terms[J].second * Sign, Sum))
+        throw NotAffine{"overflow in a symbolic coefficient"};
+      if (Sum != 0)
+        R.Terms.push_back({A.Terms[I].first, Sum});
+      ++I;
+      ++J;
+    }
+  }
+  return R;
+}
+
+inline Affine affineScale(const Affine &A, std::int64_t K) {
+  Affine R;
+  if (K == 0)
+    return R;
+  if (mulOv(A.C, K, R.C))
+    throw NotAffine{"overflow in a symbolic constant"};
+  for (auto [Var, Coef] : A.Terms) {
+    std::int64_t C;
+    if (mulOv(Coef, K, C))
+      throw NotAffine{"overflow in a symbolic coefficient"};
+    R.Terms.push_back({Var, C});
+  }
+  return R;
+}
+
+/// Domain of a symbolic variable: Lo, Lo + Step, ..., Hi.
+struct VarDomain {
+  std::int64_t Lo = 0, Hi = 0;
+};
+
+/// A shared or global array as the analysis sees it.
+struct ArrayInfo {
+  const ir::Array *Decl = nullptr;
+  std::int64_t ElemBytes = 4;
+  LayoutFn Layout;
+  const std::vector<std::int64_t> *Data = nullptr; ///< --data values
+  const Permutation *Holds = nullptr;              ///< p[i] = P(i) or P^-1(i)
+};
+
+/// An access site: one ArrayRead of the source.
+struct SiteInfo {
+  const ir::ArrayRead *Read = nullptr;
+  SourceLoc Loc;
+  bool IsWrite = false;
+  const ArrayInfo *Arr = nullptr;
+};
+
+/// A recorded warp access on the fast path: the address as an affine
+/// function of the symbolic variables plus a lane part.
+/// Ids at and above this in Affine terms are opaque uniform values (a
+/// bitrev, min, table entry, ... of block indices and loop variables), not
+/// variables: their value is computed from the variables they depend on.
+constexpr int OpaqueBase = 1 << 20;
+
+/// An opaque uniform value: Op applied to uniform affine arguments.
+struct OpaqueDef {
+  enum Kind { Bin, Fn, Perm, Table } K = Bin;
+  ir::BinaryOp Op = ir::BinaryOp::Add;
+  ir::Function F = ir::Function::Min;
+  std::vector<Affine> Args;
+  const void *Ref = nullptr; ///< Perm: the Permutation; Table: the ArrayInfo
+  bool operator==(const OpaqueDef &) const = default;
+};
+
+/// A table read per lane at a block-dependent index: T(IU + IV[l]).
+struct LaneTableDef {
+  const void *Ref = nullptr; ///< the Permutation, or the ArrayInfo
+  bool IsPerm = true;
+  Affine IU;
+  LaneArr IV{};
+};
+
+/// A guard atom: lane l is true when (U + G[l]) Op 0, Op a comparison.
+struct AtomDef {
+  Affine U;
+  bool HasG = false;
+  LaneArr G{};
+  ir::BinaryOp Op = ir::BinaryOp::Lt;
+};
+
+/// A formula over atoms and constant lane masks.
+struct PredNode {
+  enum Kind { Atom, Lanes, And, Or, Not } K = Atom;
+  int A = -1, B = -1; ///< Atom: A is the atom id; And/Or/Not: operands
+  Mask Bits = 0;      ///< Lanes
+};
+
+/// A symbolic loop or block variable: values Begin + Step * t, t < Trips.
+struct LoopDom {
+  int Var = 0;
+  std::int64_t Begin = 0, Step = 1, Trips = 1;
+};
+
+struct Template {
+  int Site = 0;
+  Affine U;
+  bool HasV = false;
+  LaneArr V{};
+  Mask Active = 0;
+  bool Unknown = false;
+  std::string UnknownSrc;
+  int Pred = -1; ///< the guard the access runs under, -1: none
+  int Oob = -1;  ///< lanes whose index leaves the array, -1: none can
+  int Lt = -1;   ///< a per-lane table term of the address (Val::Lt)
+  std::int64_t LtScale = 0;
+  std::vector<LoopDom> Loops; ///< enclosing symbolic loops, outermost first
+};
+
+/// The fast path records per warp position a tree of accesses, loops and
+/// barriers.
+struct TraceNode {
+  enum Kind { Access, Loop, Barrier } K = Access;
+  int TemplateId = 0;   // Access
+  int Var = 0;          // Loop
+  std::int64_t Begin = 0, Step = 1, Trips = 0;
+  std::vector<TraceNode> Body;
+};
+
+/// The per-warp costs of one access, all models.
+struct AccessCosts {
+  std::int64_t Congestion = 0, Groups = 0, Wavefronts = 0, Sectors = 0,
+               Lines = 0;
+};
+
+/// The layout function of an array as declared; `auto` that no pass
+/// resolved is analyzed as raw.
+inline LayoutFn layoutOf(const ir::Array &A) {
+  switch (A.Lay.Kind) {
+  case ir::LayoutKind::Pad:
+    return makeLayout(LayoutKind::Pad, A.Shape, A.Lay.ArgValue);
+  case ir::LayoutKind::Xor:
+    try {
+      return makeLayout(LayoutKind::Xor, A.Shape);
+    } catch (const UserError &E) {
+      throw UserError(A.Loc, fmt::format("array '{}': {}", A.Name, E.diagnostic().Message));
+    }
+  case ir::LayoutKind::Diagonal:
+    return makeLayout(LayoutKind::Diagonal, A.Shape);
+  case ir::LayoutKind::Rap:
+    return makeLayout(LayoutKind::Rap, A.Shape, 0, static_cast<std::uint64_t>(A.Lay.ArgValue));
+  case ir::LayoutKind::Raw:
+  case ir::LayoutKind::Auto:
+    break;
+  }
+  return makeLayout(LayoutKind::Raw, A.Shape);
+}
+
+class Analyzer {
+public:
+  Analyzer(const ir::Program &Prog, const ir::Kernel &K,
+           const AnalysisOptions &Opts);
+  KernelReport run();
+
+private:
+  // Setup.
+  void collectArrays();
+  void collectSites(const ir::Block &B);
+  void collectSitesInExpr(const ir::Expr &E);
+  const Permutation &permutation(const std::string &Name, bool Inverse);
+
+  // Evaluation, shared by both paths.
+  Val eval(const ir::Expr &E, Mask M);
+  Val evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
+                 const SourceLoc &Loc);
+  Val readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,
+                bool IsWrite);
+  Val address(const ArrayInfo &A, const std::vector<Val> &Idx, Mask M,
+              const SourceLoc &Loc);
+  void checkBounds(const ArrayInfo &A, const std::vector<Val> &Idx, Mask M,
+                   const SourceLoc &Loc);
+  Val lookupTable(const Val &Index, Mask M, const SourceLoc &Loc,
+                  const std::string &What,
+                  const std::function<std::optional<std::int64_t>(std::int64_t)> &F);
+  void exec(const ir::Block &B, Mask M);
+  void execStmt(const ir::Stmt &S, Mask M);
+  void assignLocal(const std::string &Name, const Val &V, Mask M);
+  Val *findLocal(const std::string &Name);
+  void record(int Site, const Val &Addr, Mask M);
+  [[noreturn]] void runtimeError(const SourceLoc &Loc, const std::string &Msg,
+                                 int Lane = -1);
+  void spend(std::int64_t Work);
+
+  // Models.
+  AccessCosts costsOf(const SiteInfo &S, const std::vector<Address> &Lanes) const;
+  std::int64_t timeCost(const SiteInfo &S, const AccessCosts &C, bool Unknown,
+                        int Active) const;
+  void addStats(AccessSiteReport &R, const AccessCosts &C, bool Unknown,
+                int Active, std::int64_t Times) const;
+
+  // Symbolic guards and opaque uniform values (fast path).
+  Val opaque(OpaqueDef D);
+  /// bitrev(X, Bits) as opaque uniform + per-lane part when X's uniform
+  /// part has only zeros in the bits its lanes use; nullopt otherwise.
+  std::optional<Val> splitBitrev(const Val &X, std::int64_t Bits, Mask M);
+  /// T(Index) per lane for a block-dependent Index with a lane part, when
+  /// every active lane's index is provably in 0..Size-1.
+  std::optional<Val> laneTable(const Val &Index, Mask M, const void *Ref, bool IsPerm,
+                               std::int64_t Size);
+  std::int64_t laneTableAt(const LaneTableDef &D, std::int64_t Index) const;
+  /// The word addresses of template T's active lanes at the variables Vals.
+  std::vector<Address> laneTableAddresses(const Template &T, const std::vector<std::int64_t> &Vals,
+                                          Mask Active) const;
+  /// Counts a lane-table template warp by warp over its variables (compiled
+  /// evaluation, no interpretation; split over the cores) into Site.
+  void countLaneTable(int TId, const std::vector<LoopDom> &Vars, const std::vector<int> &TAtoms,
+                      AccessSiteReport &Site);
+  int atom(const Val &Diff, ir::BinaryOp Op);
+  int predNode(PredNode N);
+  int predAnd(int A, int B);
+  int predOr(int A, int B);
+  int toPred(const Val &V, Mask M);
+  bool readsSite(const ir::Expr &E) const;
+  std::int64_t valueAt(const Affine &A, const std::vector<std::int64_t> &Vals) const;
+  std::int64_t opaqueAt(int Id, const std::vector<std::int64_t> &Vals) const;
+  Mask predAt(int P, const std::vector<Mask> &AtomMasks) const;
+  Mask atomAt(int A, const std::vector<std::int64_t> &Vals) const;
+  void collectAtoms(int P, std::vector<int> &Out) const;
+  void depsOf(const Affine &A, std::vector<int> &Out) const;
+  /// Bounds of a uniform value over the variables' domains (corners for the
+  /// affine part, known ranges for opaque values); nullopt when unknown.
+  std::optional<std::pair<Wide, Wide>> rangeOf(const Affine &A) const;
+  std::optional<std::pair<Wide, Wide>> opaqueRange(int Id) const;
+
+  // The two paths.
+  void runExhaustive(KernelReport &Rep);
+  void runFast(KernelReport &Rep);
+  void setupWarp(std::int64_t BlockLin, std::int64_t Wib, bool Symbolic);
+
+  const ir::Program &Prog;
+  const ir::Kernel &Kern;
+  const AnalysisOptions &Opts;
+  std::int64_t W = 32;
+  std::int64_t Tpb = 1, NumBlocks = 1, WarpsPerBlock = 1;
+  std::array<std::int64_t, 3> Grid{1, 1, 1}, BlockDim{1, 1, 1};
+  Machine TimeModel = Dmm{};
+  std::string TimeModelName;
+
+  std::map<std::string, ArrayInfo, std::less<>> Arrays;
+  PermutationTables Perms;
+  std::vector<SiteInfo> Sites;
+  std::unordered_map<const ir::ArrayRead *, int> SiteOf;
+
+  // Per-warp state.
+  bool Symbolic = false;
+  int Lanes = 0;       // threads in this warp
+  Mask Full = 0;       // all its lanes
+  std::int64_t CurBlock = 0, CurWib = 0;
+  std::array<std::int64_t, 3> CurBlockIdx{0, 0, 0};
+  LaneArr Tx{}, Ty{}, Tz{}, LinT{};
+  std::vector<std::pair<std::string, Val>> Locals;
+  std::vector<VarDomain> Domains;
+  std::int64_t WorkDone = 0;
+
+  // Exhaustive path output: this warp's accesses.
+  struct WarpAccess {
+    int Site;
+    std::int64_t K;
+    int Requests;
+    std::int32_t Phase;
+  };
+  std::vector<WarpAccess> *CurWarpTrace = nullptr;
+  std::int32_t CurPhase = 0;
+  std::vector<AccessSiteReport> *CurReports = nullptr;
+
+  // Fast path output.
+  std::vector<Template> Templates;
+  std::vector<TraceNode> *CurTree = nullptr;
+  std::vector<OpaqueDef> Opaques;
+  std::vector<LaneTableDef> LaneTables;
+  std::vector<AtomDef> Atoms;
+  std::vector<PredNode> Preds;
+  int CurPred = -1;   ///< the symbolic part of the current mask
+  int PendingOob = -1; ///< set by checkBounds for the next record
+  std::vector<LoopDom> LoopStack;
+};
+
+/// One report per site with its identity filled and no costs yet.
+inline std::vector<AccessSiteReport> emptyReports(const std::vector<SiteInfo> &Sites) {
+  std::vector<AccessSiteReport> Out;
+  for (const SiteInfo &S : Sites) {
+    AccessSiteReport R;
+    R.Loc = S.Loc;
+    R.Array = S.Arr->Decl->Name;
+    R.Space = S.Arr->Decl->Space;
+    R.IsWrite = S.IsWrite;
+    R.ElemBytes = S.Arr->ElemBytes;
+    std::string Lay(ir::spelling(S.Arr->Decl->Lay.Kind));
+    if (S.Arr->Decl->Lay.Kind == ir::LayoutKind::Auto)
+      Lay = "auto, as raw"; // no chooseLayouts ran
+    if (S.Arr->Decl->Lay.Kind == ir::LayoutKind::Pad)
+      Lay += fmt::format("({})", S.Arr->Decl->Lay.ArgValue);
+    else if (S.Arr->Decl->Lay.Kind == ir::LayoutKind::Rap)
+      Lay += fmt::format("(seed: {})", S.Arr->Decl->Lay.ArgValue);
+    R.Layout = Lay;
+    Out.push_back(std::move(R));
+  }
+  return Out;
+}
+
+inline Space spaceOf(const SiteInfo &S) {
+  return S.Arr->Decl->Space == ir::MemSpace::Shared ? Space::Shared : Space::Global;
+}
+
+} // namespace bankwise::kernel_analysis
