@@ -1,6 +1,6 @@
-// Time of `analyze` on the tiled transpose sample as the grid grows to 2^26
-// threads: the affine fast path costs one evaluation per warp position plus
-// a few integer operations per warp execution. Each run checks its result
+// Time of `analyze` on the tiled transpose sample as the grid grows to 2^28
+// threads, through the library (bench/analyze-samples.sh times the command
+// on every sample): the fast path counts warps by class. Each run checks its result
 // (fast path taken, the raw tile's column read at 32 wavefronts) so a broken
 // analysis cannot look fast.
 //

@@ -118,7 +118,7 @@ done
   echo "\"size\": -D gives every size, figures counted by class; \"all\": runtime sizes, figures over every size"
   echo "(analyze) or at the representative sizes (compile). Each row's check passed (see the script)."
   echo
-  echo "\"walked\": kernels evaluated warp by warp (a per-lane table read at a block-dependent index)."
+  echo "\"walked\": kernels that fell back to the warp-by-warp interpreter (exhaustive path); sites reading a table per lane are walked in compiled form and do not count here."
   echo
   echo "| job | -D | mode | check | walked | analyze s | analyze MiB | compile s | compile MiB |"
   echo "|---|---|---|---|---:|---:|---:|---:|---:|"
