@@ -1547,7 +1547,7 @@ public:
     std::vector<std::string> Out;
     for (const ir::Param *P : F.RuntimeUsed)
       if (P->Init)
-        Out.push_back(fmt::format("const {} {} = {}; // param (runtime)", Type, cName(P->Name), E.index(*P->Init)));
+        Out.push_back(fmt::format("[[maybe_unused]] const {} {} = {}; // param (runtime)", Type, cName(P->Name), E.index(*P->Init)));
     return Out;
   }
   /// "grid (6, 8, 1)", or the grid's expressions when it depends on a runtime param.
@@ -2748,7 +2748,7 @@ HarnessSizes harnessSizes(const ir::Program &Prog, const CodegenOptions &Opts, c
       continue;
     const std::string Name = cName(P.Name);
     if (P.Init) {
-      H.Checks += fmt::format("  const long long {} = {}; // param (runtime)\n", Name, Host.index(*P.Init));
+      H.Checks += fmt::format("  [[maybe_unused]] const long long {} = {}; // param (runtime)\n", Name, Host.index(*P.Init));
     } else {
       H.Decls += fmt::format("  long long {} = {}LL;\n", Name, P.Value);
       H.Parse += fmt::format("    else if (bw_size_argument(A, \"{}\", {}))\n      ;\n", P.Name, Name);
