@@ -151,14 +151,13 @@ void readConstraint(const ir::Expr &E, const ir::ConstEnv &Env, Domain &D, bool 
   }
 }
 
-/// The first value >= X on the grid Lo + Step * j... aligned to Step.
+/// The first multiple of Step that is >= X (X >= 0).
 std::int64_t alignUp(std::int64_t X, std::int64_t Step) {
   return (X + Step - 1) / Step * Step;
 }
 
 struct Run {
   ir::Bindings Sizes;
-  bool Large = false;     ///< a residue-class representative
   int CheckOf = -1;       ///< the periodicity check of run CheckOf
   std::optional<KernelReport> Rep;
   std::string Error;      ///< the size is invalid (constraint, grid)
@@ -172,8 +171,8 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   AllSizesReport Rep;
   Rep.Kernel = K.Name;
   Rep.Loc = K.Loc;
-  Rep.Params = Prog.runtimeParams();
-  // Derived runtime params (`param Mid = M - 10`) follow the others.
+  // The sizes to range over: runtime params without an expression (derived
+  // ones, `param Mid = M - 10`, follow from them).
   std::vector<Domain> Doms;
   const ir::ConstEnv Env = ir::paramValues(Prog);
   std::vector<std::string> DomainText;
@@ -197,7 +196,6 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   }
   if (Doms.empty())
     throw UserError(K.Loc, fmt::format("kernel '{}' has no runtime size to range over", K.Name));
-  Rep.Params.clear();
   for (const Domain &D : Doms)
     Rep.Params.push_back(D.Name);
   Rep.Domain = fmt::format("{}", fmt::join(DomainText, "; "));
@@ -263,7 +261,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       std::vector<std::int64_t> Pick(Doms.size());
       for (std::size_t I = 0; I < Doms.size(); ++I)
         Pick[I] = Vals[I].Classes[Odo[I]];
-      Runs.push_back({Sizes(Pick), true, -1, {}, {}, {}});
+      Runs.push_back({Sizes(Pick), -1, {}, {}, {}});
       for (std::size_t I = 0; I < Doms.size(); ++I) {
         if (++Odo[I] < Vals[I].Classes.size())
           break;
@@ -278,7 +276,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
           std::vector<std::int64_t> Pick(Doms.size());
           for (std::size_t J = 0; J < Doms.size(); ++J)
             Pick[J] = J == I ? V : Vals[J].Classes[std::min(Rep2, Vals[J].Classes.size() - 1)];
-          Runs.push_back({Sizes(Pick), true, -1, {}, {}, {}});
+          Runs.push_back({Sizes(Pick), -1, {}, {}, {}});
         }
   }
   // Periodicity: up to 32 of the class runs again, every size one magnitude up.
@@ -298,7 +296,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
         if (It != Cl.end())
           B[Doms[I].Name] = Vals[I].Check[static_cast<std::size_t>(It - Cl.begin())];
       }
-      Runs.push_back({B, false, static_cast<int>(C), {}, {}, {}});
+      Runs.push_back({B, static_cast<int>(C), {}, {}, {}});
     }
   }
   // Small sizes, each with the others at two class representatives.
@@ -308,7 +306,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
         std::vector<std::int64_t> Pick(Doms.size());
         for (std::size_t J = 0; J < Doms.size(); ++J)
           Pick[J] = J == I ? V : Vals[J].Classes[std::min(Rep2, Vals[J].Classes.size() - 1)];
-        Runs.push_back({Sizes(Pick), false, -1, {}, {}, {}});
+        Runs.push_back({Sizes(Pick), -1, {}, {}, {}});
       }
 
   // The same sizes twice (a bounded size has no separate classes) are one run.
