@@ -254,6 +254,15 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       B[Doms[I].Name] = Pick[I];
     return B;
   };
+  // Size I at V, each other size at its first and then its second class.
+  auto OthersAtTwo = [&](std::size_t I, std::int64_t V) {
+    for (std::size_t Rep2 = 0; Rep2 < 2; ++Rep2) {
+      std::vector<std::int64_t> Pick(Doms.size());
+      for (std::size_t J = 0; J < Doms.size(); ++J)
+        Pick[J] = J == I ? V : Vals[J].Classes[std::min(Rep2, Vals[J].Classes.size() - 1)];
+      Runs.push_back({Sizes(Pick), -1, {}, {}, {}});
+    }
+  };
   Rep.AllClasses = Joint <= Opts.MaxJointClasses;
   if (Rep.AllClasses) {
     std::vector<std::size_t> Odo(Doms.size(), 0);
@@ -272,12 +281,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     // Each size through its classes, the others at two representatives.
     for (std::size_t I = 0; I < Doms.size(); ++I)
       for (std::int64_t V : Vals[I].Classes)
-        for (std::size_t Rep2 = 0; Rep2 < 2; ++Rep2) {
-          std::vector<std::int64_t> Pick(Doms.size());
-          for (std::size_t J = 0; J < Doms.size(); ++J)
-            Pick[J] = J == I ? V : Vals[J].Classes[std::min(Rep2, Vals[J].Classes.size() - 1)];
-          Runs.push_back({Sizes(Pick), -1, {}, {}, {}});
-        }
+        OthersAtTwo(I, V);
   }
   // Periodicity: up to 32 of the class runs again, every size one magnitude up.
   {
@@ -302,12 +306,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   // Small sizes, each with the others at two class representatives.
   for (std::size_t I = 0; I < Doms.size(); ++I)
     for (std::int64_t V : Vals[I].Small)
-      for (std::size_t Rep2 = 0; Rep2 < 2; ++Rep2) {
-        std::vector<std::int64_t> Pick(Doms.size());
-        for (std::size_t J = 0; J < Doms.size(); ++J)
-          Pick[J] = J == I ? V : Vals[J].Classes[std::min(Rep2, Vals[J].Classes.size() - 1)];
-        Runs.push_back({Sizes(Pick), -1, {}, {}, {}});
-      }
+      OthersAtTwo(I, V);
 
   // The same sizes twice (a bounded size has no separate classes) are one run.
   {

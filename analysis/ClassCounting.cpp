@@ -47,29 +47,20 @@ int Analyzer::atom(const Val &Diff, ir::BinaryOp Op) {
   return predNode(N);
 }
 
-int Analyzer::predAnd(int A, int B) {
+int Analyzer::predCombine(PredNode::Kind K, int A, int B) {
   if (A < 0)
     return B;
   if (B < 0)
     return A;
   PredNode N;
-  N.K = PredNode::And;
+  N.K = K;
   N.A = A;
   N.B = B;
   return predNode(N);
 }
 
-int Analyzer::predOr(int A, int B) {
-  if (A < 0)
-    return B;
-  if (B < 0)
-    return A;
-  PredNode N;
-  N.K = PredNode::Or;
-  N.A = A;
-  N.B = B;
-  return predNode(N);
-}
+int Analyzer::predAnd(int A, int B) { return predCombine(PredNode::And, A, B); }
+int Analyzer::predOr(int A, int B) { return predCombine(PredNode::Or, A, B); }
 
 int Analyzer::toPred(const Val &V, Mask M) {
   if (V.Pred >= 0)

@@ -322,6 +322,8 @@ private:
                       AccessSiteReport &Site);
   int atom(const Val &Diff, ir::BinaryOp Op);
   int predNode(PredNode N);
+  /// A and B combined by K (And or Or); -1 (no formula) leaves the other.
+  int predCombine(PredNode::Kind K, int A, int B);
   int predAnd(int A, int B);
   int predOr(int A, int B);
   int toPred(const Val &V, Mask M);
