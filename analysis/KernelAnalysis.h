@@ -9,7 +9,8 @@
 //     block indices and loop variables symbolic (affine terms, opaque uniform
 //     values, guard atoms), and counts each access's warp executions by class
 //     (residue of the uniform address part, lane mask of each guard) without
-//     visiting warps (ClassCounting.cpp); only table reads per lane at a
+//     visiting warps (ClassCounting.cpp; WarpEvaluation.cpp evaluates a warp
+//     position's body); only table reads per lane at a
 //     block-dependent index and the time's simulation walk warps;
 //   - the exhaustive path runs every warp with concrete values, and is used
 //     whenever the fast path cannot model an operation; it is the oracle.

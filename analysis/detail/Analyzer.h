@@ -1,6 +1,7 @@
 // The analyzer behind analyzeKernel (analysis/KernelAnalysis.h), shared by
-// its two source files: KernelAnalysis.cpp (setup, the symbolic evaluation of
-// a warp position, the warp-by-warp path, the report) and ClassCounting.cpp
+// its source files: KernelAnalysis.cpp (setup, costs, the warp-by-warp path,
+// the report), WarpEvaluation.cpp (a warp position's body, symbolic or
+// concrete) and ClassCounting.cpp
 // (opaque values, guard atoms and lane tables, and the counting of warps by
 // class on the fast path). Internal: nothing outside analysis/ includes it.
 #pragma once

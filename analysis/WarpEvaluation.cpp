@@ -1,0 +1,863 @@
+// Evaluation of one warp position's kernel body for analyzeKernel: values as
+// uniform part + per-lane part (symbolic on the fast path: affine terms,
+// opaque values, guard atoms, lane tables; concrete on the warp-by-warp
+// path), array reads and writes with their bounds and addresses, and the
+// statements. Each access is handed to Analyzer::record (KernelAnalysis.cpp).
+#include "analysis/detail/Analyzer.h"
+
+#include <fmt/format.h>
+
+namespace bankwise::kernel_analysis {
+
+Val *Analyzer::findLocal(const std::string &Name) {
+  for (auto It = Locals.rbegin(); It != Locals.rend(); ++It)
+    if (It->first == Name)
+      return &It->second;
+  return nullptr;
+}
+
+Val Analyzer::evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
+                         const SourceLoc &Loc) {
+  using ir::BinaryOp;
+  if (A.Unknown || B.Unknown) {
+    Val R;
+    R.Unknown = true;
+    R.UnknownSrc = A.Unknown ? A.UnknownSrc : B.UnknownSrc;
+    return R;
+  }
+  if (A.Pred >= 0 || B.Pred >= 0)
+    throw NotAffine{"a guard on block indices or loop variables used as a number"};
+  if (A.Lt >= 0 || B.Lt >= 0) {
+    // A table value per lane: sums and constant multiples keep it.
+    auto IsConstV = [](const Val &X) { return X.concrete() && !X.HasV; };
+    if ((Op == ir::BinaryOp::Add || Op == ir::BinaryOp::Sub) && (A.Lt < 0 || B.Lt < 0)) {
+      const std::int64_t Sign = Op == ir::BinaryOp::Add ? 1 : -1;
+      Val R;
+      R.U = affineAdd(A.U, B.U, Sign);
+      R.HasV = true;
+      for (int L = 0; L < Lanes; ++L) {
+        const std::int64_t X = A.Lt < 0 && A.HasV ? A.V[static_cast<std::size_t>(L)] : 0;
+        const std::int64_t Y = B.Lt < 0 && B.HasV ? B.V[static_cast<std::size_t>(L)] : 0;
+        if (addOv(X, Y * Sign, R.V[static_cast<std::size_t>(L)]))
+          throw NotAffine{"overflow in a lane offset"};
+      }
+      R.Lt = A.Lt >= 0 ? A.Lt : B.Lt;
+      R.LtScale = A.Lt >= 0 ? A.LtScale : B.LtScale * Sign;
+      // The lane-table operand's own V is the additive part: keep it.
+      const Val &T = A.Lt >= 0 ? A : B;
+      const std::int64_t TSign = A.Lt >= 0 ? 1 : Sign;
+      for (int L = 0; L < Lanes; ++L)
+        if (addOv(R.V[static_cast<std::size_t>(L)], T.V[static_cast<std::size_t>(L)] * TSign,
+                  R.V[static_cast<std::size_t>(L)]))
+          throw NotAffine{"overflow in a lane offset"};
+      return R;
+    }
+    if (Op == ir::BinaryOp::Mul && (IsConstV(A) || IsConstV(B))) {
+      const Val &T = A.Lt >= 0 ? A : B;
+      const std::int64_t K = A.Lt >= 0 ? B.U.C : A.U.C;
+      Val R;
+      R.U = affineScale(T.U, K);
+      R.HasV = true;
+      for (int L = 0; L < Lanes; ++L)
+        if (mulOv(T.V[static_cast<std::size_t>(L)], K, R.V[static_cast<std::size_t>(L)]))
+          throw NotAffine{"overflow in a lane offset"};
+      R.Lt = T.Lt;
+      if (mulOv(T.LtScale, K, R.LtScale))
+        throw NotAffine{"overflow in a lane offset"};
+      return R;
+    }
+    throw NotAffine{"a table read per lane used in a non-affine operation"};
+  }
+  if (A.concrete() && B.concrete()) {
+    int Lane = 0;
+    auto Apply = [&](std::int64_t X, std::int64_t Y) {
+      const ir::EvalResult R = ir::applyBinary(Op, X, Y, Loc);
+      if (!R.ok())
+        runtimeError(R.Loc.Line ? R.Loc : Loc, R.Message, Lane);
+      return R.Value;
+    };
+    if (!A.HasV && !B.HasV) {
+      Val R;
+      Lane = -1;
+      R.U.C = Apply(A.U.C, B.U.C);
+      return R;
+    }
+    Val R;
+    R.HasV = true;
+    for (Lane = 0; Lane < Lanes; ++Lane)
+      R.V[static_cast<std::size_t>(Lane)] =
+          (M >> Lane) & 1 ? Apply(A.lane(Lane), B.lane(Lane)) : 0;
+    return R;
+  }
+  // Symbolic operands: stay affine or give up.
+  auto IsConst = [](const Val &X) { return X.concrete() && !X.HasV; };
+  auto LanePart = [&](const Val &X, const Val &Y, std::int64_t Sign) {
+    Val R;
+    R.HasV = X.HasV || Y.HasV;
+    for (int L = 0; L < Lanes && R.HasV; ++L) {
+      const std::int64_t XV = X.HasV ? X.V[static_cast<std::size_t>(L)] : 0;
+      const std::int64_t YV = Y.HasV ? Y.V[static_cast<std::size_t>(L)] : 0;
+      if (addOv(XV, YV * Sign, R.V[static_cast<std::size_t>(L)]))
+        throw NotAffine{"overflow in a lane offset"};
+    }
+    return R;
+  };
+  auto Scale = [&](const Val &X, std::int64_t K) {
+    Val R;
+    R.U = affineScale(X.U, K);
+    R.HasV = X.HasV;
+    for (int L = 0; L < Lanes && X.HasV; ++L)
+      if (mulOv(X.V[static_cast<std::size_t>(L)], K, R.V[static_cast<std::size_t>(L)]))
+        throw NotAffine{"overflow in a lane offset"};
+    return R;
+  };
+  // (U + V) / C and (U + V) % C with C dividing every symbolic coefficient:
+  // write U = C*U' + Q*C + Rm, then the quotient is U' + Q + (Rm + V) / C.
+  auto DivMod = [&](const Val &X, std::int64_t C, bool WantDiv) {
+    for (auto [Var, Coef] : X.U.Terms)
+      if (Coef % C != 0)
+        throw NotAffine{fmt::format("division by {} of a value whose block or "
+                                    "loop coefficient {} it does not divide",
+                                    C, Coef)};
+    Val R;
+    const std::int64_t Q = floorDiv(X.U.C, C), Rm = floorMod(X.U.C, C);
+    if (WantDiv) {
+      for (auto [Var, Coef] : X.U.Terms)
+        R.U.Terms.push_back({Var, Coef / C});
+      R.U.C = Q;
+      R.HasV = X.HasV;
+      for (int L = 0; L < Lanes && X.HasV; ++L)
+        R.V[static_cast<std::size_t>(L)] = floorDiv(Rm + X.V[static_cast<std::size_t>(L)], C);
+    } else {
+      R.U.C = X.HasV ? 0 : Rm;
+      R.HasV = X.HasV;
+      for (int L = 0; L < Lanes && X.HasV; ++L)
+        R.V[static_cast<std::size_t>(L)] = floorMod(Rm + X.V[static_cast<std::size_t>(L)], C);
+    }
+    return R;
+  };
+  const bool Uniform = !A.HasV && !B.HasV;
+  switch (Op) {
+  case BinaryOp::Lt:
+  case BinaryOp::Le:
+  case BinaryOp::Gt:
+  case BinaryOp::Ge:
+  case BinaryOp::Eq:
+  case BinaryOp::Ne: {
+    // A guard: lane l holds when (A - B)(l) Op 0; the mask is decided per
+    // class of warps when counting.
+    Val D = LanePart(A, B, -1);
+    D.U = affineAdd(A.U, B.U, -1);
+    Val R;
+    R.Pred = atom(D, Op);
+    return R;
+  }
+  default:
+    break;
+  }
+  try {
+    switch (Op) {
+    case BinaryOp::Add:
+    case BinaryOp::Sub: {
+      const std::int64_t Sign = Op == BinaryOp::Add ? 1 : -1;
+    Val R = LanePart(A, B, Sign);
+    R.U = affineAdd(A.U, B.U, Sign);
+    return R;
+  }
+    case BinaryOp::Mul:
+      if (IsConst(B))
+        return Scale(A, B.U.C);
+      if (IsConst(A))
+        return Scale(B, A.U.C);
+      break;
+    case BinaryOp::Shl:
+      if (IsConst(B) && B.U.C >= 0 && B.U.C < 62)
+        return Scale(A, std::int64_t(1) << B.U.C);
+      break;
+    case BinaryOp::Div:
+    case BinaryOp::Mod:
+      if (IsConst(B) && B.U.C > 0)
+        return DivMod(A, B.U.C, Op == BinaryOp::Div);
+      break;
+    case BinaryOp::Shr:
+      if (IsConst(B) && B.U.C >= 0 && B.U.C < 62)
+        return DivMod(A, std::int64_t(1) << B.U.C, true);
+      break;
+    case BinaryOp::BitAnd:
+      if (IsConst(B) && B.U.C >= 0 && std::has_single_bit(static_cast<std::uint64_t>(B.U.C) + 1))
+        return DivMod(A, B.U.C + 1, false);
+      if (IsConst(A) && A.U.C >= 0 && std::has_single_bit(static_cast<std::uint64_t>(A.U.C) + 1))
+        return DivMod(B, A.U.C + 1, false);
+      break;
+    default:
+      break;
+    }
+  } catch (const NotAffine &) {
+    if (!Uniform)
+      throw;
+  }
+  // A uniform value outside the affine domain (a product of two block
+  // indices, a division that does not divide, a shift or mask): opaque,
+  // computed per block from the variables it depends on when counting.
+  if (Uniform) {
+    OpaqueDef D;
+    D.K = OpaqueDef::Bin;
+    D.Op = Op;
+    D.Args = {A.U, B.U};
+    return opaque(std::move(D));
+  }
+  throw NotAffine{"a non-affine operation on block indices or loop variables"};
+}
+
+
+Val Analyzer::lookupTable(const Val &Index, Mask M, const SourceLoc &Loc,
+                          const std::string &What,
+                          const std::function<std::optional<std::int64_t>(std::int64_t)> &F) {
+  if (Index.Unknown)
+    return Index;
+  if (!Index.concrete())
+    throw NotAffine{fmt::format("{} indexed by block indices or loop variables", What)};
+  Val R;
+  auto One = [&](std::int64_t I, int Lane) {
+    const auto V = F(I);
+    if (!V)
+      runtimeError(Loc, fmt::format("index {} is outside {}", I, What), Lane);
+    return *V;
+  };
+  if (!Index.HasV) {
+    R.U.C = One(Index.U.C, -1);
+    return R;
+  }
+  R.HasV = true;
+  for (int L = 0; L < Lanes; ++L)
+    if ((M >> L) & 1)
+      R.V[static_cast<std::size_t>(L)] = One(Index.lane(L), L);
+  return R;
+}
+
+Val Analyzer::eval(const ir::Expr &E, Mask M) {
+  using namespace ir;
+  return std::visit(
+      [&](const auto &N) -> Val {
+        using T = std::decay_t<decltype(N)>;
+        if constexpr (std::is_same_v<T, IntLit>) {
+          Val R;
+          R.U.C = N.Value;
+          return R;
+        } else if constexpr (std::is_same_v<T, VarRef>) {
+          if (N.Kind == VarKind::Param) {
+            Val R;
+            R.U.C = Prog.findParam(N.Name)->Value;
+            return R;
+          }
+          if (Val *V = findLocal(N.Name))
+            return *V;
+          throw UserError(E.Loc, fmt::format("unknown name '{}'", N.Name));
+        } else if constexpr (std::is_same_v<T, BuiltinRef>) {
+          Val R;
+          auto Lanes3 = [&](const LaneArr &A) {
+            R.HasV = true;
+            R.V = A;
+          };
+          auto Block = [&](int Dim) {
+            if (Symbolic && Grid[static_cast<std::size_t>(Dim)] > 1)
+              R.U.Terms.push_back({VarBx + Dim, 1});
+            else
+              R.U.C = CurBlockIdx[static_cast<std::size_t>(Dim)];
+          };
+          switch (N.Which) {
+          case Builtin::Tx:
+            Lanes3(Tx);
+            break;
+          case Builtin::Ty:
+            Lanes3(Ty);
+            break;
+          case Builtin::Tz:
+            Lanes3(Tz);
+            break;
+          case Builtin::Bx:
+            Block(0);
+            break;
+          case Builtin::By:
+            Block(1);
+            break;
+          case Builtin::Bz:
+            Block(2);
+            break;
+          case Builtin::Warp:
+            R.U.C = CurWib;
+            break;
+          case Builtin::Lane:
+            R.HasV = true;
+            for (int L = 0; L < Lanes; ++L)
+              R.V[static_cast<std::size_t>(L)] = L;
+            break;
+          case Builtin::Tid: {
+            // tid = block * threadsPerBlock + t, block = bx + by*Gx + bz*Gx*Gy.
+            R.HasV = true;
+            R.V = LinT;
+            if (Symbolic) {
+              const std::int64_t Strides[3] = {Tpb, Tpb * Grid[0], Tpb * Grid[0] * Grid[1]};
+              for (int D = 0; D < 3; ++D)
+                if (Grid[static_cast<std::size_t>(D)] > 1)
+                  R.U.Terms.push_back({VarBx + D, Strides[D]});
+            } else {
+              R.U.C = CurBlock * Tpb;
+            }
+            break;
+          }
+          }
+          return R;
+        } else if constexpr (std::is_same_v<T, Unary>) {
+          Val X = eval(*N.Operand, M);
+          Val Zero;
+          if (X.Pred >= 0 && N.Op == UnaryOp::Not) {
+            PredNode Neg;
+            Neg.K = PredNode::Not;
+            Neg.A = X.Pred;
+            Val R;
+            R.Pred = predNode(Neg);
+            return R;
+          }
+          switch (N.Op) {
+          case UnaryOp::Neg:
+            return evalBinary(BinaryOp::Sub, Zero, X, M, E.Loc);
+          case UnaryOp::Not:
+            return evalBinary(BinaryOp::Eq, X, Zero, M, E.Loc);
+          case UnaryOp::BitNot: {
+            Val MinusOne;
+            MinusOne.U.C = -1;
+            return evalBinary(BinaryOp::Sub, MinusOne, X, M, E.Loc);
+          }
+          }
+          return X;
+        } else if constexpr (std::is_same_v<T, Binary>) {
+          const Val A = eval(*N.Lhs, M);
+          if (N.Op == BinaryOp::LogAnd || N.Op == BinaryOp::LogOr) {
+            // Short-circuit per lane: evaluate the right side only on the
+            // lanes that need it.
+            if (A.Unknown)
+              return A;
+            const bool IsAnd = N.Op == BinaryOp::LogAnd;
+            auto Combine = [&](int PA, int PB) {
+              PredNode C;
+              C.K = IsAnd ? PredNode::And : PredNode::Or;
+              C.A = PA;
+              C.B = PB;
+              Val R;
+              R.Pred = predNode(C);
+              return R;
+            };
+            if (!A.concrete()) {
+              // A guard on the left: the right side runs on every lane here,
+              // which is exact only when it reads no memory and cannot fail.
+              if (readsSite(*N.Rhs))
+                throw NotAffine{"memory read behind a guard on block indices "
+                                "or loop variables"};
+              Val B;
+              try {
+                B = eval(*N.Rhs, M);
+              } catch (const UserError &) {
+                throw NotAffine{"a guarded operand that fails on some lanes"};
+              }
+              if (B.Unknown)
+                return B;
+              return Combine(toPred(A, M), toPred(B, M));
+            }
+            Mask Need = 0;
+            for (int L = 0; L < Lanes; ++L)
+              if ((M >> L) & 1 && ((A.lane(L) != 0) == (N.Op == BinaryOp::LogAnd)))
+                Need |= Mask(1) << L;
+            Val B;
+            if (Need)
+              B = eval(*N.Rhs, Need);
+            if (B.Unknown)
+              return B;
+            if (!B.concrete()) {
+              // Lanes where A decides are constant; the rest follow B.
+              Mask ADecides = 0;
+              for (int L = 0; L < Lanes; ++L)
+                if ((M >> L) & 1 && (A.lane(L) != 0) != IsAnd)
+                  ADecides |= Mask(1) << L;
+              PredNode Known;
+              Known.K = PredNode::Lanes;
+              Known.Bits = IsAnd ? Need : ADecides; // && : A true; || : A true
+              return Combine(predNode(Known), toPred(B, Need));
+            }
+            Val R;
+            R.HasV = true;
+            for (int L = 0; L < Lanes; ++L) {
+              const bool Av = A.lane(L) != 0;
+              const bool Bv = (Need >> L) & 1 ? B.lane(L) != 0 : false;
+              R.V[static_cast<std::size_t>(L)] =
+                  N.Op == BinaryOp::LogAnd ? (Av && Bv) : (Av || Bv);
+            }
+            return R;
+          }
+          const Val B = eval(*N.Rhs, M);
+          return evalBinary(N.Op, A, B, M, E.Loc);
+        } else if constexpr (std::is_same_v<T, Call>) {
+          std::vector<Val> Args;
+          for (const Expr &A : N.Args)
+            Args.push_back(eval(A, M));
+          for (const Val &A : Args)
+            if (A.Unknown)
+              return A;
+          bool AllConcrete = true, AnyLanes = false;
+          for (const Val &A : Args) {
+            if (A.Pred >= 0)
+              throw NotAffine{"a guard on block indices or loop variables used as a number"};
+            AllConcrete = AllConcrete && A.concrete();
+            AnyLanes = AnyLanes || A.HasV;
+          }
+          if (!AllConcrete) {
+            if (!AnyLanes) {
+              // Uniform: opaque, computed per block when counting.
+              OpaqueDef D;
+              D.K = OpaqueDef::Fn;
+              D.F = N.Fn;
+              for (const Val &A : Args)
+                D.Args.push_back(A.U);
+              return opaque(std::move(D));
+            }
+            if (N.Fn == Function::Bitrev && Args[1].concrete() && !Args[1].HasV)
+              if (auto R = splitBitrev(Args[0], Args[1].U.C, M))
+                return *R;
+            throw NotAffine{"a built-in function of block indices or loop variables"};
+          }
+          int Lane = -1;
+          auto F = [&](std::int64_t X, std::int64_t Y) -> std::int64_t {
+            switch (N.Fn) {
+            case Function::Min:
+              return std::min(X, Y);
+            case Function::Max:
+              return std::max(X, Y);
+            case Function::Log2:
+            case Function::Bitrev: {
+              const ir::EvalResult R =
+                  N.Fn == Function::Log2 ? ir::applyCall(N.Fn, {X}, E.Loc)
+                                         : ir::applyCall(N.Fn, {X, Y}, E.Loc);
+              if (!R.ok())
+                runtimeError(E.Loc, R.Message, Lane);
+              return R.Value;
+            }
+            }
+            return 0;
+          };
+          const Val &A = Args[0];
+          const Val B = Args.size() > 1 ? Args[1] : Val{};
+          if (!A.HasV && !B.HasV) {
+            Val R;
+            R.U.C = F(A.U.C, B.U.C);
+            return R;
+          }
+          Val R;
+          R.HasV = true;
+          for (Lane = 0; Lane < Lanes; ++Lane)
+            if ((M >> Lane) & 1)
+              R.V[static_cast<std::size_t>(Lane)] = F(A.lane(Lane), B.lane(Lane));
+          return R;
+        } else if constexpr (std::is_same_v<T, ArrayRead>) {
+          return readArray(N, E.Loc, M, false);
+        } else if constexpr (std::is_same_v<T, PermApply>) {
+          const Val X = eval(*N.Arg, M);
+          const bankwise::Permutation &P = permutation(N.Perm, N.Inverse);
+          if (!X.Unknown && !X.concrete() && X.HasV && X.Pred < 0) {
+            // Closed forms keep the lanes: identity, and bitreverse(n) as
+            // bitrev of log2(n) bits (its own inverse).
+            const ir::Permutation *Decl = Prog.findPerm(N.Perm);
+            bool InRange = Decl && Decl->Size;
+            if (InRange) { // every active lane's index in 0..n-1, provably
+              const auto Rg = rangeOf(X.U);
+              InRange = Rg.has_value();
+              for (int L = 0; L < Lanes && InRange; ++L)
+                if ((M >> L) & 1)
+                  InRange = Rg->first + X.V[static_cast<std::size_t>(L)] >= 0 &&
+                            Rg->second + X.V[static_cast<std::size_t>(L)] < *Decl->Size;
+            }
+            if (InRange) {
+              if (Decl->Kind == ir::PermKind::Identity)
+                return X;
+              if (Decl->Kind == ir::PermKind::Bitreverse)
+                if (auto R = splitBitrev(X, std::countr_zero(static_cast<std::uint64_t>(*Decl->Size)), M))
+                  return *R;
+            }
+          }
+          if (!X.Unknown && !X.concrete() && !X.HasV && X.Pred < 0) {
+            OpaqueDef D;
+            D.K = OpaqueDef::Perm;
+            D.Args = {X.U};
+            D.Ref = &P;
+            return opaque(std::move(D));
+          }
+          if (auto R = laneTable(X, M, &P, true, static_cast<std::int64_t>(P.size())))
+            return *R;
+          return lookupTable(X, M, E.Loc, fmt::format("permutation '{}' of size {}", N.Perm, P.size()),
+                             [&](std::int64_t I) -> std::optional<std::int64_t> {
+                               if (I < 0 || static_cast<std::uint64_t>(I) >= P.size())
+                                 return std::nullopt;
+                               return static_cast<std::int64_t>(P(static_cast<std::uint64_t>(I)));
+                             });
+        }
+      },
+      E.Node);
+}
+
+void Analyzer::checkBounds(const ArrayInfo &A, const std::vector<Val> &Idx,
+                           Mask M, const SourceLoc &Loc) {
+  const ir::Array &D = *A.Decl;
+  for (std::size_t Dim = 0; Dim < Idx.size(); ++Dim) {
+    const Val &X = Idx[Dim];
+    if (X.Unknown)
+      continue;
+    const std::int64_t Extent = D.Shape[Dim];
+    if (X.Pred >= 0)
+      throw NotAffine{"a guard on block indices or loop variables used as an index"};
+    if (X.concrete()) {
+      PredNode Outside;
+      Outside.K = PredNode::Lanes;
+      for (int L = 0; L < Lanes; ++L)
+        if ((M >> L) & 1 && (X.lane(L) < 0 || X.lane(L) >= Extent)) {
+          if (CurPred < 0)
+            runtimeError(Loc, fmt::format("index {} of '{}' is {}, outside 0..{}",
+                                          Dim, D.Name, X.lane(L), Extent - 1),
+                         L);
+          Outside.Bits |= Mask(1) << L; // the guard decides, per class
+        }
+      if (Outside.Bits)
+        PendingOob = predOr(PendingOob, predNode(Outside));
+      continue;
+    }
+    // Over the box of variables the affine part is extreme at the corners;
+    // opaque values contribute their known ranges, a lane table its values'.
+    auto Range = rangeOf(X.U);
+    if (Range && X.Lt >= 0) {
+      const LaneTableDef &T = LaneTables[static_cast<std::size_t>(X.Lt)];
+      Wide Top;
+      if (T.IsPerm)
+        Top = static_cast<Wide>(static_cast<const Permutation *>(T.Ref)->size()) - 1;
+      else if (const auto *AI = static_cast<const ArrayInfo *>(T.Ref); AI->Holds)
+        Top = static_cast<Wide>(AI->Holds->size()) - 1;
+      else
+        throw NotAffine{"an index read from --data per lane (checked thread by thread)"};
+      const Wide A1 = 0, A2 = Top * X.LtScale;
+      Range = std::make_pair(Range->first + std::min(A1, A2), Range->second + std::max(A1, A2));
+    }
+    const bool Opaque = !Range;
+    const Wide Lo = Range ? Range->first : 0, Hi = Range ? Range->second : 0;
+    std::int64_t VLo = 0, VHi = 0;
+    bool Any = false;
+    for (int L = 0; L < Lanes; ++L)
+      if ((M >> L) & 1) {
+        const std::int64_t V = X.HasV ? X.V[static_cast<std::size_t>(L)] : 0;
+        VLo = Any ? std::min(VLo, V) : V;
+        VHi = Any ? std::max(VHi, V) : V;
+        Any = true;
+      }
+    if (!Opaque && (!Any || (Lo + VLo >= 0 && Hi + VHi < Extent)))
+      continue;
+    // Perhaps out of bounds somewhere (or guarded so it is not): the lanes
+    // outside 0..Extent-1 become a formula, checked per class of warps.
+    Val Above = X;
+    Above.U.C -= Extent;
+    const int Below = atom(X, ir::BinaryOp::Lt);
+    PendingOob = predOr(PendingOob, predOr(Below, atom(Above, ir::BinaryOp::Ge)));
+  }
+}
+
+Val Analyzer::address(const ArrayInfo &A, const std::vector<Val> &Idx, Mask M,
+                      const SourceLoc &Loc) {
+  const ir::Array &D = *A.Decl;
+  for (const Val &X : Idx)
+    if (X.Unknown)
+      return X;
+  auto Const = [](std::int64_t V) {
+    Val R;
+    R.U.C = V;
+    return R;
+  };
+  if (A.Layout.isAffine()) {
+    // Row-major with the layout's row pitch: ((i0*D1 + i1)*D2 + ...)*Pitch + j,
+    // kept symbolic on the fast path.
+    const std::size_t Rank = D.Shape.size();
+    const std::int64_t Pitch = D.Shape.back() + A.Layout.Pad;
+    Val Lin = Const(0);
+    for (std::size_t Dim = 0; Dim + 1 < Rank; ++Dim) {
+      Lin = evalBinary(ir::BinaryOp::Mul, Lin, Const(D.Shape[Dim]), M, Loc);
+      Lin = evalBinary(ir::BinaryOp::Add, Lin, Idx[Dim], M, Loc);
+    }
+    Lin = evalBinary(ir::BinaryOp::Mul, Lin, Const(Pitch), M, Loc);
+    return evalBinary(ir::BinaryOp::Add, Lin, Idx.back(), M, Loc);
+  }
+  // Other layouts permute within rows: evaluate them lane by lane.
+  for (const Val &X : Idx)
+    if (!X.concrete())
+      throw NotAffine{fmt::format("layout {} of '{}' indexed by block indices "
+                                  "or loop variables",
+                                  layoutName(A.Layout.Kind), D.Name)};
+  Val R;
+  R.HasV = true;
+  std::vector<std::int64_t> Index(Idx.size());
+  for (int L = 0; L < Lanes; ++L) {
+    if (!((M >> L) & 1))
+      continue;
+    for (std::size_t Dim = 0; Dim < Idx.size(); ++Dim)
+      Index[Dim] = Idx[Dim].lane(L);
+    R.V[static_cast<std::size_t>(L)] = A.Layout.map(Index);
+  }
+  return R;
+}
+
+Val Analyzer::readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,
+                        bool IsWrite) {
+  std::vector<Val> Idx;
+  for (const ir::Expr &I : R.Indices)
+    Idx.push_back(eval(I, M));
+  auto It = Arrays.find(R.Array);
+  if (It == Arrays.end()) {
+    // A local (per-thread) array: no memory-model cost; its values are data.
+    Val V;
+    V.Unknown = true;
+    V.UnknownSrc = R.Array;
+    return V;
+  }
+  const ArrayInfo &A = It->second;
+  checkBounds(A, Idx, M, Loc);
+  const Val Addr = address(A, Idx, M, Loc);
+  record(SiteOf.at(&R), Addr, M);
+  if (IsWrite)
+    return {};
+  // The value read: known for permutation tables and --data arrays.
+  if (A.Holds || A.Data) {
+    const std::int64_t N = A.Decl->numElements();
+    // Holds and data index the logical element (row-major), not the layout.
+    Val Logical;
+    Logical.U.C = 0;
+    for (std::size_t D = 0; D < Idx.size(); ++D) {
+      Val Dim;
+      Dim.U.C = A.Decl->Shape[D];
+      Logical = evalBinary(ir::BinaryOp::Add,
+                           evalBinary(ir::BinaryOp::Mul, Logical, Dim, M, Loc), Idx[D], M, Loc);
+    }
+    if (!Logical.concrete() && !Logical.HasV) {
+      OpaqueDef D;
+      D.K = OpaqueDef::Table;
+      D.Args = {Logical.U};
+      D.Ref = &A;
+      return opaque(std::move(D));
+    }
+    if (auto V = laneTable(Logical, M, &A, false,
+                           A.Holds ? std::min<std::int64_t>(N, static_cast<std::int64_t>(A.Holds->size())) : N))
+      return *V;
+    return lookupTable(Logical, M, Loc, fmt::format("'{}'", R.Array),
+                       [&](std::int64_t I) -> std::optional<std::int64_t> {
+                         if (I < 0 || I >= N)
+                           return std::nullopt;
+                         if (A.Holds)
+                           return I < static_cast<std::int64_t>(A.Holds->size())
+                                      ? std::optional<std::int64_t>((*A.Holds)(static_cast<std::uint64_t>(I)))
+                                      : std::nullopt;
+                         return (*A.Data)[static_cast<std::size_t>(I)];
+                       });
+  }
+  Val V;
+  V.Unknown = true;
+  V.UnknownSrc = R.Array;
+  return V;
+}
+
+void Analyzer::assignLocal(const std::string &Name, const Val &V, Mask M) {
+  Val *Old = findLocal(Name);
+  if (!Old)
+    throw UserError(fmt::format("assignment to unknown local '{}'", Name));
+  if (V.Pred >= 0)
+    throw NotAffine{"a guard on block indices or loop variables kept in a local"};
+  if (CurPred >= 0 && !V.Unknown)
+    throw NotAffine{"an assignment under a guard on block indices or loop variables"};
+  Mask Live = Full;
+  if (Lanes < 64)
+    Live &= (Mask(1) << Lanes) - 1;
+  if ((M & Live) == Live || V.Unknown) {
+    *Old = V;
+    return;
+  }
+  if (Old->Unknown) {
+    *Old = V;
+    Old->Unknown = true;
+    return;
+  }
+  if (!Old->concrete() || !V.concrete())
+    throw NotAffine{"a partial assignment of a symbolic local"};
+  Val R;
+  R.HasV = true;
+  for (int L = 0; L < Lanes; ++L)
+    R.V[static_cast<std::size_t>(L)] = (M >> L) & 1 ? V.lane(L) : Old->lane(L);
+  *Old = R;
+}
+
+void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
+  if (const auto *A = S.as<ir::Assign>()) {
+    const Val V = eval(A->Value, M);
+    if (const auto *T = std::get_if<ir::ArrayRead>(&A->Target))
+      readArray(*T, S.Loc, M, true);
+    else
+      assignLocal(std::get<ir::VarRef>(A->Target).Name, V, M);
+  } else if (const auto *L = S.as<ir::Let>()) {
+    Locals.push_back({L->Name, eval(L->Init, M)});
+  } else if (const auto *F = S.as<ir::For>()) {
+    const Val Begin = eval(F->Begin, M), End = eval(F->End, M);
+    Val Step;
+    Step.U.C = 1;
+    if (F->Step)
+      Step = eval(*F->Step, M);
+    for (const Val *X : std::array<const Val *, 3>{&Begin, &End, &Step})
+      if (X->Unknown)
+        throw UserError(S.Loc, fmt::format("loop bounds depend on the values "
+                                           "of '{}'; give them with --data",
+                                           X->UnknownSrc));
+    auto Uniform = [&](const Val &X) {
+      if (!X.concrete())
+        return false;
+      for (int Ln = 0; Ln < Lanes; ++Ln)
+        if ((M >> Ln) & 1 && X.lane(Ln) != X.lane(std::countr_zero(M)))
+          return false;
+      return true;
+    };
+    if (Symbolic) {
+      if (Begin.Pred >= 0 || End.Pred >= 0 || Step.Pred >= 0 ||
+          !Uniform(Begin) || !Uniform(End) || !Uniform(Step))
+        throw NotAffine{"a loop whose bounds depend on the thread, the block "
+                        "or an outer loop"};
+      const int First = std::countr_zero(M);
+      const std::int64_t B = Begin.lane(First), E = End.lane(First), St = Step.lane(First);
+      if (St == 0)
+        throw UserError(S.Loc, "loop step is zero");
+      const Wide Span = St > 0 ? static_cast<Wide>(E) - B : static_cast<Wide>(B) - E;
+      const Wide AbsStep = St > 0 ? St : -static_cast<Wide>(St);
+      const Wide Trips = Span <= 0 ? 0 : (Span + AbsStep - 1) / AbsStep;
+      if (Trips == 0)
+        return;
+      if (Trips > Opts.WorkLimit)
+        throw UserError(S.Loc, fmt::format("loop runs {} times, more than the "
+                                           "analysis limit {}",
+                                           static_cast<std::int64_t>(Trips), Opts.WorkLimit));
+      if (Trips <= SymbolicUnrollTrips) {
+        // Short loops run with a concrete variable, so layouts that permute
+        // within rows (xor, diagonal, rap) stay on the fast path.
+        for (std::int64_t T = 0; T < static_cast<std::int64_t>(Trips); ++T) {
+          Val V;
+          V.U.C = B + St * T;
+          Locals.push_back({F->Var, V});
+          const std::size_t Mark = Locals.size();
+          exec(F->Body, M);
+          Locals.resize(Mark - 1);
+        }
+        return;
+      }
+      const int Var = static_cast<int>(Domains.size());
+      const std::int64_t Last = B + St * (static_cast<std::int64_t>(Trips) - 1);
+      Domains.push_back({std::min(B, Last), std::max(B, Last)});
+      TraceNode Node;
+      Node.K = TraceNode::Loop;
+      Node.Var = Var;
+      Node.Begin = B;
+      Node.Step = St;
+      Node.Trips = static_cast<std::int64_t>(Trips);
+      std::vector<TraceNode> *Outer = CurTree;
+      CurTree = &Node.Body;
+      Val LoopVal;
+      LoopVal.U.Terms.push_back({Var, 1});
+      Locals.push_back({F->Var, LoopVal});
+      const std::size_t Mark = Locals.size();
+      LoopStack.push_back({Var, B, St, static_cast<std::int64_t>(Trips)});
+      exec(F->Body, M);
+      LoopStack.pop_back();
+      Locals.resize(Mark - 1);
+      CurTree = Outer;
+      CurTree->push_back(std::move(Node));
+      return;
+    }
+    // Concrete: per-lane loop variables, lanes leave as their condition fails.
+    Locals.push_back({F->Var, Begin});
+    const std::size_t Slot = Locals.size() - 1;
+    for (int Ln = 0; Ln < Lanes; ++Ln)
+      if ((M >> Ln) & 1 && Step.lane(Ln) == 0)
+        runtimeError(S.Loc, "loop step is zero", Ln);
+    while (true) {
+      Val &Var = Locals[Slot].second;
+      Mask Live = 0;
+      for (int Ln = 0; Ln < Lanes; ++Ln)
+        if ((M >> Ln) & 1) {
+          const std::int64_t X = Var.lane(Ln), E = End.lane(Ln), St = Step.lane(Ln);
+          if (St > 0 ? X < E : X > E)
+            Live |= Mask(1) << Ln;
+        }
+      if (!Live)
+        break;
+      spend(1);
+      const std::size_t Mark = Locals.size();
+      exec(F->Body, Live);
+      Locals.resize(Mark);
+      Val &Cur = Locals[Slot].second;
+      Cur = evalBinary(ir::BinaryOp::Add, Cur, Step, Live | (M & ~Live), S.Loc);
+    }
+    Locals.resize(Slot);
+  } else if (const auto *I = S.as<ir::If>()) {
+    const Val C = eval(I->Cond, M);
+    if (C.Unknown)
+      throw UserError(S.Loc, fmt::format("the condition depends on the values "
+                                         "of '{}'; give them with --data",
+                                         C.UnknownSrc));
+    if (!C.concrete()) {
+      // A guard on block indices or loop variables: both branches run
+      // symbolically under it, and counting decides per class of warps.
+      const int P = toPred(C, M);
+      PredNode Neg;
+      Neg.K = PredNode::Not;
+      Neg.A = P;
+      const int Outer = CurPred;
+      const std::size_t Mark = Locals.size();
+      if (!I->Then.empty()) {
+        CurPred = predAnd(Outer, P);
+        exec(I->Then, M);
+        Locals.resize(Mark);
+      }
+      if (!I->Else.empty()) {
+        CurPred = predAnd(Outer, predNode(Neg));
+        exec(I->Else, M);
+        Locals.resize(Mark);
+      }
+      CurPred = Outer;
+      return;
+    }
+    Mask Then = 0;
+    for (int Ln = 0; Ln < Lanes; ++Ln)
+      if ((M >> Ln) & 1 && C.lane(Ln) != 0)
+        Then |= Mask(1) << Ln;
+    const std::size_t Mark = Locals.size();
+    if (Then)
+      exec(I->Then, Then);
+    Locals.resize(Mark);
+    if (M & ~Then)
+      exec(I->Else, M & ~Then);
+    Locals.resize(Mark);
+  } else if (S.is<ir::Sync>()) {
+    if (Symbolic) {
+      TraceNode Node;
+      Node.K = TraceNode::Barrier;
+      CurTree->push_back(std::move(Node));
+    } else {
+      ++CurPhase;
+    }
+  }
+  // ArrayDecl: nothing to run.
+}
+
+void Analyzer::exec(const ir::Block &B, Mask M) {
+  const std::size_t Mark = Locals.size();
+  for (const ir::Stmt &S : B)
+    execStmt(S, M);
+  Locals.resize(Mark);
+}
+
+} // namespace bankwise::kernel_analysis
