@@ -34,6 +34,15 @@ void CostStats::add(std::int64_t V, std::int64_t Times) {
   Sum += static_cast<double>(V) * static_cast<double>(Times);
 }
 
+void CostStats::merge(const CostStats &O) {
+  if (O.Count == 0)
+    return;
+  Min = Count == 0 ? O.Min : std::min(Min, O.Min);
+  Max = Count == 0 ? O.Max : std::max(Max, O.Max);
+  Count += O.Count;
+  Sum += O.Sum;
+}
+
 std::string CostStats::str() const {
   if (Count == 0)
     return "-";
@@ -281,23 +290,7 @@ void Analyzer::runtimeError(const SourceLoc &Loc, const std::string &Msg,
 }
 
 AccessCosts Analyzer::costsOf(const SiteInfo &S, const std::vector<Address> &Addrs) const {
-  AccessCosts C;
-  C.Congestion = dmmCongestion(Addrs, W);
-  C.Groups = ummGroups(Addrs, W);
-  const std::int64_t Bytes = S.Arr->ElemBytes;
-  if (isSm90AccessSize(Bytes)) {
-    std::vector<Address> ByteAddrs(Addrs.size());
-    for (std::size_t I = 0; I < Addrs.size(); ++I)
-      ByteAddrs[I] = Addrs[I] == NoAccess ? NoAccess : Addrs[I] * Bytes;
-    if (S.Arr->Decl->Space == ir::MemSpace::Shared) {
-      C.Wavefronts = sm90Shared(ByteAddrs, Bytes).Wavefronts;
-    } else {
-      const Sm90GlobalCost G = sm90Global(ByteAddrs, Bytes);
-      C.Sectors = G.Sectors;
-      C.Lines = G.Lines;
-    }
-  }
-  return C;
+  return warpAccessCosts(Addrs, W, S.Arr->ElemBytes, S.Arr->Decl->Space == ir::MemSpace::Shared);
 }
 
 std::int64_t Analyzer::timeCost(const SiteInfo &S, const AccessCosts &C,

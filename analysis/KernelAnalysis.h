@@ -34,6 +34,8 @@ struct CostStats {
   std::int64_t Count = 0; ///< warp executions
   double Sum = 0;
   void add(std::int64_t V, std::int64_t Times = 1);
+  /// The statistics of both sets of executions.
+  void merge(const CostStats &O);
   double mean() const { return Count ? Sum / static_cast<double>(Count) : 0; }
   /// "-" with no executions, "4" when uniform, else "1..32 (mean 16.5)".
   std::string str() const;

@@ -4,6 +4,7 @@
 #include "support/Diagnostic.h"
 
 #include <algorithm>
+#include <bit>
 #include <fmt/format.h>
 #include <vector>
 
@@ -114,14 +115,174 @@ std::int64_t assignStages(std::span<const Address> Lanes, std::int64_t W,
 
 } // namespace detail
 
+// The cost functions run once per warp access, millions of times at real
+// sizes: they neither allocate (one reused buffer per thread) nor sort when
+// a 64-bit mask answers. Where lanes fall in distinct banks, congestion is
+// 1; where the values to count (groups, sectors, lines, words) lie within 64
+// of each other, a mask counts them. Otherwise they sort the warp's values.
+// assignStages, the definition, stays the reference in tests.
+namespace {
+
+/// The calling thread's buffer for one warp's values.
+std::vector<Address> &scratch() {
+  thread_local std::vector<Address> Buf;
+  Buf.clear();
+  return Buf;
+}
+
+/// A set of at most 64 values for one warp: open addressing in 128 slots,
+/// emptied by a new generation rather than by clearing.
+class SmallSet {
+public:
+  static constexpr std::size_t MaxValues = 64;
+  void reset() {
+    if (++Gen == 0) {
+      std::fill(std::begin(Stamp), std::end(Stamp), 0u);
+      Gen = 1;
+    }
+  }
+  /// True when X was not in the set yet.
+  bool insert(Address X) {
+    std::size_t H = static_cast<std::size_t>((static_cast<std::uint64_t>(X) * 0x9E3779B97F4A7C15ULL) >> 57);
+    while (Stamp[H] == Gen) {
+      if (Slot[H] == X)
+        return false;
+      H = (H + 1) & 127;
+    }
+    Stamp[H] = Gen;
+    Slot[H] = X;
+    return true;
+  }
+
+private:
+  Address Slot[128];
+  std::uint32_t Stamp[128] = {};
+  std::uint32_t Gen = 0;
+};
+
+SmallSet &smallSet() {
+  thread_local SmallSet S;
+  S.reset();
+  return S;
+}
+
+/// X / D and X mod D for X >= 0, by shift and mask when D is a power of two
+/// (the common warp widths): a division per lane is most of a warp's cost.
+struct Divisor {
+  explicit Divisor(std::int64_t D)
+      : D(D), Pow2(std::has_single_bit(static_cast<std::uint64_t>(D))),
+        Shift(std::countr_zero(static_cast<std::uint64_t>(D))) {}
+  Address div(Address X) const { return Pow2 ? X >> Shift : X / D; }
+  Address mod(Address X) const { return Pow2 ? X & (D - 1) : X % D; }
+  std::int64_t D;
+  bool Pow2;
+  int Shift;
+};
+
+/// Ranges of values countDistinct counts in a bitmap.
+constexpr Address BitmapValues = 1 << 14;
+
+/// Distinct values in V (reordered).
+std::int64_t countDistinct(std::vector<Address> &V) {
+  if (V.empty())
+    return 0;
+  const auto [Lo, Hi] = std::minmax_element(V.begin(), V.end());
+  if (*Hi - *Lo < 64) {
+    const Address Base = *Lo;
+    std::uint64_t Mask = 0;
+    for (Address X : V)
+      Mask |= std::uint64_t(1) << (X - Base);
+    return std::popcount(Mask);
+  }
+  if (*Hi - *Lo < BitmapValues) {
+    // One bit per value of the range, set and cleared again word by word.
+    thread_local std::uint64_t Bits[BitmapValues / 64] = {};
+    const Address Base = *Lo;
+    std::int64_t N = 0;
+    for (Address X : V) {
+      std::uint64_t &Word = Bits[(X - Base) / 64];
+      const std::uint64_t Bit = std::uint64_t(1) << ((X - Base) % 64);
+      N += !(Word & Bit);
+      Word |= Bit;
+    }
+    for (Address X : V)
+      Bits[(X - Base) / 64] = 0;
+    return N;
+  }
+  if (V.size() <= SmallSet::MaxValues) {
+    SmallSet &Set = smallSet();
+    std::int64_t N = 0;
+    for (Address X : V)
+      N += Set.insert(X);
+    return N;
+  }
+  sortUnique(V);
+  return static_cast<std::int64_t>(V.size());
+}
+
+/// The most distinct values one of W banks (value mod W) receives; V holds
+/// non-negative values and is reordered.
+std::int64_t maxDistinctPerBank(std::vector<Address> &V, std::int64_t W) {
+  if (V.empty())
+    return 0;
+  if (W <= 64) {
+    const Divisor BankOf(W);
+    std::uint64_t Banks = 0;
+    bool Distinct = true;
+    for (Address X : V) {
+      const std::uint64_t Bit = std::uint64_t(1) << BankOf.mod(X);
+      Distinct = Distinct && !(Banks & Bit);
+      Banks |= Bit;
+    }
+    if (Distinct)
+      return 1;
+    std::int64_t PerBank[64] = {}, Max = 0;
+    if (V.size() <= SmallSet::MaxValues) {
+      SmallSet &Set = smallSet();
+      for (Address X : V)
+        if (Set.insert(X))
+          Max = std::max(Max, ++PerBank[BankOf.mod(X)]);
+      return Max;
+    }
+    sortUnique(V);
+    for (Address X : V)
+      Max = std::max(Max, ++PerBank[BankOf.mod(X)]);
+    return Max;
+  }
+  sortUnique(V);
+  std::vector<detail::LaneKey> Keys;
+  return detail::assignStages(V, W, detail::StageRule::Bank, {}, Keys);
+}
+
+bool anyNegative(std::span<const Address> Lanes) {
+  return std::any_of(Lanes.begin(), Lanes.end(),
+                     [](Address A) { return A < 0 && A != NoAccess; });
+}
+
+} // namespace
+
 std::int64_t dmmCongestion(std::span<const Address> Lanes, std::int64_t W) {
-  std::vector<detail::LaneKey> Scratch;
-  return detail::assignStages(Lanes, W, detail::StageRule::Bank, {}, Scratch);
+  if (anyNegative(Lanes)) {
+    std::vector<detail::LaneKey> Keys;
+    return detail::assignStages(Lanes, W, detail::StageRule::Bank, {}, Keys);
+  }
+  std::vector<Address> &V = scratch();
+  for (Address A : Lanes)
+    if (A != NoAccess)
+      V.push_back(A);
+  return maxDistinctPerBank(V, W);
 }
 
 std::int64_t ummGroups(std::span<const Address> Lanes, std::int64_t W) {
-  std::vector<detail::LaneKey> Scratch;
-  return detail::assignStages(Lanes, W, detail::StageRule::Group, {}, Scratch);
+  if (anyNegative(Lanes)) {
+    std::vector<detail::LaneKey> Keys;
+    return detail::assignStages(Lanes, W, detail::StageRule::Group, {}, Keys);
+  }
+  std::vector<Address> &V = scratch();
+  for (Address A : Lanes)
+    if (A != NoAccess)
+      V.push_back(A / W);
+  return countDistinct(V);
 }
 
 bool isSm90AccessSize(std::int64_t Bytes) {
@@ -133,7 +294,7 @@ Sm90SharedCost sm90Shared(std::span<const Address> ByteAddrs,
   checkAligned(ByteAddrs, Bytes);
   constexpr std::int64_t WordBytes = 4, Banks = 32, WavefrontBytes = 128;
   Sm90SharedCost C;
-  std::vector<Address> Words;
+  std::vector<Address> &Words = scratch();
   for (Address A : ByteAddrs) {
     if (A == NoAccess)
       continue;
@@ -144,10 +305,7 @@ Sm90SharedCost sm90Shared(std::span<const Address> ByteAddrs,
   }
   if (Words.empty())
     return C;
-  sortUnique(Words);
-  std::int64_t PerBank[Banks] = {};
-  for (Address Word : Words)
-    C.MaxWordsPerBank = std::max(C.MaxWordsPerBank, ++PerBank[Word % Banks]);
+  C.MaxWordsPerBank = maxDistinctPerBank(Words, Banks);
   C.Wavefronts = std::max(C.MaxWordsPerBank,
                           (C.BytesMoved + WavefrontBytes - 1) / WavefrontBytes);
   return C;
@@ -158,20 +316,94 @@ Sm90GlobalCost sm90Global(std::span<const Address> ByteAddrs,
   checkAligned(ByteAddrs, Bytes);
   constexpr std::int64_t SectorBytes = 32, LineBytes = 128;
   Sm90GlobalCost C;
-  std::vector<Address> Sectors, Lines;
-  for (Address A : ByteAddrs) {
-    if (A == NoAccess)
-      continue;
-    C.BytesMoved += Bytes;
-    for (Address S = A / SectorBytes; S <= (A + Bytes - 1) / SectorBytes; ++S)
-      Sectors.push_back(S);
-    for (Address L = A / LineBytes; L <= (A + Bytes - 1) / LineBytes; ++L)
-      Lines.push_back(L);
+  // Aligned accesses of at most 16 bytes lie in one sector and one line.
+  std::vector<Address> &Units = scratch();
+  for (Address A : ByteAddrs)
+    if (A != NoAccess) {
+      C.BytesMoved += Bytes;
+      Units.push_back(A / SectorBytes);
+    }
+  C.Sectors = countDistinct(Units);
+  for (Address &U : Units)
+    U /= LineBytes / SectorBytes;
+  C.Lines = countDistinct(Units);
+  return C;
+}
+
+WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
+                                std::int64_t ElemBytes, bool Shared) {
+  WarpAccessCosts C;
+  const bool Sm90 = isSm90AccessSize(ElemBytes);
+  if (anyNegative(Lanes)) {
+    // The definitions, which report what is wrong with such an address.
+    C.Congestion = dmmCongestion(Lanes, W);
+    C.Groups = ummGroups(Lanes, W);
+    if (Sm90) {
+      std::vector<Address> ByteAddrs(Lanes.size());
+      for (std::size_t I = 0; I < Lanes.size(); ++I)
+        ByteAddrs[I] = Lanes[I] == NoAccess ? NoAccess : Lanes[I] * ElemBytes;
+      if (Shared) {
+        C.Wavefronts = sm90Shared(ByteAddrs, ElemBytes).Wavefronts;
+      } else {
+        const Sm90GlobalCost G = sm90Global(ByteAddrs, ElemBytes);
+        C.Sectors = G.Sectors;
+        C.Lines = G.Lines;
+      }
+    }
+    return C;
   }
-  sortUnique(Sectors);
-  sortUnique(Lines);
-  C.Sectors = static_cast<std::int64_t>(Sectors.size());
-  C.Lines = static_cast<std::int64_t>(Lines.size());
+  thread_local std::vector<Address> Active, Units;
+  Active.clear();
+  for (Address A : Lanes)
+    if (A != NoAccess)
+      Active.push_back(A);
+  if (Active.empty())
+    return C;
+  Units.assign(Active.begin(), Active.end());
+  C.Congestion = maxDistinctPerBank(Units, W);
+  const Divisor Group(W);
+  Units.clear();
+  for (Address A : Active)
+    Units.push_back(Group.div(A));
+  C.Groups = countDistinct(Units);
+  if (!Sm90)
+    return C;
+  const std::int64_t Moved = ElemBytes * static_cast<std::int64_t>(Active.size());
+  if (Shared) {
+    // 4-byte elements on 32 banks: words are the addresses, so the worst
+    // bank's distinct words are the DMM congestion.
+    std::int64_t MaxWords = 0;
+    if (ElemBytes == 4 && W == 32) {
+      MaxWords = C.Congestion;
+    } else {
+      Units.clear();
+      for (Address A : Active)
+        for (Address Word = A * ElemBytes / 4; Word <= (A * ElemBytes + ElemBytes - 1) / 4; ++Word)
+          Units.push_back(Word);
+      MaxWords = maxDistinctPerBank(Units, 32);
+    }
+    C.Wavefronts = std::max(MaxWords, (Moved + 127) / 128);
+    return C;
+  }
+  // An aligned access of at most 16 bytes lies in one sector and one line.
+  // Lines are the UMM's groups when w elements fill 128 bytes; lanes in
+  // distinct lines are in distinct sectors.
+  if (ElemBytes * W == 128) {
+    C.Lines = C.Groups;
+  } else {
+    Units.clear();
+    for (Address A : Active)
+      Units.push_back((A * ElemBytes) >> 7);
+    C.Lines = countDistinct(Units);
+  }
+  if (C.Lines == static_cast<std::int64_t>(Active.size())) {
+    C.Sectors = C.Lines;
+  } else {
+    Units.clear();
+    for (Address A : Active)
+      Units.push_back((A * ElemBytes) >> 5);
+    C.Sectors = countDistinct(Units);
+  }
   return C;
 }
 

@@ -92,4 +92,18 @@ struct Sm90GlobalCost {
 Sm90GlobalCost sm90Global(std::span<const Address> ByteAddrs,
                           std::int64_t Bytes);
 
+/// Every model's cost of one warp access at element addresses Lanes
+/// (NoAccess for idle lanes) of ElemBytes-byte elements: DMM congestion and
+/// UMM groups of width W, and, when ElemBytes is an sm_90 access size, the
+/// sm_90 wavefronts (Shared) or sectors and lines (global). The same figures
+/// as the functions above, computed together from one pass over the lanes;
+/// the analysis calls this once per warp access.
+struct WarpAccessCosts {
+  std::int64_t Congestion = 0, Groups = 0;
+  std::int64_t Wavefronts = 0;      ///< shared only
+  std::int64_t Sectors = 0, Lines = 0; ///< global only
+};
+WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
+                                std::int64_t ElemBytes, bool Shared);
+
 } // namespace bankwise

@@ -234,10 +234,7 @@ struct TraceNode {
 };
 
 /// The per-warp costs of one access, all models.
-struct AccessCosts {
-  std::int64_t Congestion = 0, Groups = 0, Wavefronts = 0, Sectors = 0,
-               Lines = 0;
-};
+using AccessCosts = WarpAccessCosts;
 
 /// The layout function of an array as declared; `auto` that no pass
 /// resolved is analyzed as raw.

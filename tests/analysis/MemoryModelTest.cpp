@@ -81,12 +81,18 @@ TEST_CASE("umm groups counts distinct address groups") {
   CHECK(ummGroups(std::vector<Address>{0, NoAccess, 100, NoAccess}, 4) == 2);
 }
 
+// The cost functions answer from masks where lanes hit distinct banks or
+// the counted values lie within 64 of each other, and sort otherwise: the
+// draws cover both sides of each (widths past 64, ranges past 64 words,
+// warps of other sizes than w).
 TEST_CASE("fast dmm/umm costs equal a brute-force count") {
   Rng R(7);
-  for (int Trial = 0; Trial < 2000; ++Trial) {
-    const std::int64_t W = 1 + static_cast<std::int64_t>(R.below(40));
-    const std::int64_t Range = 1 + static_cast<std::int64_t>(R.below(200));
-    std::vector<Address> A(static_cast<std::size_t>(W));
+  for (int Trial = 0; Trial < 6000; ++Trial) {
+    const std::int64_t W = 1 + static_cast<std::int64_t>(R.below(Trial % 3 == 0 ? 100 : 40));
+    const std::int64_t Range =
+        1 + static_cast<std::int64_t>(R.below(Trial % 2 ? 200 : std::uint64_t(1) << 20));
+    const std::size_t Lanes = Trial % 4 == 0 ? R.below(70) : static_cast<std::size_t>(W);
+    std::vector<Address> A(Lanes);
     for (Address &X : A)
       X = R.below(5) == 0 ? NoAccess : static_cast<Address>(R.below(static_cast<std::uint64_t>(Range)));
     std::int64_t BruteDmm = 0;
@@ -104,6 +110,73 @@ TEST_CASE("fast dmm/umm costs equal a brute-force count") {
         Groups.push_back(X / W);
     REQUIRE(dmmCongestion(A, W) == BruteDmm);
     REQUIRE(ummGroups(A, W) == static_cast<std::int64_t>(Groups.size()));
+  }
+}
+
+TEST_CASE("fast sm_90 costs equal a brute-force count") {
+  Rng R(11);
+  const std::int64_t Sizes[] = {1, 2, 4, 8, 16};
+  for (int Trial = 0; Trial < 6000; ++Trial) {
+    const bool Distinct = Trial % 5 == 0; // 4-byte lanes in 32 distinct banks
+    const std::int64_t Bytes = Distinct ? 4 : Sizes[R.below(5)];
+    const std::uint64_t Range = 1 + R.below(Trial % 2 ? 100 : std::uint64_t(1) << 16);
+    std::vector<Address> A(32);
+    for (std::size_t I = 0; I < A.size(); ++I)
+      A[I] = R.below(6) == 0 ? NoAccess
+             : Distinct      ? static_cast<Address>((R.below(Range) * 32 + I) * 4)
+                             : static_cast<Address>(R.below(Range) * static_cast<std::uint64_t>(Bytes));
+    std::vector<Address> Words, Sectors, Lines;
+    std::int64_t Moved = 0;
+    auto AddOnce = [](std::vector<Address> &V, Address X) {
+      if (std::find(V.begin(), V.end(), X) == V.end())
+        V.push_back(X);
+    };
+    for (Address X : A) {
+      if (X == NoAccess)
+        continue;
+      Moved += Bytes;
+      for (Address B = X; B < X + Bytes; ++B) {
+        AddOnce(Words, B / 4);
+        AddOnce(Sectors, B / 32);
+        AddOnce(Lines, B / 128);
+      }
+    }
+    std::int64_t PerBank[32] = {}, MaxPerBank = 0;
+    for (Address Wd : Words)
+      MaxPerBank = std::max(MaxPerBank, ++PerBank[Wd % 32]);
+    const Sm90SharedCost S = sm90Shared(A, Bytes);
+    REQUIRE(S.MaxWordsPerBank == MaxPerBank);
+    REQUIRE(S.Wavefronts == (Moved ? std::max(MaxPerBank, (Moved + 127) / 128) : 0));
+    const Sm90GlobalCost G = sm90Global(A, Bytes);
+    REQUIRE(G.Sectors == static_cast<std::int64_t>(Sectors.size()));
+    REQUIRE(G.Lines == static_cast<std::int64_t>(Lines.size()));
+    REQUIRE(G.BytesMoved == Moved);
+  }
+}
+
+TEST_CASE("warpAccessCosts equals the separate cost functions") {
+  Rng R(13);
+  const std::int64_t Elems[] = {1, 2, 3, 4, 8, 16};
+  const std::int64_t Widths[] = {4, 16, 32, 33, 100};
+  for (int Trial = 0; Trial < 6000; ++Trial) {
+    const std::int64_t E = Elems[R.below(6)], W = Widths[R.below(5)];
+    const bool Shared = R.below(2) == 0;
+    const std::uint64_t Range = 1 + R.below(Trial % 2 ? 80 : std::uint64_t(1) << 18);
+    std::vector<Address> A(1 + R.below(40));
+    for (std::size_t I = 0; I < A.size(); ++I)
+      A[I] = R.below(7) == 0 ? NoAccess
+             : Trial % 3 == 0 ? static_cast<Address>(R.below(Range) * 32 + I) // distinct banks
+                              : static_cast<Address>(R.below(Range));
+    const WarpAccessCosts C = warpAccessCosts(A, W, E, Shared);
+    CHECK(C.Congestion == dmmCongestion(A, W));
+    CHECK(C.Groups == ummGroups(A, W));
+    std::vector<Address> Bytes(A.size());
+    for (std::size_t I = 0; I < A.size(); ++I)
+      Bytes[I] = A[I] == NoAccess ? NoAccess : A[I] * E;
+    const bool Sm90 = isSm90AccessSize(E);
+    CHECK(C.Wavefronts == (Sm90 && Shared ? sm90Shared(Bytes, E).Wavefronts : 0));
+    CHECK(C.Sectors == (Sm90 && !Shared ? sm90Global(Bytes, E).Sectors : 0));
+    CHECK(C.Lines == (Sm90 && !Shared ? sm90Global(Bytes, E).Lines : 0));
   }
 }
 
