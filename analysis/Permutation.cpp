@@ -1,5 +1,6 @@
 #include "analysis/Permutation.h"
 
+#include "support/Bits.h"
 #include "support/Diagnostic.h"
 #include "support/Random.h"
 
@@ -33,29 +34,32 @@ void requirePowerOfTwo(std::uint64_t N, const char *What) {
                     What, N));
 }
 
-/// Builds a permutation from Fn(i) for i in 0..N-1; the constructor checks
-/// that the generator really is a bijection.
+/// Builds a permutation from Fn(i) for i in 0..N-1, a closed form that is a
+/// bijection (PermutationTest and IrTest check each one against its
+/// definition), so the table is not checked again entry by entry.
 template <class F> Permutation generate(std::uint64_t N, F Fn) {
   std::vector<std::uint32_t> Map(N);
   for (std::uint64_t I = 0; I < N; ++I)
     Map[I] = static_cast<std::uint32_t>(Fn(I));
-  return Permutation(std::move(Map));
+  return Permutation::ofBijection(std::move(Map));
 }
 
 } // namespace
 
 Permutation::Permutation(std::vector<std::uint32_t> M) : Map(std::move(M)) {
   const std::uint64_t N = Map.size();
-  std::vector<std::uint8_t> Seen(N, 0);
+  // One bit per value: n/8 bytes, so the check stays in cache longer.
+  std::vector<std::uint64_t> Seen((N + 63) / 64, 0);
   for (std::uint64_t I = 0; I < N; ++I) {
     const std::uint64_t V = Map[I];
     if (V >= N)
       throw UserError(fmt::format(
           "entry {} is {}, outside the range 0..{}", I, V, N - 1));
-    if (Seen[V])
+    const std::uint64_t Bit = std::uint64_t(1) << (V % 64);
+    if (Seen[V / 64] & Bit)
       throw UserError(fmt::format(
           "entry {} is {}, which an earlier entry already holds", I, V));
-    Seen[V] = 1;
+    Seen[V / 64] |= Bit;
   }
 }
 
@@ -77,12 +81,7 @@ Permutation shufflePermutation(std::uint64_t N) {
 Permutation bitReversalPermutation(std::uint64_t N) {
   requirePowerOfTwo(N, "bit-reversal");
   const int Bits = std::countr_zero(N);
-  return generate(N, [=](std::uint64_t I) {
-    std::uint64_t R = 0;
-    for (int B = 0; B < Bits; ++B)
-      R |= ((I >> B) & 1) << (Bits - 1 - B);
-    return R;
-  });
+  return generate(N, [=](std::uint64_t I) { return reverseBits(I, Bits); });
 }
 
 Permutation transposePermutation(std::uint64_t Rows, std::uint64_t Cols) {
@@ -114,7 +113,7 @@ Permutation randomPermutation(std::uint64_t N, std::uint64_t Seed) {
   Rng R(Seed);
   for (std::uint64_t I = N - 1; I > 0; --I)
     std::swap(Map[I], Map[R.below(I + 1)]);
-  return Permutation(std::move(Map));
+  return Permutation::ofBijection(std::move(Map));
 }
 
 Permutation loadPermutationFile(const std::string &Path, int IndexBytes) {
@@ -199,7 +198,7 @@ Permutation inverse(const Permutation &P) {
   std::vector<std::uint32_t> Inv(P.size());
   for (std::uint64_t I = 0; I < P.size(); ++I)
     Inv[P(I)] = static_cast<std::uint32_t>(I);
-  return Permutation(std::move(Inv));
+  return Permutation::ofBijection(std::move(Inv));
 }
 
 std::uint64_t distribution(const Permutation &P, std::uint64_t W) {

@@ -1,7 +1,9 @@
 // The tables of a program's permutations: closed forms, random(n, seed:),
 // file(...), and the edge-coloring schedules schedule_src / schedule_dst
 // (seed 003), materialized once and cached. Analysis and code generation
-// both read permutations through this, so they agree entry by entry.
+// both read permutations through this, so they agree entry by entry. Tables
+// defined by their values alone (closed forms, random) are also shared
+// between the PermutationTables of one process, keyed by that definition.
 #pragma once
 
 #include "analysis/Permutation.h"
@@ -23,8 +25,10 @@ public:
   const Permutation &get(const std::string &Name, bool Inverse = false);
 
 private:
+  Permutation build(const ir::Permutation &P, bool Inverse);
+
   const ir::Program &Prog;
-  std::map<std::string, std::unique_ptr<Permutation>, std::less<>> Cache;
+  std::map<std::string, std::shared_ptr<const Permutation>, std::less<>> Cache;
 };
 
 } // namespace bankwise

@@ -1,4 +1,5 @@
 #include "ir/Program.h"
+#include "support/Bits.h"
 
 #include <algorithm>
 #include <array>
@@ -265,11 +266,7 @@ std::optional<std::int64_t> applyClosedForm(const Permutation &P,
     return ((I << 1) | (I >> (M - 1))) & (N - 1);
   }
   case PermKind::Bitreverse: {
-    const std::int64_t M = ilog2(N);
-    std::int64_t R = 0;
-    for (std::int64_t B = 0; B < M; ++B)
-      R |= ((I >> B) & 1) << (M - 1 - B);
-    return R;
+    return static_cast<std::int64_t>(reverseBits(static_cast<std::uint64_t>(I), static_cast<int>(ilog2(N))));
   }
   case PermKind::Transpose: {
     const std::int64_t Rows = P.ArgValues[0], Cols = P.ArgValues[1];

@@ -1,6 +1,8 @@
 // Permutations and their distribution D_w(P) (seed 001 Sec. IV).
 
 #include "analysis/Permutation.h"
+#include "analysis/PermutationTables.h"
+#include "tests/support/ProgramFixtures.h"
 #include "support/Diagnostic.h"
 
 #include <doctest/doctest.h>
@@ -50,6 +52,16 @@ TEST_CASE("named permutations map as defined") {
   CHECK(stridePermutation(6, 3) == transposePermutation(2, 3));
   CHECK(identityPermutation(5).map() == std::vector<std::uint32_t>{0, 1, 2, 3, 4});
   CHECK(shufflePermutation(1).size() == 1);
+  // The generators' tables skip the entry-by-entry check: each must pass it.
+  for (std::uint64_t M = 0; M <= 12; ++M) {
+    CHECK_NOTHROW(Permutation(shufflePermutation(std::uint64_t(1) << M).map()));
+    CHECK_NOTHROW(Permutation(bitReversalPermutation(std::uint64_t(1) << M).map()));
+  }
+  for (std::uint64_t R = 1; R <= 40; R += 3)
+    for (std::uint64_t C = 1; C <= 40; C += 7) {
+      CHECK_NOTHROW(Permutation(transposePermutation(R, C).map()));
+      CHECK_NOTHROW(Permutation(stridePermutation(R * C, C).map()));
+    }
 }
 
 TEST_CASE("D_w(identity) = n/w, D_w(shuffle) = 2n/w, D_w(bit-reversal) = "
@@ -135,4 +147,36 @@ TEST_CASE("permutation files: errors name the first bad index") {
   } catch (const UserError &E) {
     CHECK(E.diagnostic().Loc.File == tmpPath("does-not-exist.bin"));
   }
+}
+
+// PermutationTables builds closed forms with the generators above, their
+// inverses in closed form where one exists, and shares tables of one
+// definition between programs: every table must still be the declaration's
+// map (applyClosedForm), and every inverse its inverse.
+TEST_CASE("permutation tables equal the declarations' closed forms and inverses") {
+  const ir::Program Prog = testing::parseOrFail(
+      "permutation I = identity(64)\npermutation Sh = shuffle(64)\n"
+      "permutation Br = bitreverse(64)\npermutation T = transpose(4, 16)\n"
+      "permutation St = stride(64, 8)\npermutation R = random(64, seed: 3)\n"
+      "permutation L = [2, 0, 1]\nkernel k() threads 1 {}\n");
+  const ir::Program Again = testing::parseOrFail(
+      "permutation Br2 = bitreverse(64)\npermutation T2 = transpose(4, 16)\n"
+      "permutation R2 = random(64, seed: 3)\npermutation R3 = random(64, seed: 4)\n"
+      "kernel k() threads 1 {}\n");
+  PermutationTables Tables(Prog), Other(Again);
+  for (const ir::Permutation &P : Prog.Perms) {
+    INFO(P.Name);
+    const Permutation &Fwd = Tables.get(P.Name), &Inv = Tables.get(P.Name, true);
+    REQUIRE(static_cast<std::int64_t>(Fwd.size()) == *P.Size);
+    for (std::uint64_t X = 0; X < Fwd.size(); ++X) {
+      if (P.Kind != ir::PermKind::Random)
+        CHECK(static_cast<std::int64_t>(Fwd(X)) == ir::applyClosedForm(P, static_cast<std::int64_t>(X)).value());
+      CHECK(Inv(Fwd(X)) == X);
+    }
+  }
+  CHECK(Other.get("Br2") == Tables.get("Br"));
+  CHECK(Other.get("T2", true) == Tables.get("T", true));
+  CHECK(Other.get("R2") == Tables.get("R"));
+  CHECK(Other.get("R2") == randomPermutation(64, 3));
+  CHECK(!(Other.get("R3") == Tables.get("R")));
 }

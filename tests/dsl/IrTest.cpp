@@ -175,6 +175,19 @@ TEST_CASE("closed-form permutations are bijections with the documented maps") {
   const Program &G = P.Program;
   CHECK(applyClosedForm(*G.findPerm("Sh"), 0b1001) == 0b0011);
   CHECK(applyClosedForm(*G.findPerm("Br"), 0b0001) == 0b1000);
+  // The word-wide reversal equals the bit-by-bit definition at every width.
+  for (std::int64_t M = 0; M <= 32; ++M) {
+    Permutation Rev;
+    Rev.Kind = PermKind::Bitreverse;
+    Rev.Size = std::int64_t(1) << M;
+    for (std::int64_t I : {std::int64_t(0), (std::int64_t(1) << M) / 2, (std::int64_t(1) << M) - 1,
+                           (std::int64_t(0x5A3C96E1) & ((std::int64_t(1) << M) - 1))}) {
+      std::int64_t Want = 0;
+      for (std::int64_t B = 0; B < M; ++B)
+        Want |= ((I >> B) & 1) << (M - 1 - B);
+      CHECK(applyClosedForm(Rev, I) == Want);
+    }
+  }
   CHECK(applyClosedForm(*G.findPerm("T"), 1 * 8 + 2) == 2 * 4 + 1);
   // stride(n, s) == transpose(n / s, s).
   for (std::int64_t I = 0; I < 32; ++I)
