@@ -4,12 +4,12 @@
 #include "analysis/PermutationTables.h"
 #include "ir/Eval.h"
 #include "support/Diagnostic.h"
+#include "support/Parallel.h"
 
 #include <algorithm>
 #include <fmt/format.h>
 #include <functional>
 #include <map>
-#include <unordered_map>
 #include <numeric>
 
 namespace bankwise {
@@ -143,6 +143,117 @@ private:
 };
 
 
+/// A permutation table as an index reads it: P(x), P^-1(x) (Inverse), or
+/// an array that `holds` one.
+struct TableRef {
+  std::string Name;
+  bool Inverse = false;
+};
+
+/// E as tables applied to tid, outermost first (P(Q(tid)) gives P, Q; tid
+/// alone none); nullopt for any other form.
+std::optional<std::vector<TableRef>> tableChain(const ir::Expr &E, const ir::Program &Prog,
+                                                const ir::Kernel &K) {
+  std::vector<TableRef> Chain;
+  for (const ir::Expr *Cur = &E;;) {
+    if (const auto *B = Cur->as<ir::BuiltinRef>(); B && B->Which == ir::Builtin::Tid)
+      return Chain;
+    if (const auto *P = Cur->as<ir::PermApply>()) {
+      Chain.push_back({P->Perm, P->Inverse});
+      Cur = &*P->Arg;
+    } else if (const auto *R = Cur->as<ir::ArrayRead>()) {
+      const ir::Array *A = Prog.findArray(K, R->Array);
+      if (!A || !A->Holds || R->Indices.size() != 1)
+        return std::nullopt;
+      Chain.push_back({A->Holds->Perm, A->Holds->Inverse});
+      Cur = &R->Indices[0];
+    } else {
+      return std::nullopt;
+    }
+  }
+}
+
+/// Adds to Sites the warps of pass Pass's regular steps (1), (2) and (4),
+/// whose addresses are a closed form of the block (see hmmPassPlans).
+/// Block Blk's addresses are block 0's moved by Blk * blockStride words (and
+/// the s and d loads' by Blk * words); costs are invariant under a move by
+/// a multiple of Align = lcm(w, 128 / element bytes) elements (banks,
+/// address groups, sectors and lines all repeat). So blocks Blk and
+/// Blk + Period cost the same, and the first Period blocks, each counted
+/// once per block of its residue class, give every block's figures.
+void addRegularSteps(const HmmLowering &L, int Pass, std::vector<AccessSiteReport> &Sites) {
+  const HmmSchedule &Sched = *L.Schedule;
+  const std::int64_t W = L.Shape.Banks, Eb = L.ElemBytes;
+  const std::uint64_t N = Sched.size();
+  const std::uint32_t Words = Sched.blockWords(Pass), Blocks = Sched.numBlocks(Pass);
+  auto PeriodOf = [&](std::uint64_t Stride, std::int64_t ElemB) {
+    const std::uint64_t Align = std::lcm<std::uint64_t>(static_cast<std::uint64_t>(W),
+                                                        static_cast<std::uint64_t>(128 / ElemB));
+    return Align / std::gcd(Stride % Align, Align);
+  };
+  const std::uint64_t Period =
+      std::lcm(PeriodOf(Sched.blockStride(Pass), Eb), PeriodOf(Words, 2));
+  std::vector<Address> Lanes(static_cast<std::size_t>(W));
+  auto Add = [&](AccessSiteReport &S, std::int64_t ElemB, bool Shared, std::int64_t Times) {
+    const WarpAccessCosts C = warpAccessCosts(Lanes, W, ElemB, Shared);
+    S.Congestion.add(C.Congestion, Times);
+    S.Groups.add(C.Groups, Times);
+    if (Shared) {
+      S.Wavefronts.add(C.Wavefronts, Times);
+    } else {
+      S.Sectors.add(C.Sectors, Times);
+      S.Lines.add(C.Lines, Times);
+    }
+  };
+  for (std::uint32_t B = 0; B < std::min<std::uint64_t>(Blocks, Period); ++B) {
+    const std::int64_t Times = static_cast<std::int64_t>((Blocks - B + Period - 1) / Period);
+    const std::uint64_t Base = std::uint64_t(B) * Words;
+    for (std::uint32_t J0 = 0; J0 < Words; J0 += static_cast<std::uint32_t>(W)) {
+      for (std::int64_t I = 0; I < W; ++I)
+        Lanes[static_cast<std::size_t>(I)] =
+            static_cast<Address>(Sched.address(Pass, B, J0 + static_cast<std::uint32_t>(I)));
+      Add(Sites[HmmInRead], Eb, false, Times);
+      Add(Sites[HmmOutWrite], Eb, false, Times);
+      for (std::int64_t I = 0; I < W; ++I)
+        Lanes[static_cast<std::size_t>(I)] = static_cast<Address>(J0 + I);
+      Add(Sites[HmmBufWrite], Eb, true, Times);
+      Add(Sites[HmmBufRead], Eb, true, Times);
+      // s and d: entries of the one 6n-entry table, plane 2 * Pass and 2 * Pass + 1.
+      for (int Plane = 0; Plane < 2; ++Plane) {
+        for (std::int64_t I = 0; I < W; ++I)
+          Lanes[static_cast<std::size_t>(I)] =
+              static_cast<Address>((2 * std::uint64_t(Pass) + std::uint64_t(Plane)) * N + Base + J0 +
+                                   static_cast<std::uint64_t>(I));
+        Add(Sites[Plane ? HmmDRead : HmmSRead], 2, false, Times);
+      }
+    }
+  }
+}
+
+/// Adds to Sites the warps of step (3), the schedule's own s and d, for
+/// blocks [FirstBlock, EndBlock) of pass Pass: one model evaluation per
+/// warp, since these patterns are the permutation's and do not repeat.
+void addScheduleSteps(const HmmLowering &L, int Pass, std::uint32_t FirstBlock, std::uint32_t EndBlock,
+                      std::vector<AccessSiteReport> &Sites) {
+  const HmmSchedule &Sched = *L.Schedule;
+  const std::int64_t W = L.Shape.Banks, Eb = L.ElemBytes;
+  const std::uint32_t Words = Sched.blockWords(Pass);
+  std::vector<Address> Lanes(static_cast<std::size_t>(W));
+  for (int Plane = 0; Plane < 2; ++Plane) {
+    const std::span<const std::uint16_t> Table = Plane ? Sched.d(Pass) : Sched.s(Pass);
+    AccessSiteReport &S = Sites[Plane ? HmmBufScatter : HmmBufGather];
+    for (std::uint64_t At = std::uint64_t(FirstBlock) * Words; At < std::uint64_t(EndBlock) * Words;
+         At += static_cast<std::uint64_t>(W)) {
+      for (std::int64_t I = 0; I < W; ++I)
+        Lanes[static_cast<std::size_t>(I)] = Table[At + static_cast<std::uint64_t>(I)];
+      const WarpAccessCosts C = warpAccessCosts(Lanes, W, Eb, true);
+      S.Congestion.add(C.Congestion);
+      S.Groups.add(C.Groups);
+      S.Wavefronts.add(C.Wavefronts);
+    }
+  }
+}
+
 /// The access sites of the three pass kernels codegen emits, warp by warp
 /// (a warp holds 32 consecutive words j of one block: blocks are whole
 /// warps, since w divides C and R * StripCols). Steps: (1) global read of
@@ -153,8 +264,7 @@ std::vector<HmmPassPlan> hmmPassPlans(const HmmLowering &L, const std::string &S
                                       const std::string &Dst, const SourceLoc &ReadLoc,
                                       const SourceLoc &StmtLoc) {
   const HmmSchedule &Sched = *L.Schedule;
-  const std::int64_t W = L.Shape.Banks, Eb = L.ElemBytes;
-  const std::uint64_t N = Sched.size();
+  const std::int64_t Eb = L.ElemBytes;
   std::vector<HmmPassPlan> Out;
   for (int Pass = 0; Pass < HmmSchedule::NumPasses; ++Pass) {
     HmmPassPlan P;
@@ -172,8 +282,6 @@ std::vector<HmmPassPlan> hmmPassPlans(const HmmLowering &L, const std::string &S
       S.Layout = "raw";
       return S;
     };
-    // In the order of the generated code (HmmSiteIndex).
-    enum { InRead, BufWrite, SRead, BufGather, DRead, BufScatter, BufRead, OutWrite };
     P.Sites = {Site(Pass == 0 ? ReadLoc : StmtLoc, Pass == 0 ? Src : Dst, ir::MemSpace::Global, false, Eb),
                Site(StmtLoc, L.BufferName, ir::MemSpace::Shared, true, Eb),
                Site(StmtLoc, L.planeName(Pass, false), ir::MemSpace::Global, false, 2),
@@ -182,97 +290,24 @@ std::vector<HmmPassPlan> hmmPassPlans(const HmmLowering &L, const std::string &S
                Site(StmtLoc, L.BufferName, ir::MemSpace::Shared, true, Eb),
                Site(StmtLoc, L.BufferName, ir::MemSpace::Shared, false, Eb),
                Site(StmtLoc, Dst, ir::MemSpace::Global, true, Eb)};
-    std::vector<Address> Words32(static_cast<std::size_t>(W)), Bytes(static_cast<std::size_t>(W));
-    // Costs of a warp's pattern, memoized on the pattern moved down by a
-    // multiple of 128 bytes (and of w words): banks, address groups, sectors
-    // and lines are all invariant under such a shift, so the regular steps
-    // (1), (2) and (4) cost a handful of model evaluations per pass.
-    struct WarpCost {
-      std::int64_t Congestion = 0, Groups = 0, A = 0, B = 0;
-    };
-    // Keyed by the pattern's hash, checked against the stored pattern.
-    struct MemoEntry {
-      std::int64_t Kind;
-      std::vector<Address> Rel;
-      WarpCost Cost;
-    };
-    std::unordered_map<std::uint64_t, MemoEntry> Memo;
-    std::vector<Address> Rel(static_cast<std::size_t>(W));
-    auto Cost = [&](std::span<const Address> Ws, std::int64_t ElemB, bool Shared) {
-      const Address Align = std::lcm<Address>(128 / ElemB, W);
-      const Address Base = *std::min_element(Ws.begin(), Ws.end()) / Align * Align;
-      const std::int64_t Kind = Shared ? -ElemB : ElemB;
-      std::uint64_t Hash = static_cast<std::uint64_t>(Kind) * 0x9E3779B97F4A7C15ULL;
-      for (std::size_t I = 0; I < Ws.size(); ++I) {
-        Rel[I] = Ws[I] - Base;
-        Hash = (Hash ^ static_cast<std::uint64_t>(Rel[I])) * 0x100000001B3ULL;
-      }
-      if (auto It = Memo.find(Hash);
-          It != Memo.end() && It->second.Kind == Kind &&
-          std::equal(It->second.Rel.begin(), It->second.Rel.end(), Rel.begin(), Rel.begin() + Ws.size()))
-        return It->second.Cost;
-      for (std::size_t I = 0; I < Ws.size(); ++I)
-        Bytes[I] = Ws[I] * ElemB;
-      WarpCost C;
-      C.Congestion = dmmCongestion(Ws, W);
-      C.Groups = ummGroups(Ws, W);
-      if (Shared) {
-        C.A = sm90Shared(Bytes, ElemB).Wavefronts;
-      } else {
-        const Sm90GlobalCost G = sm90Global(Bytes, ElemB);
-        C.A = G.Sectors;
-        C.B = G.Lines;
-      }
-      // Step (3)'s patterns rarely repeat: keep the memo small.
-      if (Memo.size() < 4096)
-        Memo.try_emplace(Hash, MemoEntry{Kind, std::vector<Address>(Rel.begin(), Rel.begin() + Ws.size()), C});
-      return C;
-    };
-    auto AddShared = [&](AccessSiteReport &S, std::span<const Address> Ws) {
-      const WarpCost C = Cost(Ws, Eb, true);
-      S.Congestion.add(C.Congestion);
-      S.Groups.add(C.Groups);
-      S.Wavefronts.add(C.A);
-    };
-    auto AddGlobal = [&](AccessSiteReport &S, std::span<const Address> Ws, std::int64_t ElemB) {
-      const WarpCost C = Cost(Ws, ElemB, false);
-      S.Congestion.add(C.Congestion);
-      S.Groups.add(C.Groups);
-      S.Sectors.add(C.A);
-      S.Lines.add(C.B);
-    };
-    const std::span<const std::uint16_t> SP = Sched.s(Pass), DP = Sched.d(Pass);
-    for (std::uint32_t B = 0; B < Blocks; ++B) {
-      const std::uint64_t Base = std::uint64_t(B) * Words;
-      for (std::uint32_t J0 = 0; J0 < Words; J0 += static_cast<std::uint32_t>(W)) {
-        for (std::int64_t I = 0; I < W; ++I)
-          Words32[static_cast<std::size_t>(I)] =
-              static_cast<Address>(Sched.address(Pass, B, J0 + static_cast<std::uint32_t>(I)));
-        AddGlobal(P.Sites[InRead], Words32, Eb);
-        AddGlobal(P.Sites[OutWrite], Words32, Eb);
-        for (std::int64_t I = 0; I < W; ++I)
-          Words32[static_cast<std::size_t>(I)] = static_cast<Address>(J0 + I);
-        AddShared(P.Sites[BufWrite], Words32);
-        AddShared(P.Sites[BufRead], Words32);
-        // s and d: entries of the one 6n-entry table, plane 2 * Pass and 2 * Pass + 1.
-        for (int Plane = 0; Plane < 2; ++Plane) {
-          for (std::int64_t I = 0; I < W; ++I)
-            Words32[static_cast<std::size_t>(I)] =
-                static_cast<Address>((2 * std::uint64_t(Pass) + std::uint64_t(Plane)) * N + Base + J0 +
-                                     static_cast<std::uint64_t>(I));
-          AddGlobal(P.Sites[Plane ? DRead : SRead], Words32, 2);
-        }
-        for (std::int64_t I = 0; I < W; ++I)
-          Words32[static_cast<std::size_t>(I)] = SP[Base + J0 + static_cast<std::uint64_t>(I)];
-        AddShared(P.Sites[BufGather], Words32);
-        for (std::int64_t I = 0; I < W; ++I)
-          Words32[static_cast<std::size_t>(I)] = DP[Base + J0 + static_cast<std::uint64_t>(I)];
-        AddShared(P.Sites[BufScatter], Words32);
-      }
-    }
+    addRegularSteps(L, Pass, P.Sites);
+    // Step (3) in chunks of blocks over the cores, each chunk with its own
+    // sites; the chunks' figures merge in order (min, max, count and
+    // integer sums), so any thread count gives the same report.
+    const std::uint32_t Chunks = std::min<std::uint32_t>(Blocks, 64);
+    std::vector<std::vector<AccessSiteReport>> Parts(Chunks, P.Sites); // step (3)'s sites still empty
+    parallelFor(Chunks, threadCount(), [&](std::size_t Chunk, unsigned) {
+      addScheduleSteps(L, Pass, static_cast<std::uint32_t>(Blocks * Chunk / Chunks),
+                       static_cast<std::uint32_t>(Blocks * (Chunk + 1) / Chunks), Parts[Chunk]);
+    });
+    for (const std::vector<AccessSiteReport> &Part : Parts)
+      for (int I : {HmmBufGather, HmmBufScatter})
+        for (auto Stat : {&AccessSiteReport::Congestion, &AccessSiteReport::Groups,
+                          &AccessSiteReport::Wavefronts})
+          (P.Sites[static_cast<std::size_t>(I)].*Stat).merge(Part[static_cast<std::size_t>(I)].*Stat);
     for (AccessSiteReport &S : P.Sites) {
       S.WarpExecutions = S.Congestion.Count;
-      S.ThreadAccesses = static_cast<std::int64_t>(N);
+      S.ThreadAccesses = static_cast<std::int64_t>(Sched.size());
     }
     // The pass's hmmPassCosts line, from the same warps (no second walk; a
     // test compares the two): shared congestion over the buffer's four
@@ -282,9 +317,9 @@ std::vector<HmmPassPlan> hmmPassPlans(const HmmLowering &L, const std::string &S
     C.Kind = HmmSchedule::kind(Pass);
     C.Blocks = Blocks;
     C.BlockWords = Words;
-    for (int I : {BufWrite, BufGather, BufScatter, BufRead})
+    for (int I : {HmmBufWrite, HmmBufGather, HmmBufScatter, HmmBufRead})
       C.MaxSharedCongestion = std::max(C.MaxSharedCongestion, P.Sites[I].Congestion.Max);
-    for (int I : {InRead, OutWrite}) {
+    for (int I : {HmmInRead, HmmOutWrite}) {
       const AccessSiteReport &S = P.Sites[I];
       C.GlobalRequests += static_cast<std::uint64_t>(S.Sectors.Count);
       C.Sectors += static_cast<std::uint64_t>(S.Sectors.Sum);
@@ -292,7 +327,7 @@ std::vector<HmmPassPlan> hmmPassPlans(const HmmLowering &L, const std::string &S
       C.MaxLinesPerRequest = std::max(C.MaxLinesPerRequest, S.Lines.Max);
       C.MaxUmmGroups = std::max(C.MaxUmmGroups, S.Groups.Max);
     }
-    C.IndexSectors = static_cast<std::uint64_t>(P.Sites[SRead].Sectors.Sum + P.Sites[DRead].Sectors.Sum);
+    C.IndexSectors = static_cast<std::uint64_t>(P.Sites[HmmSRead].Sectors.Sum + P.Sites[HmmDRead].Sectors.Sum);
     Out.push_back(std::move(P));
   }
   return Out;
@@ -393,32 +428,68 @@ std::vector<ColoredScheduleReport> applyColoredSchedules(ir::Program &Prog) {
     PermutationTables Perms(Prog);
     ThreadIndexer Indexer(Prog, K, Perms);
     std::vector<std::uint32_t> Map(static_cast<std::size_t>(N));
-    std::vector<std::int64_t> ReadBy(static_cast<std::size_t>(N), -1),
-        WrittenBy(static_cast<std::size_t>(N), -1);
-    // Compiled forms where the index has one (the interpreter reports any
-    // thread they cannot compute, with its message and location).
-    const auto GC = ThreadIndexer::compile(Src->Indices.front(), Prog, K, Perms);
-    const auto FC = ThreadIndexer::compile(Dst->Indices.front(), Prog, K, Perms);
-    // Element X is read (written) by thread T alone.
-    auto Claim = [&](std::int64_t X, std::vector<std::int64_t> &Seen, const char *What,
-                     const SourceLoc &Loc, std::int64_t T) {
-      if (X < 0 || X >= N)
-        Fail(Loc, fmt::format("thread tid = {} {} element {}, outside 0..{}", T, What, X, N - 1));
-      std::int64_t &Prev = Seen[static_cast<std::size_t>(X)];
-      if (Prev >= 0)
-        Fail(Loc, fmt::format("schedule colored needs a one-to-one copy, but threads "
-                              "tid = {} and tid = {} both {} element {}",
-                              Prev, T, What, X));
-      Prev = T;
-    };
-    for (std::int64_t T = 0; T < N; ++T) {
-      std::optional<std::int64_t> GV = GC ? (*GC)(T) : std::nullopt;
-      std::optional<std::int64_t> FV = FC ? (*FC)(T) : std::nullopt;
-      const std::int64_t G = GV ? *GV : Indexer.at(Src->Indices.front(), T);
-      const std::int64_t F = FV ? *FV : Indexer.at(Dst->Indices.front(), T);
-      Claim(G, ReadBy, "reads", Src->Indices.front().Loc, T);
-      Claim(F, WrittenBy, "writes", Dst->Indices.front().Loc, T);
-      Map[static_cast<std::size_t>(G)] = static_cast<std::uint32_t>(F);
+    const ir::Expr &GE = Src->Indices.front(), &FE = Dst->Indices.front();
+    // Both indices tables of n entries applied to tid (b[P(tid)] = a[tid],
+    // b[tid] = a[Q(tid)], or chains of those): each is a bijection of
+    // 0..n-1, so the copy is one-to-one with no check, and Map = f o g^-1
+    // is computed entry after entry, through the tables' inverses (closed
+    // forms where they exist, cached in Perms).
+    std::vector<const Permutation *> Steps;
+    bool Direct = false;
+    if (const auto GChain = tableChain(GE, Prog, K), FChain = tableChain(FE, Prog, K);
+        GChain && FChain) {
+      for (const TableRef &R : *GChain)
+        Steps.push_back(&Perms.get(R.Name, !R.Inverse));
+      for (auto It = FChain->rbegin(); It != FChain->rend(); ++It)
+        Steps.push_back(&Perms.get(It->Name, It->Inverse));
+      Direct = std::all_of(Steps.begin(), Steps.end(), [&](const Permutation *P) {
+        return P->size() == static_cast<std::uint64_t>(N);
+      });
+    }
+    if (Direct) {
+      for (std::uint64_t X = 0; X < static_cast<std::uint64_t>(N); ++X) {
+        std::uint64_t V = X;
+        for (const Permutation *P : Steps)
+          V = (*P)(V);
+        Map[X] = static_cast<std::uint32_t>(V);
+      }
+    } else {
+      // Compiled forms where the index has one (the interpreter reports any
+      // thread they cannot compute, with its message and location).
+      const auto GC = ThreadIndexer::compile(GE, Prog, K, Perms);
+      const auto FC = ThreadIndexer::compile(FE, Prog, K, Perms);
+      auto IndexOf = [&](const ir::Expr &E, const std::optional<ThreadIndexer::Compiled> &C,
+                         std::int64_t T) {
+        const std::optional<std::int64_t> V = C ? (*C)(T) : std::nullopt;
+        return V ? *V : Indexer.at(E, T);
+      };
+      // Element X is read (written) by thread T alone: one bit per element;
+      // the earlier thread is searched for only to name it in the error.
+      std::vector<std::uint64_t> Read((static_cast<std::size_t>(N) + 63) / 64),
+          Written((static_cast<std::size_t>(N) + 63) / 64);
+      auto Claim = [&](std::int64_t X, std::vector<std::uint64_t> &Seen, const char *What,
+                       const ir::Expr &E, const std::optional<ThreadIndexer::Compiled> &C,
+                       std::int64_t T) {
+        if (X < 0 || X >= N)
+          Fail(E.Loc, fmt::format("thread tid = {} {} element {}, outside 0..{}", T, What, X, N - 1));
+        std::uint64_t &Word = Seen[static_cast<std::size_t>(X) / 64];
+        const std::uint64_t Bit = std::uint64_t(1) << (X % 64);
+        if (Word & Bit) {
+          std::int64_t Prev = 0;
+          while (Prev < T && IndexOf(E, C, Prev) != X)
+            ++Prev;
+          Fail(E.Loc, fmt::format("schedule colored needs a one-to-one copy, but threads "
+                                  "tid = {} and tid = {} both {} element {}",
+                                  Prev, T, What, X));
+        }
+        Word |= Bit;
+      };
+      for (std::int64_t T = 0; T < N; ++T) {
+        const std::int64_t G = IndexOf(GE, GC, T), F = IndexOf(FE, FC, T);
+        Claim(G, Read, "reads", GE, GC, T);
+        Claim(F, Written, "writes", FE, FC, T);
+        Map[static_cast<std::size_t>(G)] = static_cast<std::uint32_t>(F);
+      }
     }
     // Add P (as a list), S and D, and rewrite the copy.
     ColoredScheduleReport Rep;
@@ -435,7 +506,9 @@ std::vector<ColoredScheduleReport> applyColoredSchedules(ir::Program &Prog) {
       L->PlanePrefix = "colored_" + K.Name;
       L->Shape = Shape;
       L->Schedule = std::make_shared<const HmmSchedule>(
-          scheduleHmmPermutation(Permutation(std::move(Map)), L->Shape));
+          scheduleHmmPermutation(Direct ? Permutation::ofBijection(std::move(Map))
+                                        : Permutation(std::move(Map)),
+                                 L->Shape));
       L->Passes = hmmPassPlans(*L, SA->Name, DA->Name, Copy->Value.Loc, CopyLoc);
       Rep.Hmm = std::move(L);
       Out.push_back(std::move(Rep));

@@ -29,6 +29,7 @@
 #include "analysis/schedule/detail/BalancedSplit.h"
 #include "analysis/schedule/detail/BlockSchedule.h"
 #include "support/Diagnostic.h"
+#include "support/Parallel.h"
 
 #include <algorithm>
 #include <atomic>
@@ -51,45 +52,6 @@ namespace bankwise {
 using schedule_detail::BlockScratch;
 
 namespace {
-
-unsigned threadCount(unsigned Threads) {
-  if (Threads)
-    return Threads;
-  const unsigned H = std::thread::hardware_concurrency();
-  return H ? H : 1;
-}
-
-/// Runs Fn(Task, Worker) for Task in [0, NumTasks) on Threads workers; tasks
-/// are taken in order from a shared counter. Rethrows the first exception.
-template <class F>
-void parallelFor(std::size_t NumTasks, unsigned Threads, F &&Fn) {
-  Threads = static_cast<unsigned>(
-      std::min<std::size_t>(Threads, std::max<std::size_t>(NumTasks, 1)));
-  std::atomic<std::size_t> Next{0};
-  std::exception_ptr Error;
-  std::mutex ErrorMutex;
-  auto Work = [&](unsigned Worker) {
-    try {
-      for (std::size_t T; (T = Next.fetch_add(1)) < NumTasks;)
-        Fn(T, Worker);
-    } catch (...) {
-      std::lock_guard<std::mutex> Lock(ErrorMutex);
-      if (!Error)
-        Error = std::current_exception();
-      Next.store(NumTasks);
-    }
-  };
-  if (Threads <= 1) {
-    Work(0);
-  } else {
-    std::vector<std::jthread> Pool;
-    for (unsigned T = 1; T < Threads; ++T)
-      Pool.emplace_back(Work, T);
-    Work(0);
-  }
-  if (Error)
-    std::rethrow_exception(Error);
-}
 
 /// X / D, by a shift when D is a power of two.
 struct Divider {
@@ -180,6 +142,10 @@ std::uint64_t HmmSchedule::address(int Pass, std::uint32_t Blk,
     return std::uint64_t(Blk) * Shape.Cols + J;
   return std::uint64_t(J / Shape.StripCols) * Shape.Cols +
          std::uint64_t(Blk) * Shape.StripCols + J % Shape.StripCols;
+}
+
+std::uint64_t HmmSchedule::blockStride(int Pass) const {
+  return kind(Pass) == HmmPassKind::Row ? Shape.Cols : Shape.StripCols;
 }
 
 std::span<const std::uint16_t> HmmSchedule::plane(int K) const {

@@ -86,6 +86,9 @@ public:
   /// Global word address of word J of block Blk: row pass Blk*C + J; strip
   /// pass (J / StripCols) * C + Blk * StripCols + J % StripCols.
   std::uint64_t address(int Pass, std::uint32_t Blk, std::uint32_t J) const;
+  /// address(Pass, Blk, J) = address(Pass, 0, J) + Blk * blockStride(Pass):
+  /// C for a row pass, StripCols for a strip pass.
+  std::uint64_t blockStride(int Pass) const;
   /// s and d of a pass (n entries each, block after block).
   std::span<const std::uint16_t> s(int Pass) const { return plane(2 * Pass); }
   std::span<const std::uint16_t> d(int Pass) const {
