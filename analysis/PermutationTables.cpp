@@ -88,6 +88,11 @@ const Permutation &PermutationTables::get(const std::string &Name, bool Inverse)
   return *Slot;
 }
 
+std::shared_ptr<const Permutation> PermutationTables::share(const std::string &Name, bool Inverse) {
+  get(Name, Inverse);
+  return Cache.find((Inverse ? "~" : "") + Name)->second;
+}
+
 Permutation PermutationTables::build(const ir::Permutation &P, bool Inverse) {
   const SourceLoc Loc = P.Loc;
   Permutation Table;

@@ -23,6 +23,8 @@ public:
   /// file's directory. Throws UserError (located at the declaration) for an
   /// unknown name, a bad size, or a bad file.
   const Permutation &get(const std::string &Name, bool Inverse = false);
+  /// The same table, shared: it outlives this PermutationTables.
+  std::shared_ptr<const Permutation> share(const std::string &Name, bool Inverse = false);
 
 private:
   Permutation build(const ir::Permutation &P, bool Inverse);

@@ -474,7 +474,8 @@ int ModuleState::table(const std::string &Perm, bool Inverse, const std::string 
     Tables.push_back(std::move(T));
     return static_cast<int>(Tables.size() - 1);
   }
-  const Permutation &Values = Perms.get(Perm, Inverse);
+  const std::shared_ptr<const Permutation> Shared = Perms.share(Perm, Inverse);
+  const Permutation &Values = *Shared;
   const int Width = narrowestWidth(Values.size());
   const std::string Type = Narrow ? unsignedTypeName(Width) : DevType;
   for (std::size_t I = 0; I < Tables.size(); ++I)
@@ -485,13 +486,12 @@ int ModuleState::table(const std::string &Perm, bool Inverse, const std::string 
   T.Inverse = Inverse;
   T.Describe = (Inverse ? "inverse of " : "") + permDescription(Prog, Perm);
   T.DeviceType = Type;
-  T.Values = &Values;
+  T.Values = Shared;
   T.Size = Values.size();
   T.Width = Width;
   const std::uint64_t Bytes = Values.size() * static_cast<std::uint64_t>(Width);
   T.InSource = Bytes <= Opts.InlineTableLimit;
-  const auto Stored = T.bytes();
-  T.Hash = fnv1a(Stored.data(), Stored.size());
+  T.Hash = T.hash();
   if (!T.InSource)
     T.Offset = nextOffset();
   Tables.push_back(std::move(T));
@@ -508,11 +508,11 @@ int ModuleState::hmmTable(const std::string &Kernel, const HmmLowering &L) {
   T.DeviceType = "std::uint16_t";
   // HmmSchedule keeps its six planes back to back in one buffer.
   T.Raw16 = std::span<const std::uint16_t>(S.plane(0).data(), 6 * S.size());
+  T.RawOwner = L.Schedule;
   T.Size = T.Raw16.size();
   T.Width = 2;
   T.InSource = T.Size * 2 <= Opts.InlineTableLimit;
-  const auto Stored = T.bytes();
-  T.Hash = fnv1a(Stored.data(), Stored.size());
+  T.Hash = T.hash();
   if (!T.InSource)
     T.Offset = nextOffset();
   Tables.push_back(std::move(T));
@@ -3078,8 +3078,10 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   CompileResult R;
   R.Source = std::move(Src);
   R.Header = std::move(Header);
-  if (HasTables && std::any_of(Mod.Tables.begin(), Mod.Tables.end(), [](const TablePlan &T) { return !T.InSource; }))
-    R.SideFile = sideFileBytes(Mod.Tables);
+  if (HasTables)
+    for (const TablePlan &T : Mod.Tables)
+      if (!T.InSource && T.stored())
+        R.SideFile.Tables.push_back(T);
   R.ReportJson = J.dump(1) + "\n";
   R.Warnings = Mod.Warnings;
   return R;

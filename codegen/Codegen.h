@@ -9,6 +9,7 @@
 
 #include "analysis/ColoredSchedule.h"
 #include "analysis/LayoutChoice.h"
+#include "codegen/Tables.h"
 #include "ir/Bind.h"
 #include "ir/Program.h"
 #include "support/Diagnostic.h"
@@ -60,7 +61,7 @@ struct CodegenOptions {
 struct CompileResult {
   std::string Source;                  ///< the .cu
   std::string Header;                  ///< the API header (always built)
-  std::vector<unsigned char> SideFile; ///< empty when every table is in the source
+  codegen::SideFile SideFile; ///< empty when every table is in the source
   std::string ReportJson;              ///< per-kernel sites and predictions (one JSON object)
   std::vector<Diagnostic> Warnings;    ///< e.g. a shared array kept in global memory
 };

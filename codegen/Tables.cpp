@@ -20,8 +20,7 @@ std::string unsignedTypeName(int Bytes) {
   return fmt::format("std::uint{}_t", Bytes * 8);
 }
 
-std::uint64_t fnv1a(const unsigned char *Data, std::size_t N) {
-  std::uint64_t H = 0xcbf29ce484222325ULL;
+std::uint64_t fnv1a(const unsigned char *Data, std::size_t N, std::uint64_t H) {
   for (std::size_t I = 0; I < N; ++I)
     H = (H ^ Data[I]) * 0x100000001b3ULL;
   return H;
@@ -29,30 +28,42 @@ std::uint64_t fnv1a(const unsigned char *Data, std::size_t N) {
 
 std::vector<unsigned char> TablePlan::bytes() const {
   std::vector<unsigned char> Out;
-  if (!Raw16.empty()) {
-    Out.reserve(Raw16.size() * 2);
-    for (std::uint16_t V : Raw16) {
-      Out.push_back(static_cast<unsigned char>(V));
-      Out.push_back(static_cast<unsigned char>(V >> 8));
-    }
-    return Out;
-  }
-  if (!Values)
-    return Out;
-  Out.reserve(Values->size() * static_cast<std::size_t>(Width));
-  for (std::uint32_t V : Values->map())
-    for (int B = 0; B < Width; ++B)
-      Out.push_back(B < 4 ? static_cast<unsigned char>(V >> (8 * B)) : 0);
+  forEachChunk([&](const unsigned char *Data, std::size_t N) { Out.insert(Out.end(), Data, Data + N); });
   return Out;
 }
 
-std::vector<unsigned char> sideFileBytes(const std::vector<TablePlan> &Tables) {
-  std::vector<unsigned char> Out = {'B', 'W', 'T', 'A', 'B', 'L', 'E', '1'};
+std::uint64_t TablePlan::hash() const {
+  std::uint64_t H = Fnv1aBasis;
+  forEachChunk([&](const unsigned char *Data, std::size_t N) { H = fnv1a(Data, N, H); });
+  return H;
+}
+
+namespace {
+constexpr unsigned char SideFileMagic[8] = {'B', 'W', 'T', 'A', 'B', 'L', 'E', '1'};
+} // namespace
+
+std::uint64_t SideFile::size() const {
+  std::uint64_t Bytes = sizeof(SideFileMagic);
   for (const TablePlan &T : Tables)
-    if (!T.InSource && T.stored()) {
-      const auto B = T.bytes();
-      Out.insert(Out.end(), B.begin(), B.end());
-    }
+    Bytes += T.Size * static_cast<std::uint64_t>(T.Width);
+  return Bytes;
+}
+
+bool SideFile::write(std::ostream &Out) const {
+  Out.write(reinterpret_cast<const char *>(SideFileMagic), sizeof(SideFileMagic));
+  for (const TablePlan &T : Tables)
+    T.forEachChunk([&](const unsigned char *Data, std::size_t N) {
+      Out.write(reinterpret_cast<const char *>(Data), static_cast<std::streamsize>(N));
+    });
+  return static_cast<bool>(Out);
+}
+
+std::vector<unsigned char> SideFile::bytes() const {
+  std::vector<unsigned char> Out(std::begin(SideFileMagic), std::end(SideFileMagic));
+  for (const TablePlan &T : Tables) {
+    const auto B = T.bytes();
+    Out.insert(Out.end(), B.begin(), B.end());
+  }
   return Out;
 }
 

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <ostream>
 #include <memory>
 #include <span>
 #include <string>
@@ -29,8 +30,10 @@ int narrowestWidth(std::uint64_t Bound);
 /// C++ spelling of the unsigned integer of Bytes bytes: "std::uint16_t".
 std::string unsignedTypeName(int Bytes);
 
-/// FNV-1a, 64 bits: the hash the side file's reader checks.
-std::uint64_t fnv1a(const unsigned char *Data, std::size_t N);
+/// FNV-1a, 64 bits: the hash the side file's reader checks. Continues from
+/// H, so a hash can be taken chunk by chunk.
+inline constexpr std::uint64_t Fnv1aBasis = 0xcbf29ce484222325ULL;
+std::uint64_t fnv1a(const unsigned char *Data, std::size_t N, std::uint64_t H = Fnv1aBasis);
 
 /// One table of a module.
 struct TablePlan {
@@ -39,10 +42,13 @@ struct TablePlan {
   std::string Describe;  ///< "schedule_src(P, w: 32)"
   std::string DeviceType;///< element type on the device: the holds array's,
                          ///< or the narrow type for a P(i) table
-  const Permutation *Values = nullptr; ///< null for a closed form or raw words
+  /// Null for a closed form or raw words; shared with the PermutationTables
+  /// that built it, so a side file can be written after codegen returns.
+  std::shared_ptr<const Permutation> Values;
   /// Raw 16-bit entries instead of a permutation (seed 001's s and d planes
-  /// of an HmmSchedule: 6n entries); empty otherwise.
+  /// of an HmmSchedule: 6n entries), kept alive by RawOwner; empty otherwise.
   std::span<const std::uint16_t> Raw16;
+  std::shared_ptr<const void> RawOwner;
   /// Something is stored (in the source or the side file).
   bool stored() const { return Values || !Raw16.empty(); }
   std::uint64_t Size = 0;               ///< entries
@@ -55,9 +61,51 @@ struct TablePlan {
   std::uint64_t Hash = 0;   ///< FNV-1a of the stored bytes
   /// Little-endian stored bytes (empty for a closed form).
   std::vector<unsigned char> bytes() const;
+  /// The same bytes in chunks of at most 1 MiB, to Fn(const unsigned char *,
+  /// std::size_t): a table of 2^26 entries is never copied whole.
+  template <class F> void forEachChunk(F &&Fn) const;
+  /// FNV-1a of the stored bytes.
+  std::uint64_t hash() const;
 };
 
-/// The side file: "BWTABLE1" then the stored bytes of every side-file table.
-std::vector<unsigned char> sideFileBytes(const std::vector<TablePlan> &Tables);
+/// The side file: "BWTABLE1" then the stored bytes of every side-file table,
+/// written straight from the tables (which it shares), not built in memory.
+struct SideFile {
+  std::vector<TablePlan> Tables; ///< the tables it stores, in order
+  bool empty() const { return Tables.empty(); }
+  /// Bytes of the file, magic included.
+  std::uint64_t size() const;
+  /// Writes the file to Out; false when a write failed.
+  bool write(std::ostream &Out) const;
+  /// The whole file in memory (for tests and small files).
+  std::vector<unsigned char> bytes() const;
+};
+
+template <class F> void TablePlan::forEachChunk(F &&Fn) const {
+  constexpr std::size_t ChunkBytes = std::size_t(1) << 20;
+  std::vector<unsigned char> Buf;
+  Buf.reserve(ChunkBytes + 8);
+  auto Flush = [&] {
+    if (!Buf.empty())
+      Fn(static_cast<const unsigned char *>(Buf.data()), Buf.size());
+    Buf.clear();
+  };
+  if (!Raw16.empty()) {
+    for (std::uint16_t V : Raw16) {
+      Buf.push_back(static_cast<unsigned char>(V));
+      Buf.push_back(static_cast<unsigned char>(V >> 8));
+      if (Buf.size() >= ChunkBytes)
+        Flush();
+    }
+  } else if (Values) {
+    for (std::uint32_t V : Values->map()) {
+      for (int B = 0; B < Width; ++B)
+        Buf.push_back(B < 4 ? static_cast<unsigned char>(V >> (8 * B)) : 0);
+      if (Buf.size() >= ChunkBytes)
+        Flush();
+    }
+  }
+  Flush();
+}
 
 } // namespace bankwise::codegen

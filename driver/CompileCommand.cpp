@@ -42,15 +42,22 @@ struct CompileOptions {
 };
 
 /// Writes Bytes to Path through a temporary file in the same directory.
-void writeAtomically(const std::string &Path, const void *Data, std::size_t Size) {
+/// Writes Path through Write(stream) into a temporary file renamed into
+/// place, so a failed write leaves no half-written output.
+template <class F> void writeAtomically(const std::string &Path, F &&Write) {
   const std::string Tmp = Path + ".tmp";
   {
     std::ofstream Out(Tmp, std::ios::binary | std::ios::trunc);
     if (!Out)
       throw UserError(fmt::format("cannot write '{}'", Path));
-    Out.write(static_cast<const char *>(Data), static_cast<std::streamsize>(Size));
-    if (!Out)
+    Write(Out);
+    Out.flush();
+    if (!Out) {
+      Out.close();
+      std::error_code Ignored;
+      std::filesystem::remove(Tmp, Ignored);
       throw UserError(fmt::format("cannot write '{}'", Path));
+    }
   }
   std::error_code EC;
   std::filesystem::rename(Tmp, Path, EC);
@@ -61,7 +68,7 @@ void writeAtomically(const std::string &Path, const void *Data, std::size_t Size
 }
 
 void writeText(const std::string &Path, const std::string &Text) {
-  writeAtomically(Path, Text.data(), Text.size());
+  writeAtomically(Path, [&](std::ostream &Out) { Out.write(Text.data(), static_cast<std::streamsize>(Text.size())); });
 }
 
 int runCompile(const CompileOptions &O) {
@@ -106,7 +113,7 @@ int runCompile(const CompileOptions &O) {
   if (!O.Header.empty())
     writeText(O.Header, R.Header);
   if (!R.SideFile.empty())
-    writeAtomically(SidePath, R.SideFile.data(), R.SideFile.size());
+    writeAtomically(SidePath, [&](std::ostream &Out) { R.SideFile.write(Out); });
   if (!O.Report.empty())
     writeText(O.Report, R.ReportJson);
   return 0;

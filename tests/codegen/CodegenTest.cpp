@@ -214,10 +214,12 @@ TEST_CASE("tables take the narrowest width and round-trip through the side file"
   // A limit of 0 bytes sends every table to the side file.
   const auto R = compileSample("samples/permutation_conflict_free.bw", false, {}, 0);
   REQUIRE(!R.SideFile.empty());
+  const std::vector<unsigned char> SideBytes = R.SideFile.bytes();
+  CHECK(SideBytes.size() == R.SideFile.size());
   CHECK(R.Source.find("bankwise::readTable<std::uint16_t>") != std::string::npos);
   const fs::path Side = fs::path(BANKWISE_TEST_TMPDIR) / "side.tables.bin";
-  std::ofstream(Side, std::ios::binary).write(reinterpret_cast<const char *>(R.SideFile.data()),
-                                              static_cast<std::streamsize>(R.SideFile.size()));
+  std::ofstream(Side, std::ios::binary).write(reinterpret_cast<const char *>(SideBytes.data()),
+                                              static_cast<std::streamsize>(SideBytes.size()));
   // The schedule of the sample, read back as the generated host API does.
   ir::Program Prog;
   {
@@ -315,6 +317,8 @@ TEST_CASE("schedule colored on global copies: the side file's planes run as thre
   // Every table in the side file, as for the default n = 2^20.
   const auto R = compileSample(Sample, true, {{"N", 4096}}, 0);
   REQUIRE(!R.SideFile.empty());
+  const std::vector<unsigned char> SideBytes = R.SideFile.bytes();
+  CHECK(SideBytes.size() == R.SideFile.size());
   DiagnosticEngine D;
   ir::Program Prog = dsl::parseFile(Sample, D, {{"N", 4096}});
   REQUIRE(!D.hasErrors());
@@ -342,12 +346,12 @@ TEST_CASE("schedule colored on global copies: the side file's planes run as thre
     std::vector<unsigned char> Bytes;
     for (std::uint16_t V : Planes)
       Bytes.push_back(static_cast<unsigned char>(V)), Bytes.push_back(static_cast<unsigned char>(V >> 8));
-    const auto At = std::search(R.SideFile.begin() + 8, R.SideFile.end(), Bytes.begin(), Bytes.end());
-    REQUIRE(At != R.SideFile.end());
-    const std::uint64_t Offset = static_cast<std::uint64_t>(At - R.SideFile.begin()) - 8;
+    const auto At = std::search(SideBytes.begin() + 8, SideBytes.end(), Bytes.begin(), Bytes.end());
+    REQUIRE(At != SideBytes.end());
+    const std::uint64_t Offset = static_cast<std::uint64_t>(At - SideBytes.begin()) - 8;
     const fs::path Side = fs::path(BANKWISE_TEST_TMPDIR) / "scheduled.tables.bin";
-    std::ofstream(Side, std::ios::binary).write(reinterpret_cast<const char *>(R.SideFile.data()),
-                                                static_cast<std::streamsize>(R.SideFile.size()));
+    std::ofstream(Side, std::ios::binary).write(reinterpret_cast<const char *>(SideBytes.data()),
+                                                static_cast<std::streamsize>(SideBytes.size()));
     const std::uint64_t Hash = bankwise::fnv1a(Bytes.data(), Bytes.size());
     CHECK(R.Source.find(fmt::format("bankwise::readTable<std::uint16_t>(bw_table_file, {}ULL, {}, 0x{:016x}ULL",
                                     Offset, Planes.size(), Hash)) != std::string::npos);
