@@ -76,23 +76,6 @@ struct CompileResult {
 /// errors the analysis finds.
 CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts);
 
-/// The sizes at which codegen makes its decisions and predictions for Prog's
-/// runtime params (`param R`; the ones computed from them follow): Given's
-/// value where it names one, else the smallest value from 64 up that meets
-/// the param's `where` (in declaration order, each with the earlier ones
-/// bound): {R: 64, C: 64} for `param R` and `param C`, {N: 256} for `param N
-/// where N % 256 == 0`. Throws UserError when Given names no runtime param or
-/// breaks a constraint, or when no value up to 2^20 meets a `where`.
-ir::Bindings representativeSizes(const ir::Program &Prog, const ir::Bindings &Given);
-
-/// Prepares a program with runtime params for compileToCuda: records them in
-/// Opts.RuntimeParams and binds Prog, in place, to representativeSizes(Prog,
-/// Given) (Opts.RepresentativeSizes), so that schedules, layout choice and
-/// predictions, which run before and inside codegen, see concrete sizes. A
-/// program of constant sizes stays as it is; Given must then be empty
-/// (UserError otherwise).
-void bindRepresentativeSizes(ir::Program &Prog, const ir::Bindings &Given, CodegenOptions &Opts);
-
 /// A C++ identifier from S: "transpose-tiled.cu" -> "transpose_tiled_cu";
 /// keywords and names starting with a digit get a suffix or prefix.
 std::string cppIdentifier(const std::string &S);

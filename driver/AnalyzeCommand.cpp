@@ -5,14 +5,12 @@
 //            [--machine "umm(w: 32, l: 400)"] [--data p=p.bin] [--kernel K]
 
 #include "analysis/AllSizes.h"
-#include "analysis/ColoredSchedule.h"
 #include "analysis/KernelAnalysis.h"
-#include "analysis/LayoutChoice.h"
 #include "driver/Commands.h"
 #include "driver/Output.h"
 #include "driver/ProgramInput.h"
-#include "codegen/Codegen.h"
 #include "dsl/Parser.h"
+#include "pipeline/Pipeline.h"
 #include "ir/Printer.h"
 #include "support/Diagnostic.h"
 
@@ -43,8 +41,22 @@ struct AnalyzeOptions {
   bool Json = false;
   bool Exhaustive = false;
   bool Transformed = false;
+  std::string DumpAfter;
   std::uint64_t Seed = 1;
 };
+
+/// The pipeline's options for analyze: its seed and analysis options, and
+/// --dump-ir-after to stderr.
+PipelineOptions pipelineOptions(const AnalyzeOptions &O, const AnalysisOptions &AO) {
+  PipelineOptions PO;
+  PO.Layouts.Seed = O.Seed;
+  PO.Layouts.Analysis = AO;
+  if (!O.DumpAfter.empty()) {
+    PO.DumpAfter = parsePassList(O.DumpAfter);
+    PO.DumpStream = &std::cerr;
+  }
+  return PO;
+}
 
 /// "sm_90", "dmm(w: 32, l: 1)", "umm(w: 32, l: 400)", "hmm(d: 4, w: 32, L: 400)".
 ir::Machine parseMachineSpec(const std::string &Spec) {
@@ -148,16 +160,13 @@ nlohmann::json rangeJson(const SizeRange &R) {
 int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOptions &AO) {
   // Layout choice needs sizes: it runs at the representative sizes compile
   // uses, and the generic program takes its decisions.
-  ir::Program Bound = Prog;
-  codegen::CodegenOptions CO;
-  codegen::bindRepresentativeSizes(Bound, {}, CO);
-  LayoutChoiceOptions LO;
-  LO.Seed = O.Seed;
-  LO.Analysis = AO;
-  const std::vector<LayoutDecision> Decisions = chooseLayouts(Bound, LO);
-  copyLayouts(Prog, Bound);
+  PipelineOptions PO = pipelineOptions(O, AO);
+  PO.Passes = {PassId::BindSizes, PassId::LayoutAuto};
+  const PipelineResult P = runPipeline(Prog, PO);
+  const std::vector<LayoutDecision> &Decisions = P.Layouts;
+  copyLayouts(Prog, P.Program);
   std::vector<std::string> At;
-  for (const auto &[Name, Value] : CO.RepresentativeSizes)
+  for (const auto &[Name, Value] : P.RepresentativeSizes)
     At.push_back(fmt::format("{} = {}", Name, Value));
 
   nlohmann::json J;
@@ -246,11 +255,10 @@ int runAnalyze(const AnalyzeOptions &O) {
   // layout auto and schedule colored, keeping the program as written for
   // --transformed (a colored kernel as written is the copy it describes).
   const ir::Program Written = Prog;
-  const std::vector<ColoredScheduleReport> Colored = applyColoredSchedules(Prog);
-  LayoutChoiceOptions LO;
-  LO.Seed = O.Seed;
-  LO.Analysis = AO;
-  const std::vector<LayoutDecision> Decisions = chooseLayouts(Prog, LO);
+  PipelineResult P = runPipeline(std::move(Prog), pipelineOptions(O, AO));
+  Prog = std::move(P.Program);
+  const std::vector<ColoredScheduleReport> &Colored = P.Colored;
+  const std::vector<LayoutDecision> &Decisions = P.Layouts;
 
   nlohmann::json J;
   J["file"] = O.File;
@@ -524,6 +532,9 @@ void registerAnalyzeCommand(CLI::App &App, Action &Run) {
   Cmd->add_flag("--exhaustive", O->Exhaustive,
                 "evaluate every warp, without the affine fast path");
   Cmd->add_flag("--json", O->Json, "print JSON instead of text");
+  Cmd->add_option("--dump-ir-after", O->DumpAfter,
+                  "print the program as .bw text to stderr after these passes: bind-sizes, "
+                  "schedule-colored, layout-auto (comma-separated), or all");
   Cmd->callback([O, &Run] { Run = [O] { return runAnalyze(*O); }; });
 }
 

@@ -3,17 +3,16 @@
 //   bankwise compile samples/transpose_tiled.bw -o transpose.cu [--header transpose.h]
 //            [--harness] [--arch sm_90] [-D N=4096] [--seed 1] [--report r.json]
 //
-// The script: parse, choose `layout auto` layouts, emit (codegen/), write the
-// outputs atomically (a temporary file renamed into place), so a failed run
-// never leaves a half-written file.
+// The script: parse, run the pipeline (pipeline/Pipeline.h: bind-sizes,
+// schedule-colored, layout-auto; --dump-ir-after prints the program after a
+// pass), emit (codegen/), write the outputs atomically (a temporary file
+// renamed into place), so a failed run never leaves a half-written file.
 
-#include "analysis/ColoredSchedule.h"
-#include "analysis/LayoutChoice.h"
 #include "codegen/Codegen.h"
 #include "driver/Commands.h"
 #include "driver/ProgramInput.h"
-#include "ir/Bind.h"
 #include "dsl/Parser.h"
+#include "pipeline/Pipeline.h"
 #include "support/Diagnostic.h"
 
 #include <cstdio>
@@ -36,6 +35,7 @@ struct CompileOptions {
   std::string Namespace;
   std::vector<std::string> Defines;
   std::vector<std::string> Sizes;
+  std::string DumpAfter;
   std::uint64_t Seed = 1;
   std::uint64_t InlineLimit = 64 * 1024;
   bool Harness = false;
@@ -76,18 +76,20 @@ int runCompile(const CompileOptions &O) {
   std::optional<ir::Program> Read = readProgram(O.File, O.Defines);
   if (!Read)
     return 2;
-  codegen::CodegenOptions CO;
-  // Runtime params stay arguments of the emitted code; every decision below
+  // Runtime params stay arguments of the emitted code; every decision
   // (schedules, layouts, predictions) is made on the program bound to
   // representative sizes.
-  codegen::bindRepresentativeSizes(*Read, Given, CO);
-  ir::Program &Prog = *Read;
-
-  std::vector<ColoredScheduleReport> Colored = applyColoredSchedules(Prog);
-  LayoutChoiceOptions LO;
-  LO.Seed = O.Seed;
-  CO.ColoredSchedules = std::move(Colored);
-  CO.LayoutDecisions = chooseLayouts(Prog, LO);
+  PipelineOptions PO;
+  PO.Sizes = Given;
+  PO.Layouts.Seed = O.Seed;
+  if (!O.DumpAfter.empty()) {
+    PO.DumpAfter = parsePassList(O.DumpAfter);
+    PO.DumpStream = &std::cerr;
+  }
+  const PipelineResult P = runPipeline(std::move(*Read), PO);
+  const ir::Program &Prog = P.Program;
+  codegen::CodegenOptions CO;
+  P.decisionsInto(CO);
   CO.SourceName = O.File;
   const std::filesystem::path Out(O.Output);
   CO.Namespace = O.Namespace.empty() ? Out.stem().string() : O.Namespace;
@@ -143,6 +145,9 @@ void registerCompileCommand(CLI::App &App, Action &Run) {
                   "largest table, in stored bytes, kept in the source")
       ->capture_default_str();
   Cmd->add_option("--report", O->Report, "write every access site's predicted cost as JSON");
+  Cmd->add_option("--dump-ir-after", O->DumpAfter,
+                  "print the program as .bw text to stderr after these passes: bind-sizes, "
+                  "schedule-colored, layout-auto (comma-separated), or all");
   Cmd->callback([O, &Run] { Run = [O] { return runCompile(*O); }; });
 }
 

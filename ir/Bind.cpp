@@ -143,4 +143,58 @@ Program bindParams(const Program &Prog, const Bindings &Values) {
   return Out;
 }
 
+Bindings representativeSizes(const Program &Prog, const Bindings &Given) {
+  for (const auto &[Name, Value] : Given) {
+    const Param *P = Prog.findParam(Name);
+    if (!P || !P->Runtime || P->Init)
+      throw UserError(fmt::format("--size {}={}: '{}' is not a runtime size of the program (a `param {}` "
+                                  "without a value, not bound with -D)",
+                                  Name, Value, Name, Name));
+  }
+  Program Current = Prog;
+  Bindings Out;
+  for (const Param &P : Prog.Params) {
+    if (!P.Runtime || P.Init)
+      continue;
+    if (auto It = Given.find(P.Name); It != Given.end()) {
+      Current = bindParams(Current, {{P.Name, It->second}});
+      Out[P.Name] = It->second;
+      continue;
+    }
+    // The smallest value from 64 up that the constraint allows; failing
+    // that (an exponent such as `M <= 30`), the smallest from 1 up.
+    constexpr std::int64_t First = 64, Last = std::int64_t(1) << 20;
+    bool Found = false;
+    ConstEnv Env = paramValues(Current);
+    std::vector<std::int64_t> Order;
+    for (std::int64_t V = First; V <= Last; ++V)
+      Order.push_back(V);
+    for (std::int64_t V = 1; V < First; ++V)
+      Order.push_back(V);
+    for (std::int64_t V : Order) {
+      if (Found)
+        break;
+      if (P.Where) {
+        Env[P.Name] = V;
+        DiagnosticEngine Quiet;
+        const std::optional<std::int64_t> Holds = evalConstant(*P.Where, Env, Quiet);
+        if (!Holds || *Holds == 0)
+          continue;
+      }
+      try {
+        Current = bindParams(Current, {{P.Name, V}});
+      } catch (const UserError &) {
+        continue; // a dimension or grid this value makes invalid
+      }
+      Out[P.Name] = V;
+      Found = true;
+    }
+    if (!Found)
+      throw UserError(P.Loc, fmt::format("no value of runtime param '{}' from 1 to 2^20 meets its constraint; "
+                                         "give one with --size {}=VALUE",
+                                         P.Name, P.Name));
+  }
+  return Out;
+}
+
 } // namespace bankwise::ir

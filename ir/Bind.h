@@ -23,6 +23,16 @@ using Bindings = std::map<std::string, std::int64_t, std::less<>>;
 /// naming a param that is not runtime is an error.
 Program bindParams(const Program &Prog, const Bindings &Values);
 
+/// The sizes at which the passes (schedules, layout choice) and codegen's
+/// predictions decide for Prog's runtime params (`param R`; the ones
+/// computed from them follow): Given's
+/// value where it names one, else the smallest value from 64 up that meets
+/// the param's `where` (in declaration order, each with the earlier ones
+/// bound): {R: 64, C: 64} for `param R` and `param C`, {N: 256} for `param N
+/// where N % 256 == 0`. Throws UserError when Given names no runtime param or
+/// breaks a constraint, or when no value up to 2^20 meets a `where`.
+Bindings representativeSizes(const Program &Prog, const Bindings &Given);
+
 /// The values of every param that has one (constants and bound runtime
 /// params): the environment of evalConstant.
 ConstEnv paramValues(const Program &Prog);

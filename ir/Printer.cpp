@@ -1,6 +1,7 @@
 #include "ir/Printer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace bankwise::ir {
 
@@ -144,6 +145,10 @@ std::string printPermutation(const Permutation &P) {
   ExprPrinter EP;
   switch (P.Kind) {
   case PermKind::List:
+    // A list a pass built (schedule colored's P) has values and no
+    // expressions.
+    if (P.Args.empty() && !P.ArgValues.empty())
+      return Out + fmt::format("[{}]", fmt::join(P.ArgValues, ", "));
     EP.Out = "[";
     EP.printList(P.Args);
     return Out + EP.Out + "]";
@@ -240,6 +245,11 @@ std::string print(const Program &P) {
         Out += " = " + print(*Prm.Init);
       if (Prm.Where)
         Out += " where " + print(*Prm.Where);
+      // A value given by -D or bound to a runtime size (bind-sizes) shows
+      // as a comment: the text still parses to the same program under the
+      // same -D.
+      if (Prm.Overridden && !Prm.Runtime)
+        Out += " # = " + std::to_string(Prm.Value);
       Out += "\n";
     }
   }

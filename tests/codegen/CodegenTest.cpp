@@ -17,7 +17,9 @@
 #include "codegen/Codegen.h"
 #include "codegen/Tables.h"
 #include "dsl/Parser.h"
+#include "ir/Bind.h"
 #include "ir/Eval.h"
+#include "pipeline/Pipeline.h"
 
 #include "bankwise/arith.cuh"
 #include "bankwise/layout.cuh"
@@ -63,10 +65,9 @@ codegen::CompileResult compileSample(const std::string &RelPath, bool Harness = 
     Diags.print(OS);
     FAIL(OS.str());
   }
+  const PipelineResult P = runPipeline(std::move(Prog));
   codegen::CodegenOptions O;
-  codegen::bindRepresentativeSizes(Prog, {}, O);
-  O.ColoredSchedules = applyColoredSchedules(Prog);
-  O.LayoutDecisions = chooseLayouts(Prog, {});
+  P.decisionsInto(O);
   const std::string Stem = fs::path(RelPath).stem().string();
   O.SourceName = RelPath;
   O.Namespace = Stem;
@@ -74,7 +75,7 @@ codegen::CompileResult compileSample(const std::string &RelPath, bool Harness = 
   O.SideFileName = Stem + ".tables.bin";
   O.Harness = Harness;
   O.InlineTableLimit = InlineLimit;
-  return codegen::compileToCuda(Prog, O);
+  return codegen::compileToCuda(P.Program, O);
 }
 
 /// Empty when equal, else "line N: expected '...', got '...'".
@@ -440,14 +441,14 @@ TEST_CASE("runtime params: representative sizes, the smallest from 64 (else from
   DiagnosticEngine Diags;
   const ir::Program T = dsl::parseFile("samples/transpose_any_shape.bw", Diags, {});
   REQUIRE_FALSE(Diags.hasErrors());
-  CHECK(codegen::representativeSizes(T, {}) == ir::Bindings{{"R", 64}, {"C", 64}});
-  CHECK(codegen::representativeSizes(T, {{"C", 1000}}) == ir::Bindings{{"R", 64}, {"C", 1000}});
-  CHECK_THROWS_AS(codegen::representativeSizes(T, {{"Q", 3}}), UserError);
+  CHECK(ir::representativeSizes(T, {}) == ir::Bindings{{"R", 64}, {"C", 64}});
+  CHECK(ir::representativeSizes(T, {{"C", 1000}}) == ir::Bindings{{"R", 64}, {"C", 1000}});
+  CHECK_THROWS_AS(ir::representativeSizes(T, {{"Q", 3}}), UserError);
   const ir::Program S = dsl::parseFile("tests/codegen/inputs/runtime_sizes.bw", Diags, {});
   REQUIRE_FALSE(Diags.hasErrors());
-  CHECK(codegen::representativeSizes(S, {}) == ir::Bindings{{"N", 64}, {"M", 64}});
-  CHECK_THROWS_AS(codegen::representativeSizes(S, {{"N", 66}}), UserError); // breaks N % 4 == 0
-  CHECK_THROWS_AS(codegen::representativeSizes(S, {{"Mid", 5}}), UserError); // computed, not a size
+  CHECK(ir::representativeSizes(S, {}) == ir::Bindings{{"N", 64}, {"M", 64}});
+  CHECK_THROWS_AS(ir::representativeSizes(S, {{"N", 66}}), UserError); // breaks N % 4 == 0
+  CHECK_THROWS_AS(ir::representativeSizes(S, {{"Mid", 5}}), UserError); // computed, not a size
   auto Parse = [&](const std::string &Text) {
     const fs::path P = fs::path(BANKWISE_TEST_TMPDIR) / "representative.bw";
     std::ofstream(P) << Text;
@@ -457,12 +458,12 @@ TEST_CASE("runtime params: representative sizes, the smallest from 64 (else from
     return Prog;
   };
   const std::string Kernel = "kernel k(a: global f32[N]) grid ((N + 31) / 32) block (32) { if tid < N { a[tid] = 0 } }\n";
-  CHECK(codegen::representativeSizes(Parse("param N where N % 256 == 0 && N >= 256\n" + Kernel), {}) ==
+  CHECK(ir::representativeSizes(Parse("param N where N % 256 == 0 && N >= 256\n" + Kernel), {}) ==
         ir::Bindings{{"N", 256}});
   // No value from 64 up: the smallest from 1 up (an exponent's bound).
-  CHECK(codegen::representativeSizes(Parse("param N where N < 10 && N > 3\n" + Kernel), {}) ==
+  CHECK(ir::representativeSizes(Parse("param N where N < 10 && N > 3\n" + Kernel), {}) ==
         ir::Bindings{{"N", 4}});
-  CHECK_THROWS_AS(codegen::representativeSizes(Parse("param N where N < 0\n" + Kernel), {}), UserError);
+  CHECK_THROWS_AS(ir::representativeSizes(Parse("param N where N < 0\n" + Kernel), {}), UserError);
 }
 
 TEST_CASE("runtime params: one kernel for every size, sizes as arguments, predictions named with their sizes") {
