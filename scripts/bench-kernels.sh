@@ -16,7 +16,9 @@
 #   offline permutation, n = 2^26 (scheduled), 2^26, 2^28  b[p] = a;  a[p_inverse]
 #
 # Sizes are no longer limited by analysis time (the analysis counts warps by
-# class); the scheduled permutation's compile is dominated by its schedule.
+# class); the scheduled permutation's compile at 2^26 takes about 20 s on two
+# cores (bench/results/analyze.md), most of it the schedule, the analysis of
+# its passes and the 1.9 GB side file.
 #
 # Writes $OUT/bench-kernels.md and bench-kernels.jsonl (or bench/results/).
 set -euo pipefail
