@@ -12,6 +12,7 @@
 #include "analysis/KernelAnalysis.h"
 #include "analysis/Layout.h"
 #include "analysis/MemoryModel.h"
+#include "analysis/SiteJson.h"
 #include "analysis/schedule/HmmSchedule.h"
 #include "codegen/Tables.h"
 #include "codegen/Templates.h"
@@ -2626,12 +2627,6 @@ std::string embedTemplate(const std::string &Path) {
   return Out;
 }
 
-nlohmann::json statsJson(const CostStats &S) {
-  if (S.Count == 0)
-    return nullptr;
-  return {{"min", S.Min}, {"mean", S.mean()}, {"max", S.Max}};
-}
-
 std::string tableSection(const ModuleState &Mod, const CodegenOptions &Opts) {
   std::string S;
   std::uint64_t Entries = 0;
@@ -2995,21 +2990,9 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
           // Every site of a pass kernel has a `line:col` marker in the .cu, so none
           // counts as added_by_codegen (which the staging copies' "staging-in/out"
           // locations mean); "seed001_step" says which step of the pass it is.
-          nlohmann::json JS = {{"location", fmt::format("{}:{}:{}", Opts.SourceName, S.Loc.Line, S.Loc.Col)},
-                               {"array", S.Array},
-                               {"space", std::string(ir::spelling(S.Space))},
-                               {"access", S.IsWrite ? "write" : "read"},
-                               {"layout", S.Layout},
-                               {"elem_bytes", S.ElemBytes},
-                               {"warp_executions", S.WarpExecutions},
-                               {"data_dependent", false},
-                               {"added_by_codegen", false},
-                               {"seed001_step", Roles[SI]},
-                               {"congestion", statsJson(S.Congestion)}};
-          if (S.Space == ir::MemSpace::Shared)
-            JS["sm90_wavefronts"] = statsJson(S.Wavefronts);
-          else
-            JS["sm90_sectors"] = statsJson(S.Sectors), JS["sm90_lines"] = statsJson(S.Lines);
+          nlohmann::json JS = siteJson(S, fmt::format("{}:{}:{}", Opts.SourceName, S.Loc.Line, S.Loc.Col));
+          JS["added_by_codegen"] = false;
+          JS["seed001_step"] = Roles[SI];
           JK["sites"].push_back(JS);
         }
         J["kernels"].push_back(JK);
@@ -3027,25 +3010,10 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
                          {"time_machine", R.TimeMachine},
                          {"sites", nlohmann::json::array()}};
     for (const AccessSiteReport &S : R.Sites) {
-      nlohmann::json JS = {{"location", fmt::format("{}:{}:{}", Opts.SourceName, S.Loc.Line, S.Loc.Col)},
-                           {"array", S.Array},
-                           {"space", std::string(ir::spelling(S.Space))},
-                           {"access", S.IsWrite ? "write" : "read"},
-                           {"layout", S.Layout},
-                           {"elem_bytes", S.ElemBytes},
-                           {"warp_executions", S.WarpExecutions},
-                           {"data_dependent", S.DataDependent},
-                           {"added_by_codegen", false}};
+      nlohmann::json JS = siteJson(S, fmt::format("{}:{}:{}", Opts.SourceName, S.Loc.Line, S.Loc.Col));
+      JS["added_by_codegen"] = false;
       if (F.ArrayIndex.count(S.Array) && F.array(S.Array).Demoted)
         JS["device_space"] = "global";
-      if (!S.DataDependent) {
-        JS["congestion"] = statsJson(S.Congestion);
-        JS["sm90_wavefronts"] = statsJson(S.Wavefronts);
-        JS["sm90_sectors"] = statsJson(S.Sectors);
-        JS["sm90_lines"] = statsJson(S.Lines);
-      } else {
-        JS["worst_congestion"] = S.WorstCongestion;
-      }
       JK["sites"].push_back(JS);
     }
     for (const ArrayPlan &A : F.Arrays) {

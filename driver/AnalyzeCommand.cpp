@@ -6,6 +6,7 @@
 
 #include "analysis/AllSizes.h"
 #include "analysis/KernelAnalysis.h"
+#include "analysis/SiteJson.h"
 #include "driver/Commands.h"
 #include "driver/Output.h"
 #include "driver/ProgramInput.h"
@@ -113,12 +114,6 @@ ir::Machine parseMachineSpec(const std::string &Spec) {
     M.Args.push_back({Key, ir::makeInt(V), V, {}});
   }
   return M;
-}
-
-nlohmann::json statsJson(const CostStats &S) {
-  if (S.Count == 0)
-    return nullptr;
-  return {{"min", S.Min}, {"mean", S.mean()}, {"max", S.Max}};
 }
 
 std::string spaceName(ir::MemSpace S) { return std::string(ir::spelling(S)); }
@@ -376,23 +371,12 @@ int runAnalyze(const AnalyzeOptions &O) {
                                    : "evaluated warp by warp (" + R.FallbackReason + ")");
     for (std::size_t SiteIdx = 0; SiteIdx < R.Sites.size(); ++SiteIdx) {
       const AccessSiteReport &S = R.Sites[SiteIdx];
-      nlohmann::json JS = {{"location", locText(S.Loc)},
-                           {"array", S.Array},
-                           {"space", spaceName(S.Space)},
-                           {"access", S.IsWrite ? "write" : "read"},
-                           {"layout", S.Layout},
-                           {"elem_bytes", S.ElemBytes},
-                           {"warp_executions", S.WarpExecutions},
-                           {"thread_accesses", S.ThreadAccesses},
-                           {"data_dependent", S.DataDependent}};
+      nlohmann::json JS = siteJson(S, locText(S.Loc));
       Text += fmt::format("  {}: {} {} of '{}' ({}), {} warp execution{}\n",
                           locText(S.Loc), spaceName(S.Space),
                           S.IsWrite ? "write" : "read", S.Array, S.Layout,
                           S.WarpExecutions, S.WarpExecutions == 1 ? "" : "s");
       if (S.DataDependent) {
-        JS["data_source"] = S.DataSource;
-        JS["worst_congestion"] = S.WorstCongestion;
-        JS["expected_congestion_random"] = S.ExpectedRapCongestion;
         Text += fmt::format("    data-dependent: the index reads '{}' (give "
                             "--data {}=FILE for exact costs); worst congestion "
                             "{}, expected {:.3g} for random indices under any "
@@ -400,17 +384,9 @@ int runAnalyze(const AnalyzeOptions &O) {
                             S.DataSource, S.DataSource, S.WorstCongestion,
                             S.ExpectedRapCongestion);
       } else {
-        JS["congestion"] = statsJson(S.Congestion);
-        JS["groups"] = statsJson(S.Groups);
-        std::string Sm90;
-        if (S.Space == ir::MemSpace::Shared) {
-          JS["sm90_wavefronts"] = statsJson(S.Wavefronts);
-          Sm90 = "sm_90 wavefronts " + S.Wavefronts.str();
-        } else {
-          JS["sm90_sectors"] = statsJson(S.Sectors);
-          JS["sm90_lines"] = statsJson(S.Lines);
-          Sm90 = "sm_90 sectors " + S.Sectors.str() + ", lines " + S.Lines.str();
-        }
+        const std::string Sm90 = S.Space == ir::MemSpace::Shared
+                                     ? "sm_90 wavefronts " + S.Wavefronts.str()
+                                     : "sm_90 sectors " + S.Sectors.str() + ", lines " + S.Lines.str();
         Text += fmt::format("    DMM congestion {}; UMM groups {}; {}\n",
                             S.Congestion.str(), S.Groups.str(), Sm90);
         if (O.Transformed && SiteIdx < Before.Sites.size() && !isHmmScheduled(K)) {
@@ -460,18 +436,7 @@ int runAnalyze(const AnalyzeOptions &O) {
                               S.Congestion.str(),
                               Shared ? "sm_90 wavefronts " + S.Wavefronts.str()
                                      : "sm_90 sectors " + S.Sectors.str() + ", lines " + S.Lines.str());
-          nlohmann::json X = {{"location", locText(S.Loc)},
-                              {"array", S.Array},
-                              {"space", spaceName(S.Space)},
-                              {"access", S.IsWrite ? "write" : "read"},
-                              {"elem_bytes", S.ElemBytes},
-                              {"warp_executions", S.WarpExecutions},
-                              {"congestion", statsJson(S.Congestion)}};
-          if (Shared)
-            X["sm90_wavefronts"] = statsJson(S.Wavefronts);
-          else
-            X["sm90_sectors"] = statsJson(S.Sectors), X["sm90_lines"] = statsJson(S.Lines);
-          JS.push_back(X);
+          JS.push_back(siteJson(S, locText(S.Loc)));
         }
         JPasses.push_back({{"pass", P}, {"kernel", fmt::format("{}_pass{}", K.Name, P)}, {"sites", JS}});
       }
