@@ -1,0 +1,469 @@
+// Device code: the __global__ function of a kernel, its launch function and
+// the launch-time checks of runtime sizes.
+
+#include "codegen/detail/Emit.h"
+
+namespace bankwise::codegen::detail {
+
+//===-- Kernels ----------------------------------------------------------------===//
+
+/// One line per access site: where, what, the layout and the predicted cost.
+std::string siteComment(const AccessSiteReport &S, const KernelFacts &F) {
+  std::string What = fmt::format("{} {} of '{}' [{}]", locText(S.Loc),
+                                 S.IsWrite ? "write" : "read", S.Array, S.Layout);
+  std::string Where = std::string(ir::spelling(S.Space));
+  if (F.ArrayIndex.count(S.Array) && F.array(S.Array).Demoted)
+    Where += ", kept in global memory by codegen (the prediction is for shared)";
+  if (S.DataDependent)
+    return fmt::format("{} ({}): data-dependent on '{}', worst congestion {}, expected {:.3g} "
+                       "for random indices",
+                       What, Where, S.DataSource, S.WorstCongestion, S.ExpectedRapCongestion);
+  if (S.Space == ir::MemSpace::Shared)
+    return fmt::format("{} ({}): sm_90 wavefronts {}; DMM congestion {}", What, Where,
+                       S.Wavefronts.str(), S.Congestion.str());
+  return fmt::format("{} ({}): sm_90 sectors {}, lines {}; UMM groups {}", What, Where,
+                     S.Sectors.str(), S.Lines.str(), S.Groups.str());
+}
+
+
+StagingCost stagingCost(const ArrayPlan &A, std::int64_t Threads) {
+  const std::int64_t Bytes = ir::byteSize(A.Decl->Elem);
+  const std::int64_t Lanes = std::min<std::int64_t>(32, Threads);
+  std::vector<Address> Addrs;
+  for (std::int64_t L = 0; L < Lanes; ++L)
+    Addrs.push_back(static_cast<Address>(L * Bytes));
+  StagingCost C;
+  if (isSm90AccessSize(Bytes)) {
+    C.Wavefronts = sm90Shared(Addrs, Bytes).Wavefronts;
+    const Sm90GlobalCost G = sm90Global(Addrs, Bytes);
+    C.Sectors = G.Sectors;
+    C.Lines = G.Lines;
+  }
+  const std::int64_t N = A.Decl->numElements();
+  const std::int64_t Rounds = (N + Threads - 1) / Threads;
+  C.WarpExecutions = Rounds * ((Threads + 31) / 32);
+  return C;
+}
+
+
+
+void KernelEmitter::collectReads(const Expr &E, std::vector<SourceLoc> &Locs) const {
+  std::visit(
+      [&](const auto &N) {
+        using T = std::decay_t<decltype(N)>;
+        if constexpr (std::is_same_v<T, ir::ArrayRead>) {
+          Locs.push_back(E.Loc);
+          for (const Expr &I : N.Indices)
+            collectReads(I, Locs);
+        } else if constexpr (std::is_same_v<T, ir::Unary>) {
+          collectReads(*N.Operand, Locs);
+        } else if constexpr (std::is_same_v<T, ir::Binary>) {
+          collectReads(*N.Lhs, Locs);
+          collectReads(*N.Rhs, Locs);
+        } else if constexpr (std::is_same_v<T, ir::Call>) {
+          for (const Expr &A : N.Args)
+            collectReads(A, Locs);
+        } else if constexpr (std::is_same_v<T, ir::PermApply>) {
+          collectReads(*N.Arg, Locs);
+        }
+      },
+      E.Node);
+}
+
+void KernelEmitter::siteComments(int Indent, const Stmt &St) {
+  std::vector<SourceLoc> Locs;
+  if (const auto *A = St.as<ir::Assign>()) {
+    if (const auto *R = std::get_if<ir::ArrayRead>(&A->Target)) {
+      Locs.push_back(St.Loc);
+      for (const Expr &I : R->Indices)
+        collectReads(I, Locs);
+    }
+    collectReads(A->Value, Locs);
+  } else if (const auto *L = St.as<ir::Let>()) {
+    collectReads(L->Init, Locs);
+  } else if (const auto *Fo = St.as<ir::For>()) {
+    collectReads(Fo->Begin, Locs);
+    collectReads(Fo->End, Locs);
+  } else if (const auto *I = St.as<ir::If>()) {
+    collectReads(I->Cond, Locs);
+  }
+  std::set<const AccessSiteReport *> Done;
+  std::vector<const AccessSiteReport *> List;
+  for (const SourceLoc &L : Locs)
+    if (auto It = Sites.find({L.Line, L.Col}); It != Sites.end())
+      for (const AccessSiteReport *S : It->second)
+        if (Done.insert(S).second)
+          List.push_back(S);
+  std::stable_sort(List.begin(), List.end(), [](const AccessSiteReport *A, const AccessSiteReport *B) {
+    return std::pair(A->Loc.Line, A->Loc.Col) < std::pair(B->Loc.Line, B->Loc.Col);
+  });
+  for (const AccessSiteReport *S : List)
+    line(Indent, "// " + siteComment(*S, F));
+}
+
+std::string KernelEmitter::declType(const LetInfo &L, Mode M) const {
+  switch (L.Class.K) {
+  case VClass::Int:
+    return "Index";
+  case VClass::Copy:
+    return M == Mode::Host ? hostType(L.Class.Elem) : devType(L.Class.Elem);
+  case VClass::Compute:
+    return L.Class.Double ? "double" : "float";
+  }
+  return "Index";
+}
+
+/// `constexpr bankwise::PadLayout<32, 1> tile_layout{};` or a RAP with its
+/// packed shift registers.
+std::string KernelEmitter::layoutObject(const ArrayPlan &A) const {
+  const std::int64_t C = A.Decl->Shape.back();
+  switch (A.Lay.Kind) {
+  case LayoutKind::Raw:
+    return fmt::format("constexpr bankwise::RawLayout<{}> {}_layout{{}};", C, A.Name);
+  case LayoutKind::Pad:
+    return fmt::format("constexpr bankwise::PadLayout<{}, {}> {}_layout{{}};", C, A.Lay.Pad, A.Name);
+  case LayoutKind::Xor:
+    return fmt::format("constexpr bankwise::XorLayout<{}> {}_layout{{}};", C, A.Name);
+  case LayoutKind::Diagonal:
+    return fmt::format("constexpr bankwise::DiagonalLayout<{}> {}_layout{{}};", C, A.Name);
+  case LayoutKind::Rap: {
+    int Bits = 1;
+    while ((std::int64_t(1) << Bits) < C)
+      ++Bits;
+    const int PerWord = 32 / Bits;
+    const std::int64_t Words = (C + PerWord - 1) / PerWord;
+    std::vector<std::uint32_t> W(static_cast<std::size_t>(Words), 0);
+    for (std::int64_t I = 0; I < C; ++I)
+      W[static_cast<std::size_t>(I / PerWord)] |= static_cast<std::uint32_t>(A.Lay.Table[static_cast<std::size_t>(I)])
+                                                  << (Bits * (I % PerWord));
+    std::vector<std::string> Hex;
+    for (std::uint32_t X : W)
+      Hex.push_back(fmt::format("0x{:08x}u", X));
+    return fmt::format("const bankwise::RapLayout<{}, {}, {}> {}_layout{{{{{}}}}};", C, Bits, Words,
+                       A.Name, fmt::join(Hex, ", "));
+  }
+  default:
+    throw UserError(A.Decl->Loc, fmt::format("codegen: layout {} is not supported", A.LayoutName));
+  }
+}
+
+void KernelEmitter::emitDeviceArray(int Indent, const ArrayPlan &A) {
+  const std::string T = devType(A.Decl->Elem);
+  if (A.Local) {
+    line(Indent, fmt::format("{} {}[{}]; // local {}", T, A.Name, A.Decl->numElements(),
+                             ir::printArrayType(*A.Decl)));
+    return;
+  }
+  std::string Why = A.Lay.Kind == LayoutKind::Raw
+                        ? fmt::format("layout {}", A.LayoutName)
+                        : fmt::format("layout {} (analysis/Layout.h)", A.LayoutName);
+  for (const LayoutDecision &D : Opts.LayoutDecisions)
+    if (D.Array == A.Decl->Name && D.Loc.Line == A.Decl->Loc.Line && D.Loc.Col == A.Decl->Loc.Col && D.Loc.File == A.Decl->Loc.File && D.Chosen < D.Candidates.size())
+      for (const LayoutCandidate &C : D.Candidates)
+        if (C.Name == "raw")
+          Why += fmt::format("; chosen by layout auto: {} {:.6g}, raw {:.6g}", D.Metric,
+                             D.Candidates[D.Chosen].Cost, C.Cost);
+  if (A.InShared) {
+    if (F.UseDynamic)
+      line(Indent, fmt::format("{} *const {} = reinterpret_cast<{} *>(bw_smem + {}); // {}", T, A.Name,
+                               T, A.SmemOffset, Why));
+    else
+      line(Indent, fmt::format("__shared__ {} {}[{}]; // {}", T, A.Name, A.footprint(), Why));
+  }
+  if (A.usesLayoutObject())
+    line(Indent, layoutObject(A));
+}
+
+void KernelEmitter::deviceBlock(const ir::Block &B, int Indent) {
+  for (const Stmt &St : B) {
+    siteComments(Indent, St);
+    if (const auto *L = St.as<ir::Let>()) {
+      const LetInfo &Info = F.Lets[static_cast<std::size_t>(F.LetIndex.at(L))];
+      line(Indent, fmt::format("{} {} = {};", declType(Info, Mode::Device), Info.Name,
+                               Dev.value(L->Init, Info.Class)));
+      if (!Info.Read)
+        line(Indent, fmt::format("bankwise::keep({}); // never read: keep its load", Info.Name));
+    } else if (const auto *A = St.as<ir::Assign>()) {
+      if (const auto *V = std::get_if<ir::VarRef>(&A->Target)) {
+        const LetInfo &Info = F.Lets[static_cast<std::size_t>(F.LetOf.at(V))];
+        line(Indent, fmt::format("{} = {};", Info.Name, Dev.value(A->Value, Info.Class)));
+        if (!Info.Read)
+          line(Indent, fmt::format("bankwise::keep({});", Info.Name));
+      } else {
+        const auto &R = std::get<ir::ArrayRead>(A->Target);
+        line(Indent, fmt::format("{} = {};", Dev.element(R.Array, R.Indices),
+                                 Dev.store(F.array(R.Array).Decl->Elem, A->Value)));
+      }
+    } else if (const auto *Fo = St.as<ir::For>()) {
+      const std::string V = cName(Fo->Var);
+      const std::string Begin = Dev.index(Fo->Begin);
+      std::string End = Dev.index(Fo->End, 7);
+      const bool Step = !Fo->Step || Fo->Step->is<ir::IntLit>();
+      const std::int64_t StepValue = !Fo->Step ? 1 : Step ? Fo->Step->as<ir::IntLit>()->Value : 0;
+      std::string Init = fmt::format("Index {} = {}", V, Begin);
+      if (!F.uniform(Fo->End) || !F.rangeOf(Fo->End).Known || Fo->End.is<ir::ArrayRead>()) {
+        Init += fmt::format(", {}_end = {}", V, Dev.index(Fo->End));
+        End = V + "_end";
+      }
+      if (Step && StepValue == 1)
+        line(Indent, fmt::format("for ({}; {} < {}; ++{}) {{", Init, V, End, V));
+      else if (Step && StepValue == -1)
+        line(Indent, fmt::format("for ({}; {} > {}; --{}) {{", Init, V, End, V));
+      else if (Step)
+        line(Indent, fmt::format("for ({}; {} {} {}; {} += {}) {{", Init, V, StepValue > 0 ? "<" : ">", End, V,
+                                 literal(StepValue, false)));
+      else {
+        const std::string S = Dev.index(*Fo->Step);
+        line(Indent, fmt::format("for ({}; ({} > 0) ? {} < {} : {} > {}; {} += {}) {{", Init, S, V, End, V,
+                                 End, V, S));
+      }
+      deviceBlock(Fo->Body, Indent + 1);
+      line(Indent, "}");
+    } else if (const auto *I = St.as<ir::If>()) {
+      line(Indent, fmt::format("if ({}) {{", Dev.index(I->Cond)));
+      deviceBlock(I->Then, Indent + 1);
+      const ir::If *Cur = I;
+      while (Cur->Else.size() == 1 && Cur->Else.front().is<ir::If>()) {
+        const Stmt &Next = Cur->Else.front();
+        Cur = Next.as<ir::If>();
+        siteComments(Indent + 1, Next);
+        line(Indent, fmt::format("}} else if ({}) {{", Dev.index(Cur->Cond)));
+        deviceBlock(Cur->Then, Indent + 1);
+      }
+      if (!Cur->Else.empty()) {
+        line(Indent, "} else {");
+        deviceBlock(Cur->Else, Indent + 1);
+      }
+      line(Indent, "}");
+    } else if (St.is<ir::Sync>()) {
+      line(Indent, "__syncthreads();");
+    } else if (const auto *D = St.as<ir::ArrayDecl>()) {
+      emitDeviceArray(Indent, F.array(D->Decl.Name));
+    }
+  }
+}
+
+std::string KernelEmitter::device() {
+  Out.clear();
+  const auto &G = F.K.Geo;
+  if (F.RuntimeUsed.empty())
+    line(0, fmt::format("// Kernel '{}' ({}:{}:{}): grid ({}, {}, {}), block ({}, {}, {}), {} threads.",
+                        F.K.Name, Opts.SourceName, F.K.Loc.Line, F.K.Loc.Col, G.GridDim[0], G.GridDim[1],
+                        G.GridDim[2], G.BlockDim[0], G.BlockDim[1], G.BlockDim[2], Rep.Threads));
+  else {
+    line(0, fmt::format("// Kernel '{}' ({}:{}:{}): grid {}, block ({}, {}, {}); runtime sizes {} (arguments).",
+                        F.K.Name, Opts.SourceName, F.K.Loc.Line, F.K.Loc.Col, gridText(), G.BlockDim[0],
+                        G.BlockDim[1], G.BlockDim[2], sizeNames()));
+    line(0, fmt::format("// Predicted at {} (representative sizes; `compile --size` sets them): grid ({}, {}, {}), "
+                        "{} threads; the model, the layout choices and the site comments below are for these "
+                        "sizes only.",
+                        sizesText(F.Prog, Opts), G.GridDim[0], G.GridDim[1], G.GridDim[2], Rep.Threads));
+  }
+  line(0, fmt::format("// Model: {} on {}{}; lower bound {} = {:.6g}; {}.",
+                      Rep.TimeSimulated ? fmt::format("{} time units", Rep.Time)
+                                        : std::string("time not simulated (too many warp accesses)"),
+                      Rep.TimeMachine, Rep.TimeUsesWorstCase ? " (data-dependent sites at worst case)" : "",
+                      Rep.LowerBoundFormula, Rep.LowerBound,
+                      Rep.FastPath ? (Rep.TableWalk ? "analyzed by class (table reads per lane warp by warp)"
+                                                    : "analyzed by class, no warp visited")
+                                   : "analyzed warp by warp (" + Rep.FallbackReason + ")"));
+  line(0, fmt::format("// Index arithmetic in {} ({}).", F.indexType(),
+                      F.LongIndex ? "some index value may exceed 32 bits"
+                                  : "every index value of the kernel fits in 32 bits"));
+  std::vector<std::string> Ps;
+  for (const ArrayPlan &A : F.Arrays)
+    if (A.isDeviceParam())
+      Ps.push_back(fmt::format("{}{} *{}", A.Written ? "" : "const ", devType(A.Decl->Elem), A.pointerName()));
+  for (const PermUse &U : F.PermUses)
+    Ps.push_back(fmt::format("const {} *{}", Mod.Tables[static_cast<std::size_t>(U.Table)].DeviceType, U.CName));
+  if (!F.RuntimeUsed.empty())
+    Ps.push_back(sizeNames(F.indexType() + " "));
+  line(0, fmt::format("__global__ void __launch_bounds__({}) {}({}) {{", F.CudaThreads, kernelName(),
+                      fmt::join(Ps, ", ")));
+  line(1, fmt::format("using Index = {};", F.indexType()));
+  for (const ir::Param &P : F.Prog.Params)
+    if (F.ParamsUsed.count(P.Name) && !Mod.Runtime.count(P.Name))
+      line(1, fmt::format("constexpr Index {} = {}; // param", cName(P.Name), literal(P.Value, F.LongIndex)));
+  for (const std::string &D : derivedSizes(Dev, "Index"))
+    line(1, D);
+  // Thread built-ins.
+  const bool Flat3 = G.BlockDim[1] * G.BlockDim[2] > 1;
+  const std::string FlatT = Flat3 ? fmt::format("(static_cast<Index>(threadIdx.z) * {} + static_cast<Index>(threadIdx.y)) * {} + static_cast<Index>(threadIdx.x)",
+                                                G.BlockDim[1], G.BlockDim[0])
+                                  : "static_cast<Index>(threadIdx.x)";
+  bool NeedFlat = F.Virtual;
+  for (const ArrayPlan &A : F.Arrays)
+    NeedFlat = NeedFlat || A.Staged;
+  const auto Has = [&](ir::Builtin B) { return F.Builtins.count(B) > 0; };
+  NeedFlat = NeedFlat || Has(ir::Builtin::Lane) || Has(ir::Builtin::Warp) || Has(ir::Builtin::Tid);
+  if (NeedFlat)
+    line(1, fmt::format("const Index bw_t = {}; // thread index in the block", FlatT));
+  // In a `threads p` kernel of more than 1024 threads, CUDA thread bw_t runs
+  // program threads bw_t, bw_t + 1024, ...; the built-ins follow the program
+  // thread, so warps hold the same 32 consecutive threads as in the model.
+  const std::string Flat = F.Virtual ? "bw_vt" : "bw_t";
+  std::vector<std::string> Defs;
+  if (Has(ir::Builtin::Tx))
+    Defs.push_back(F.Virtual ? "const Index tx = bw_vt;" : "const Index tx = static_cast<Index>(threadIdx.x);");
+  if (Has(ir::Builtin::Ty))
+    Defs.push_back("const Index ty = static_cast<Index>(threadIdx.y);");
+  if (Has(ir::Builtin::Tz))
+    Defs.push_back("const Index tz = static_cast<Index>(threadIdx.z);");
+  if (Has(ir::Builtin::Bx))
+    Defs.push_back("const Index bx = static_cast<Index>(blockIdx.x);");
+  if (Has(ir::Builtin::By))
+    Defs.push_back("const Index by = static_cast<Index>(blockIdx.y);");
+  if (Has(ir::Builtin::Bz))
+    Defs.push_back("const Index bz = static_cast<Index>(blockIdx.z);");
+  if (Has(ir::Builtin::Lane))
+    Defs.push_back(fmt::format("const Index lane = {} % {};", Flat, F.WarpWidth));
+  if (Has(ir::Builtin::Warp))
+    Defs.push_back(fmt::format("const Index warp = {} / {};", Flat, F.WarpWidth));
+  if (Has(ir::Builtin::Tid)) {
+    if (F.RuntimeGrid)
+      Defs.push_back(fmt::format("const Index tid = ((static_cast<Index>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x) * {} + bw_t;",
+                                 F.Threads));
+    else if (F.Blocks == 1)
+      Defs.push_back(fmt::format("const Index tid = {};", Flat));
+    else if (G.GridDim[1] * G.GridDim[2] == 1)
+      Defs.push_back(fmt::format("const Index tid = static_cast<Index>(blockIdx.x) * {} + bw_t;", F.Threads));
+    else
+      Defs.push_back(fmt::format("const Index tid = ((static_cast<Index>(blockIdx.z) * {} + static_cast<Index>(blockIdx.y)) * {} + static_cast<Index>(blockIdx.x)) * {} + bw_t;",
+                                 G.GridDim[1], G.GridDim[0], F.Threads));
+  }
+  if (!F.Virtual)
+    for (const std::string &D : Defs)
+      line(1, D);
+  if (F.UseDynamic)
+    line(1, fmt::format("extern __shared__ __align__(16) unsigned char bw_smem[]; // {} bytes, opted in by the launch",
+                        F.DynamicSmem));
+  // Parameters and top-level arrays: layouts, shared copies.
+  for (const ArrayPlan &A : F.Arrays) {
+    if (!A.isDeviceParam())
+      continue;
+    if (A.Demoted)
+      line(1, fmt::format("// '{}' is shared in the program but does not fit the {} bytes of shared memory "
+                          "with the rest: it stays in global memory.",
+                          A.Decl->Name, ir::targetInfo(Opts.Arch)->MaxSharedPerBlock));
+    if (A.InShared || A.usesLayoutObject())
+      emitDeviceArray(1, A);
+  }
+  bool AnyStaged = false;
+  for (const ArrayPlan &A : F.Arrays) {
+    if (!A.Staged)
+      continue;
+    AnyStaged = true;
+    const StagingCost C = stagingCost(A, F.CudaThreads);
+    line(1, fmt::format("// Staging (added by codegen): '{}' is a shared {} of the program; the block copies it "
+                        "in from global memory. Predicted: sm_90 sectors {} per request, shared wavefronts {}.",
+                        A.Decl->Name, A.From == Origin::Param ? "parameter" : "array", C.Sectors, C.Wavefronts));
+    const std::int64_t Cols = A.Decl->Shape.back();
+    const std::string Dst = A.Decl->Shape.size() == 1 && A.Lay.Kind == LayoutKind::Raw
+                                ? fmt::format("{}[bw_i]", A.Name)
+                                : fmt::format("{}[{}_layout.offset(bw_i / {}, bw_i % {})]", A.Name, A.Name, Cols, Cols);
+    line(1, fmt::format("for (Index bw_i = bw_t; bw_i < {}; bw_i += {})", A.Decl->numElements(), F.CudaThreads));
+    line(2, fmt::format("{} = {}[bw_i];", Dst, A.pointerName()));
+  }
+  if (AnyStaged)
+    line(1, "__syncthreads();");
+  if (F.Virtual) {
+    line(1, fmt::format("for (Index bw_vt = bw_t; bw_vt < {}; bw_vt += {}) {{ // program thread bw_vt",
+                        F.Threads, F.CudaThreads));
+    for (const std::string &D : Defs)
+      line(2, D);
+    deviceBlock(F.K.Body, 2);
+    line(1, "}");
+  } else {
+    deviceBlock(F.K.Body, 1);
+  }
+  bool AnyBack = false;
+  for (const ArrayPlan &A : F.Arrays) {
+    if (!A.Staged || !A.Written)
+      continue;
+    if (!AnyBack)
+      line(1, "__syncthreads();");
+    AnyBack = true;
+    const std::int64_t Cols = A.Decl->Shape.back();
+    const std::string Src = A.Decl->Shape.size() == 1 && A.Lay.Kind == LayoutKind::Raw
+                                ? fmt::format("{}[bw_i]", A.Name)
+                                : fmt::format("{}[{}_layout.offset(bw_i / {}, bw_i % {})]", A.Name, A.Name, Cols, Cols);
+    line(1, fmt::format("// Staging (added by codegen): '{}' goes back to global memory.", A.Decl->Name));
+    line(1, fmt::format("for (Index bw_i = bw_t; bw_i < {}; bw_i += {})", A.Decl->numElements(), F.CudaThreads));
+    line(2, fmt::format("{}[bw_i] = {};", A.pointerName(), Src));
+  }
+  line(0, "}");
+  return Out;
+}
+
+std::string KernelEmitter::launch() const {
+  std::string S = fmt::format("cudaError_t {}({}) {{\n", launchName(), apiParams(false));
+  if (!F.RuntimeUsed.empty())
+    S += runtimeChecks();
+  std::vector<std::string> Checks;
+  for (const ArrayPlan &A : F.Arrays)
+    if (A.isApiParam())
+      Checks.push_back(F.runtimeShape(*A.Decl)
+                           ? fmt::format("{}_count != static_cast<std::size_t>({})", A.Name, F.countText(*A.Decl, Mode::Host))
+                           : fmt::format("{}_count != {}", A.Name, A.footprint()));
+  if (!Checks.empty())
+    S += fmt::format("  if ({})\n    return cudaErrorInvalidValue;\n", fmt::join(Checks, " || "));
+  const bool NeedTables = !F.PermUses.empty() ||
+                          std::any_of(F.Arrays.begin(), F.Arrays.end(), [](const ArrayPlan &A) { return A.Table >= 0; });
+  if (NeedTables)
+    S += "  if (const cudaError_t Err = load_tables(); Err != cudaSuccess)\n    return Err;\n";
+  if (F.UseDynamic && F.DynamicSmem > ir::targetInfo(Opts.Arch)->DefaultSharedPerBlock)
+    S += fmt::format("  if (const cudaError_t Err = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {});\n"
+                     "      Err != cudaSuccess)\n    return Err;\n",
+                     kernelName(), F.DynamicSmem);
+  std::vector<std::string> Args;
+  for (const ArrayPlan &A : F.Arrays) {
+    if (!A.isDeviceParam())
+      continue;
+    Args.push_back(A.Table >= 0 ? fmt::format("bw_dev_table_{}", A.Table) : A.Name);
+  }
+  for (const PermUse &U : F.PermUses)
+    Args.push_back(fmt::format("bw_dev_table_{}", U.Table));
+  if (!F.RuntimeUsed.empty())
+    Args.push_back(sizeNames());
+  const auto &G = F.K.Geo;
+  const std::string Grid = F.RuntimeGrid ? "bw_grid" : fmt::format("dim3({}, {}, {})", G.GridDim[0], G.GridDim[1], G.GridDim[2]);
+  S += fmt::format("  {}<<<{}, dim3({}, {}, {}), {}, stream>>>({});\n", kernelName(), Grid,
+                   F.Virtual ? F.CudaThreads : G.BlockDim[0], G.BlockDim[1], G.BlockDim[2],
+                   F.UseDynamic ? F.DynamicSmem : 0, fmt::join(Args, ", "));
+  S += "  return cudaGetLastError();\n}\n";
+  return S;
+}
+
+std::string KernelEmitter::runtimeChecks() const {
+  std::string S;
+  for (const std::string &D : derivedSizes(Host, "long long"))
+    S += "  " + D + "\n";
+  std::vector<std::string> Bad;
+  for (const ir::Param *P : F.RuntimeUsed)
+    if (P->Where)
+      Bad.push_back(fmt::format("!({})", Host.index(*P->Where)));
+  for (const ArrayPlan &A : F.Arrays)
+    if (A.isApiParam() && F.runtimeShape(*A.Decl))
+      for (std::size_t D = 0; D < A.Decl->Dims.size(); ++D)
+        if (Mod.runtime(A.Decl->Dims[D]))
+          Bad.push_back(fmt::format("{} < 1", Host.index(A.Decl->Dims[D], 10)));
+  // Each distinct condition once, in order.
+  std::vector<std::string> Unique;
+  for (const std::string &B : Bad)
+    if (std::find(Unique.begin(), Unique.end(), B) == Unique.end())
+      Unique.push_back(B);
+  if (!Unique.empty())
+    S += fmt::format("  if ({})\n    return cudaErrorInvalidValue;\n", fmt::join(Unique, " || "));
+  if (F.RuntimeGrid) {
+    S += "  " + gridDecl() + "\n";
+    S += fmt::format("  if (bw_grid_x < 1 || bw_grid_x > {0} || bw_grid_y < 1 || bw_grid_y > {1} || bw_grid_z < 1 || "
+                     "bw_grid_z > {1})\n    return cudaErrorInvalidValue;\n",
+                     MaxGridX, MaxGridYZ);
+    S += "  const dim3 bw_grid(static_cast<unsigned>(bw_grid_x), static_cast<unsigned>(bw_grid_y), "
+         "static_cast<unsigned>(bw_grid_z));\n";
+  }
+  return S;
+}
+
+
+} // namespace bankwise::codegen::detail

@@ -1,0 +1,235 @@
+// The module's state: runtime params in expressions, the sizes text, the
+// tables (closed forms, stored tables, seed 001's planes) and their names.
+
+#include "codegen/detail/Emit.h"
+
+namespace bankwise::codegen::detail {
+
+/// Adds the names of the params E mentions to Out.
+void paramNames(const Expr &E, std::set<std::string, std::less<>> &Out) {
+  std::visit(
+      [&](const auto &N) {
+        using T = std::decay_t<decltype(N)>;
+        if constexpr (std::is_same_v<T, ir::VarRef>) {
+          if (N.Kind == ir::VarKind::Param)
+            Out.insert(N.Name);
+        } else if constexpr (std::is_same_v<T, ir::Unary>) {
+          paramNames(*N.Operand, Out);
+        } else if constexpr (std::is_same_v<T, ir::Binary>) {
+          paramNames(*N.Lhs, Out);
+          paramNames(*N.Rhs, Out);
+        } else if constexpr (std::is_same_v<T, ir::Call>) {
+          for (const Expr &A : N.Args)
+            paramNames(A, Out);
+        }
+      },
+      E.Node);
+}
+
+bool ModuleState::runtime(const Expr &E) const {
+  std::set<std::string, std::less<>> Names;
+  paramNames(E, Names);
+  return std::any_of(Names.begin(), Names.end(), [&](const std::string &N) { return Runtime.count(N) > 0; });
+}
+
+/// "R = 64, C = 64": the representative sizes of the runtime params, in
+/// declaration order.
+std::string sizesText(const ir::Program &Prog, const CodegenOptions &Opts) {
+  std::vector<std::string> Parts;
+  for (const ir::Param &P : Prog.Params)
+    if (auto It = Opts.RepresentativeSizes.find(P.Name); It != Opts.RepresentativeSizes.end())
+      Parts.push_back(fmt::format("{} = {}", P.Name, It->second));
+  return fmt::format("{}", fmt::join(Parts, ", "));
+}
+
+/// Names the generated host code (harness, CPU reference) uses for its own
+/// locals, which a runtime param, a local there too, must not take.
+const std::set<std::string, std::less<>> &hostLocalNames() {
+  static const std::set<std::string, std::less<>> Names = {
+      "A", "Buf", "Bytes", "Checked", "Device", "Elapsed", "Got", "I", "Index", "Json", "Median", "Min",
+      "Mismatches", "Ms", "NT", "Ok", "Prop", "Rng", "Runs", "Seed", "Start", "Stop", "Time", "W", "t"};
+  return Names;
+}
+
+std::string permDescription(const ir::Program &Prog, const std::string &Name) {
+  const ir::Permutation *P = Prog.findPerm(Name);
+  if (!P)
+    return Name;
+  std::vector<std::string> Args;
+  for (const Expr &A : P->Args)
+    Args.push_back(ir::print(A));
+  switch (P->Kind) {
+  case ir::PermKind::File:
+    return fmt::format("file(\"{}\")", P->Path);
+  case ir::PermKind::ScheduleSrc:
+  case ir::PermKind::ScheduleDst:
+    return fmt::format("{}({}, w: {}) (seed 003 conflict-free schedule)", ir::spelling(P->Kind),
+                       P->Base, Args.empty() ? "?" : Args[0]);
+  case ir::PermKind::Random:
+    return fmt::format("random({}, seed: {})", Args.size() > 0 ? Args[0] : "?",
+                       Args.size() > 1 ? Args[1] : "?");
+  case ir::PermKind::List:
+    return fmt::format("a list of {}", P->Args.size());
+  default:
+    return fmt::format("{}({})", ir::spelling(P->Kind), fmt::join(Args, ", "));
+  }
+}
+
+
+
+/// Entry I of a closed-form permutation as C++ (the formulas of arith.cuh).
+std::string closedFormText(const ir::Permutation &P, bool Inverse, const std::string &I) {
+  const std::int64_t N = P.Size.value_or(1);
+  std::int64_t Bits = 0;
+  while ((std::int64_t(1) << Bits) < N)
+    ++Bits;
+  switch (P.Kind) {
+  case ir::PermKind::Shuffle:
+    return fmt::format("bankwise::{}({}, {})", Inverse ? "shuffleInverse" : "shufflePerm", I, Bits);
+  case ir::PermKind::Bitreverse:
+    return fmt::format("bankwise::bitReverse({}, {})", I, Bits);
+  case ir::PermKind::Transpose:
+  case ir::PermKind::Stride: {
+    std::int64_t Rows = P.Kind == ir::PermKind::Transpose ? P.ArgValues[0] : N / P.ArgValues[1];
+    std::int64_t Cols = P.Kind == ir::PermKind::Transpose ? P.ArgValues[1] : P.ArgValues[1];
+    if (Inverse)
+      std::swap(Rows, Cols);
+    return fmt::format("bankwise::transposePerm({}, {}, {})", I, literal(Rows, true), literal(Cols, true));
+  }
+  default:
+    return I;
+  }
+}
+
+int ModuleState::table(const std::string &Perm, bool Inverse, const std::string &DevType, bool Narrow) {
+  if (isClosedForm(Prog, Perm)) {
+    const ir::Permutation &P = *Prog.findPerm(Perm);
+    for (std::size_t I = 0; I < Tables.size(); ++I)
+      if (Tables[I].Perm == Perm && Tables[I].Inverse == Inverse && Tables[I].DeviceType == DevType)
+        return static_cast<int>(I);
+    TablePlan T;
+    T.Perm = Perm;
+    T.Inverse = Inverse;
+    T.Describe = (Inverse ? "inverse of " : "") + permDescription(Prog, Perm);
+    T.DeviceType = DevType;
+    T.Size = static_cast<std::uint64_t>(P.Size.value_or(0));
+    T.Width = narrowestWidth(T.Size);
+    T.ClosedForm = closedFormText(P, Inverse, "I");
+    Tables.push_back(std::move(T));
+    return static_cast<int>(Tables.size() - 1);
+  }
+  const std::shared_ptr<const Permutation> Shared = Perms.share(Perm, Inverse);
+  const Permutation &Values = *Shared;
+  const int Width = narrowestWidth(Values.size());
+  const std::string Type = Narrow ? unsignedTypeName(Width) : DevType;
+  for (std::size_t I = 0; I < Tables.size(); ++I)
+    if (Tables[I].Perm == Perm && Tables[I].Inverse == Inverse && Tables[I].DeviceType == Type)
+      return static_cast<int>(I);
+  TablePlan T;
+  T.Perm = Perm;
+  T.Inverse = Inverse;
+  T.Describe = (Inverse ? "inverse of " : "") + permDescription(Prog, Perm);
+  T.DeviceType = Type;
+  T.Values = Shared;
+  T.Size = Values.size();
+  T.Width = Width;
+  const std::uint64_t Bytes = Values.size() * static_cast<std::uint64_t>(Width);
+  T.InSource = Bytes <= Opts.InlineTableLimit;
+  T.Hash = T.hash();
+  if (!T.InSource)
+    T.Offset = nextOffset();
+  Tables.push_back(std::move(T));
+  return static_cast<int>(Tables.size() - 1);
+}
+
+int ModuleState::hmmTable(const std::string &Kernel, const HmmLowering &L) {
+  const HmmSchedule &S = *L.Schedule;
+  TablePlan T;
+  T.Perm = L.PlanePrefix;
+  T.Describe = fmt::format("kernel '{}': s and d of seed 001's three passes (planes s0, d0, s1, d1, s2, "
+                           "d2 of {} entries each)",
+                           Kernel, S.size());
+  T.DeviceType = "std::uint16_t";
+  // HmmSchedule keeps its six planes back to back in one buffer.
+  T.Raw16 = std::span<const std::uint16_t>(S.plane(0).data(), 6 * S.size());
+  T.RawOwner = L.Schedule;
+  T.Size = T.Raw16.size();
+  T.Width = 2;
+  T.InSource = T.Size * 2 <= Opts.InlineTableLimit;
+  T.Hash = T.hash();
+  if (!T.InSource)
+    T.Offset = nextOffset();
+  Tables.push_back(std::move(T));
+  return static_cast<int>(Tables.size() - 1);
+}
+
+bool isClosedForm(const ir::Program &Prog, const std::string &Perm) {
+  const ir::Permutation *P = Prog.findPerm(Perm);
+  if (!P)
+    return false;
+  switch (P->Kind) {
+  case ir::PermKind::Identity:
+  case ir::PermKind::Shuffle:
+  case ir::PermKind::Bitreverse:
+  case ir::PermKind::Transpose:
+  case ir::PermKind::Stride:
+    return true;
+  default:
+    return false;
+  }
+}
+
+LayoutFn layoutOf(const ir::Array &A) {
+  LayoutKind Kind = LayoutKind::Raw;
+  switch (A.Lay.Kind) {
+  case ir::LayoutKind::Raw:
+  case ir::LayoutKind::Auto: // not resolved: raw, as the analysis does
+    Kind = LayoutKind::Raw;
+    break;
+  case ir::LayoutKind::Pad:
+    Kind = LayoutKind::Pad;
+    break;
+  case ir::LayoutKind::Xor:
+    Kind = LayoutKind::Xor;
+    break;
+  case ir::LayoutKind::Diagonal:
+    Kind = LayoutKind::Diagonal;
+    break;
+  case ir::LayoutKind::Rap:
+    Kind = LayoutKind::Rap;
+    break;
+  }
+  try {
+    return makeLayout(Kind, A.Shape, A.Lay.Kind == ir::LayoutKind::Pad ? A.Lay.ArgValue : 0,
+                      static_cast<std::uint64_t>(A.Lay.ArgValue));
+  } catch (const UserError &E) {
+    throw UserError(A.Loc, fmt::format("array '{}': {}", A.Name, E.diagnostic().Message));
+  }
+}
+
+KernelFacts::KernelFacts(const ir::Program &Prog, const ir::Kernel &K, ModuleState &M)
+    : Prog(Prog), K(K), Mod(M) {
+  WarpWidth = Prog.Mach ? Prog.Mach->warpSize() : 32;
+  Threads = K.Geo.threadsPerBlock();
+  Blocks = K.Geo.GridDim[0] * K.Geo.GridDim[1] * K.Geo.GridDim[2];
+  CudaThreads = std::min<std::int64_t>(Threads, 1024);
+  Virtual = Threads > 1024;
+  if (Virtual && !K.Geo.IsThreads)
+    throw UserError(K.Geo.Loc, fmt::format("kernel '{}' has {} threads in a block; CUDA allows "
+                                           "at most 1024",
+                                           K.Name, Threads));
+  for (const ir::Array &A : K.Params)
+    addArray(A, Origin::Param);
+  Scope S(1);
+  scanBlock(K.Body, S);
+  collectRuntime();
+  if (Virtual && HasSync)
+    throw UserError(K.Geo.Loc, fmt::format("kernel '{}' has {} threads and a 'sync': CUDA blocks hold at most "
+                                           "1024 threads, and codegen runs several program threads per CUDA "
+                                           "thread only in kernels without 'sync'",
+                                           K.Name, Threads));
+  solve();
+}
+
+
+} // namespace bankwise::codegen::detail

@@ -1,0 +1,850 @@
+// Internal to codegen/: what the parts of code generation share. The facts
+// of a kernel (KernelFacts: arrays, locals, loops, value classes, ranges,
+// uniformity) and of the module (ModuleState: tables, names), the expression
+// printer (ExprEmitter) and the kernel emitter (KernelEmitter), whose member
+// functions live in the part that uses them:
+//   ModuleState.cpp   tables, closed forms and names of the module
+//   KernelFacts.cpp   the scan and the dataflow facts of one kernel
+//   DeviceCode.cpp    the __global__ function, its launch function, checks
+//   Seed001.cpp       the three pass kernels of a global schedule colored
+//   Reference.cpp     the CPU reference
+//   Harness.cpp       the harness's run of one kernel
+//   Codegen.cpp       the module: shared-memory plan, tables, compileToCuda
+#pragma once
+
+#include "codegen/Codegen.h"
+
+#include "analysis/KernelAnalysis.h"
+#include "analysis/Layout.h"
+#include "analysis/MemoryModel.h"
+#include "analysis/SiteJson.h"
+#include "analysis/schedule/HmmSchedule.h"
+#include "codegen/Tables.h"
+#include "codegen/Templates.h"
+#include "ir/Printer.h"
+
+#include <algorithm>
+#include <cassert>
+#include <fmt/format.h>
+#include <functional>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+namespace bankwise::codegen::detail {
+
+using ir::BinaryOp;
+using ir::Expr;
+using ir::Stmt;
+
+//===-- Names ---------------------------------------------------------------===//
+
+inline const std::set<std::string, std::less<>> &cppKeywords() {
+  static const std::set<std::string, std::less<>> Words = {
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+      "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
+      "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
+      "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+      "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+      "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+      "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static",
+      "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
+      "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
+      "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "main", "std",
+      "bankwise", "dim3", "Index", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
+      "min", "max", "t"};
+  return Words;
+}
+
+/// The C++ name of a .bw name: keywords and the generated prefix get a '_'.
+inline std::string cName(const std::string &N) {
+  if (cppKeywords().count(N) || N.rfind("bw_", 0) == 0 || N.rfind("__", 0) == 0 ||
+      N.rfind("launch_", 0) == 0 || N.rfind("reference_", 0) == 0 || N.rfind("run_", 0) == 0)
+    return N + "_";
+  return N;
+}
+
+inline std::string cString(const std::string &S) {
+  std::string R = "\"";
+  for (char C : S) {
+    if (C == '"' || C == '\\')
+      R += '\\';
+    if (static_cast<unsigned char>(C) < 0x20)
+      R += fmt::format("\\x{:02x}", static_cast<unsigned char>(C));
+    else
+      R += C;
+  }
+  return R + "\"";
+}
+
+inline std::string locText(const SourceLoc &L) { return fmt::format("{}:{}", L.Line, L.Col); }
+
+//===-- Element types -------------------------------------------------------===//
+
+inline bool isFloat(ir::ScalarType S) {
+  return S == ir::ScalarType::F16 || S == ir::ScalarType::BF16 || S == ir::ScalarType::F32 ||
+         S == ir::ScalarType::F64;
+}
+inline bool isIntElem(ir::ElemType T) { return T.Lanes == 1 && !isFloat(T.Scalar); }
+inline bool isHalfLike(ir::ElemType T) {
+  return T.Lanes == 1 && (T.Scalar == ir::ScalarType::F16 || T.Scalar == ir::ScalarType::BF16);
+}
+
+inline std::string scalarType(ir::ScalarType S) {
+  switch (S) {
+  case ir::ScalarType::I8: return "std::int8_t";
+  case ir::ScalarType::I16: return "std::int16_t";
+  case ir::ScalarType::I32: return "std::int32_t";
+  case ir::ScalarType::I64: return "std::int64_t";
+  case ir::ScalarType::U8: return "std::uint8_t";
+  case ir::ScalarType::U16: return "std::uint16_t";
+  case ir::ScalarType::U32: return "std::uint32_t";
+  case ir::ScalarType::U64: return "std::uint64_t";
+  case ir::ScalarType::F16: return "__half";
+  case ir::ScalarType::BF16: return "__nv_bfloat16";
+  case ir::ScalarType::F32: return "float";
+  case ir::ScalarType::F64: return "double";
+  }
+  return "float";
+}
+
+/// Device spelling: f32 -> float, f16 -> __half, f32x4 -> bankwise::Vec<float, 4>.
+inline std::string devType(ir::ElemType T) {
+  if (T.Lanes == 1)
+    return scalarType(T.Scalar);
+  return fmt::format("bankwise::Vec<{}, {}>", scalarType(T.Scalar), T.Lanes);
+}
+
+/// Host (CPU reference) spelling: f16 and bf16 are held as float.
+inline std::string hostType(ir::ElemType T) { return isHalfLike(T) ? "float" : devType(T); }
+
+//===-- Value classes -------------------------------------------------------===//
+
+/// What a value is: an integer (index arithmetic, 64-bit in the .bw
+/// semantics), an exact copy of an element (moved bit for bit), or the result
+/// of floating-point arithmetic (float, or double when f64 takes part).
+struct VClass {
+  enum Kind { Int, Copy, Compute } K = Int;
+  ir::ElemType Elem{};
+  bool Double = false;
+  bool operator==(const VClass &) const = default;
+};
+
+inline VClass intClass() { return {}; }
+inline VClass computeClass(bool Double) { return {VClass::Compute, {}, Double}; }
+inline bool isFloaty(const VClass &C) { return C.K != VClass::Int; }
+inline bool wantsDouble(const VClass &C) {
+  return C.K == VClass::Compute ? C.Double : (C.K == VClass::Copy && C.Elem.Scalar == ir::ScalarType::F64);
+}
+
+//===-- Ranges ----------------------------------------------------------------===//
+
+using Wide = __int128_t;
+
+/// A closed interval of values, or Unknown (any 64-bit value).
+struct Range {
+  bool Known = false;
+  Wide Lo = 0, Hi = 0;
+  bool operator==(const Range &) const = default;
+};
+inline Range unknownRange() { return {}; }
+inline Range span(Wide Lo, Wide Hi) {
+  if (Lo < Wide(std::numeric_limits<std::int64_t>::min()) ||
+      Hi > Wide(std::numeric_limits<std::int64_t>::max()))
+    return {};
+  return {true, Lo, Hi};
+}
+inline Range point(Wide V) { return span(V, V); }
+inline Range join(const Range &A, const Range &B) {
+  if (!A.Known || !B.Known)
+    return {};
+  return span(std::min(A.Lo, B.Lo), std::max(A.Hi, B.Hi));
+}
+inline bool fitsInt32(const Range &R) {
+  return R.Known && R.Lo >= std::numeric_limits<std::int32_t>::min() &&
+         R.Hi <= std::numeric_limits<std::int32_t>::max();
+}
+inline Wide floorDivWide(Wide A, Wide B) {
+  Wide Q = A / B;
+  if ((A % B != 0) && ((A < 0) != (B < 0)))
+    --Q;
+  return Q;
+}
+inline int bitWidth(Wide V) {
+  int B = 0;
+  while (V > 0) {
+    ++B;
+    V >>= 1;
+  }
+  return B;
+}
+
+/// CUDA's grid limits (x; y and z).
+constexpr std::int64_t MaxGridX = 2147483647, MaxGridYZ = 65535;
+
+inline Range elemRange(ir::ElemType T) {
+  if (!isIntElem(T))
+    return {};
+  const int Bits = static_cast<int>(ir::byteSize(T)) * 8;
+  const bool Signed = T.Scalar == ir::ScalarType::I8 || T.Scalar == ir::ScalarType::I16 ||
+                      T.Scalar == ir::ScalarType::I32 || T.Scalar == ir::ScalarType::I64;
+  if (Bits == 64)
+    return Signed ? span(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max())
+                  : Range{};
+  if (Signed)
+    return span(-(Wide(1) << (Bits - 1)), (Wide(1) << (Bits - 1)) - 1);
+  return span(0, (Wide(1) << Bits) - 1);
+}
+
+//===-- Per-kernel facts -----------------------------------------------------===//
+
+struct LetInfo {
+  const ir::Let *Decl = nullptr;
+  std::string Name;
+  std::vector<const Expr *> Values; ///< init, then every assignment
+  VClass Class;
+  Range R;
+  bool Uniform = true;
+  bool Assigned = false;
+  bool Read = false;
+};
+
+struct LoopInfo {
+  const ir::For *Decl = nullptr;
+  Range R, Reach;
+  bool Uniform = true;
+};
+
+enum class Origin { Param, TopLevel, Body };
+
+struct ArrayPlan {
+  const ir::Array *Decl = nullptr;
+  std::string Name; ///< C++ name in kernel bodies
+  Origin From = Origin::Param;
+  bool Read = false, Written = false;
+  int Table = -1;        ///< holds a permutation: index into the module's tables
+  bool Local = false;    ///< per-thread registers
+  bool InShared = false; ///< lives in shared memory on the device
+  bool Staged = false;   ///< shared data that comes from (and goes back to) global memory
+  bool Demoted = false;  ///< a shared array codegen keeps in global memory
+  LayoutFn Lay;          ///< the address formula (analysis/Layout.h)
+  std::string LayoutName;
+  std::int64_t SmemOffset = -1; ///< bytes into dynamic shared memory
+  /// Addressed through a layout policy object (1-D raw arrays index directly).
+  bool usesLayoutObject() const {
+    return (InShared || Lay.Kind != LayoutKind::Raw) &&
+           !(Lay.Kind == LayoutKind::Raw && Decl->Shape.size() == 1);
+  }
+  /// Global pointer name: the array's own, or name_global when staged.
+  std::string pointerName() const { return Staged ? Name + "_global" : Name; }
+  bool isDeviceParam() const { return From != Origin::Body && !Local; }
+  /// The launch API passes it (tables come from the module).
+  bool isApiParam() const { return isDeviceParam() && Table < 0; }
+  std::int64_t footprint() const { return Lay.footprint(); }
+};
+
+/// A table-driven permutation applied in an index (P(i) of a random, file,
+/// list or schedule permutation).
+struct PermUse {
+  std::string Perm;
+  bool Inverse = false;
+  int Table = -1;
+  std::string CName; ///< bw_perm_P or bw_perm_P_inv
+};
+
+class ModuleState;
+
+enum class Mode { Device, Host };
+
+class KernelFacts {
+public:
+  KernelFacts(const ir::Program &Prog, const ir::Kernel &K, ModuleState &M);
+
+  const ir::Program &Prog;
+  const ir::Kernel &K;
+  ModuleState &Mod;
+  std::vector<ArrayPlan> Arrays;
+  std::map<std::string, std::size_t, std::less<>> ArrayIndex;
+  std::vector<LetInfo> Lets;
+  std::vector<LoopInfo> Loops;
+  std::map<const ir::VarRef *, int> LetOf, LoopOf;
+  std::map<const ir::Let *, int> LetIndex;
+  std::map<const ir::For *, int> LoopIndex;
+  std::vector<PermUse> PermUses;
+  std::set<ir::Builtin> Builtins;
+  std::set<std::string> ParamsUsed;
+  bool HasCompute = false;
+  bool HasSync = false;
+  bool LongIndex = false;
+  std::int64_t WarpWidth = 32;
+  std::int64_t Threads = 1, Blocks = 1;
+  /// CUDA threads per block: Threads, or 1024 when a `threads p` kernel has
+  /// more and each CUDA thread runs p / 1024 of the program's threads.
+  std::int64_t CudaThreads = 1;
+  bool Virtual = false;
+  std::int64_t StaticSmem = 0, DynamicSmem = 0;
+  bool UseDynamic = false;
+  /// The runtime params the kernel needs (in its body, its arrays' dims, its
+  /// grid, and what their Inits and `where`s use), in declaration order;
+  /// empty for a kernel of constant sizes.
+  std::vector<const ir::Param *> RuntimeUsed;
+  /// The grid depends on a runtime param: computed at launch.
+  bool RuntimeGrid = false;
+  /// A dimension of A depends on a runtime param.
+  bool runtimeShape(const ir::Array &A) const;
+  /// The dimensions of A as C++ (literals, or the expressions of runtime ones).
+  std::vector<std::string> dimTexts(const ir::Array &A, Mode M) const;
+  /// The element count of A as C++: a literal, or the product of its dims.
+  std::string countText(const ir::Array &A, Mode M) const;
+  /// `schedule colored` on a global copy: seed 001's passes and their table.
+  const HmmLowering *Hmm = nullptr;
+  int HmmTable = -1;
+
+  std::string indexType() const { return LongIndex ? "long long" : "int"; }
+  ArrayPlan &array(const std::string &Name) { return Arrays.at(ArrayIndex.at(Name)); }
+  const ArrayPlan &array(const std::string &Name) const { return Arrays.at(ArrayIndex.at(Name)); }
+  const PermUse *permUse(const std::string &Perm, bool Inverse) const {
+    for (const PermUse &U : PermUses)
+      if (U.Perm == Perm && U.Inverse == Inverse)
+        return &U;
+    return nullptr;
+  }
+
+  VClass classOf(const Expr &E) const;
+  Range rangeOf(const Expr &E) const;
+  bool uniform(const Expr &E) const;
+
+private:
+  using Scope = std::vector<std::map<std::string, std::pair<bool, int>, std::less<>>>;
+  void addArray(const ir::Array &A, Origin From);
+  void scanBlock(const ir::Block &B, Scope &S);
+  void scanExpr(const Expr &E, Scope &S);
+  std::pair<bool, int> lookup(const Scope &S, const std::string &Name) const;
+  void collectRuntime();
+  void solve();
+  void forEachExpr(const ir::Block &B, const std::function<void(const Expr &)> &F) const;
+};
+
+/// Facts shared by the kernels of one module: tables and their storage.
+class ModuleState {
+public:
+  ModuleState(const ir::Program &Prog, const CodegenOptions &Opts)
+      : Prog(Prog), Opts(Opts), Perms(Prog), Runtime(Opts.RuntimeParams.begin(), Opts.RuntimeParams.end()) {}
+  const ir::Program &Prog;
+  const CodegenOptions &Opts;
+  PermutationCache Perms;
+  std::vector<TablePlan> Tables;
+  std::vector<Diagnostic> Warnings;
+  /// CodegenOptions::RuntimeParams.
+  std::set<std::string, std::less<>> Runtime;
+
+  /// E mentions a runtime param.
+  bool runtime(const Expr &E) const;
+  /// The table of Perm (inverse when Inverse) with device type DevType.
+  int table(const std::string &Perm, bool Inverse, const std::string &DevType, bool Narrow);
+  /// The s and d planes of a seed 001 schedule: one table of 6n uint16.
+  int hmmTable(const std::string &Kernel, const HmmLowering &L);
+  /// The side-file offset of the next stored table.
+  std::uint64_t nextOffset() const {
+    std::uint64_t Offset = 0;
+    for (const TablePlan &O : Tables)
+      if (!O.InSource && O.stored())
+        Offset += O.Size * static_cast<std::uint64_t>(O.Width);
+    return Offset;
+  }
+};
+
+// Defined in the parts named above; used across them.
+void paramNames(const Expr &E, std::set<std::string, std::less<>> &Out);
+std::string sizesText(const ir::Program &Prog, const CodegenOptions &Opts);
+const std::set<std::string, std::less<>> &hostLocalNames();
+std::string permDescription(const ir::Program &Prog, const std::string &Name);
+std::string closedFormText(const ir::Permutation &P, bool Inverse, const std::string &I);
+bool isClosedForm(const ir::Program &Prog, const std::string &Perm);
+LayoutFn layoutOf(const ir::Array &A);
+VClass joinClass(const VClass &A, const VClass &B, const SourceLoc &Loc);
+std::string siteComment(const AccessSiteReport &S, const KernelFacts &F);
+std::string hmmCostText(const HmmPassCost &C);
+std::string referenceParams(const KernelFacts &F, const ModuleState &Mod);
+
+//===-- Expressions -----------------------------------------------------------===//
+
+constexpr int UnaryPrec = 11;
+constexpr int PrimaryPrec = 12;
+
+inline bool literalOnly(const Expr &E) {
+  return std::visit(
+      [&](const auto &N) -> bool {
+        using T = std::decay_t<decltype(N)>;
+        if constexpr (std::is_same_v<T, ir::IntLit>)
+          return true;
+        else if constexpr (std::is_same_v<T, ir::Unary>)
+          return literalOnly(*N.Operand);
+        else if constexpr (std::is_same_v<T, ir::Binary>)
+          return literalOnly(*N.Lhs) && literalOnly(*N.Rhs);
+        else
+          return false;
+      },
+      E.Node);
+}
+
+inline std::string literal(std::int64_t V, bool Long) {
+  if (V == std::numeric_limits<std::int64_t>::min())
+    return "(-9223372036854775807LL - 1)";
+  const bool Big = V > std::numeric_limits<std::int32_t>::max() || V < std::numeric_limits<std::int32_t>::min();
+  std::string S = fmt::format("{}{}", V, (Long || Big) ? "LL" : "");
+  return V < 0 ? "(" + S + ")" : S;
+}
+
+/// Prints expressions of one kernel as C++, on the device (layouts, index
+/// type `Index`) or in the CPU reference (logical row-major arrays, per-thread
+/// values indexed by the thread t).
+class ExprEmitter {
+public:
+  ExprEmitter(const KernelFacts &F, Mode M) : F(F), M(M) {}
+
+  /// E converted to class Want.
+  std::string value(const Expr &E, const VClass &Want, int Prec = 0) const {
+    const VClass C = F.classOf(E);
+    if (Want.K == VClass::Int) {
+      if (C.K == VClass::Int)
+        return raw(E, Prec);
+      return fmt::format("static_cast<Index>({})", compute(E, C));
+    }
+    if (Want.K == VClass::Compute) {
+      if (C.K == VClass::Copy)
+        return compute(E, C);
+      return raw(E, Prec);
+    }
+    return raw(E, Prec); // exact copies keep their type
+  }
+  std::string index(const Expr &E, int Prec = 0) const { return value(E, intClass(), Prec); }
+
+  /// The value V converted for a store into an element of type T.
+  std::string store(ir::ElemType T, const Expr &V) const {
+    const VClass C = F.classOf(V);
+    if (C.K == VClass::Copy && C.Elem == T)
+      return raw(V, 0);
+    if (const auto *R = V.as<ir::ArrayRead>(); R && F.array(R->Array).Decl->Elem == T)
+      return element(R->Array, R->Indices); // an exact copy of an integer element
+    if (T.Lanes > 1)
+      throw UserError(V.Loc, fmt::format("codegen: a {} element can only be copied from another",
+                                         ir::spelling(T)));
+    if (isIntElem(T))
+      return fmt::format("static_cast<{}>({})", devType(T), index(V));
+    if (M == Mode::Host && isHalfLike(T))
+      return fmt::format("bankwise::roundTo<{}>({})", devType(T), value(V, computeClass(false)));
+    if (M == Mode::Device && isHalfLike(T))
+      return fmt::format("bankwise::fromCompute<{}>({})", devType(T), value(V, computeClass(false)));
+    const bool Double = T.Scalar == ir::ScalarType::F64;
+    if (C.K == VClass::Int || wantsDouble(C) != Double)
+      return fmt::format("static_cast<{}>({})", Double ? "double" : "float", value(V, computeClass(Double)));
+    return value(V, computeClass(Double));
+  }
+
+  /// The element a[i][j]... as an lvalue.
+  std::string element(const std::string &Array, const std::vector<Expr> &Idx) const {
+    const ArrayPlan &A = F.array(Array);
+    const auto &Shape = A.Decl->Shape;
+    const std::size_t Rank = Shape.size();
+    const std::string Base = M == Mode::Device ? A.Name : A.Name;
+    const std::vector<std::string> Dims = F.dimTexts(*A.Decl, M);
+    if (A.Local || M == Mode::Host || !A.usesLayoutObject()) {
+      std::string Lin = linear(Idx, Dims);
+      if (A.Local && M == Mode::Host)
+        return fmt::format("{}[t * {} + {}]", Base, A.Decl->numElements(), Lin);
+      return fmt::format("{}[{}]", Base, Lin);
+    }
+    // Layout object: row (all but the last index, row-major) and column.
+    std::string Row = "0";
+    if (Rank >= 2) {
+      std::vector<Expr> Head(Idx.begin(), Idx.end() - 1);
+      std::vector<std::string> HeadDims(Dims.begin(), Dims.end() - 1);
+      Row = linear(Head, HeadDims);
+    } else if (A.Lay.Kind == LayoutKind::Raw) {
+      return fmt::format("{}[{}]", Base, index(Idx.back()));
+    }
+    return fmt::format("{}[{}_layout.offset({}, {})]", Base, A.Name, Row, index(Idx.back()));
+  }
+
+  /// Row-major linear index of Idx in Shape: i0 * D1 * ... + ...
+  std::string linear(const std::vector<Expr> &Idx, const std::vector<std::string> &Dims) const {
+    if (Idx.size() == 1)
+      return index(Idx[0]);
+    std::string S = index(Idx[0], 10);
+    for (std::size_t D = 1; D < Idx.size(); ++D) {
+      const std::string Mul = fmt::format("{} * {}", S, Dims[D]);
+      S = fmt::format("{} + {}", Mul, index(Idx[D], 10));
+      if (D + 1 < Idx.size())
+        S = "(" + S + ")";
+    }
+    return S;
+  }
+
+  std::string raw(const Expr &E, int Prec) const {
+    return std::visit([&](const auto &N) { return rawNode(E, N, Prec); }, E.Node);
+  }
+
+private:
+  const KernelFacts &F;
+  Mode M;
+
+  bool longIndex() const { return M == Mode::Host || F.LongIndex; }
+
+  std::string compute(const Expr &E, const VClass &C) const {
+    if (C.K == VClass::Copy && isHalfLike(C.Elem) && M == Mode::Device)
+      return fmt::format("bankwise::toCompute({})", raw(E, 0));
+    return raw(E, UnaryPrec);
+  }
+
+  static std::string paren(std::string S, int Own, int Prec) {
+    return Own < Prec ? "(" + S + ")" : S;
+  }
+
+  std::string rawNode(const Expr &, const ir::IntLit &N, int) const { return literal(N.Value, false); }
+
+  std::string rawNode(const Expr &, const ir::VarRef &N, int) const {
+    if (auto It = F.LetOf.find(&N); It != F.LetOf.end()) {
+      const LetInfo &L = F.Lets[static_cast<std::size_t>(It->second)];
+      return (M == Mode::Host && !L.Uniform) ? L.Name + "[t]" : L.Name;
+    }
+    if (auto It = F.LoopOf.find(&N); It != F.LoopOf.end()) {
+      const LoopInfo &L = F.Loops[static_cast<std::size_t>(It->second)];
+      return (M == Mode::Host && !L.Uniform) ? cName(L.Decl->Var) + "[t]" : cName(L.Decl->Var);
+    }
+    return cName(N.Name);
+  }
+
+  std::string rawNode(const Expr &, const ir::BuiltinRef &N, int Prec) const {
+    if (M == Mode::Device)
+      return std::string(ir::spelling(N.Which));
+    const auto &B = F.K.Geo.BlockDim;
+    const auto &G = F.K.Geo.GridDim;
+    switch (N.Which) {
+    case ir::Builtin::Tx:
+      return B[1] * B[2] == 1 ? "t" : paren(fmt::format("t % {}", B[0]), 10, Prec);
+    case ir::Builtin::Ty:
+      return B[1] == 1 ? "0" : paren(fmt::format("t / {} % {}", B[0], B[1]), 10, Prec);
+    case ir::Builtin::Tz:
+      return B[2] == 1 ? "0" : paren(fmt::format("t / {}", B[0] * B[1]), 10, Prec);
+    case ir::Builtin::Bx:
+      return "bx";
+    case ir::Builtin::By:
+      return "by";
+    case ir::Builtin::Bz:
+      return "bz";
+    case ir::Builtin::Lane:
+      return paren(fmt::format("t % {}", F.WarpWidth), 10, Prec);
+    case ir::Builtin::Warp:
+      return paren(fmt::format("t / {}", F.WarpWidth), 10, Prec);
+    case ir::Builtin::Tid: {
+      if (F.Blocks == 1 && !F.RuntimeGrid)
+        return "t";
+      std::string Block = "bx";
+      if (F.RuntimeGrid)
+        Block = "(bz * bw_grid_y + by) * bw_grid_x + bx";
+      else if (G[1] > 1 || G[2] > 1)
+        Block = fmt::format("(bz * {} + by) * {} + bx", G[1], G[0]);
+      return paren(fmt::format("({}) * {} + t", Block, F.Threads), 9, Prec);
+    }
+    }
+    return "0";
+  }
+
+  std::string rawNode(const Expr &E, const ir::Unary &N, int Prec) const {
+    const VClass C = F.classOf(E);
+    std::string Op = std::string(ir::spelling(N.Op));
+    std::string Operand = C.K == VClass::Compute ? value(*N.Operand, C, UnaryPrec)
+                                                 : value(*N.Operand, intClass(), UnaryPrec);
+    if (!Operand.empty() && (Operand[0] == '-' || Operand[0] == '~' || Operand[0] == '!'))
+      Operand = "(" + Operand + ")";
+    return paren(Op + Operand, UnaryPrec, Prec);
+  }
+
+  std::string rawNode(const Expr &E, const ir::Binary &N, int Prec) const {
+    const VClass C = F.classOf(E);
+    const VClass L = F.classOf(*N.Lhs), R = F.classOf(*N.Rhs);
+    const int Own = ir::precedence(N.Op);
+    if (C.K == VClass::Int && literalOnly(E) && longIndex()) {
+      // A constant subexpression whose C++ int arithmetic could overflow is
+      // printed folded.
+      const Range V = F.rangeOf(E);
+      bool Small = fitsInt32(V);
+      std::function<void(const Expr &)> Walk = [&](const Expr &X) {
+        if (!fitsInt32(F.rangeOf(X)))
+          Small = false;
+        if (const auto *B = X.as<ir::Binary>()) {
+          Walk(*B->Lhs);
+          Walk(*B->Rhs);
+        } else if (const auto *U = X.as<ir::Unary>())
+          Walk(*U->Operand);
+      };
+      Walk(E);
+      if (!Small && V.Known)
+        return literal(static_cast<std::int64_t>(V.Lo), true);
+    }
+    const bool Bitwise = N.Op == BinaryOp::BitAnd || N.Op == BinaryOp::BitOr ||
+                         N.Op == BinaryOp::BitXor || N.Op == BinaryOp::Shl ||
+                         N.Op == BinaryOp::Shr || N.Op == BinaryOp::LogAnd ||
+                         N.Op == BinaryOp::LogOr || Own == 6 || Own == 7;
+    const int LPrec = Bitwise ? UnaryPrec : Own, RPrec = Bitwise ? UnaryPrec : Own + 1;
+    const bool Floaty = isFloaty(L) || isFloaty(R);
+    auto Side = [&](const Expr &X, int P) {
+      if (Floaty)
+        return value(X, computeClass(wantsDouble(L) || wantsDouble(R)), P);
+      return index(X, P);
+    };
+    if (!Floaty && (N.Op == BinaryOp::Div || N.Op == BinaryOp::Mod)) {
+      const Range A = F.rangeOf(*N.Lhs), B = F.rangeOf(*N.Rhs);
+      if (!(A.Known && A.Lo >= 0 && B.Known && B.Lo >= 1))
+        return fmt::format("bankwise::{}({}, {})", N.Op == BinaryOp::Div ? "floorDiv" : "floorMod",
+                           index(*N.Lhs), index(*N.Rhs));
+    }
+    std::string Lhs = Side(*N.Lhs, LPrec);
+    if (N.Op == BinaryOp::Shl && longIndex() && N.Lhs->is<ir::IntLit>())
+      Lhs = literal(N.Lhs->as<ir::IntLit>()->Value, true);
+    return paren(fmt::format("{} {} {}", Lhs, ir::spelling(N.Op), Side(*N.Rhs, RPrec)), Own, Prec);
+  }
+
+  std::string rawNode(const Expr &E, const ir::Call &N, int) const {
+    const VClass C = F.classOf(E);
+    auto Arg = [&](std::size_t I) {
+      return C.K == VClass::Compute ? value(N.Args[I], C) : index(N.Args[I]);
+    };
+    switch (N.Fn) {
+    case ir::Function::Min:
+      return fmt::format("bankwise::minOf({}, {})", Arg(0), Arg(1));
+    case ir::Function::Max:
+      return fmt::format("bankwise::maxOf({}, {})", Arg(0), Arg(1));
+    case ir::Function::Log2:
+      return fmt::format("bankwise::log2Floor({})", Arg(0));
+    case ir::Function::Bitrev:
+      return fmt::format("bankwise::bitReverse({}, {})", Arg(0), Arg(1));
+    }
+    return "0";
+  }
+
+  std::string rawNode(const Expr &, const ir::ArrayRead &N, int) const {
+    const ArrayPlan &A = F.array(N.Array);
+    std::string Text = element(N.Array, N.Indices);
+    const ir::ElemType T = A.Decl->Elem;
+    if (isIntElem(T)) {
+      const bool Same = (T.Scalar == ir::ScalarType::I32 && !longIndex()) ||
+                        (T.Scalar == ir::ScalarType::I64 && longIndex());
+      if (!Same)
+        Text = fmt::format("static_cast<Index>({})", Text);
+    }
+    return Text;
+  }
+
+  std::string rawNode(const Expr &, const ir::PermApply &N, int Prec) const {
+    const ir::Permutation *P = F.Prog.findPerm(N.Perm);
+    const std::int64_t Size = P && P->Size ? *P->Size : 0;
+    const std::string X = index(*N.Arg);
+    auto Bits = [&] {
+      std::int64_t B = 0;
+      while ((std::int64_t(1) << B) < Size)
+        ++B;
+      return B;
+    };
+    if (P && isClosedForm(F.Prog, N.Perm)) {
+      switch (P->Kind) {
+      case ir::PermKind::Identity:
+        return index(*N.Arg, Prec);
+      case ir::PermKind::Shuffle:
+        return fmt::format("bankwise::{}({}, {})", N.Inverse ? "shuffleInverse" : "shufflePerm", X, Bits());
+      case ir::PermKind::Bitreverse:
+        return fmt::format("bankwise::bitReverse({}, {})", X, Bits());
+      case ir::PermKind::Transpose: {
+        std::int64_t Rows = P->ArgValues[0], Cols = P->ArgValues[1];
+        if (N.Inverse)
+          std::swap(Rows, Cols);
+        return fmt::format("bankwise::transposePerm({}, {}, {})", X, literal(Rows, longIndex()),
+                           literal(Cols, longIndex()));
+      }
+      case ir::PermKind::Stride: {
+        std::int64_t Rows = Size / P->ArgValues[1], Cols = P->ArgValues[1];
+        if (N.Inverse)
+          std::swap(Rows, Cols);
+        return fmt::format("bankwise::transposePerm({}, {}, {})", X, literal(Rows, longIndex()),
+                           literal(Cols, longIndex()));
+      }
+      default:
+        break;
+      }
+    }
+    const PermUse *U = F.permUse(N.Perm, N.Inverse);
+    assert(U && "table permutation without a table");
+    return fmt::format("static_cast<Index>({}[{}])", U->CName, X);
+  }
+};
+
+/// Predicted cost of a codegen-added contiguous copy between global and
+/// shared memory (staging of a shared parameter): one warp of w lanes.
+struct StagingCost {
+  std::int64_t Wavefronts = 0, Sectors = 0, Lines = 0, WarpExecutions = 0;
+};
+StagingCost stagingCost(const ArrayPlan &A, std::int64_t Threads);
+
+class KernelEmitter {
+public:
+  KernelEmitter(const KernelFacts &F, const KernelReport &Rep, const CodegenOptions &Opts,
+                const ModuleState &Mod)
+      : F(F), Rep(Rep), Opts(Opts), Mod(Mod), Dev(F, Mode::Device), Host(F, Mode::Host) {
+    for (const AccessSiteReport &S : Rep.Sites)
+      Sites[{S.Loc.Line, S.Loc.Col}].push_back(&S);
+  }
+
+  std::string kernelName() const { return cName(F.K.Name); }
+  /// The runtime params the kernel takes as arguments (`param R`; the ones
+  /// computed from them are recomputed from these).
+  std::vector<const ir::Param *> sizeArgs() const {
+    std::vector<const ir::Param *> Out;
+    for (const ir::Param *P : F.RuntimeUsed)
+      if (!P->Init)
+        Out.push_back(P);
+    return Out;
+  }
+  /// Names of sizeArgs(), each with Prefix: "R, C".
+  std::string sizeNames(const std::string &Prefix = "") const {
+    std::vector<std::string> Out;
+    for (const ir::Param *P : sizeArgs())
+      Out.push_back(Prefix + cName(P->Name));
+    return fmt::format("{}", fmt::join(Out, ", "));
+  }
+  /// `const Type Mid = M - 10;` for each runtime param the kernel computes.
+  std::vector<std::string> derivedSizes(const ExprEmitter &E, const std::string &Type) const {
+    std::vector<std::string> Out;
+    for (const ir::Param *P : F.RuntimeUsed)
+      if (P->Init)
+        Out.push_back(fmt::format("[[maybe_unused]] const {} {} = {}; // param (runtime)", Type, cName(P->Name), E.index(*P->Init)));
+    return Out;
+  }
+  /// "grid (6, 8, 1)", or the grid's expressions when it depends on a runtime param.
+  std::string gridText() const {
+    const auto &G = F.K.Geo;
+    if (!F.RuntimeGrid)
+      return fmt::format("({}, {}, {})", G.GridDim[0], G.GridDim[1], G.GridDim[2]);
+    std::vector<std::string> Parts;
+    for (std::size_t D = 0; D < 3; ++D)
+      Parts.push_back(D < G.Grid.size() ? ir::print(G.Grid[D]) : "1");
+    return fmt::format("({})", fmt::join(Parts, ", "));
+  }
+  /// `bw_grid_x = ..., ...` computing a runtime grid in host code.
+  std::string gridDecl() const {
+    const auto &G = F.K.Geo;
+    std::vector<std::string> Parts;
+    const char *Axes[] = {"x", "y", "z"};
+    for (std::size_t D = 0; D < 3; ++D)
+      Parts.push_back(fmt::format("bw_grid_{} = {}", Axes[D], D < G.Grid.size() ? Host.index(G.Grid[D]) : "1"));
+    return fmt::format("const long long {};", fmt::join(Parts, ", "));
+  }
+  std::string launchName() const { return "launch_" + F.K.Name; }
+
+  /// `const float *in, std::size_t in_count, ...` of the launch API.
+  std::string apiParams(bool WithDefaults) const {
+    std::vector<std::string> Ps;
+    for (const ArrayPlan &A : F.Arrays)
+      if (A.isApiParam())
+        Ps.push_back(fmt::format("{}{} *{}, std::size_t {}_count", A.Written ? "" : "const ",
+                                 devType(A.Decl->Elem), A.Name, A.Name));
+    for (const ir::Param *P : sizeArgs())
+      Ps.push_back("long long " + cName(P->Name));
+    Ps.push_back(WithDefaults ? "cudaStream_t stream = 0" : "cudaStream_t stream");
+    return fmt::format("{}", fmt::join(Ps, ", "));
+  }
+
+  std::string apiDoc() const {
+    std::string S = fmt::format("/// Kernel '{}' ({}:{}): grid {} x block ({}, {}, {}).\n",
+                                F.K.Name, Opts.SourceName, F.K.Loc.Line, gridText(), F.K.Geo.BlockDim[0],
+                                F.K.Geo.BlockDim[1], F.K.Geo.BlockDim[2]);
+    for (const ArrayPlan &A : F.Arrays) {
+      if (!A.isDeviceParam())
+        continue;
+      const char *Role = A.Table >= 0 ? "a table the module uploads itself"
+                         : A.Read && A.Written ? "read and written"
+                         : A.Written           ? "written"
+                                               : "read";
+      S += fmt::format("///   {}: {} {}, {} elements ({}), {}.\n", A.Decl->Name,
+                       ir::spelling(A.Decl->Space), ir::printArrayType(*A.Decl),
+                       F.runtimeShape(*A.Decl) ? F.countText(*A.Decl, Mode::Host) : fmt::format("{}", A.footprint()),
+                       A.Lay.Kind == LayoutKind::Raw ? "row-major" : A.LayoutName, Role);
+    }
+    if (F.Hmm) {
+      const HmmShape &Sh = F.Hmm->Shape;
+      S += fmt::format("/// schedule colored: runs as seed 001's scheduled permutation, three kernels on `stream`\n"
+                       "/// ({0}_pass0: {1} -> {2} by rows; {0}_pass1: {2} in place by strips of {3} columns;\n"
+                       "/// {0}_pass2: {2} in place by rows) over {4} x {5}; the s and d tables are the module's.\n",
+                       kernelName(), hmmSrc(), hmmDst(),
+                       Sh.StripCols, Sh.Rows, Sh.Cols);
+    }
+    if (F.RuntimeUsed.empty()) {
+      S += "/// Returns cudaErrorInvalidValue when a count differs from the one above.\n";
+      return S;
+    }
+    for (const ir::Param *P : sizeArgs())
+      S += fmt::format("///   {}: a runtime size{}.\n", P->Name, P->Where ? ", where " + ir::print(*P->Where) : "");
+    for (const ir::Param *P : F.RuntimeUsed)
+      if (P->Init)
+        S += fmt::format("///   {} = {} (computed){}.\n", P->Name, ir::print(*P->Init),
+                         P->Where ? ", where " + ir::print(*P->Where) : "");
+    S += "/// Returns cudaErrorInvalidValue, launching nothing, when a size breaks its `where`, a dimension\n"
+         "/// is not positive, a count differs from the one above, or the grid exceeds CUDA's limits.\n";
+    return S;
+  }
+
+  std::string declaration() const {
+    return apiDoc() + fmt::format("cudaError_t {}({});\n", launchName(), apiParams(true));
+  }
+
+  std::string device();
+  std::string launch() const;
+  /// The launch function's checks of runtime sizes: derived params, `where`
+  /// constraints, positive dimensions, and the grid (bw_grid) within CUDA's limits.
+  std::string runtimeChecks() const;
+  std::string reference();
+  std::string harnessRun() const;
+  /// Seed 001's three pass kernels and their launch sequence.
+  std::string hmmDevice();
+  std::string hmmLaunch() const;
+  const ir::Assign &hmmCopy() const { return *F.K.Body.front().as<ir::Assign>(); }
+  std::string hmmSrc() const { return hmmCopy().Value.as<ir::ArrayRead>()->Array; }
+  std::string hmmDst() const { return std::get<ir::ArrayRead>(hmmCopy().Target).Array; }
+  std::string passName(int Pass) const { return fmt::format("{}_pass{}", kernelName(), Pass); }
+  /// Bytes of shared memory of a pass block, and whether it needs the opt-in.
+  std::int64_t passSmem(int Pass) const {
+    return static_cast<std::int64_t>(F.Hmm->Passes[static_cast<std::size_t>(Pass)].Cost.BlockWords) * F.Hmm->ElemBytes;
+  }
+  bool passDynamic(int Pass) const {
+    return passSmem(Pass) > ir::targetInfo(Opts.Arch)->DefaultSharedPerBlock;
+  }
+
+private:
+  const KernelFacts &F;
+  const KernelReport &Rep;
+  const CodegenOptions &Opts;
+  const ModuleState &Mod;
+  ExprEmitter Dev, Host;
+  std::map<std::pair<int, int>, std::vector<const AccessSiteReport *>> Sites;
+  std::string Out;
+  int Counter = 0;
+
+  void line(int Indent, const std::string &S) {
+    Out.append(static_cast<std::size_t>(Indent) * 2, ' ');
+    Out += S;
+    Out += '\n';
+  }
+  void siteComments(int Indent, const Stmt &St);
+  void collectReads(const Expr &E, std::vector<SourceLoc> &Locs) const;
+  std::string declType(const LetInfo &L, Mode M) const;
+  std::string layoutObject(const ArrayPlan &A) const;
+  void emitDeviceArray(int Indent, const ArrayPlan &A);
+  void deviceBlock(const ir::Block &B, int Indent);
+  void hostBlock(const ir::Block &B, int Indent, const std::string &Mask);
+  void perThread(int Indent, const std::string &Mask, const std::vector<std::string> &Body);
+};
+
+} // namespace bankwise::codegen::detail
