@@ -6,7 +6,7 @@
 //
 //   bench_analyze SAMPLES_DIR [--markdown]
 
-#include "analysis/KernelAnalysis.h"
+#include "analysis/passes/KernelAnalysis.h"
 #include "dsl/Parser.h"
 
 #include <chrono>

@@ -6,7 +6,7 @@
 //
 //   bench_simulator [--requests N] [--markdown]
 
-#include "analysis/Simulator.h"
+#include "analysis/models/Simulator.h"
 #include "support/Random.h"
 
 #include <chrono>

@@ -7,8 +7,8 @@
 // Output depends only on the program and the options: same input, same bytes.
 #pragma once
 
-#include "analysis/ColoredSchedule.h"
-#include "analysis/LayoutChoice.h"
+#include "analysis/passes/ColoredSchedule.h"
+#include "analysis/passes/LayoutChoice.h"
 #include "codegen/Tables.h"
 #include "ir/Bind.h"
 #include "ir/Program.h"

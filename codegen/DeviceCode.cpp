@@ -156,7 +156,7 @@ void KernelEmitter::emitDeviceArray(int Indent, const ArrayPlan &A) {
   }
   std::string Why = A.Lay.Kind == LayoutKind::Raw
                         ? fmt::format("layout {}", A.LayoutName)
-                        : fmt::format("layout {} (analysis/Layout.h)", A.LayoutName);
+                        : fmt::format("layout {} (analysis/models/Layout.h)", A.LayoutName);
   for (const LayoutDecision &D : Opts.LayoutDecisions)
     if (D.Array == A.Decl->Name && D.Loc.Line == A.Decl->Loc.Line && D.Loc.Col == A.Decl->Loc.Col && D.Loc.File == A.Decl->Loc.File && D.Chosen < D.Candidates.size())
       for (const LayoutCandidate &C : D.Candidates)

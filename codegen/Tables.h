@@ -4,9 +4,9 @@
 // width, in the source or in a binary side file.
 #pragma once
 
-#include "analysis/PermutationTables.h"
+#include "analysis/passes/PermutationTables.h"
 
-#include "analysis/Permutation.h"
+#include "analysis/models/Permutation.h"
 #include "ir/Program.h"
 
 #include <cstdint>

@@ -4,9 +4,9 @@
 //   bankwise analyze samples/transpose_tiled.bw [-D N=4096] [--json]
 //            [--machine "umm(w: 32, l: 400)"] [--data p=p.bin] [--kernel K]
 
-#include "analysis/AllSizes.h"
-#include "analysis/KernelAnalysis.h"
-#include "analysis/SiteJson.h"
+#include "analysis/passes/AllSizes.h"
+#include "analysis/passes/KernelAnalysis.h"
+#include "analysis/passes/SiteJson.h"
 #include "driver/Commands.h"
 #include "driver/Output.h"
 #include "driver/ProgramInput.h"

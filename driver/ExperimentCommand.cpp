@@ -4,7 +4,7 @@
 //   bankwise experiment rap-table [--w 16,32,64,128,256] [--trials 1000]
 //                                 [--seed 1] [--dims 2|4] [--json]
 
-#include "analysis/RapExperiment.h"
+#include "analysis/models/RapExperiment.h"
 #include "driver/Commands.h"
 #include "driver/Output.h"
 #include "support/Diagnostic.h"

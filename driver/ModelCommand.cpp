@@ -4,9 +4,9 @@
 //   bankwise model --machine sm_90 --elem f64 --warp 0,1,2,...
 //   bankwise model --machine hmm --d 2 --w 4 --L 5 --trace samples/x.trace
 
-#include "analysis/MemoryModel.h"
-#include "analysis/Simulator.h"
-#include "analysis/TraceFile.h"
+#include "analysis/models/MemoryModel.h"
+#include "analysis/models/Simulator.h"
+#include "analysis/models/TraceFile.h"
 #include "driver/Commands.h"
 #include "driver/Output.h"
 #include "support/Diagnostic.h"

@@ -4,7 +4,7 @@
 //
 //   bankwise perm-stats --perm bitrev --n 1048576 [--w 32] [--json]
 
-#include "analysis/Permutation.h"
+#include "analysis/models/Permutation.h"
 #include "driver/Commands.h"
 #include "driver/Output.h"
 #include "support/Diagnostic.h"

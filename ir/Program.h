@@ -185,7 +185,7 @@ struct Geometry {
 /// `schedule colored`: the kernel's one shared-memory copy dst[f(t)] =
 /// src[g(t)] is one-to-one, and bankwise reassigns the pairs to threads by a
 /// König edge coloring so every warp reads and writes distinct banks (seed
-/// 003; analysis/ColoredSchedule.h).
+/// 003; analysis/passes/ColoredSchedule.h).
 enum class KernelSchedule { None, Colored };
 
 struct Kernel {

@@ -14,8 +14,8 @@
 //   layout-auto       every `layout auto` array given its chosen layout
 #pragma once
 
-#include "analysis/ColoredSchedule.h"
-#include "analysis/LayoutChoice.h"
+#include "analysis/passes/ColoredSchedule.h"
+#include "analysis/passes/LayoutChoice.h"
 #include "codegen/Codegen.h"
 #include "ir/Bind.h"
 #include "ir/Program.h"

@@ -2,7 +2,7 @@
 
 #include "analysis/schedule/ConflictFree.h"
 
-#include "analysis/MemoryModel.h"
+#include "analysis/models/MemoryModel.h"
 #include "analysis/schedule/EdgeColoring.h"
 #include "analysis/schedule/detail/BlockSchedule.h"
 #include "support/Diagnostic.h"

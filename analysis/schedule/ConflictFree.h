@@ -10,7 +10,7 @@
 // are numbered by their smallest source address.
 #pragma once
 
-#include "analysis/Permutation.h"
+#include "analysis/models/Permutation.h"
 
 #include <cstdint>
 #include <span>

@@ -25,7 +25,7 @@
 
 #include "analysis/schedule/HmmSchedule.h"
 
-#include "analysis/MemoryModel.h"
+#include "analysis/models/MemoryModel.h"
 #include "analysis/schedule/detail/BalancedSplit.h"
 #include "analysis/schedule/detail/BlockSchedule.h"
 #include "support/Diagnostic.h"

@@ -22,7 +22,7 @@
 // the paper's column-wise permutation (a König colouring of the row graph).
 #pragma once
 
-#include "analysis/Permutation.h"
+#include "analysis/models/Permutation.h"
 
 #include <cstdint>
 #include <memory>

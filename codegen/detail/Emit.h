@@ -14,10 +14,10 @@
 
 #include "codegen/Codegen.h"
 
-#include "analysis/KernelAnalysis.h"
-#include "analysis/Layout.h"
-#include "analysis/MemoryModel.h"
-#include "analysis/SiteJson.h"
+#include "analysis/passes/KernelAnalysis.h"
+#include "analysis/models/Layout.h"
+#include "analysis/models/MemoryModel.h"
+#include "analysis/passes/SiteJson.h"
 #include "analysis/schedule/HmmSchedule.h"
 #include "codegen/Tables.h"
 #include "codegen/Templates.h"
@@ -230,7 +230,7 @@ struct ArrayPlan {
   bool InShared = false; ///< lives in shared memory on the device
   bool Staged = false;   ///< shared data that comes from (and goes back to) global memory
   bool Demoted = false;  ///< a shared array codegen keeps in global memory
-  LayoutFn Lay;          ///< the address formula (analysis/Layout.h)
+  LayoutFn Lay;          ///< the address formula (analysis/models/Layout.h)
   std::string LayoutName;
   std::int64_t SmemOffset = -1; ///< bytes into dynamic shared memory
   /// Addressed through a layout policy object (1-D raw arrays index directly).

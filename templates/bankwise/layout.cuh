@@ -1,5 +1,5 @@
 // bankwise/layout.cuh: layout policies, the address functions of
-// analysis/Layout.h for CUDA and host C++. A policy maps (row, column) of an
+// analysis/models/Layout.h for CUDA and host C++. A policy maps (row, column) of an
 // array whose innermost dimension has C elements to an element offset; the
 // row is the row-major linear index of all the other dimensions.
 //

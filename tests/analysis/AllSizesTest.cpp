@@ -2,7 +2,7 @@
 // residue conditions, and random sizes evaluated warp by warp against the
 // all-sizes ranges.
 
-#include "analysis/AllSizes.h"
+#include "analysis/passes/AllSizes.h"
 #include "dsl/Parser.h"
 #include "ir/Bind.h"
 #include "support/Random.h"

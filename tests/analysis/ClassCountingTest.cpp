@@ -4,7 +4,7 @@
 // definition: every per-site figure, the simulated time and the request
 // count must be identical on thousands of random kernels and sizes.
 
-#include "analysis/KernelAnalysis.h"
+#include "analysis/passes/KernelAnalysis.h"
 #include "dsl/Parser.h"
 #include "support/Random.h"
 #include "tests/support/ProgramFixtures.h"

@@ -1,9 +1,9 @@
 // schedule colored: any one-to-one shared-memory copy becomes conflict-free,
 // and the rewritten copy moves every element where the original did.
 
-#include "analysis/ColoredSchedule.h"
-#include "analysis/KernelAnalysis.h"
-#include "analysis/PermutationTables.h"
+#include "analysis/passes/ColoredSchedule.h"
+#include "analysis/passes/KernelAnalysis.h"
+#include "analysis/passes/PermutationTables.h"
 #include "dsl/Parser.h"
 #include "tests/support/ProgramFixtures.h"
 

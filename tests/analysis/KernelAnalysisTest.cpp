@@ -2,8 +2,8 @@
 // affine path against warp-by-warp evaluation on random kernels, and the
 // handling of data-dependent indices and run-time errors.
 
-#include "analysis/KernelAnalysis.h"
-#include "analysis/Permutation.h"
+#include "analysis/passes/KernelAnalysis.h"
+#include "analysis/models/Permutation.h"
 #include "dsl/Parser.h"
 #include "tests/support/ProgramFixtures.h"
 #include "support/Random.h"

@@ -2,7 +2,7 @@
 // arithmetic, RAP for data-dependent sites, and every sample conflict-free
 // where a layout can make it so.
 
-#include "analysis/LayoutChoice.h"
+#include "analysis/passes/LayoutChoice.h"
 #include "dsl/Parser.h"
 #include "tests/support/ProgramFixtures.h"
 

@@ -1,8 +1,8 @@
 // Layouts are bijections onto their address range, and RAP makes every
 // contiguous and every stride access conflict-free (seed 002 Sec. IV).
 
-#include "analysis/Layout.h"
-#include "analysis/MemoryModel.h"
+#include "analysis/models/Layout.h"
+#include "analysis/models/MemoryModel.h"
 #include "support/Diagnostic.h"
 
 #include <algorithm>

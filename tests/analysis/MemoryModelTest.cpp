@@ -2,7 +2,7 @@
 // model against every row of ../shared/HARDWARE.md (Nsight Compute on an
 // H200: one block of 1024 threads, every warp one access).
 
-#include "analysis/MemoryModel.h"
+#include "analysis/models/MemoryModel.h"
 #include "support/Diagnostic.h"
 #include "support/Random.h"
 

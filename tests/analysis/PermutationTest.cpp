@@ -1,7 +1,7 @@
 // Permutations and their distribution D_w(P) (seed 001 Sec. IV).
 
-#include "analysis/Permutation.h"
-#include "analysis/PermutationTables.h"
+#include "analysis/models/Permutation.h"
+#include "analysis/passes/PermutationTables.h"
 #include "tests/support/ProgramFixtures.h"
 #include "support/Diagnostic.h"
 

@@ -1,6 +1,6 @@
 // seed 002's simulated congestion tables, reproduced by Monte Carlo.
 
-#include "analysis/RapExperiment.h"
+#include "analysis/models/RapExperiment.h"
 
 #include <algorithm>
 #include <cmath>

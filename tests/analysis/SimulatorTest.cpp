@@ -2,8 +2,8 @@
 // examples, the closed forms for contiguous and stride access, and the HMM
 // round costs and Table I running times.
 
-#include "analysis/Permutation.h"
-#include "analysis/Simulator.h"
+#include "analysis/models/Permutation.h"
+#include "analysis/models/Simulator.h"
 #include "support/Diagnostic.h"
 
 #include <doctest/doctest.h>

@@ -1,6 +1,6 @@
 // The plain-text trace format of `bankwise model --trace`.
 
-#include "analysis/TraceFile.h"
+#include "analysis/models/TraceFile.h"
 #include "support/Diagnostic.h"
 
 #include <doctest/doctest.h>

@@ -2,16 +2,16 @@
 // harness) must equal tests/codegen/golden/<sample>.{cu,h} byte for byte; a
 // difference prints its first line. BANKWISE_UPDATE_GOLDEN=1 rewrites them.
 // Properties: output is deterministic; the templates' address functions are
-// analysis/Layout.h's; their closed-form permutations are ir/'s; tables and
+// analysis/models/Layout.h's; their closed-form permutations are ir/'s; tables and
 // the side file round-trip.
 
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
-#include "analysis/ColoredSchedule.h"
-#include "analysis/Layout.h"
-#include "analysis/LayoutChoice.h"
-#include "analysis/PermutationTables.h"
+#include "analysis/passes/ColoredSchedule.h"
+#include "analysis/models/Layout.h"
+#include "analysis/passes/LayoutChoice.h"
+#include "analysis/passes/PermutationTables.h"
 #include "analysis/schedule/ConflictFree.h"
 #include "analysis/schedule/HmmSchedule.h"
 #include "codegen/Codegen.h"
@@ -153,7 +153,7 @@ TEST_CASE("output is deterministic") {
   }
 }
 
-TEST_CASE("layout templates compute analysis/Layout.h's addresses") {
+TEST_CASE("layout templates compute analysis/models/Layout.h's addresses") {
   const std::vector<std::int64_t> Shape = {3, 32};
   auto Each = [&](const LayoutFn &F, auto &&Template) {
     for (std::int64_t I = 0; I < Shape[0]; ++I)

@@ -3,7 +3,7 @@
 // permutation, b[P(i)] = a[i] and every warp reads and writes w distinct
 // banks (dmmCongestion == 1).
 
-#include "analysis/MemoryModel.h"
+#include "analysis/models/MemoryModel.h"
 #include "analysis/schedule/ConflictFree.h"
 #include "support/Diagnostic.h"
 

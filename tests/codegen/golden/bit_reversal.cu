@@ -178,7 +178,7 @@ template <class T, class V> BANKWISE_HD T fromCompute(V X) {
 #ifndef BANKWISE_TEMPLATE_BANKWISE_LAYOUT_CUH
 #define BANKWISE_TEMPLATE_BANKWISE_LAYOUT_CUH
 // bankwise/layout.cuh: layout policies, the address functions of
-// analysis/Layout.h for CUDA and host C++. A policy maps (row, column) of an
+// analysis/models/Layout.h for CUDA and host C++. A policy maps (row, column) of an
 // array whose innermost dimension has C elements to an element offset; the
 // row is the row-major linear index of all the other dimensions.
 //
@@ -439,7 +439,7 @@ __global__ void __launch_bounds__(256) bitrev_tiled(const float *a, float *b, lo
   const Index tx = static_cast<Index>(threadIdx.x);
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
-  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 64, raw 1056
+  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/models/Layout.h); chosen by layout auto: sm_90 wavefronts 64, raw 1056
   constexpr bankwise::PadLayout<32, 1> tile_layout{};
   for (Index k = 0; k < 4; ++k) {
     // 23:5 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1

@@ -178,7 +178,7 @@ template <class T, class V> BANKWISE_HD T fromCompute(V X) {
 #ifndef BANKWISE_TEMPLATE_BANKWISE_LAYOUT_CUH
 #define BANKWISE_TEMPLATE_BANKWISE_LAYOUT_CUH
 // bankwise/layout.cuh: layout policies, the address functions of
-// analysis/Layout.h for CUDA and host C++. A policy maps (row, column) of an
+// analysis/models/Layout.h for CUDA and host C++. A policy maps (row, column) of an
 // array whose innermost dimension has C elements to an element offset; the
 // row is the row-major linear index of all the other dimensions.
 //
@@ -427,7 +427,7 @@ __global__ void __launch_bounds__(256) permute_021(const float *in, float *out, 
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
   const Index bz = static_cast<Index>(blockIdx.z);
-  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 16384, raw 270336
+  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/models/Layout.h); chosen by layout auto: sm_90 wavefronts 16384, raw 270336
   constexpr bankwise::PadLayout<32, 1> tile_layout{};
   for (Index k = 0; k < 4; ++k) {
     Index m = by * 32 + ty + 8 * k;
@@ -461,7 +461,7 @@ __global__ void __launch_bounds__(256) permute_210(const float *in, float *out, 
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
   const Index bz = static_cast<Index>(blockIdx.z);
-  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 16384, raw 270336
+  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/models/Layout.h); chosen by layout auto: sm_90 wavefronts 16384, raw 270336
   constexpr bankwise::PadLayout<32, 1> tile_layout{};
   for (Index k = 0; k < 4; ++k) {
     Index i = by * 32 + ty + 8 * k;

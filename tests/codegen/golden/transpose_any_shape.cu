@@ -178,7 +178,7 @@ template <class T, class V> BANKWISE_HD T fromCompute(V X) {
 #ifndef BANKWISE_TEMPLATE_BANKWISE_LAYOUT_CUH
 #define BANKWISE_TEMPLATE_BANKWISE_LAYOUT_CUH
 // bankwise/layout.cuh: layout policies, the address functions of
-// analysis/Layout.h for CUDA and host C++. A policy maps (row, column) of an
+// analysis/models/Layout.h for CUDA and host C++. A policy maps (row, column) of an
 // array whose innermost dimension has C elements to an element offset; the
 // row is the row-major linear index of all the other dimensions.
 //
@@ -426,7 +426,7 @@ __global__ void __launch_bounds__(256) transpose_f32(const float *in, float *out
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
-  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 256, raw 4224
+  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/models/Layout.h); chosen by layout auto: sm_90 wavefronts 256, raw 4224
   constexpr bankwise::PadLayout<32, 1> tile_layout{};
   for (Index k = 0; k < 4; ++k) {
     Index r = by * 32 + ty + 8 * k;
@@ -459,7 +459,7 @@ __global__ void __launch_bounds__(256) transpose_f64(const double *in, double *o
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
-  __shared__ double tile[1056]; // layout pad(1) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 512, raw 4352
+  __shared__ double tile[1056]; // layout pad(1) of [32][32] (analysis/models/Layout.h); chosen by layout auto: sm_90 wavefronts 512, raw 4352
   constexpr bankwise::PadLayout<32, 1> tile_layout{};
   for (Index k = 0; k < 4; ++k) {
     Index r = by * 32 + ty + 8 * k;
@@ -492,7 +492,7 @@ __global__ void __launch_bounds__(256) transpose_f16(const __half *in, __half *o
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
-  __shared__ __half tile[1088]; // layout pad(2) of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 256, raw 2176
+  __shared__ __half tile[1088]; // layout pad(2) of [32][32] (analysis/models/Layout.h); chosen by layout auto: sm_90 wavefronts 256, raw 2176
   constexpr bankwise::PadLayout<32, 2> tile_layout{};
   for (Index k = 0; k < 4; ++k) {
     Index r = by * 32 + ty + 8 * k;
@@ -525,7 +525,7 @@ __global__ void __launch_bounds__(256) transpose_i8(const std::int8_t *in, std::
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
-  __shared__ std::int8_t tile[1024]; // layout xor of [32][32] (analysis/Layout.h); chosen by layout auto: sm_90 wavefronts 256, raw 1152
+  __shared__ std::int8_t tile[1024]; // layout xor of [32][32] (analysis/models/Layout.h); chosen by layout auto: sm_90 wavefronts 256, raw 1152
   constexpr bankwise::XorLayout<32> tile_layout{};
   for (Index k = 0; k < 4; ++k) {
     Index r = by * 32 + ty + 8 * k;

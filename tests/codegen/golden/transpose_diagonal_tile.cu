@@ -178,7 +178,7 @@ template <class T, class V> BANKWISE_HD T fromCompute(V X) {
 #ifndef BANKWISE_TEMPLATE_BANKWISE_LAYOUT_CUH
 #define BANKWISE_TEMPLATE_BANKWISE_LAYOUT_CUH
 // bankwise/layout.cuh: layout policies, the address functions of
-// analysis/Layout.h for CUDA and host C++. A policy maps (row, column) of an
+// analysis/models/Layout.h for CUDA and host C++. A policy maps (row, column) of an
 // array whose innermost dimension has C elements to an element offset; the
 // row is the row-major linear index of all the other dimensions.
 //
@@ -425,7 +425,7 @@ __global__ void __launch_bounds__(1024) transpose_diagonal(const float *a, float
   const Index tx = static_cast<Index>(threadIdx.x);
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
-  __shared__ float alpha[1024]; // layout diagonal of [32][32] (analysis/Layout.h)
+  __shared__ float alpha[1024]; // layout diagonal of [32][32] (analysis/models/Layout.h)
   constexpr bankwise::DiagonalLayout<32> alpha_layout{};
   Index i = tx / W;
   Index j = tx % W;

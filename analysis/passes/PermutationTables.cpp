@@ -1,4 +1,4 @@
-#include "analysis/PermutationTables.h"
+#include "analysis/passes/PermutationTables.h"
 
 #include "analysis/schedule/ConflictFree.h"
 #include "support/Diagnostic.h"

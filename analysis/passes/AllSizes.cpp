@@ -1,4 +1,4 @@
-#include "analysis/AllSizes.h"
+#include "analysis/passes/AllSizes.h"
 
 #include "ir/Eval.h"
 #include "ir/Printer.h"

@@ -1,6 +1,6 @@
-#include "analysis/Simulator.h"
+#include "analysis/models/Simulator.h"
 
-#include "analysis/detail/Stages.h"
+#include "analysis/models/detail/Stages.h"
 #include "support/Diagnostic.h"
 
 #include <algorithm>

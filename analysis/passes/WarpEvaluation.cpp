@@ -3,7 +3,7 @@
 // opaque values, guard atoms, lane tables; concrete on the warp-by-warp
 // path), array reads and writes with their bounds and addresses, and the
 // statements. Each access is handed to Analyzer::record (KernelAnalysis.cpp).
-#include "analysis/detail/Analyzer.h"
+#include "analysis/passes/detail/Analyzer.h"
 
 #include <fmt/format.h>
 

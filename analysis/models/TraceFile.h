@@ -11,7 +11,7 @@
 // widest round needs, in whole warps.
 #pragma once
 
-#include "analysis/Simulator.h"
+#include "analysis/models/Simulator.h"
 
 #include <cstdint>
 #include <string>

@@ -1,4 +1,4 @@
-#include "analysis/Permutation.h"
+#include "analysis/models/Permutation.h"
 
 #include "support/Bits.h"
 #include "support/Diagnostic.h"

@@ -17,7 +17,7 @@
 // and global rounds to the one UMM (latency L); each has its own pipeline.
 #pragma once
 
-#include "analysis/MemoryModel.h"
+#include "analysis/models/MemoryModel.h"
 
 #include <cstdint>
 #include <memory>

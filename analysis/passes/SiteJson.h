@@ -3,7 +3,7 @@
 // both), so a reader such as bench/verify sees the same keys everywhere.
 #pragma once
 
-#include "analysis/KernelAnalysis.h"
+#include "analysis/passes/KernelAnalysis.h"
 
 #include <nlohmann/json.hpp>
 #include <string>

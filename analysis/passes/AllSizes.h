@@ -19,7 +19,7 @@
 // classes were too many to evaluate all (then the figures are sampled).
 #pragma once
 
-#include "analysis/KernelAnalysis.h"
+#include "analysis/passes/KernelAnalysis.h"
 #include "ir/Bind.h"
 
 #include <cstdint>

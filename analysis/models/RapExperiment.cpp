@@ -1,6 +1,6 @@
-#include "analysis/RapExperiment.h"
+#include "analysis/models/RapExperiment.h"
 
-#include "analysis/MemoryModel.h"
+#include "analysis/models/MemoryModel.h"
 #include "support/Diagnostic.h"
 #include "support/Random.h"
 

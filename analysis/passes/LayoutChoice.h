@@ -13,7 +13,7 @@
 // are skipped.
 #pragma once
 
-#include "analysis/KernelAnalysis.h"
+#include "analysis/passes/KernelAnalysis.h"
 #include "ir/Program.h"
 
 #include <cstdint>

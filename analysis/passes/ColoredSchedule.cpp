@@ -1,7 +1,7 @@
-#include "analysis/ColoredSchedule.h"
+#include "analysis/passes/ColoredSchedule.h"
 
-#include "analysis/MemoryModel.h"
-#include "analysis/PermutationTables.h"
+#include "analysis/models/MemoryModel.h"
+#include "analysis/passes/PermutationTables.h"
 #include "ir/Eval.h"
 #include "support/Diagnostic.h"
 #include "support/Parallel.h"

@@ -1,5 +1,5 @@
-#include "analysis/MemoryModel.h"
-#include "analysis/detail/Stages.h"
+#include "analysis/models/MemoryModel.h"
+#include "analysis/models/detail/Stages.h"
 
 #include "support/Diagnostic.h"
 

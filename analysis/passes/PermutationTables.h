@@ -6,7 +6,7 @@
 // between the PermutationTables of one process, keyed by that definition.
 #pragma once
 
-#include "analysis/Permutation.h"
+#include "analysis/models/Permutation.h"
 #include "ir/Program.h"
 
 #include <map>

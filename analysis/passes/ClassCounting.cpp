@@ -2,7 +2,7 @@
 // values, guard atoms and lane tables built during the symbolic run of each
 // warp position, and runFast, which counts each access's warp executions per
 // (residue, mask) class without visiting warps (docs/analysis.md).
-#include "analysis/detail/Analyzer.h"
+#include "analysis/passes/detail/Analyzer.h"
 
 #include <fmt/format.h>
 

@@ -9,7 +9,7 @@
 // position (which row, column, ... the warp takes).
 #pragma once
 
-#include "analysis/Layout.h"
+#include "analysis/models/Layout.h"
 
 #include <cstdint>
 #include <string>

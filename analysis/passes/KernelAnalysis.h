@@ -16,7 +16,7 @@
 //     whenever the fast path cannot model an operation; it is the oracle.
 #pragma once
 
-#include "analysis/MemoryModel.h"
+#include "analysis/models/MemoryModel.h"
 #include "ir/Program.h"
 #include "support/Diagnostic.h"
 

@@ -2,7 +2,7 @@
 // the cost functions and the timing simulator.
 #pragma once
 
-#include "analysis/MemoryModel.h"
+#include "analysis/models/MemoryModel.h"
 
 #include <cstdint>
 #include <span>

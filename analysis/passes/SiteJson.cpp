@@ -1,4 +1,4 @@
-#include "analysis/SiteJson.h"
+#include "analysis/passes/SiteJson.h"
 
 #include "ir/Program.h"
 

@@ -1,6 +1,6 @@
-#include "analysis/Layout.h"
+#include "analysis/models/Layout.h"
 
-#include "analysis/Permutation.h"
+#include "analysis/models/Permutation.h"
 #include "support/Diagnostic.h"
 #include "support/Random.h"
 

@@ -16,7 +16,7 @@
 // each coalesced and conflict-free) codegen emits in place of the kernel.
 #pragma once
 
-#include "analysis/KernelAnalysis.h"
+#include "analysis/passes/KernelAnalysis.h"
 #include "analysis/schedule/HmmSchedule.h"
 #include "ir/Program.h"
 

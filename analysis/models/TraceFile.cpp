@@ -1,4 +1,4 @@
-#include "analysis/TraceFile.h"
+#include "analysis/models/TraceFile.h"
 
 #include "support/Diagnostic.h"
 

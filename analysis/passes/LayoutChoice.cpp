@@ -1,4 +1,4 @@
-#include "analysis/LayoutChoice.h"
+#include "analysis/passes/LayoutChoice.h"
 
 #include <bit>
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// The analyzer behind analyzeKernel (analysis/KernelAnalysis.h), shared by
+// The analyzer behind analyzeKernel (analysis/passes/KernelAnalysis.h), shared by
 // its source files: KernelAnalysis.cpp (setup, costs, the warp-by-warp path,
 // the report), WarpEvaluation.cpp (a warp position's body, symbolic or
 // concrete) and ClassCounting.cpp
@@ -6,11 +6,11 @@
 // class on the fast path). Internal: nothing outside analysis/ includes it.
 #pragma once
 
-#include "analysis/KernelAnalysis.h"
-#include "analysis/Layout.h"
-#include "analysis/Permutation.h"
-#include "analysis/PermutationTables.h"
-#include "analysis/Simulator.h"
+#include "analysis/passes/KernelAnalysis.h"
+#include "analysis/models/Layout.h"
+#include "analysis/models/Permutation.h"
+#include "analysis/passes/PermutationTables.h"
+#include "analysis/models/Simulator.h"
 #include "ir/Eval.h"
 #include "support/Random.h"
 #include <algorithm>

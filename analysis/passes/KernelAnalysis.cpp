@@ -1,10 +1,10 @@
-#include "analysis/KernelAnalysis.h"
-#include "analysis/detail/Analyzer.h"
+#include "analysis/passes/KernelAnalysis.h"
+#include "analysis/passes/detail/Analyzer.h"
 
-#include "analysis/Layout.h"
-#include "analysis/Permutation.h"
-#include "analysis/PermutationTables.h"
-#include "analysis/Simulator.h"
+#include "analysis/models/Layout.h"
+#include "analysis/models/Permutation.h"
+#include "analysis/passes/PermutationTables.h"
+#include "analysis/models/Simulator.h"
 #include "ir/Eval.h"
 #include "support/Random.h"
 
