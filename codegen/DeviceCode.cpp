@@ -48,26 +48,10 @@ StagingCost stagingCost(const ArrayPlan &A, std::int64_t Threads) {
 
 
 void KernelEmitter::collectReads(const Expr &E, std::vector<SourceLoc> &Locs) const {
-  std::visit(
-      [&](const auto &N) {
-        using T = std::decay_t<decltype(N)>;
-        if constexpr (std::is_same_v<T, ir::ArrayRead>) {
-          Locs.push_back(E.Loc);
-          for (const Expr &I : N.Indices)
-            collectReads(I, Locs);
-        } else if constexpr (std::is_same_v<T, ir::Unary>) {
-          collectReads(*N.Operand, Locs);
-        } else if constexpr (std::is_same_v<T, ir::Binary>) {
-          collectReads(*N.Lhs, Locs);
-          collectReads(*N.Rhs, Locs);
-        } else if constexpr (std::is_same_v<T, ir::Call>) {
-          for (const Expr &A : N.Args)
-            collectReads(A, Locs);
-        } else if constexpr (std::is_same_v<T, ir::PermApply>) {
-          collectReads(*N.Arg, Locs);
-        }
-      },
-      E.Node);
+  ir::forEachSubexpr(E, [&](const Expr &X) {
+    if (X.is<ir::ArrayRead>())
+      Locs.push_back(X.Loc);
+  });
 }
 
 void KernelEmitter::siteComments(int Indent, const Stmt &St) {

@@ -531,31 +531,14 @@ void KernelFacts::solve() {
     Fits = Fits && fitsInt32(L.R) && fitsInt32(L.Reach);
   for (const LetInfo &L : Lets)
     Fits = Fits && (L.Class.K != VClass::Int || fitsInt32(L.R));
-  std::function<void(const Expr &)> Check = [&](const Expr &E) {
-    if (classOf(E).K == VClass::Int && !fitsInt32(rangeOf(E)))
-      Fits = false;
-    if (classOf(E).K == VClass::Compute)
-      HasCompute = true;
-    std::visit(
-        [&](const auto &N) {
-          using T = std::decay_t<decltype(N)>;
-          if constexpr (std::is_same_v<T, ir::Unary>)
-            Check(*N.Operand);
-          else if constexpr (std::is_same_v<T, ir::Binary>) {
-            Check(*N.Lhs);
-            Check(*N.Rhs);
-          } else if constexpr (std::is_same_v<T, ir::Call>) {
-            for (const Expr &A : N.Args)
-              Check(A);
-          } else if constexpr (std::is_same_v<T, ir::ArrayRead>) {
-            for (const Expr &A : N.Indices)
-              Check(A);
-          } else if constexpr (std::is_same_v<T, ir::PermApply>)
-            Check(*N.Arg);
-        },
-        E.Node);
-  };
-  forEachExpr(K.Body, Check);
+  forEachExpr(K.Body, [&](const Expr &Root) {
+    ir::forEachSubexpr(Root, [&](const Expr &E) {
+      if (classOf(E).K == VClass::Int && !fitsInt32(rangeOf(E)))
+        Fits = false;
+      if (classOf(E).K == VClass::Compute)
+        HasCompute = true;
+    });
+  });
   for (const ir::Param &P : Prog.Params)
     if (ParamsUsed.count(P.Name) && !fitsInt32(point(P.Value)))
       Fits = false;

@@ -7,23 +7,10 @@ namespace bankwise::codegen::detail {
 
 /// Adds the names of the params E mentions to Out.
 void paramNames(const Expr &E, std::set<std::string, std::less<>> &Out) {
-  std::visit(
-      [&](const auto &N) {
-        using T = std::decay_t<decltype(N)>;
-        if constexpr (std::is_same_v<T, ir::VarRef>) {
-          if (N.Kind == ir::VarKind::Param)
-            Out.insert(N.Name);
-        } else if constexpr (std::is_same_v<T, ir::Unary>) {
-          paramNames(*N.Operand, Out);
-        } else if constexpr (std::is_same_v<T, ir::Binary>) {
-          paramNames(*N.Lhs, Out);
-          paramNames(*N.Rhs, Out);
-        } else if constexpr (std::is_same_v<T, ir::Call>) {
-          for (const Expr &A : N.Args)
-            paramNames(A, Out);
-        }
-      },
-      E.Node);
+  ir::forEachSubexpr(E, [&](const Expr &X) {
+    if (const auto *V = X.as<ir::VarRef>(); V && V->Kind == ir::VarKind::Param)
+      Out.insert(V->Name);
+  });
 }
 
 bool ModuleState::runtime(const Expr &E) const {

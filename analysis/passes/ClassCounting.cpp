@@ -79,27 +79,7 @@ int Analyzer::toPred(const Val &V, Mask M) {
 }
 
 bool Analyzer::readsSite(const ir::Expr &E) const {
-  return std::visit(
-      [&](const auto &N) -> bool {
-        using T = std::decay_t<decltype(N)>;
-        if constexpr (std::is_same_v<T, ir::Unary>) {
-          return readsSite(*N.Operand);
-        } else if constexpr (std::is_same_v<T, ir::Binary>) {
-          return readsSite(*N.Lhs) || readsSite(*N.Rhs);
-        } else if constexpr (std::is_same_v<T, ir::Call>) {
-          for (const ir::Expr &A : N.Args)
-            if (readsSite(A))
-              return true;
-          return false;
-        } else if constexpr (std::is_same_v<T, ir::PermApply>) {
-          return readsSite(*N.Arg);
-        } else if constexpr (std::is_same_v<T, ir::ArrayRead>) {
-          return true;
-        } else {
-          return false;
-        }
-      },
-      E.Node);
+  return ir::anySubexpr(E, [](const ir::Expr &X) { return X.is<ir::ArrayRead>(); });
 }
 
 std::int64_t Analyzer::valueAt(const Affine &A, const std::vector<std::int64_t> &Vals) const {

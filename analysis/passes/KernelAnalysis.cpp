@@ -216,27 +216,11 @@ void Analyzer::collectArrays() {
 }
 
 void Analyzer::collectSitesInExpr(const ir::Expr &E) {
-  std::visit(
-      [&](const auto &N) {
-        using T = std::decay_t<decltype(N)>;
-        if constexpr (std::is_same_v<T, ir::Unary>) {
-          collectSitesInExpr(*N.Operand);
-        } else if constexpr (std::is_same_v<T, ir::Binary>) {
-          collectSitesInExpr(*N.Lhs);
-          collectSitesInExpr(*N.Rhs);
-        } else if constexpr (std::is_same_v<T, ir::Call>) {
-          for (const ir::Expr &A : N.Args)
-            collectSitesInExpr(A);
-        } else if constexpr (std::is_same_v<T, ir::PermApply>) {
-          collectSitesInExpr(*N.Arg);
-        } else if constexpr (std::is_same_v<T, ir::ArrayRead>) {
-          for (const ir::Expr &I : N.Indices)
-            collectSitesInExpr(I);
-          if (auto It = Arrays.find(N.Array); It != Arrays.end())
-            Sites.push_back({&N, E.Loc, false, &It->second});
-        }
-      },
-      E.Node);
+  // Children first: an index's reads come before the read they index.
+  ir::forEachChild(E, [&](const ir::Expr &C) { collectSitesInExpr(C); });
+  if (const auto *R = E.as<ir::ArrayRead>())
+    if (auto It = Arrays.find(R->Array); It != Arrays.end())
+      Sites.push_back({R, E.Loc, false, &It->second});
 }
 
 void Analyzer::collectSites(const ir::Block &B) {

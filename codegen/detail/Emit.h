@@ -22,6 +22,7 @@
 #include "codegen/Tables.h"
 #include "codegen/Templates.h"
 #include "ir/Printer.h"
+#include "ir/Walk.h"
 
 #include <algorithm>
 #include <cassert>
@@ -376,19 +377,9 @@ constexpr int UnaryPrec = 11;
 constexpr int PrimaryPrec = 12;
 
 inline bool literalOnly(const Expr &E) {
-  return std::visit(
-      [&](const auto &N) -> bool {
-        using T = std::decay_t<decltype(N)>;
-        if constexpr (std::is_same_v<T, ir::IntLit>)
-          return true;
-        else if constexpr (std::is_same_v<T, ir::Unary>)
-          return literalOnly(*N.Operand);
-        else if constexpr (std::is_same_v<T, ir::Binary>)
-          return literalOnly(*N.Lhs) && literalOnly(*N.Rhs);
-        else
-          return false;
-      },
-      E.Node);
+  return !ir::anySubexpr(E, [](const Expr &X) {
+    return !X.is<ir::IntLit>() && !X.is<ir::Unary>() && !X.is<ir::Binary>();
+  });
 }
 
 inline std::string literal(std::int64_t V, bool Long) {

@@ -6,12 +6,13 @@
 // class on the fast path). Internal: nothing outside analysis/ includes it.
 #pragma once
 
-#include "analysis/passes/KernelAnalysis.h"
 #include "analysis/models/Layout.h"
 #include "analysis/models/Permutation.h"
-#include "analysis/passes/PermutationTables.h"
 #include "analysis/models/Simulator.h"
+#include "analysis/passes/KernelAnalysis.h"
+#include "analysis/passes/PermutationTables.h"
 #include "ir/Eval.h"
+#include "ir/Walk.h"
 #include "support/Random.h"
 #include <algorithm>
 #include <array>
