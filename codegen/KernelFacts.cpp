@@ -5,6 +5,30 @@
 
 namespace bankwise::codegen::detail {
 
+KernelFacts::KernelFacts(const ir::Program &Prog, const ir::Kernel &K, ModuleState &M)
+    : Prog(Prog), K(K), Mod(M) {
+  WarpWidth = Prog.Mach ? Prog.Mach->warpSize() : 32;
+  Threads = K.Geo.threadsPerBlock();
+  Blocks = K.Geo.GridDim[0] * K.Geo.GridDim[1] * K.Geo.GridDim[2];
+  CudaThreads = std::min<std::int64_t>(Threads, 1024);
+  Virtual = Threads > 1024;
+  if (Virtual && !K.Geo.IsThreads)
+    throw UserError(K.Geo.Loc, fmt::format("kernel '{}' has {} threads in a block; CUDA allows "
+                                           "at most 1024",
+                                           K.Name, Threads));
+  for (const ir::Array &A : K.Params)
+    addArray(A, Origin::Param);
+  Scope S(1);
+  scanBlock(K.Body, S);
+  collectRuntime();
+  if (Virtual && HasSync)
+    throw UserError(K.Geo.Loc, fmt::format("kernel '{}' has {} threads and a 'sync': CUDA blocks hold at most "
+                                           "1024 threads, and codegen runs several program threads per CUDA "
+                                           "thread only in kernels without 'sync'",
+                                           K.Name, Threads));
+  solve();
+}
+
 void KernelFacts::collectRuntime() {
   if (Mod.Runtime.empty())
     return;
@@ -57,7 +81,7 @@ void KernelFacts::addArray(const ir::Array &A, Origin From) {
   P.Local = A.Space == ir::MemSpace::Local;
   P.InShared = A.Space == ir::MemSpace::Shared;
   P.Staged = P.InShared && From != Origin::Body;
-  P.Lay = layoutOf(A);
+  P.Lay = arrayLayout(A);
   P.LayoutName = P.Lay.str();
   if (A.Holds && From != Origin::Body && !P.Local)
     P.Table = Mod.table(A.Holds->Perm, A.Holds->Inverse, devType(A.Elem), false);

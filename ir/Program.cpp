@@ -84,6 +84,17 @@ std::string_view spelling(MemSpace S) {
   return "?";
 }
 
+std::string Layout::str() const {
+  switch (Kind) {
+  case LayoutKind::Pad:
+    return "pad(" + std::to_string(ArgValue) + ")";
+  case LayoutKind::Rap:
+    return "rap(seed: " + std::to_string(ArgValue) + ")";
+  default:
+    return std::string(spelling(Kind));
+  }
+}
+
 std::string_view spelling(LayoutKind K) {
   switch (K) {
   case LayoutKind::Raw:

@@ -60,12 +60,18 @@ std::string_view spelling(MemSpace S);
 enum class LayoutKind { Raw, Pad, Xor, Diagonal, Rap, Auto };
 std::string_view spelling(LayoutKind K);
 
+/// An array's layout: the one value the parser, the passes, the analysis
+/// and codegen share (the analysis' address function for it is
+/// analysis/passes/ArrayLayout.h's arrayLayout).
 struct Layout {
   LayoutKind Kind = LayoutKind::Raw;
   /// pad's k or rap's seed as written; absent for the other kinds.
   std::optional<Expr> Arg;
   std::int64_t ArgValue = 0;
   bool operator==(const Layout &) const = default;
+  /// The layout by value, as reports name it: "raw", "pad(1)", "xor",
+  /// "diagonal", "rap(seed: 7)", "auto" (the printer writes Arg as source).
+  std::string str() const;
 };
 
 /// A permutation whose table an array holds: `p[i] == P(i)`, or

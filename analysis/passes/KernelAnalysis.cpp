@@ -201,7 +201,7 @@ void Analyzer::collectArrays() {
     ArrayInfo Info;
     Info.Decl = &A;
     Info.ElemBytes = ir::byteSize(A.Elem);
-    Info.Layout = layoutOf(A);
+    Info.Layout = arrayLayout(A);
     if (auto It = Opts.Data.find(A.Name); It != Opts.Data.end())
       Info.Data = &It->second;
     Arrays[A.Name] = std::move(Info);

@@ -59,17 +59,6 @@ ir::Layout makeIrLayout(ir::LayoutKind Kind, std::int64_t Arg) {
 
 } // namespace
 
-std::string layoutSpelling(const ir::Layout &L) {
-  switch (L.Kind) {
-  case ir::LayoutKind::Pad:
-    return fmt::format("pad({})", L.ArgValue);
-  case ir::LayoutKind::Rap:
-    return fmt::format("rap(seed: {})", L.ArgValue);
-  default:
-    return std::string(ir::spelling(L.Kind));
-  }
-}
-
 std::vector<LayoutDecision> chooseLayouts(ir::Program &Prog,
                                           const LayoutChoiceOptions &Opts) {
   const bool OnTarget = !Prog.Mach || Prog.Mach->Kind == ir::MachineKind::Target;
@@ -106,7 +95,7 @@ std::vector<LayoutDecision> chooseLayouts(ir::Program &Prog,
       A.Lay = L;
       LayoutCandidate C;
       C.Layout = L;
-      C.Name = layoutSpelling(L);
+      C.Name = L.str();
       std::int64_t Execs = 0;
       for (const ir::Kernel *K : S.Kernels) {
         if (sharedBytes(Prog, *K) > MaxShared)

@@ -50,7 +50,4 @@ struct LayoutChoiceOptions {
 std::vector<LayoutDecision> chooseLayouts(ir::Program &Prog,
                                           const LayoutChoiceOptions &Options = {});
 
-/// Printable form of an IR layout: "raw", "pad(1)", "rap(seed: 7)".
-std::string layoutSpelling(const ir::Layout &L);
-
 } // namespace bankwise

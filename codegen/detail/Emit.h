@@ -16,6 +16,7 @@
 
 #include "analysis/passes/KernelAnalysis.h"
 #include "analysis/models/Layout.h"
+#include "analysis/passes/ArrayLayout.h"
 #include "analysis/models/MemoryModel.h"
 #include "analysis/passes/SiteJson.h"
 #include "analysis/schedule/HmmSchedule.h"
@@ -365,7 +366,6 @@ const std::set<std::string, std::less<>> &hostLocalNames();
 std::string permDescription(const ir::Program &Prog, const std::string &Name);
 std::string closedFormText(const ir::Permutation &P, bool Inverse, const std::string &I);
 bool isClosedForm(const ir::Program &Prog, const std::string &Perm);
-LayoutFn layoutOf(const ir::Array &A);
 VClass joinClass(const VClass &A, const VClass &B, const SourceLoc &Loc);
 std::string siteComment(const AccessSiteReport &S, const KernelFacts &F);
 std::string hmmCostText(const HmmPassCost &C);

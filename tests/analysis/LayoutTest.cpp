@@ -3,6 +3,7 @@
 
 #include "analysis/models/Layout.h"
 #include "analysis/models/MemoryModel.h"
+#include "analysis/passes/ArrayLayout.h"
 #include "support/Diagnostic.h"
 
 #include <algorithm>
@@ -136,4 +137,38 @@ TEST_CASE("CuTe swizzles: bijections, and xor is Swizzle<log2 C, 0, log2 C>") {
   CHECK(sm90Shared(Col, 4).MaxWordsPerBank == 1);
   CHECK_THROWS_AS(makeSwizzle({32, 32}, {4, 0, 2}), UserError);
   CHECK_THROWS_AS(makeSwizzle({3, 5}, {2, 0, 2}), UserError);
+}
+
+// The IR's layout value and its one address function (analysis and codegen
+// both call arrayLayout).
+TEST_CASE("ir::Layout spells its value; arrayLayout maps it, located on error") {
+  ir::Layout L;
+  CHECK(L.str() == "raw");
+  L.Kind = ir::LayoutKind::Pad;
+  L.ArgValue = 1;
+  CHECK(L.str() == "pad(1)");
+  L.Kind = ir::LayoutKind::Rap;
+  L.ArgValue = 7;
+  CHECK(L.str() == "rap(seed: 7)");
+  L.Kind = ir::LayoutKind::Xor;
+  CHECK(L.str() == "xor");
+
+  ir::Array A;
+  A.Name = "tile";
+  A.Shape = {32, 32};
+  A.Loc = ir::NodeLoc(SourceLoc{"k.bw", 3, 10});
+  A.Lay.Kind = ir::LayoutKind::Pad;
+  A.Lay.ArgValue = 1;
+  CHECK(arrayLayout(A).map(std::vector<std::int64_t>{2, 5}) == 2 * 33 + 5);
+  A.Lay.Kind = ir::LayoutKind::Auto; // unresolved: raw
+  CHECK(arrayLayout(A).map(std::vector<std::int64_t>{2, 5}) == 2 * 32 + 5);
+  A.Shape = {3, 3};
+  A.Lay.Kind = ir::LayoutKind::Xor;
+  try {
+    arrayLayout(A);
+    FAIL("xor of a 3-element row must be refused");
+  } catch (const UserError &E) {
+    CHECK(E.diagnostic().Loc.Line == 3);
+    CHECK(E.diagnostic().Message.find("array 'tile'") != std::string::npos);
+  }
 }

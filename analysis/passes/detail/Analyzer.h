@@ -9,6 +9,7 @@
 #include "analysis/models/Layout.h"
 #include "analysis/models/Permutation.h"
 #include "analysis/models/Simulator.h"
+#include "analysis/passes/ArrayLayout.h"
 #include "analysis/passes/KernelAnalysis.h"
 #include "analysis/passes/PermutationTables.h"
 #include "ir/Eval.h"
@@ -237,29 +238,6 @@ struct TraceNode {
 /// The per-warp costs of one access, all models.
 using AccessCosts = WarpAccessCosts;
 
-/// The layout function of an array as declared; `auto` that no pass
-/// resolved is analyzed as raw.
-inline LayoutFn layoutOf(const ir::Array &A) {
-  switch (A.Lay.Kind) {
-  case ir::LayoutKind::Pad:
-    return makeLayout(LayoutKind::Pad, A.Shape, A.Lay.ArgValue);
-  case ir::LayoutKind::Xor:
-    try {
-      return makeLayout(LayoutKind::Xor, A.Shape);
-    } catch (const UserError &E) {
-      throw UserError(A.Loc, fmt::format("array '{}': {}", A.Name, E.diagnostic().Message));
-    }
-  case ir::LayoutKind::Diagonal:
-    return makeLayout(LayoutKind::Diagonal, A.Shape);
-  case ir::LayoutKind::Rap:
-    return makeLayout(LayoutKind::Rap, A.Shape, 0, static_cast<std::uint64_t>(A.Lay.ArgValue));
-  case ir::LayoutKind::Raw:
-  case ir::LayoutKind::Auto:
-    break;
-  }
-  return makeLayout(LayoutKind::Raw, A.Shape);
-}
-
 class Analyzer {
 public:
   Analyzer(const ir::Program &Prog, const ir::Kernel &K,
@@ -401,14 +379,8 @@ inline std::vector<AccessSiteReport> emptyReports(const std::vector<SiteInfo> &S
     R.Space = S.Arr->Decl->Space;
     R.IsWrite = S.IsWrite;
     R.ElemBytes = S.Arr->ElemBytes;
-    std::string Lay(ir::spelling(S.Arr->Decl->Lay.Kind));
-    if (S.Arr->Decl->Lay.Kind == ir::LayoutKind::Auto)
-      Lay = "auto, as raw"; // no chooseLayouts ran
-    if (S.Arr->Decl->Lay.Kind == ir::LayoutKind::Pad)
-      Lay += fmt::format("({})", S.Arr->Decl->Lay.ArgValue);
-    else if (S.Arr->Decl->Lay.Kind == ir::LayoutKind::Rap)
-      Lay += fmt::format("(seed: {})", S.Arr->Decl->Lay.ArgValue);
-    R.Layout = Lay;
+    // `auto` that no chooseLayouts resolved is analyzed as raw.
+    R.Layout = S.Arr->Decl->Lay.Kind == ir::LayoutKind::Auto ? "auto, as raw" : S.Arr->Decl->Lay.str();
     Out.push_back(std::move(R));
   }
   return Out;
