@@ -367,6 +367,7 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   for (std::size_t I = 0; I < Emitters.size(); ++I)
     Src += (Facts[I]->Hmm ? Emitters[I].hmmLaunch() : Emitters[I].launch()) + "\n";
   if (Opts.Harness) {
+    Src += HarnessMarker;
     for (KernelEmitter &E : Emitters)
       Src += E.reference() + "\n";
     for (const KernelEmitter &E : Emitters)

@@ -58,6 +58,12 @@ struct CodegenOptions {
   ir::Bindings RepresentativeSizes;
 };
 
+/// The line the .cu of a compile with a harness starts its harness part with
+/// (CPU references, checked runs, main): everything above it is the module a
+/// user links, everything from it on is the harness.
+inline constexpr const char *HarnessMarker =
+    "// ---- harness: CPU references, checked runs and main (--harness) ----\n\n";
+
 struct CompileResult {
   std::string Source;                  ///< the .cu
   std::string Header;                  ///< the API header (always built)

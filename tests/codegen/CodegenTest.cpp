@@ -16,6 +16,7 @@
 #include "analysis/schedule/HmmSchedule.h"
 #include "codegen/Codegen.h"
 #include "codegen/Tables.h"
+#include "codegen/Templates.h"
 #include "dsl/Parser.h"
 #include "ir/Bind.h"
 #include "ir/Eval.h"
@@ -104,6 +105,39 @@ void checkGolden(const fs::path &Golden, const std::string &Got) {
                                                          << " (refresh with BANKWISE_UPDATE_GOLDEN=1)");
 }
 
+/// A generated .cu as its goldens keep it: every pasted template collapsed
+/// to one line naming it and the FNV-1a hash of its text (a template edit
+/// is then one changed line per golden, and the template's own tests and
+/// the nvcc tests check the text), split at codegen::HarnessMarker into the
+/// module a user links and the harness.
+struct GoldenParts {
+  std::string Kernels, Harness;
+};
+GoldenParts goldenParts(const std::string &Source) {
+  std::istringstream In(Source);
+  std::string Line, Out;
+  while (std::getline(In, Line)) {
+    const std::string Begin = "// ---- templates/";
+    if (Line.rfind(Begin, 0) == 0 && Line.find("end of templates/") == std::string::npos) {
+      const std::string Path = Line.substr(Begin.size(), Line.size() - Begin.size() - 5);
+      const std::string End = "// ---- end of templates/" + Path + " ----";
+      std::string Skipped;
+      while (std::getline(In, Line) && Line != End)
+        Skipped += Line + "\n";
+      const std::string_view Text = codegen::templateText(Path);
+      Out += fmt::format("// ---- templates/{} pasted here: {} lines, FNV-1a {:016x} of the template ----\n", Path,
+                         std::count(Skipped.begin(), Skipped.end(), '\n'),
+                         codegen::fnv1a(reinterpret_cast<const unsigned char *>(Text.data()), Text.size()));
+      continue;
+    }
+    Out += Line + "\n";
+  }
+  const std::size_t At = Out.find(codegen::HarnessMarker);
+  if (At == std::string::npos)
+    return {Out, ""};
+  return {Out.substr(0, At), Out.substr(At)};
+}
+
 std::vector<std::string> samples() {
   std::vector<std::string> Out;
   for (const auto &E : fs::directory_iterator(fs::path(BANKWISE_SOURCE_DIR) / "samples"))
@@ -124,8 +158,14 @@ TEST_CASE("every sample's generated code equals its golden files") {
     const codegen::CompileResult R = compileSample(S);
     const std::string Stem = fs::path(S).stem().string();
     Stems.push_back(Stem);
-    checkGolden(Dir / (Stem + ".cu"), R.Source);
+    // The decisions and the numbers: the kernels (templates by name and
+    // hash), the harness apart, the API header, and the report's figures.
+    const GoldenParts Parts = goldenParts(R.Source);
+    REQUIRE_MESSAGE(!Parts.Harness.empty(), S << ": the harness marker is missing");
+    checkGolden(Dir / (Stem + ".kernels.cu"), Parts.Kernels);
+    checkGolden(Dir / (Stem + ".harness.cu"), Parts.Harness);
     checkGolden(Dir / (Stem + ".h"), R.Header);
+    checkGolden(Dir / (Stem + ".report.json"), R.ReportJson);
     // Seed 001's s and d planes (12 bytes per element) go to the side file at
     // the samples' default sizes; the golden .cu pins its bytes through the
     // FNV-1a hash the loader checks. Every other sample's tables fit the source.
@@ -137,7 +177,8 @@ TEST_CASE("every sample's generated code equals its golden files") {
   }
   // No stale golden files.
   for (const auto &E : fs::directory_iterator(Dir)) {
-    const std::string Stem = E.path().stem().string();
+    const std::string Name = E.path().filename().string();
+    const std::string Stem = Name.substr(0, Name.find('.'));
     CHECK_MESSAGE(std::find(Stems.begin(), Stems.end(), Stem) != Stems.end(),
                   E.path().string() << " belongs to no sample");
   }

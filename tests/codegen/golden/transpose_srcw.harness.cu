@@ -1,0 +1,131 @@
+// ---- harness: CPU references, checked runs and main (--harness) ----
+
+// CPU reference of 'srcw': the .bw semantics run directly on logical (row-major)
+// arrays, one block after another; inside a block each statement runs for every
+// thread before the next one starts (statement-level lockstep), which is exact
+// for race-free programs. Per-thread locals are arrays indexed by the thread t.
+static void reference_srcw(const std::vector<double> &a, std::vector<double> &b) {
+  using Index = long long;
+  constexpr Index NT = 1024;
+  for (Index bz = 0; bz < 1; ++bz)
+  for (Index by = 0; by < 1; ++by)
+  for (Index bx = 0; bx < 1; ++bx) {
+    (void)bx, (void)by, (void)bz;
+    std::vector<Index> i(NT);
+    for (Index t = 0; t < NT; ++t) {
+      i[t] = t / W;
+    }
+    std::vector<Index> j(NT);
+    for (Index t = 0; t < NT; ++t) {
+      j[t] = t % W;
+    }
+    for (Index t = 0; t < NT; ++t) {
+      b[i[t] * 32 + j[t]] = a[j[t] * 32 + i[t]];
+    }
+  }
+}
+
+// Runs 'srcw' on fresh random inputs (outputs poisoned with 0xFF bytes first), checks
+// every element it writes against reference_srcw, and times it with CUDA events.
+static bool run_srcw(unsigned long long Seed, int Runs, bool Time, std::string &Json) {
+  bankwise::HarnessRng Rng{Seed + 0ULL};
+  std::size_t Checked = 0, Mismatches = 0;
+  double Bytes = 0;
+  // 'a': shared f64[W][W] layout raw, read: random.
+  std::vector<double> a_img(1024); // the device bytes
+  std::memset(static_cast<void *>(a_img.data()), 0xFF, a_img.size() * sizeof(double));
+  for (long long I = 0; I < 1024; ++I)
+    a_img[I] = bankwise::randomElement<double>(Rng);
+  std::vector<double> a_ref(1024);
+  for (long long I = 0; I < 1024; ++I)
+    a_ref[I] = bankwise::toHost(a_img[I]);
+  double *a = nullptr;
+  BANKWISE_CHECK(cudaMalloc(&a, a_img.size() * sizeof(double)));
+  BANKWISE_CHECK(cudaMemcpy(a, a_img.data(), a_img.size() * sizeof(double), cudaMemcpyHostToDevice));
+  Bytes += 1024.0 * sizeof(double);
+  // 'b': shared f64[W][W] layout raw, written only: poisoned.
+  std::vector<double> b_img(1024); // the device bytes
+  std::memset(static_cast<void *>(b_img.data()), 0xFF, b_img.size() * sizeof(double));
+  std::vector<double> b_ref(1024);
+  for (long long I = 0; I < 1024; ++I)
+    b_ref[I] = bankwise::toHost(b_img[I]);
+  double *b = nullptr;
+  BANKWISE_CHECK(cudaMalloc(&b, b_img.size() * sizeof(double)));
+  BANKWISE_CHECK(cudaMemcpy(b, b_img.data(), b_img.size() * sizeof(double), cudaMemcpyHostToDevice));
+  Bytes += 1024.0 * sizeof(double);
+  BANKWISE_CHECK(launch_srcw(a, 1024, b, 1024, 0));
+  BANKWISE_CHECK(cudaDeviceSynchronize());
+  reference_srcw(a_ref, b_ref);
+  BANKWISE_CHECK(cudaMemcpy(b_img.data(), b, b_img.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  for (long long I = 0; I < 1024; ++I) {
+    const auto Got = bankwise::toHost(b_img[I]);
+    ++Checked;
+    if (!bankwise::sameValue(Got, b_ref[I], 0)) {
+      if (Mismatches < 5)
+        std::fprintf(stderr, "srcw: b[%lld] is %s, the reference says %s\n", I, bankwise::showValue(Got).c_str(), bankwise::showValue(b_ref[I]).c_str());
+      ++Mismatches;
+    }
+  }
+  std::vector<double> Ms;
+  if (Time) {
+    cudaEvent_t Start, Stop;
+    BANKWISE_CHECK(cudaEventCreate(&Start));
+    BANKWISE_CHECK(cudaEventCreate(&Stop));
+    for (int W = 0; W < 3; ++W) // warm-up
+      BANKWISE_CHECK(launch_srcw(a, 1024, b, 1024, 0));
+    for (int R = 0; R < Runs; ++R) {
+      BANKWISE_CHECK(cudaEventRecord(Start, 0));
+      BANKWISE_CHECK(launch_srcw(a, 1024, b, 1024, 0));
+      BANKWISE_CHECK(cudaEventRecord(Stop, 0));
+      BANKWISE_CHECK(cudaEventSynchronize(Stop));
+      float Elapsed = 0;
+      BANKWISE_CHECK(cudaEventElapsedTime(&Elapsed, Start, Stop));
+      Ms.push_back(Elapsed);
+    }
+    BANKWISE_CHECK(cudaEventDestroy(Start));
+    BANKWISE_CHECK(cudaEventDestroy(Stop));
+  }
+  BANKWISE_CHECK(cudaFree(a));
+  BANKWISE_CHECK(cudaFree(b));
+  const double Median = Ms.empty() ? 0 : bankwise::median(Ms);
+  const double Min = Ms.empty() ? 0 : *std::min_element(Ms.begin(), Ms.end());
+  char Buf[512];
+  std::snprintf(Buf, sizeof Buf, "{\"kernel\":\"srcw\",\"correct\":%s,\"checked\":%zu,\"mismatches\":%zu,\"runs\":%zu,\"warmup\":%d,\"median_ms\":%.6f,\"min_ms\":%.6f,\"bytes\":%.0f,\"gbps\":%.3f}",
+    Mismatches == 0 ? "true" : "false", Checked, Mismatches, Ms.size(), Time ? 3 : 0, Median, Min, Bytes,
+    Median > 0 ? Bytes / (Median * 1e6) : 0.0);
+  Json += Buf;
+  return Mismatches == 0;
+}
+
+} // namespace transpose_srcw
+
+// Harness: `./a.out [--seed S] [--runs R] [--check-only]` prints one JSON line and exits
+// with 0 when every kernel matches its CPU reference, 1 when one does not.
+int main(int argc, char **argv) {
+  unsigned long long Seed = 1ULL;
+  int Runs = 21;
+  bool Time = true;
+  for (int I = 1; I < argc; ++I) {
+    const std::string A = argv[I];
+    if (A == "--seed" && I + 1 < argc)
+      Seed = std::strtoull(argv[++I], nullptr, 10);
+    else if (A == "--runs" && I + 1 < argc)
+      Runs = std::max(20, std::atoi(argv[++I]));
+    else if (A == "--check-only")
+      Time = false;
+    else {
+      std::fprintf(stderr, "usage: %s [--seed S] [--runs R (>= 20)] [--check-only]\n", argv[0]);
+      return 2;
+    }
+  }
+  int Device = 0;
+  BANKWISE_CHECK(cudaGetDevice(&Device));
+  cudaDeviceProp Prop;
+  BANKWISE_CHECK(cudaGetDeviceProperties(&Prop, Device));
+  std::string Json;
+  bool Ok = true;
+  Ok = transpose_srcw::run_srcw(Seed, Runs, Time, Json) && Ok;
+  std::printf("{\"program\":%s,\"device\":\"%s\",\"seed\":%llu,\"correct\":%s,\"kernels\":[%s]}\n",
+              "\"samples/transpose_srcw.bw\"", Prop.name, Seed, Ok ? "true" : "false", Json.c_str());
+  return Ok ? 0 : 1;
+}
