@@ -258,14 +258,13 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   std::vector<std::unique_ptr<KernelFacts>> Facts;
   std::vector<KernelReport> Reports;
   // Seed 001's plans of the kernels left `schedule colored` (global copies):
-  // the caller's, else planned here on a copy of the program.
+  // the caller's, else planned here (on the pass's own copy).
   std::vector<ColoredScheduleReport> Planned = Opts.ColoredSchedules;
   for (const ir::Kernel &K : Prog.Kernels)
     if (isHmmScheduled(K) && std::none_of(Planned.begin(), Planned.end(), [&](const ColoredScheduleReport &C) {
           return C.Kernel == K.Name && C.Hmm;
         })) {
-      ir::Program Copy = Prog;
-      for (ColoredScheduleReport &C : applyColoredSchedules(Copy))
+      for (ColoredScheduleReport &C : applyColoredSchedules(Prog).Reports)
         Planned.push_back(std::move(C));
       break;
     }

@@ -73,11 +73,15 @@ PipelineResult runPipeline(ir::Program Prog, const PipelineOptions &Opts) {
     After(PassId::BindSizes);
   }
   if (Runs(PassId::ScheduleColored)) {
-    R.Colored = applyColoredSchedules(Prog);
+    ColoredScheduling C = applyColoredSchedules(Prog);
+    Prog = std::move(C.Program);
+    R.Colored = std::move(C.Reports);
     After(PassId::ScheduleColored);
   }
   if (Runs(PassId::LayoutAuto)) {
-    R.Layouts = chooseLayouts(Prog, Opts.Layouts);
+    LayoutChoice L = chooseLayouts(Prog, Opts.Layouts);
+    Prog = std::move(L.Program);
+    R.Layouts = std::move(L.Decisions);
     After(PassId::LayoutAuto);
   }
   R.Program = std::move(Prog);

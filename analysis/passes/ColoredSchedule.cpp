@@ -335,8 +335,10 @@ std::vector<HmmPassPlan> hmmPassPlans(const HmmLowering &L, const std::string &S
 
 } // namespace
 
-std::vector<ColoredScheduleReport> applyColoredSchedules(ir::Program &Prog) {
-  std::vector<ColoredScheduleReport> Out;
+ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
+  ColoredScheduling Result{Input, {}};
+  ir::Program &Prog = Result.Program;
+  std::vector<ColoredScheduleReport> &Out = Result.Reports;
   for (ir::Kernel &K : Prog.Kernels) {
     if (K.Schedule != ir::KernelSchedule::Colored)
       continue;
@@ -548,7 +550,7 @@ std::vector<ColoredScheduleReport> applyColoredSchedules(ir::Program &Prog) {
     K.Schedule = ir::KernelSchedule::None;
     Out.push_back(Rep);
   }
-  return Out;
+  return Result;
 }
 
 } // namespace bankwise

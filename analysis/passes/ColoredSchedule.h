@@ -69,14 +69,22 @@ struct ColoredScheduleReport {
   std::shared_ptr<const HmmLowering> Hmm;
 };
 
-/// Rewrites every `schedule colored` kernel of Prog that copies between
-/// shared arrays in place, adding the permutations P, S and D it uses; plans
-/// a copy between global arrays as seed 001's three passes (Hmm set; the
-/// kernel is left as written, Schedule Colored). Throws UserError, located,
-/// when a body is not one copy, the arrays are not one-dimensional with n
-/// elements, the map is not one-to-one (naming two threads), a global
-/// copy's element is not 4 bytes or no sm_90 shape fits n.
-std::vector<ColoredScheduleReport> applyColoredSchedules(ir::Program &Prog);
+/// What the pass made: the program with every `schedule colored` kernel
+/// rewritten, and what it did to each.
+struct ColoredScheduling {
+  ir::Program Program;
+  std::vector<ColoredScheduleReport> Reports;
+};
+
+/// Prog with every `schedule colored` kernel that copies between shared
+/// arrays rewritten, adding the permutations P, S and D it uses; a copy
+/// between global arrays planned as seed 001's three passes (Hmm set; the
+/// kernel is left as written, Schedule Colored). Prog itself is unchanged.
+/// Throws UserError, located, when a body is not one copy, the arrays are
+/// not one-dimensional with n elements, the map is not one-to-one (naming
+/// two threads), a global copy's element is not 4 bytes or no sm_90 shape
+/// fits n.
+ColoredScheduling applyColoredSchedules(const ir::Program &Prog);
 
 /// True for a kernel applyColoredSchedules planned as seed 001's passes.
 inline bool isHmmScheduled(const ir::Kernel &K) {

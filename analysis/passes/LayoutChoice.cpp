@@ -59,8 +59,9 @@ ir::Layout makeIrLayout(ir::LayoutKind Kind, std::int64_t Arg) {
 
 } // namespace
 
-std::vector<LayoutDecision> chooseLayouts(ir::Program &Prog,
-                                          const LayoutChoiceOptions &Opts) {
+LayoutChoice chooseLayouts(const ir::Program &Input, const LayoutChoiceOptions &Opts) {
+  LayoutChoice Result{Input, {}};
+  ir::Program &Prog = Result.Program;
   const bool OnTarget = !Prog.Mach || Prog.Mach->Kind == ir::MachineKind::Target;
   std::int64_t MaxShared = INT64_MAX;
   if (OnTarget)
@@ -72,7 +73,7 @@ std::vector<LayoutDecision> chooseLayouts(ir::Program &Prog,
   // layout).
   for (ArraySlot &S : Slots)
     S.Decl->Lay = makeIrLayout(ir::LayoutKind::Raw, 0);
-  std::vector<LayoutDecision> Out;
+  std::vector<LayoutDecision> &Out = Result.Decisions;
   for (ArraySlot &S : Slots) {
     ir::Array &A = *S.Decl;
     LayoutDecision D;
@@ -138,7 +139,7 @@ std::vector<LayoutDecision> chooseLayouts(ir::Program &Prog,
     A.Lay = D.Candidates[Best].Layout;
     Out.push_back(std::move(D));
   }
-  return Out;
+  return Result;
 }
 
 } // namespace bankwise

@@ -45,9 +45,16 @@ struct LayoutChoiceOptions {
   AnalysisOptions Analysis;
 };
 
-/// Replaces every `layout auto` of a shared array in Prog by the chosen
-/// layout and says why. Deterministic for a given Options.Seed.
-std::vector<LayoutDecision> chooseLayouts(ir::Program &Prog,
-                                          const LayoutChoiceOptions &Options = {});
+/// What the pass made: the program with every `layout auto` shared array
+/// given its chosen layout, and why.
+struct LayoutChoice {
+  ir::Program Program;
+  std::vector<LayoutDecision> Decisions;
+};
+
+/// Chooses the layout of every `layout auto` shared array of Prog by model
+/// cost. Prog itself is unchanged: the candidates are measured on the pass's
+/// own copy, which it returns. Deterministic for a given Options.Seed.
+LayoutChoice chooseLayouts(const ir::Program &Prog, const LayoutChoiceOptions &Options = {});
 
 } // namespace bankwise

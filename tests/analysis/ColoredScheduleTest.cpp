@@ -44,7 +44,8 @@ kernel move(a: shared f32[N], b: shared f32[N]) threads N schedule colored {{
                                          Decl);
     ir::Program Prog = parseOrFail(Text);
     const ir::Program Before = Prog;
-    const auto Reports = applyColoredSchedules(Prog);
+    auto [Rewritten, Reports] = applyColoredSchedules(Prog);
+    Prog = std::move(Rewritten);
     REQUIRE(Reports.size() == 1);
     // Execute the rewritten copy on the CPU: b[D(k)] = a[S(k)].
     PermutationTables T(Prog), TB(Before);
@@ -84,7 +85,7 @@ kernel gather(a: shared f32[N], b: shared f32[N], q: shared i32[N] holds inverse
   b[tid] = a[q[tid]]
 }
 )");
-  applyColoredSchedules(Prog);
+  Prog = applyColoredSchedules(Prog).Program;
   const KernelReport R = analyzeKernel(Prog, Prog.Kernels[0]);
   for (const AccessSiteReport &S : R.Sites)
     if (S.Array == "a" || S.Array == "b")
@@ -143,7 +144,8 @@ kernel walked(a: shared f32[N], b: shared f32[N], p: shared u32[N] holds inverse
   b[P(inverse(Q)(tid)) + 0] = a[R(p[tid]) * 1]
 }
 )");
-  const auto Reports = applyColoredSchedules(Prog);
+  auto [Rewritten, Reports] = applyColoredSchedules(Prog);
+  Prog = std::move(Rewritten);
   REQUIRE(Reports.size() == 2);
   const ir::Permutation *Direct = Prog.findPerm(Reports[0].PermName);
   const ir::Permutation *Walked = Prog.findPerm(Reports[1].PermName);

@@ -55,7 +55,8 @@ void makeAuto(ir::Program &P) {
 
 TEST_CASE("auto pads the tiled transpose's tile: 32 wavefronts become 1") {
   ir::Program P = sampleOrFail("transpose_tiled.bw");
-  const auto Ds = chooseLayouts(P);
+  auto [Chosen, Ds] = chooseLayouts(P);
+  P = std::move(Chosen);
   const LayoutDecision &D = decision(Ds, "tile");
   CHECK(D.Candidates[D.Chosen].Name == "pad(1)");
   CHECK(D.Candidates[0].Name == "raw");
@@ -78,7 +79,8 @@ kernel rows(a: shared f32[32][32]) threads 1024 {
   let x = a[tid / 32][tid % 32]
 }
 )");
-  const auto Ds = chooseLayouts(P);
+  auto [Chosen, Ds] = chooseLayouts(P);
+  P = std::move(Chosen);
   CHECK(Ds.at(0).Candidates[Ds.at(0).Chosen].Name == "raw");
 }
 
@@ -90,7 +92,8 @@ kernel gather(a: shared f32[32][32], p: shared i32[1024]) threads 1024 {
 )");
   LayoutChoiceOptions O;
   O.Seed = 77;
-  const auto Ds = chooseLayouts(P, O);
+  auto [Chosen, Ds] = chooseLayouts(P, O);
+  P = std::move(Chosen);
   const LayoutDecision &D = decision(Ds, "a");
   CHECK(D.Candidates[D.Chosen].Name == "rap(seed: 77)");
   CHECK(D.Seed == 77);
@@ -108,7 +111,8 @@ kernel big(a: global f32[1]) grid (1) block (256) {
   for k in 0..227 { t[tx % 227][k] = 2 }
 }
 )");
-  const auto Ds = chooseLayouts(P);
+  auto [Chosen, Ds] = chooseLayouts(P);
+  P = std::move(Chosen);
   const LayoutDecision &D = decision(Ds, "t");
   for (const LayoutCandidate &C : D.Candidates)
     if (C.Name == "pad(1)" || C.Name == "pad(2)")
@@ -123,7 +127,7 @@ TEST_CASE("every 2-D shared array of the samples becomes conflict-free under aut
     CAPTURE(Name);
     ir::Program P = sampleOrFail(Name);
     makeAuto(P);
-    chooseLayouts(P);
+    P = chooseLayouts(P).Program;
     for (const ir::Kernel &K : P.Kernels) {
       const KernelReport R = analyzeKernel(P, K);
       for (const AccessSiteReport &S : R.Sites)
@@ -137,7 +141,7 @@ TEST_CASE("every 2-D shared array of the samples becomes conflict-free under aut
 
 TEST_CASE("the choice is deterministic") {
   ir::Program A = sampleOrFail("transpose_tiled.bw"), B = A;
-  chooseLayouts(A);
-  chooseLayouts(B);
+  A = chooseLayouts(A).Program;
+  B = chooseLayouts(B).Program;
   CHECK(A == B);
 }

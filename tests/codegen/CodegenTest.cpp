@@ -365,7 +365,8 @@ TEST_CASE("schedule colored on global copies: the side file's planes run as thre
   ir::Program Prog = dsl::parseFile(Sample, D, {{"N", 4096}});
   REQUIRE(!D.hasErrors());
   const ir::Program Written = Prog;
-  const auto Reports = applyColoredSchedules(Prog);
+  auto [Rewritten, Reports] = applyColoredSchedules(Prog);
+  Prog = std::move(Rewritten);
   REQUIRE(Reports.size() == 2);
   PermutationTables Perms(Written);
   // P of each kernel: b[P(t)] = a[t] for permute_random; b[t] = a[Q(t)], so
