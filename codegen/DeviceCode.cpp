@@ -47,34 +47,34 @@ StagingCost stagingCost(const ArrayPlan &A, std::int64_t Threads) {
 
 
 
-void KernelEmitter::collectReads(const Expr &E, std::vector<SourceLoc> &Locs) const {
-  ir::forEachSubexpr(E, [&](const Expr &X) {
-    if (X.is<ir::ArrayRead>())
-      Locs.push_back(X.Loc);
-  });
-}
-
 void KernelEmitter::siteComments(int Indent, const Stmt &St) {
-  std::vector<SourceLoc> Locs;
+  // The statement's sites: its target, then every read in its expressions.
+  std::vector<const ir::ArrayRead *> Nodes;
+  auto Reads = [&](const Expr &E) {
+    ir::forEachSubexpr(E, [&](const Expr &X) {
+      if (const auto *R = X.as<ir::ArrayRead>())
+        Nodes.push_back(R);
+    });
+  };
   if (const auto *A = St.as<ir::Assign>()) {
     if (const auto *R = std::get_if<ir::ArrayRead>(&A->Target)) {
-      Locs.push_back(St.Loc);
+      Nodes.push_back(R);
       for (const Expr &I : R->Indices)
-        collectReads(I, Locs);
+        Reads(I);
     }
-    collectReads(A->Value, Locs);
+    Reads(A->Value);
   } else if (const auto *L = St.as<ir::Let>()) {
-    collectReads(L->Init, Locs);
+    Reads(L->Init);
   } else if (const auto *Fo = St.as<ir::For>()) {
-    collectReads(Fo->Begin, Locs);
-    collectReads(Fo->End, Locs);
+    Reads(Fo->Begin);
+    Reads(Fo->End);
   } else if (const auto *I = St.as<ir::If>()) {
-    collectReads(I->Cond, Locs);
+    Reads(I->Cond);
   }
   std::set<const AccessSiteReport *> Done;
   std::vector<const AccessSiteReport *> List;
-  for (const SourceLoc &L : Locs)
-    if (auto It = Sites.find({L.Line, L.Col}); It != Sites.end())
+  for (const ir::ArrayRead *N : Nodes)
+    if (auto It = Sites.find(N); It != Sites.end())
       for (const AccessSiteReport *S : It->second)
         if (Done.insert(S).second)
           List.push_back(S);

@@ -42,8 +42,19 @@ struct CostStats {
   bool operator==(const CostStats &) const = default;
 };
 
+/// The IR node an access site is: a stable id of the site while the analyzed
+/// program lives, for passes that find a site's report from the IR (codegen
+/// puts each report above its statement), where two sites may share a
+/// source location (a macro in a linted kernel, an expanded pass). Not a
+/// figure: reports of two copies of one program compare equal.
+struct SiteNode {
+  const ir::ArrayRead *Read = nullptr; ///< null for a site not in the IR (seed 001's passes)
+  bool operator==(const SiteNode &) const { return true; }
+};
+
 /// One place in the source that reads or writes a shared or global array.
 struct AccessSiteReport {
+  SiteNode Node;
   SourceLoc Loc;
   std::string Array;
   ir::MemSpace Space = ir::MemSpace::Global;

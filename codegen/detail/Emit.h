@@ -686,7 +686,7 @@ public:
                 const ModuleState &Mod)
       : F(F), Rep(Rep), Opts(Opts), Mod(Mod), Dev(F, Mode::Device), Host(F, Mode::Host) {
     for (const AccessSiteReport &S : Rep.Sites)
-      Sites[{S.Loc.Line, S.Loc.Col}].push_back(&S);
+      Sites[S.Node.Read].push_back(&S);
   }
 
   std::string kernelName() const { return cName(F.K.Name); }
@@ -819,7 +819,8 @@ private:
   const CodegenOptions &Opts;
   const ModuleState &Mod;
   ExprEmitter Dev, Host;
-  std::map<std::pair<int, int>, std::vector<const AccessSiteReport *>> Sites;
+  /// Reports by the IR node of their site (the analysis ran on this program).
+  std::map<const ir::ArrayRead *, std::vector<const AccessSiteReport *>> Sites;
   std::string Out;
   int Counter = 0;
 
@@ -829,7 +830,6 @@ private:
     Out += '\n';
   }
   void siteComments(int Indent, const Stmt &St);
-  void collectReads(const Expr &E, std::vector<SourceLoc> &Locs) const;
   std::string declType(const LetInfo &L, Mode M) const;
   std::string layoutObject(const ArrayPlan &A) const;
   void emitDeviceArray(int Indent, const ArrayPlan &A);

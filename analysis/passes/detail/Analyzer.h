@@ -374,6 +374,7 @@ inline std::vector<AccessSiteReport> emptyReports(const std::vector<SiteInfo> &S
   std::vector<AccessSiteReport> Out;
   for (const SiteInfo &S : Sites) {
     AccessSiteReport R;
+    R.Node.Read = S.Read;
     R.Loc = S.Loc;
     R.Array = S.Arr->Decl->Name;
     R.Space = S.Arr->Decl->Space;
