@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 namespace bankwise::codegen {
 
@@ -103,6 +104,36 @@ std::string embedTemplate(const std::string &Path) {
     Out += '\n';
   }
   Out += fmt::format("#endif // {}\n// ---- end of templates/{} ----\n", Guard, Path);
+  return Out;
+}
+
+/// Template Path with every @NAME@ hole replaced by its text. Every hole of
+/// the template must be given and every given hole must occur (a
+/// misspelling is a bug, not an empty string).
+std::string fillHoles(const std::string &Path, const std::map<std::string, std::string> &Holes) {
+  const std::string_view Text = templateText(Path);
+  assert(!Text.empty() && "unknown template");
+  std::string Out;
+  std::set<std::string> Used;
+  for (std::size_t I = 0; I < Text.size();) {
+    const std::size_t At = Text.find('@', I);
+    if (At == std::string_view::npos) {
+      Out += Text.substr(I);
+      break;
+    }
+    const std::size_t End = Text.find('@', At + 1);
+    const std::string Name(Text.substr(At + 1, End == std::string_view::npos ? 0 : End - At - 1));
+    const auto It = Holes.find(Name);
+    if (End == std::string_view::npos || It == Holes.end())
+      throw std::logic_error(fmt::format("templates/{}: no text for hole '@{}@'", Path, Name));
+    Out += Text.substr(I, At - I);
+    Out += It->second;
+    Used.insert(Name);
+    I = End + 1;
+  }
+  for (const auto &[Name, Value] : Holes)
+    if (!Used.count(Name))
+      throw std::logic_error(fmt::format("templates/{} has no hole '@{}@'", Path, Name));
   return Out;
 }
 
@@ -374,49 +405,31 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   }
   Src += fmt::format("}} // namespace {}\n", Ns);
   if (Opts.Harness) {
-    std::vector<std::string> Calls;
+    // main: templates/bankwise/harness_main.cu.in with its holes filled.
     const HarnessSizes Sizes = harnessSizes(Prog, Opts, Mod, *Facts.front());
-    Src += Sizes.Helper.empty() ? "" : "\n" + Sizes.Helper.substr(0, Sizes.Helper.size() - 1);
-    Src += fmt::format("\n// Harness: `./a.out [--seed S] [--runs R] [--check-only]{}` prints one JSON line and exits\n"
-                       "// with 0 when every kernel matches its CPU reference, 1 when one does not.\n"
-                       "int main(int argc, char **argv) {{\n  unsigned long long Seed = {}ULL;\n  int Runs = 21;\n"
-                       "  bool Time = true;\n",
-                       Sizes.Usage, Opts.Seed);
-    Src += Sizes.Decls;
-    Src += "  for (int I = 1; I < argc; ++I) {\n    const std::string A = argv[I];\n"
-           "    if (A == \"--seed\" && I + 1 < argc)\n      Seed = std::strtoull(argv[++I], nullptr, 10);\n"
-           "    else if (A == \"--runs\" && I + 1 < argc)\n      Runs = std::max(20, std::atoi(argv[++I]));\n"
-           "    else if (A == \"--check-only\")\n      Time = false;\n" +
-           Sizes.Parse + "    else {\n" +
-           fmt::format("      std::fprintf(stderr, \"usage: %s [--seed S] [--runs R (>= 20)] [--check-only]{}\\n\", argv[0]);\n",
-                       Sizes.Usage) +
-           "      return 2;\n    }\n  }\n" + Sizes.Checks;
-    Src += "  int Device = 0;\n  BANKWISE_CHECK(cudaGetDevice(&Device));\n  cudaDeviceProp Prop;\n"
-           "  BANKWISE_CHECK(cudaGetDeviceProperties(&Prop, Device));\n  std::string Json;\n  bool Ok = true;\n";
+    std::string Runs;
     for (std::size_t I = 0; I < Prog.Kernels.size(); ++I) {
       if (I > 0)
-        Src += "  Json += \",\";\n";
+        Runs += "  Json += \",\";\n";
       const std::string Args = Emitters[I].sizeNames();
-      Src += fmt::format("  Ok = {}::run_{}(Seed, Runs, Time, Json{}) && Ok;\n", Ns, Prog.Kernels[I].Name,
-                         Args.empty() ? "" : ", " + Args);
+      Runs += fmt::format("  Ok = {}::run_{}(Seed, Runs, Time, Json{}) && Ok;\n", Ns, Prog.Kernels[I].Name,
+                          Args.empty() ? "" : ", " + Args);
     }
-    if (HasTables)
-      Src += fmt::format("  BANKWISE_CHECK({}::free_tables());\n", Ns);
-    std::string Program = cString(Opts.SourceName);
     std::string Escaped;
-    for (char C : Program)
+    for (char C : cString(Opts.SourceName))
       Escaped += (C == '"' || C == '\\') ? std::string("\\") + C : std::string(1, C);
-    if (Sizes.JsonFormat.empty())
-      Src += fmt::format("  std::printf(\"{{\\\"program\\\":%s,\\\"device\\\":\\\"%s\\\",\\\"seed\\\":%llu,\\\"correct\\\":%s,"
-                         "\\\"kernels\\\":[%s]}}\\n\",\n              \"{}\", Prop.name, Seed, Ok ? \"true\" : \"false\", "
-                         "Json.c_str());\n",
-                         Escaped);
-    else
-      Src += fmt::format("  std::printf(\"{{\\\"program\\\":%s,\\\"device\\\":\\\"%s\\\",\\\"seed\\\":%llu,{}\\\"correct\\\":%s,"
-                         "\\\"kernels\\\":[%s]}}\\n\",\n              \"{}\", Prop.name, Seed, {}, Ok ? \"true\" : \"false\", "
-                         "Json.c_str());\n",
-                         Sizes.JsonFormat, Escaped, Sizes.JsonArgs);
-    Src += "  return Ok ? 0 : 1;\n}\n";
+    Src += fillHoles("bankwise/harness_main.cu.in",
+                     {{"SIZE_HELPER", Sizes.Helper},
+                      {"USAGE", Sizes.Usage},
+                      {"SEED", std::to_string(Opts.Seed)},
+                      {"SIZE_DECLS", Sizes.Decls},
+                      {"SIZE_PARSE", Sizes.Parse},
+                      {"SIZE_CHECKS", Sizes.Checks},
+                      {"RUN_KERNELS", Runs},
+                      {"FREE_TABLES", HasTables ? fmt::format("  BANKWISE_CHECK({}::free_tables());\n", Ns) : ""},
+                      {"SIZES_JSON", Sizes.JsonFormat},
+                      {"SIZES_ARGS", Sizes.JsonArgs.empty() ? "" : Sizes.JsonArgs + ", "},
+                      {"PROGRAM", Escaped}});
   }
 
   // The report: every site's prediction, the ones codegen added included.
