@@ -302,7 +302,7 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   for (const ir::Kernel &K : Prog.Kernels) {
     Facts.push_back(std::make_unique<KernelFacts>(Prog, K, Mod));
     planShared(*Facts.back(), *Target, Mod.Warnings);
-    Reports.push_back(analyzeKernel(Prog, K));
+    Reports.push_back(analyzeKernel(Prog, K, Opts.Analysis));
     if (!isHmmScheduled(K))
       continue;
     if (!Facts.back()->RuntimeUsed.empty())

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "analysis/passes/ColoredSchedule.h"
+#include "analysis/passes/KernelAnalysis.h"
 #include "analysis/passes/LayoutChoice.h"
 #include "codegen/Tables.h"
 #include "ir/Bind.h"
@@ -39,6 +40,9 @@ struct CodegenOptions {
   /// A table of at most this many stored bytes goes in the source; a larger
   /// one goes in the side file.
   std::uint64_t InlineTableLimit = 64 * 1024;
+  /// How codegen's own analysis of each kernel runs (the predictions in its
+  /// comments and report): --data contents, as for `analyze`.
+  AnalysisOptions Analysis;
   /// Decisions of the `layout auto` pass, quoted in comments.
   std::vector<LayoutDecision> LayoutDecisions;
   /// What applyColoredSchedules planned: a kernel still marked `schedule

@@ -123,15 +123,6 @@ std::string locText(const SourceLoc &L) {
 }
 
 /// The array Name of any kernel of P, or a top-level one.
-const ir::Array *findAnyArray(const ir::Program &P, const std::string &Name) {
-  if (const ir::Array *A = P.findArray(Name))
-    return A;
-  for (const ir::Kernel &K : P.Kernels)
-    if (const ir::Array *A = P.findArray(K, Name))
-      return A;
-  return nullptr;
-}
-
 /// Every `layout auto` of Generic takes the layout chosen in Bound (the same
 /// program with its runtime sizes bound).
 void copyLayouts(ir::Program &Generic, const ir::Program &Bound) {
@@ -233,16 +224,7 @@ int runAnalyze(const AnalyzeOptions &O) {
 
   AnalysisOptions AO;
   AO.Exhaustive = O.Exhaustive;
-  for (const std::string &D : O.Data) {
-    const std::size_t Eq = D.find('=');
-    if (Eq == std::string::npos || Eq == 0)
-      throw UserError(fmt::format("--data '{}': expected NAME=FILE", D));
-    const std::string Name = D.substr(0, Eq), Path = D.substr(Eq + 1);
-    const ir::Array *A = findAnyArray(Prog, Name);
-    if (!A)
-      throw UserError(fmt::format("--data: no array named '{}'", Name));
-    AO.Data[Name] = loadDataFile(Path, A->Elem, A->numElements());
-  }
+  loadDataOptions(O.Data, Prog, AO);
 
   if (!Prog.runtimeParams().empty())
     return runAllSizes(O, Prog, AO);

@@ -35,6 +35,7 @@ struct CompileOptions {
   std::string Namespace;
   std::vector<std::string> Defines;
   std::vector<std::string> Sizes;
+  std::vector<std::string> Data;
   std::string DumpAfter;
   std::uint64_t Seed = 1;
   std::uint64_t InlineLimit = 64 * 1024;
@@ -79,9 +80,12 @@ int runCompile(const CompileOptions &O) {
   // Runtime params stay arguments of the emitted code; every decision
   // (schedules, layouts, predictions) is made on the program bound to
   // representative sizes.
+  AnalysisOptions AO;
+  loadDataOptions(O.Data, *Read, AO);
   PipelineOptions PO;
   PO.Sizes = Given;
   PO.Layouts.Seed = O.Seed;
+  PO.Layouts.Analysis = AO;
   if (!O.DumpAfter.empty()) {
     PO.DumpAfter = parsePassList(O.DumpAfter);
     PO.DumpStream = &std::cerr;
@@ -90,6 +94,7 @@ int runCompile(const CompileOptions &O) {
   const ir::Program &Prog = P.Program;
   codegen::CodegenOptions CO;
   P.decisionsInto(CO);
+  CO.Analysis = AO;
   CO.SourceName = O.File;
   const std::filesystem::path Out(O.Output);
   CO.Namespace = O.Namespace.empty() ? Out.stem().string() : O.Namespace;
@@ -145,6 +150,9 @@ void registerCompileCommand(CLI::App &App, Action &Run) {
                   "largest table, in stored bytes, kept in the source")
       ->capture_default_str();
   Cmd->add_option("--report", O->Report, "write every access site's predicted cost as JSON");
+  Cmd->add_option("--data", O->Data,
+                  "contents of an array an index reads, for exact predictions in comments and report: "
+                  "--data p=p.bin (repeatable; the format of analyze --data)");
   Cmd->add_option("--dump-ir-after", O->DumpAfter,
                   "print the program as .bw text to stderr after these passes: bind-sizes, "
                   "schedule-colored, layout-auto (comma-separated), or all");

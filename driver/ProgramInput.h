@@ -2,6 +2,7 @@
 // the file parsed and checked, diagnostics printed.
 #pragma once
 
+#include "analysis/passes/KernelAnalysis.h"
 #include "dsl/Parser.h"
 #include "support/Diagnostic.h"
 
@@ -39,6 +40,33 @@ inline std::optional<ir::Program> readProgram(const std::string &File,
   if (Diags.hasErrors())
     return std::nullopt;
   return Prog;
+}
+
+/// The array of Prog named Name, a program-level one or a kernel's.
+inline const ir::Array *findAnyArray(const ir::Program &P, const std::string &Name) {
+  if (const ir::Array *A = P.findArray(Name))
+    return A;
+  for (const ir::Kernel &K : P.Kernels)
+    if (const ir::Array *A = P.findArray(K, Name))
+      return A;
+  return nullptr;
+}
+
+/// --data NAME=FILE (repeatable): the contents of arrays whose values
+/// indices read, into AO.Data, so such sites get exact figures. Throws
+/// UserError for a malformed argument, an unknown array or a bad file.
+inline void loadDataOptions(const std::vector<std::string> &Data, const ir::Program &Prog,
+                            AnalysisOptions &AO) {
+  for (const std::string &D : Data) {
+    const std::size_t Eq = D.find('=');
+    if (Eq == std::string::npos || Eq == 0)
+      throw UserError(fmt::format("--data '{}': expected NAME=FILE", D));
+    const std::string Name = D.substr(0, Eq), Path = D.substr(Eq + 1);
+    const ir::Array *A = findAnyArray(Prog, Name);
+    if (!A)
+      throw UserError(fmt::format("--data: no array named '{}'", Name));
+    AO.Data[Name] = loadDataFile(Path, A->Elem, A->numElements());
+  }
 }
 
 } // namespace bankwise::driver

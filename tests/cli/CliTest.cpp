@@ -206,6 +206,23 @@ TEST_CASE("analyze: -D, --machine and --data") {
   REQUIRE(R.Code == 0);
   J = nlohmann::json::parse(R.Out);
   CHECK(J["kernels"][0]["sites"][0]["congestion"]["max"] == 2);
+  // compile takes the same --data: the comments and the report then carry
+  // the exact figures instead of the worst case.
+  R = bankwise("compile " + Bw + " -o " + tmp("data.cu") + " --report " + tmp("data.json"));
+  REQUIRE(R.Code == 0);
+  J = nlohmann::json::parse(std::ifstream(tmp("data.json")));
+  CHECK(J["kernels"][0]["sites"][0]["data_dependent"] == true);
+  R = bankwise("compile " + Bw + " -o " + tmp("data.cu") + " --report " + tmp("data.json") + " --data p=" + Bin);
+  REQUIRE(R.Code == 0);
+  J = nlohmann::json::parse(std::ifstream(tmp("data.json")));
+  CHECK(J["kernels"][0]["sites"][0]["data_dependent"] == false);
+  CHECK(J["kernels"][0]["sites"][0]["congestion"]["max"] == 2);
+  std::ifstream Cu(tmp("data.cu"));
+  const std::string Text((std::istreambuf_iterator<char>(Cu)), std::istreambuf_iterator<char>());
+  CHECK(Text.find("read of 'a' [raw] (shared): sm_90 wavefronts 2; DMM congestion 2") != std::string::npos);
+  R = bankwise("compile " + Bw + " -o " + tmp("data.cu") + " --data q=" + Bin);
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "--data: no array named 'q'"));
 }
 
 TEST_CASE("analyze: bad input exits 2 with a located message") {
