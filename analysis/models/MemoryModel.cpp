@@ -116,11 +116,12 @@ std::int64_t assignStages(std::span<const Address> Lanes, std::int64_t W,
 } // namespace detail
 
 // The cost functions run once per warp access, millions of times at real
-// sizes: they neither allocate (one reused buffer per thread) nor sort when
-// a 64-bit mask answers. Where lanes fall in distinct banks, congestion is
-// 1; where the values to count (groups, sectors, lines, words) lie within 64
-// of each other, a mask counts them. Otherwise they sort the warp's values.
-// assignStages, the definition, stays the reference in tests.
+// sizes: they do not allocate (one reused buffer per thread) and sort only
+// as a last resort. Where lanes fall in distinct banks, congestion is 1;
+// values to count (groups, sectors, lines, words) within 64 of each other
+// are counted in a 64-bit mask, within 2^14 in a bitmap, up to 64 of them
+// in a small hash set; only more are sorted. assignStages, the definition,
+// stays the reference in tests.
 namespace {
 
 /// The calling thread's buffer for one warp's values.
