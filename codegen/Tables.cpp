@@ -3,6 +3,7 @@
 #include "support/Diagnostic.h"
 
 #include <fmt/format.h>
+#include <sstream>
 
 namespace bankwise::codegen {
 
@@ -59,12 +60,10 @@ bool SideFile::write(std::ostream &Out) const {
 }
 
 std::vector<unsigned char> SideFile::bytes() const {
-  std::vector<unsigned char> Out(std::begin(SideFileMagic), std::end(SideFileMagic));
-  for (const TablePlan &T : Tables) {
-    const auto B = T.bytes();
-    Out.insert(Out.end(), B.begin(), B.end());
-  }
-  return Out;
+  std::ostringstream Out;
+  write(Out);
+  const std::string Text = std::move(Out).str();
+  return {Text.begin(), Text.end()};
 }
 
 } // namespace bankwise::codegen

@@ -52,10 +52,7 @@ PipelineOptions pipelineOptions(const AnalyzeOptions &O, const AnalysisOptions &
   PipelineOptions PO;
   PO.Layouts.Seed = O.Seed;
   PO.Layouts.Analysis = AO;
-  if (!O.DumpAfter.empty()) {
-    PO.DumpAfter = parsePassList(O.DumpAfter);
-    PO.DumpStream = &std::cerr;
-  }
+  PO.dumpAfter(O.DumpAfter, std::cerr);
   return PO;
 }
 
@@ -479,9 +476,7 @@ void registerAnalyzeCommand(CLI::App &App, Action &Run) {
   Cmd->add_flag("--exhaustive", O->Exhaustive,
                 "evaluate every warp, without the affine fast path");
   Cmd->add_flag("--json", O->Json, "print JSON instead of text");
-  Cmd->add_option("--dump-ir-after", O->DumpAfter,
-                  "print the program as .bw text to stderr after these passes: bind-sizes, "
-                  "schedule-colored, layout-auto (comma-separated), or all");
+  Cmd->add_option("--dump-ir-after", O->DumpAfter, DumpIrAfterHelp);
   Cmd->callback([O, &Run] { Run = [O] { return runAnalyze(*O); }; });
 }
 

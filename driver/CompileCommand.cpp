@@ -86,10 +86,7 @@ int runCompile(const CompileOptions &O) {
   PO.Sizes = Given;
   PO.Layouts.Seed = O.Seed;
   PO.Layouts.Analysis = AO;
-  if (!O.DumpAfter.empty()) {
-    PO.DumpAfter = parsePassList(O.DumpAfter);
-    PO.DumpStream = &std::cerr;
-  }
+  PO.dumpAfter(O.DumpAfter, std::cerr);
   const PipelineResult P = runPipeline(std::move(*Read), PO);
   const ir::Program &Prog = P.Program;
   codegen::CodegenOptions CO;
@@ -153,9 +150,7 @@ void registerCompileCommand(CLI::App &App, Action &Run) {
   Cmd->add_option("--data", O->Data,
                   "contents of an array an index reads, for exact predictions in comments and report: "
                   "--data p=p.bin (repeatable; the format of analyze --data)");
-  Cmd->add_option("--dump-ir-after", O->DumpAfter,
-                  "print the program as .bw text to stderr after these passes: bind-sizes, "
-                  "schedule-colored, layout-auto (comma-separated), or all");
+  Cmd->add_option("--dump-ir-after", O->DumpAfter, DumpIrAfterHelp);
   Cmd->callback([O, &Run] { Run = [O] { return runCompile(*O); }; });
 }
 

@@ -43,6 +43,13 @@ std::vector<PassId> parsePassList(std::string_view Names) {
   }
 }
 
+void PipelineOptions::dumpAfter(std::string_view Names, std::ostream &Out) {
+  if (Names.empty())
+    return;
+  DumpAfter = parsePassList(Names);
+  DumpStream = &Out;
+}
+
 void PipelineResult::decisionsInto(codegen::CodegenOptions &Opts) const {
   Opts.ColoredSchedules = Colored;
   Opts.LayoutDecisions = Layouts;

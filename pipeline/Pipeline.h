@@ -50,7 +50,14 @@ struct PipelineOptions {
   /// Print the program after these passes to DumpStream.
   std::vector<PassId> DumpAfter;
   std::ostream *DumpStream = nullptr;
+  /// --dump-ir-after=Names (parsePassList) to Out; nothing for empty Names.
+  void dumpAfter(std::string_view Names, std::ostream &Out);
 };
+
+/// The help line of --dump-ir-after, one for every command that takes it.
+inline constexpr const char *DumpIrAfterHelp =
+    "print the program as .bw text to stderr after these passes: bind-sizes, "
+    "schedule-colored, layout-auto (comma-separated), or all";
 
 struct PipelineResult {
   ir::Program Program; ///< after the passes

@@ -68,15 +68,20 @@ SharedTables &sharedTables() {
 
 } // namespace
 
+namespace {
+/// A table's key: its name, or "~" and its name for its inverse.
+std::string tableKey(const std::string &Name, bool Inverse) { return (Inverse ? "~" : "") + Name; }
+} // namespace
+
 const Permutation &PermutationTables::get(const std::string &Name, bool Inverse) {
-  const std::string Key = (Inverse ? "~" : "") + Name;
+  const std::string Key = tableKey(Name, Inverse);
   if (auto It = Cache.find(Key); It != Cache.end())
     return *It->second;
   const ir::Permutation *P = Prog.findPerm(Name);
   if (!P)
     throw UserError(fmt::format("unknown permutation '{}'", Name));
   const std::string Def = definitionKey(*P);
-  const std::string SharedKey = Def.empty() ? std::string() : (Inverse ? "~" : "") + Def;
+  const std::string SharedKey = Def.empty() ? std::string() : tableKey(Def, Inverse);
   std::shared_ptr<const Permutation> Table = SharedKey.empty() ? nullptr : sharedTables().find(SharedKey);
   if (!Table) {
     Table = std::make_shared<const Permutation>(build(*P, Inverse));
@@ -90,7 +95,7 @@ const Permutation &PermutationTables::get(const std::string &Name, bool Inverse)
 
 std::shared_ptr<const Permutation> PermutationTables::share(const std::string &Name, bool Inverse) {
   get(Name, Inverse);
-  return Cache.find((Inverse ? "~" : "") + Name)->second;
+  return Cache.find(tableKey(Name, Inverse))->second;
 }
 
 Permutation PermutationTables::build(const ir::Permutation &P, bool Inverse) {
