@@ -180,10 +180,14 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOption
                          {"sizes_evaluated", R.Bindings}, {"all_classes", R.AllClasses},
                          {"periodic", R.Periodic}, {"method", R.Method}};
     for (const AllSizesSite &S : R.Sites) {
-      Text += fmt::format("  {}: {} {} of '{}' ({})\n", locText(S.Loc), spaceName(S.Space),
-                          S.IsWrite ? "write" : "read", S.Array, S.Layout);
+      Text += fmt::format("  {}: {} {} of '{}' ({}){}\n", locText(S.Loc), spaceName(S.Space),
+                          S.IsWrite ? "write" : "read", S.Array, S.Layout,
+                          S.BoundOnly.empty() ? ""
+                                              : fmt::format("; {} only bound{} it", fmt::join(S.BoundOnly, ", "),
+                                                            S.BoundOnly.size() == 1 ? "s" : ""));
       nlohmann::json JS = {{"location", locText(S.Loc)},
                            {"array", S.Array},
+                           {"bound_only", S.BoundOnly},
                            {"space", spaceName(S.Space)},
                            {"access", S.IsWrite ? "write" : "read"},
                            {"layout", S.Layout},

@@ -1,4 +1,5 @@
 #include "analysis/passes/AllSizes.h"
+#include "analysis/passes/SizeDependence.h"
 
 #include "ir/Eval.h"
 #include "ir/Printer.h"
@@ -11,6 +12,7 @@
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <thread>
 
 namespace bankwise {
@@ -242,47 +244,83 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     }
   }
 
-  // The runs.
+  // The runs. Each site needs the joint residue classes of the sizes that
+  // reach it through their values (analysis/passes/SizeDependence.h); a
+  // size that only bounds it is taken at one large value. A bounded size
+  // (`where N <= 22`) is always enumerated.
+  const std::vector<SiteSizeDependence> Dep = siteSizeDependence(Prog, K);
+  std::vector<std::vector<bool>> Joint(Dep.size(), std::vector<bool>(Doms.size(), true));
+  for (std::size_t S = 0; S < Dep.size(); ++S)
+    for (std::size_t I = 0; I < Doms.size(); ++I)
+      Joint[S][I] = Opts.JointOverAll || Doms[I].Hi.has_value() ||
+                    std::find(Dep[S].BoundOnly.begin(), Dep[S].BoundOnly.end(), Doms[I].Name) ==
+                        Dep[S].BoundOnly.end();
   std::vector<Run> Runs;
-  std::int64_t Joint = 1;
-  for (const Values &V : Vals)
-    Joint = std::min<std::int64_t>(Joint * static_cast<std::int64_t>(V.Classes.size()),
-                                   std::int64_t(1) << 40);
   auto Sizes = [&](const std::vector<std::int64_t> &Pick) {
     ir::Bindings B;
     for (std::size_t I = 0; I < Doms.size(); ++I)
       B[Doms[I].Name] = Pick[I];
     return B;
   };
+  auto Reps = [&](std::size_t Rep2) {
+    std::vector<std::int64_t> Pick(Doms.size());
+    for (std::size_t J = 0; J < Doms.size(); ++J)
+      Pick[J] = Vals[J].Classes[std::min(Rep2, Vals[J].Classes.size() - 1)];
+    return Pick;
+  };
   // Size I at V, each other size at its first and then its second class.
   auto OthersAtTwo = [&](std::size_t I, std::int64_t V) {
     for (std::size_t Rep2 = 0; Rep2 < 2; ++Rep2) {
-      std::vector<std::int64_t> Pick(Doms.size());
-      for (std::size_t J = 0; J < Doms.size(); ++J)
-        Pick[J] = J == I ? V : Vals[J].Classes[std::min(Rep2, Vals[J].Classes.size() - 1)];
+      std::vector<std::int64_t> Pick = Reps(Rep2);
+      Pick[I] = V;
       Runs.push_back({Sizes(Pick), -1, {}, {}, {}});
     }
   };
-  Rep.AllClasses = Joint <= Opts.MaxJointClasses;
-  if (Rep.AllClasses) {
-    std::vector<std::size_t> Odo(Doms.size(), 0);
-    for (std::int64_t J = 0; J < Joint; ++J) {
-      std::vector<std::int64_t> Pick(Doms.size());
+  // Every combination of the classes of the sizes in Set, the others at
+  // their first class.
+  Rep.AllClasses = true;
+  std::set<std::vector<bool>> Sets(Joint.begin(), Joint.end());
+  if (Dep.empty())
+    Sets.insert(std::vector<bool>(Doms.size(), true));
+  for (const std::vector<bool> &Set : Sets) {
+    std::int64_t Count = 1;
+    for (std::size_t I = 0; I < Doms.size(); ++I)
+      if (Set[I])
+        Count = std::min<std::int64_t>(Count * static_cast<std::int64_t>(Vals[I].Classes.size()),
+                                       std::int64_t(1) << 40);
+    if (Count > Opts.MaxJointClasses) {
+      // Each size through its classes, the others at two representatives.
+      Rep.AllClasses = false;
       for (std::size_t I = 0; I < Doms.size(); ++I)
-        Pick[I] = Vals[I].Classes[Odo[I]];
+        if (Set[I])
+          for (std::int64_t V : Vals[I].Classes)
+            OthersAtTwo(I, V);
+      continue;
+    }
+    std::vector<std::size_t> Odo(Doms.size(), 0);
+    for (std::int64_t J = 0; J < Count; ++J) {
+      std::vector<std::int64_t> Pick = Reps(0);
+      for (std::size_t I = 0; I < Doms.size(); ++I)
+        if (Set[I])
+          Pick[I] = Vals[I].Classes[Odo[I]];
       Runs.push_back({Sizes(Pick), -1, {}, {}, {}});
       for (std::size_t I = 0; I < Doms.size(); ++I) {
+        if (!Set[I])
+          continue;
         if (++Odo[I] < Vals[I].Classes.size())
           break;
         Odo[I] = 0;
       }
     }
-  } else {
-    // Each size through its classes, the others at two representatives.
-    for (std::size_t I = 0; I < Doms.size(); ++I)
-      for (std::int64_t V : Vals[I].Classes)
-        OthersAtTwo(I, V);
   }
+  // Each size through its classes alone too, so an index that leaves its
+  // array at some residue of a bounding size is found.
+  for (std::size_t I = 0; I < Doms.size(); ++I)
+    for (std::int64_t V : Vals[I].Classes) {
+      std::vector<std::int64_t> Pick = Reps(0);
+      Pick[I] = V;
+      Runs.push_back({Sizes(Pick), -1, {}, {}, {}});
+    }
   // Periodicity: up to 32 of the class runs again, every size one magnitude up.
   {
     Rng R(2026);
@@ -389,6 +427,17 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   if (!First)
     throw UserError(K.Loc, fmt::format("kernel '{}': no size satisfies the constraints ({})",
                                        K.Name, Runs.empty() ? "none tried" : Runs.front().Error));
+  // The dependence pass must see the sites the analysis reports; where it
+  // does not, every size is taken as reaching every site.
+  bool Aligned = Dep.size() == First->Sites.size();
+  for (std::size_t I = 0; Aligned && I < Dep.size(); ++I)
+    Aligned = Dep[I].Loc.Line == First->Sites[I].Loc.Line && Dep[I].Loc.Col == First->Sites[I].Loc.Col &&
+              Dep[I].Array == First->Sites[I].Array && Dep[I].IsWrite == First->Sites[I].IsWrite;
+  if (!Aligned && !Opts.JointOverAll) {
+    AllSizesOptions Again = Opts;
+    Again.JointOverAll = true;
+    return analyzeAllSizes(Prog, K, Again);
+  }
   for (const AccessSiteReport &S : First->Sites) {
     AllSizesSite A;
     A.Loc = S.Loc;
@@ -396,6 +445,10 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     A.Space = S.Space;
     A.IsWrite = S.IsWrite;
     A.Layout = S.Layout;
+    const std::size_t I = Rep.Sites.size();
+    for (std::size_t P = 0; P < Doms.size(); ++P)
+      if (!Joint[I][P])
+        A.BoundOnly.push_back(Doms[P].Name);
     Rep.Sites.push_back(A);
   }
   auto Models = [](AllSizesSite &A, const AccessSiteReport &S) {
@@ -469,8 +522,10 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       for (std::size_t P = 0; P < Doms.size(); ++P) {
         // Residues no evaluated size has (a bounded or stepped size) do
         // not constrain: the condition describes the sizes that exist.
+        // A size that only bounds the site does not change its figures
+        // past the first block rows: no condition on it.
         for (std::size_t Res = 0; Res < Seen[P].size(); ++Res)
-          if (!Seen[P][Res])
+          if (!Seen[P][Res] || !Joint[I][P])
             AtMax[P][Res] = AtMin[P][Res] = true;
         if (auto C = residueCondition(Doms[P].Name, AtMax[P]); !C.empty())
           MaxW.push_back(C);
@@ -494,12 +549,23 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
                              fmt::join(Rep.Params, ", "), fmt::join(SmallText, ", "));
     return Rep;
   }
+  // Which sizes were enumerated jointly, per group of sites.
+  std::set<std::string> JointText;
+  for (const std::vector<bool> &Set : Sets) {
+    std::vector<std::string> Names;
+    for (std::size_t I = 0; I < Doms.size(); ++I)
+      if (Set[I])
+        Names.push_back(Doms[I].Name);
+    if (!Names.empty())
+      JointText.insert(fmt::format("{}", fmt::join(Names, " x ")));
+  }
   Rep.Method = fmt::format(
-      "{} sizes: {} residue class{} mod {} of {} at {}, {} periodicity checks one magnitude up ({}), "
-      "and the small sizes {}",
+      "{} sizes: {} residue class{} mod {}, at 1024 and above, of the sizes that reach a site "
+      "through their values ({}), a size that only bounds a site at one value, {} periodicity "
+      "checks one magnitude up ({}), and the small sizes {}",
       Rep.Bindings, Rep.AllClasses ? "every joint" : "each size's (the others at two representatives)",
-      Rep.AllClasses ? "" : "es", L, fmt::join(Rep.Params, ", "),
-      Rep.AllClasses ? "1024 and above" : "1024 and above, not every combination",
+      Rep.AllClasses ? "" : "es", L,
+      JointText.empty() ? "none" : fmt::format("{}", fmt::join(JointText, "; ")),
       std::count_if(Runs.begin(), Runs.end(), [](const Run &R) { return R.CheckOf >= 0; }),
       Rep.Periodic ? "agreed" : "DISAGREED: figures are sampled, not proven",
       SmallText.empty() ? "(none)" : fmt::format("{}", fmt::join(SmallText, ", ")));

@@ -45,6 +45,9 @@ struct AllSizesSite {
   bool IsWrite = false;
   std::string Layout;
   bool DataDependent = false;
+  /// Runtime sizes that only bound the site (a uniform guard `e < R`, a
+  /// grid dimension): its figures do not depend on their residues.
+  std::vector<std::string> BoundOnly;
   SizeRange Congestion, Groups, Wavefronts, Sectors, Lines;
 };
 
@@ -67,6 +70,10 @@ struct AllSizesOptions {
   /// At most this many joint residue classes are evaluated; beyond it each
   /// size's classes are evaluated with the others at a few representatives.
   std::int64_t MaxJointClasses = 1024;
+  /// Enumerate joint classes of every size for every site, as if each
+  /// reached each site through its value (the fallback, and the reference
+  /// the tests compare the dependence-based enumeration with).
+  bool JointOverAll = false;
   /// Worker threads (0: the hardware's).
   unsigned Threads = 0;
 };

@@ -9,6 +9,7 @@
 #include "tests/support/ProgramFixtures.h"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 using namespace bankwise;
 using bankwise::testing::parseOrFail;
@@ -166,4 +167,104 @@ TEST_CASE("random sizes evaluated warp by warp stay inside the all-sizes ranges"
       CHECK(Inside(S.Lines, A.Lines));
     }
   }
+}
+
+namespace {
+
+/// A random kernel over runtime R x C arrays: guarded transposing copies,
+/// shared tiles, guards that bound (uniform `e < R`), guards that select
+/// lanes (`c < C`), else branches, guards on whole tiles and indices that
+/// carry a size, so sizes reach sites both through values and as bounds.
+std::string randomSizedKernel(Rng &G) {
+  auto Pick = [&](std::initializer_list<std::int64_t> V) { return *(V.begin() + G.below(V.size())); };
+  const std::int64_t BX = Pick({16, 32, 32, 64}), BY = Pick({1, 2, 4, 8}), K = Pick({1, 2, 4});
+  const std::int64_t RB = BY * K;
+  std::string Body;
+  const int Stmts = 1 + static_cast<int>(G.below(3));
+  for (int S = 0; S < Stmts; ++S) {
+    switch (G.below(8)) {
+    case 0: Body += "    if r < R && c < C { out[c][r] = in[r][c] }\n"; break;
+    case 1: Body += "    if c < C && r < R { g[r][c] = in[r][c] }\n"; break;
+    case 2: Body += "    if r < R { if c < C { t[ty][tx] = in[r][c] } }\n"; break;
+    case 3: Body += "    if r < R && c < C { g[r][c] = 1 } else { t[ty][tx] = 2 }\n"; break;
+    case 4: Body += "    for j in 0..2 { if r + j < R && c < C { g[r + j][c] = in[r][c] } }\n"; break;
+    case 5: Body += "    if r * 2 < R && c < C { out[c][r * 2] = 3 }\n"; break;
+    case 6: Body += fmt::format("    if bx * {} + {} <= C && r < R {{ t[ty][tx] = 4 }}\n", BX, BX); break;
+    default: Body += fmt::format("    if r < R {{ t[ty][(tx + C) % {}] = 5 }}\n", BX); break;
+    }
+  }
+  return fmt::format("target sm_90\nparam R\nparam C\n"
+                     "kernel rk(in: global f32[R][C], out: global f32[C][R], g: global f32[R][C])\n"
+                     "    grid ((C + {}) / {}, (R + {}) / {}) block ({}, {}) {{\n"
+                     "  shared t: f32[{}][{}]{}\n"
+                     "  for k in 0..{} {{\n"
+                     "    let r = by * {} + ty + {} * k\n"
+                     "    let c = bx * {} + tx\n{}  }}\n}}\n",
+                     BX - 1, BX, RB - 1, RB, BX, BY, BY, BX, G.below(2) ? " layout pad(1)" : "", K,
+                     RB, BY, BX, Body);
+}
+
+} // namespace
+
+TEST_CASE("sizes that only bound a site: enumerating each site's value sizes gives the full joint figures") {
+  // The reference enumerates every joint residue class of R and C for
+  // every site; the default only those of the sizes reaching a site
+  // through their values. Every figure and condition must agree.
+  Rng G(5);
+  int WithBounds = 0, Fewer = 0;
+  for (int Trial = 0; Trial < 12; ++Trial) {
+    const std::string Text = randomSizedKernel(G);
+    CAPTURE(Text);
+    const ir::Program P = parseOrFail(Text);
+    const AllSizesReport Fast = analyzeAllSizes(P, P.Kernels[0], fewThreads());
+    AllSizesOptions O = fewThreads();
+    O.JointOverAll = true;
+    const AllSizesReport Full = analyzeAllSizes(P, P.Kernels[0], O);
+    REQUIRE(Full.AllClasses);
+    REQUIRE(Fast.AllClasses);
+    CHECK(Fast.Bindings <= Full.Bindings);
+    Fewer += Fast.Bindings < Full.Bindings;
+    REQUIRE(Fast.Sites.size() == Full.Sites.size());
+    bool Bounds = false;
+    for (std::size_t I = 0; I < Fast.Sites.size(); ++I) {
+      const AllSizesSite &A = Fast.Sites[I], &B = Full.Sites[I];
+      CAPTURE(A.Array);
+      CAPTURE(A.Loc.Line);
+      CHECK(B.BoundOnly.empty());
+      Bounds = Bounds || !A.BoundOnly.empty();
+      for (auto [X, Y] : {std::pair{&A.Congestion, &B.Congestion}, {&A.Groups, &B.Groups},
+                          {&A.Wavefronts, &B.Wavefronts}, {&A.Sectors, &B.Sectors}, {&A.Lines, &B.Lines}})
+        CHECK(X->str() == Y->str());
+    }
+    WithBounds += Bounds;
+  }
+  // Most kernels must have a size that only bounds some site, and many
+  // must need fewer sizes for the comparison to mean something.
+  CHECK(WithBounds >= 9);
+  CHECK(Fewer >= 4);
+}
+
+TEST_CASE("size dependence: the any-shape transpose's pitch and lane guards reach sites, row guards bound them") {
+  const ir::Program P = parseOrFail(anyShape(""));
+  const AllSizesReport R = analyzeAllSizes(P, P.Kernels[0], fewThreads());
+  using V = std::vector<std::string>;
+  CHECK(siteOf(R, "in", false).BoundOnly == V{"R"});
+  CHECK(siteOf(R, "out", true).BoundOnly == V{"C"});
+  CHECK(siteOf(R, "tile", true).BoundOnly == V{"R"});
+  CHECK(siteOf(R, "tile", false).BoundOnly == V{"C"});
+  // A guard on whole tiles (uniform) only bounds; an index that carries C
+  // and an else branch do not.
+  const ir::Program Q = parseOrFail(
+      "target sm_90\nparam R\nparam C\n"
+      "kernel k(g: global f32[R][C]) grid ((C + 31) / 32, R) block (32) {\n"
+      "  shared t: f32[32]\n  shared u: f32[32]\n  shared v: f32[32]\n"
+      "  if bx * 32 + 32 <= C && by < R { t[tx] = 1 }\n"
+      "  if by < R { u[(tx + C) % 32] = 2 }\n"
+      "  if by < R { g[by][bx] = 1 } else { v[tx] = 3 }\n"
+      "}\n");
+  const AllSizesReport S = analyzeAllSizes(Q, Q.Kernels[0], fewThreads());
+  CHECK(siteOf(S, "t", true).BoundOnly == V{"R", "C"});
+  CHECK(siteOf(S, "u", true).BoundOnly == V{"R"});
+  CHECK(siteOf(S, "v", true).BoundOnly == V{"C"});
+  CHECK(siteOf(S, "g", true).BoundOnly == V{"R"});
 }
