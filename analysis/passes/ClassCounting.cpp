@@ -443,6 +443,62 @@ void Analyzer::countLaneTable(int TId, const std::vector<LoopDom> &Vars,
   }
 }
 
+namespace {
+
+/// Warp executions per class (a residue, then the lane mask of each guard
+/// atom), the keys of one length stored flat and found by open addressing:
+/// the counting builds and folds thousands of these per analysis.
+class ClassTable {
+public:
+  explicit ClassTable(std::size_t KeyLen) : Len(KeyLen) {}
+  void add(const std::int64_t *Key, Wide Count) {
+    if ((Counts.size() + 1) * 2 > Slots.size())
+      grow();
+    std::size_t Slot = hash(Key) & (Slots.size() - 1);
+    while (true) {
+      const std::int32_t I = Slots[Slot];
+      if (I < 0) {
+        Slots[Slot] = static_cast<std::int32_t>(Counts.size());
+        Keys.insert(Keys.end(), Key, Key + Len);
+        Counts.push_back(Count);
+        return;
+      }
+      if (std::equal(Key, Key + Len, &Keys[static_cast<std::size_t>(I) * Len])) {
+        Counts[static_cast<std::size_t>(I)] += Count;
+        return;
+      }
+      Slot = (Slot + 1) & (Slots.size() - 1);
+    }
+  }
+  std::size_t size() const { return Counts.size(); }
+  const std::int64_t *key(std::size_t I) const { return &Keys[I * Len]; }
+  Wide count(std::size_t I) const { return Counts[I]; }
+
+private:
+  std::size_t Len;
+  std::vector<std::int64_t> Keys;
+  std::vector<Wide> Counts;
+  std::vector<std::int32_t> Slots;
+
+  std::size_t hash(const std::int64_t *K) const {
+    std::uint64_t H = 0x9E3779B97F4A7C15ULL;
+    for (std::size_t I = 0; I < Len; ++I)
+      H = (H ^ static_cast<std::uint64_t>(K[I])) * 0xFF51AFD7ED558CCDULL;
+    return static_cast<std::size_t>(H ^ (H >> 29));
+  }
+  void grow() {
+    Slots.assign(std::max<std::size_t>(16, Slots.size() * 2), -1);
+    for (std::size_t I = 0; I < Counts.size(); ++I) {
+      std::size_t Slot = hash(key(I)) & (Slots.size() - 1);
+      while (Slots[Slot] >= 0)
+        Slot = (Slot + 1) & (Slots.size() - 1);
+      Slots[Slot] = static_cast<std::int32_t>(I);
+    }
+  }
+};
+
+} // namespace
+
 void Analyzer::runFast(KernelReport &Rep) {
   // 1. Symbolic run per warp position: templates of accesses whose address
   //    is uniform part (affine in block indices and loop variables, plus
@@ -470,28 +526,70 @@ void Analyzer::runFast(KernelReport &Rep) {
     AccessCosts Costs;
     std::int64_t TimeK = 0;
   };
-  struct KeyHash {
-    std::size_t operator()(const std::tuple<int, std::int64_t, Mask> &K) const {
-      std::uint64_t H = static_cast<std::uint64_t>(std::get<0>(K)) * 0x9E3779B97F4A7C15ULL;
-      H ^= static_cast<std::uint64_t>(std::get<1>(K)) + 0x632BE59BD9B4E019ULL + (H << 6) + (H >> 2);
-      H ^= std::get<2>(K) * 0xC2B2AE3D27D4EB4FULL + (H << 6) + (H >> 2);
+  // Warp costs depend only on the lanes' addresses (the template's lane
+  // offsets plus the residue), the element size and the memory. Templates
+  // with equal offsets share one group of entries (by residue, then mask);
+  // the entries are also kept across analyses on this thread, since the
+  // all-sizes analysis runs the same templates at hundreds of sizes.
+  struct LaneHash {
+    std::size_t operator()(const LaneArr &V) const {
+      std::uint64_t H = 0xCBF29CE484222325ULL;
+      for (std::int64_t X : V)
+        H = (H ^ static_cast<std::uint64_t>(X)) * 0x100000001B3ULL;
       return static_cast<std::size_t>(H);
     }
   };
-  std::unordered_map<std::tuple<int, std::int64_t, Mask>, CacheEntry, KeyHash> Cache;
-  auto CostsFor = [&](int TId, std::int64_t Residue, Mask Active) -> const CacheEntry & {
+  struct PairHash {
+    std::size_t operator()(const std::pair<std::int64_t, std::int64_t> &P) const {
+      return static_cast<std::size_t>(static_cast<std::uint64_t>(P.first) * 0x9E3779B97F4A7C15ULL ^
+                                      static_cast<std::uint64_t>(P.second));
+    }
+  };
+  /// Per residue: (mask, costs) pairs, searched linearly (few masks).
+  using Group = std::vector<std::vector<std::pair<Mask, AccessCosts>>>;
+  thread_local std::unordered_map<LaneArr, std::int64_t, LaneHash> LaneIds;
+  thread_local std::unordered_map<std::pair<std::int64_t, std::int64_t>, Group, PairHash> Groups;
+  thread_local std::size_t Entries = 0;
+  if (Entries > (std::size_t(1) << 20) || LaneIds.size() > (std::size_t(1) << 16)) {
+    Groups.clear();
+    LaneIds.clear();
+    Entries = 0;
+  }
+  std::vector<Group *> GroupOfTemplate(Templates.size(), nullptr);
+  std::vector<Address> Addrs(static_cast<std::size_t>(W), NoAccess);
+  auto CostsFor = [&](int TId, std::int64_t Residue, Mask Active) -> CacheEntry {
     const Template &T = Templates[static_cast<std::size_t>(TId)];
-    const std::int64_t Key = T.Unknown ? 0 : Residue;
-    auto [It, Fresh] = Cache.try_emplace({TId, Key, Active});
-    CacheEntry &E = It->second;
-    if (!Fresh)
-      return E;
     const SiteInfo &S = Sites[static_cast<std::size_t>(T.Site)];
-    if (!T.Unknown) {
-      std::vector<Address> Addrs(static_cast<std::size_t>(W), NoAccess);
-      for (int L = 0; L < MaxLanes; ++L)
+    CacheEntry E;
+    if (T.Unknown) { // no address: the worst case, by the lanes on
+      E.TimeK = timeCost(S, E.Costs, true, std::popcount(Active));
+      return E;
+    }
+    Group *&G = GroupOfTemplate[static_cast<std::size_t>(TId)];
+    if (!G) {
+      static const LaneArr Zero{};
+      const std::int64_t Id =
+          LaneIds.try_emplace(T.HasV ? T.V : Zero, static_cast<std::int64_t>(LaneIds.size())).first->second;
+      const std::int64_t Shape =
+          S.Arr->ElemBytes * 4 + (S.Arr->Decl->Space == ir::MemSpace::Shared ? 2 : 0) + (W << 16);
+      G = &Groups[{Id, Shape}];
+    }
+    const auto R = static_cast<std::size_t>(Residue);
+    if (R >= G->size())
+      G->resize(R + 1);
+    auto &Slot = (*G)[R];
+    bool Found = false;
+    for (const auto &[M, C] : Slot)
+      if (M == Active) {
+        E.Costs = C;
+        Found = true;
+        break;
+      }
+    if (!Found) {
+      std::fill(Addrs.begin(), Addrs.end(), NoAccess);
+      for (int L = 0; L < W; ++L)
         if ((Active >> L) & 1)
-          Addrs[static_cast<std::size_t>(L)] = Key + (T.HasV ? T.V[static_cast<std::size_t>(L)] : 0);
+          Addrs[static_cast<std::size_t>(L)] = Residue + (T.HasV ? T.V[static_cast<std::size_t>(L)] : 0);
       // The models need non-negative addresses: lift by whole periods.
       Address Lowest = 0;
       for (Address A : Addrs)
@@ -504,8 +602,10 @@ void Analyzer::runFast(KernelReport &Rep) {
             A += Lift;
       }
       E.Costs = costsOf(S, Addrs);
+      Slot.push_back({Active, E.Costs});
+      ++Entries;
     }
-    E.TimeK = timeCost(S, E.Costs, T.Unknown, std::popcount(Active));
+    E.TimeK = timeCost(S, E.Costs, false, std::popcount(Active));
     return E;
   };
 
@@ -516,6 +616,24 @@ void Analyzer::runFast(KernelReport &Rep) {
   std::vector<Mask> AtomMasks(Atoms.size(), 0);
   std::vector<std::vector<int>> AtomsOf(Templates.size());
   std::unordered_map<std::string, std::vector<Wide>> ResidueCache;
+  // Buffers reused by every template (the counting runs per template, and
+  // the all-sizes analysis runs it at hundreds of sizes).
+  std::vector<LoopDom> Vars;
+  std::vector<std::int64_t> Vals;
+  std::vector<int> Parent, CompVars, VarDeps;
+  std::vector<std::size_t> CompAtoms;
+  std::vector<std::vector<int>> AtomDeps;
+  std::vector<std::pair<int, std::int64_t>> HTerms; // terms with variables
+  std::vector<std::int64_t> Cuts;
+  auto DepsOfVar = [&](int Var, std::vector<int> &Out) {
+    Out.clear();
+    if (Var >= OpaqueBase) {
+      for (const Affine &Arg : Opaques[static_cast<std::size_t>(Var - OpaqueBase)].Args)
+        depsOf(Arg, Out);
+    } else {
+      Out.push_back(Var);
+    }
+  };
   for (std::size_t TId = 0; TId < Templates.size(); ++TId) {
     const Template &T = Templates[TId];
     if (!Opts.OnlyArray.empty() &&
@@ -524,7 +642,7 @@ void Analyzer::runFast(KernelReport &Rep) {
     std::vector<int> &TAtoms = AtomsOf[TId];
     collectAtoms(T.Pred, TAtoms);
     collectAtoms(T.Oob, TAtoms);
-    std::vector<LoopDom> Vars;
+    Vars.clear();
     for (int D = 0; D < 3; ++D)
       if (Grid[static_cast<std::size_t>(D)] > 1)
         Vars.push_back({D, 0, 1, Grid[static_cast<std::size_t>(D)]});
@@ -533,7 +651,7 @@ void Analyzer::runFast(KernelReport &Rep) {
     int MaxVar = FirstLoopVar;
     for (const LoopDom &V : Vars)
       MaxVar = std::max(MaxVar, V.Var + 1);
-    std::vector<std::int64_t> Vals(static_cast<std::size_t>(MaxVar), 0);
+    Vals.assign(static_cast<std::size_t>(MaxVar), 0);
     if (T.Lt >= 0) {
       Rep.TableWalk = true;
       countLaneTable(static_cast<int>(TId), Vars, TAtoms, Rep.Sites[static_cast<std::size_t>(T.Site)]);
@@ -555,62 +673,63 @@ void Analyzer::runFast(KernelReport &Rep) {
           H.Terms.push_back({Var, C});
     }
     // Components: variables tied by a guard atom or an opaque term.
-    std::vector<int> Parent(Vars.size());
+    Parent.resize(Vars.size());
     std::iota(Parent.begin(), Parent.end(), 0);
-    std::function<int(int)> Find = [&](int X) {
-      return Parent[static_cast<std::size_t>(X)] == X ? X
-             : (Parent[static_cast<std::size_t>(X)] = Find(Parent[static_cast<std::size_t>(X)]));
+    auto Find = [&](int X) {
+      while (Parent[static_cast<std::size_t>(X)] != X)
+        X = Parent[static_cast<std::size_t>(X)] = Parent[static_cast<std::size_t>(Parent[static_cast<std::size_t>(X)])];
+      return X;
     };
     auto Tie = [&](const std::vector<int> &Deps) {
       for (std::size_t I = 1; I < Deps.size(); ++I)
         Parent[static_cast<std::size_t>(Find(IndexOf(Deps[I])))] = Find(IndexOf(Deps[0]));
     };
-    std::vector<std::vector<int>> AtomDeps(TAtoms.size());
+    if (AtomDeps.size() < TAtoms.size())
+      AtomDeps.resize(TAtoms.size());
     for (std::size_t I = 0; I < TAtoms.size(); ++I) {
+      AtomDeps[I].clear();
       depsOf(Atoms[static_cast<std::size_t>(TAtoms[I])].U, AtomDeps[I]);
       Tie(AtomDeps[I]);
     }
     Affine HConst;
     HConst.C = H.C;
-    std::vector<std::pair<int, std::int64_t>> HTerms; // terms with variables
+    HTerms.clear();
     for (auto [Var, Coef] : H.Terms) {
-      std::vector<int> D;
-      depsOf(Affine{0, {{Var, Coef}}}, D);
-      if (D.empty())
+      DepsOfVar(Var, VarDeps);
+      if (VarDeps.empty())
         HConst.Terms.push_back({Var, Coef});
       else {
-        Tie(D);
+        Tie(VarDeps);
         HTerms.push_back({Var, Coef});
       }
     }
     // Start: one class holding the constant part of everything.
     const std::size_t KeyLen = 1 + TAtoms.size();
-    std::map<std::vector<std::int64_t>, Wide> Acc;
+    ClassTable Acc(KeyLen);
+    std::vector<std::int64_t> Key(KeyLen, 0);
     {
-      std::vector<std::int64_t> Key(KeyLen, 0);
       Key[0] = floorMod(valueAt(HConst, Vals), Period);
       for (std::size_t I = 0; I < TAtoms.size(); ++I)
         if (AtomDeps[I].empty())
           Key[1 + I] = static_cast<std::int64_t>(atomAt(TAtoms[I], Vals));
-      Acc[Key] = 1;
+      Acc.add(Key.data(), 1);
     }
     for (std::size_t Root = 0; Root < Vars.size(); ++Root) {
       if (Find(static_cast<int>(Root)) != static_cast<int>(Root))
         continue;
-      std::vector<int> CompVars; // indices into Vars
+      CompVars.clear(); // indices into Vars
       for (std::size_t I = 0; I < Vars.size(); ++I)
         if (Find(static_cast<int>(I)) == static_cast<int>(Root))
           CompVars.push_back(static_cast<int>(I));
-      std::vector<std::size_t> CompAtoms;
+      CompAtoms.clear();
       for (std::size_t I = 0; I < TAtoms.size(); ++I)
         if (!AtomDeps[I].empty() && Find(IndexOf(AtomDeps[I][0])) == static_cast<int>(Root))
           CompAtoms.push_back(I);
       Affine HC;
       bool OpaqueHere = false;
       for (auto [Var, Coef] : HTerms) {
-        std::vector<int> D;
-        depsOf(Affine{0, {{Var, Coef}}}, D);
-        if (Find(IndexOf(D[0])) == static_cast<int>(Root)) {
+        DepsOfVar(Var, VarDeps);
+        if (Find(IndexOf(VarDeps[0])) == static_cast<int>(Root)) {
           HC.Terms.push_back({Var, Coef});
           OpaqueHere = OpaqueHere || Var >= OpaqueBase;
         }
@@ -619,13 +738,13 @@ void Analyzer::runFast(KernelReport &Rep) {
         for (auto [Var, Coef] : Atoms[static_cast<std::size_t>(TAtoms[I])].U.Terms)
           OpaqueHere = OpaqueHere || Var >= OpaqueBase;
       // The component's classes: (residue, masks of its atoms) -> count.
-      std::map<std::vector<std::int64_t>, Wide> Comp;
+      ClassTable Comp(1 + CompAtoms.size());
+      std::vector<std::int64_t> CompKey(1 + CompAtoms.size());
       auto AddClass = [&](std::int64_t Res, Wide Count) {
-        std::vector<std::int64_t> K(1 + CompAtoms.size());
-        K[0] = Res;
+        CompKey[0] = Res;
         for (std::size_t J = 0; J < CompAtoms.size(); ++J)
-          K[1 + J] = static_cast<std::int64_t>(atomAt(TAtoms[CompAtoms[J]], Vals));
-        Comp[K] += Count;
+          CompKey[1 + J] = static_cast<std::int64_t>(atomAt(TAtoms[CompAtoms[J]], Vals));
+        Comp.add(CompKey.data(), Count);
       };
       if (CompVars.size() == 1 && !OpaqueHere) {
         // One variable x = B + S t, t < n, entering affinely: the masks
@@ -636,7 +755,7 @@ void Analyzer::runFast(KernelReport &Rep) {
         for (auto [Var, Coef] : HC.Terms)
           if (Var == X.Var)
             A = Coef;
-        std::vector<std::int64_t> Cuts{0, X.Trips};
+        Cuts.assign({0, X.Trips});
         for (std::size_t I : CompAtoms) {
           const AtomDef &D = Atoms[static_cast<std::size_t>(TAtoms[I])];
           std::int64_t K = 0;
@@ -647,13 +766,30 @@ void Analyzer::runFast(KernelReport &Rep) {
           const Wide Beta = static_cast<Wide>(K) * X.Step;
           if (Beta == 0)
             continue;
+          // Lanes with the same guard offset cut at the same place.
+          const bool Small = Alpha > -(Wide(1) << 60) && Alpha < (Wide(1) << 60) &&
+                             Beta > -(Wide(1) << 60) && Beta < (Wide(1) << 60);
+          std::int64_t LastG = 0;
+          bool HaveLast = false;
           for (int L = 0; L < W; ++L) {
             if (!((T.Active >> L) & 1))
               continue;
-            const Wide Num = -(Alpha + (D.HasG ? D.G[static_cast<std::size_t>(L)] : 0));
-            Wide Fl = Num / Beta;
-            if ((Num % Beta != 0) && ((Num < 0) != (Beta < 0)))
-              --Fl;
+            const std::int64_t G = D.HasG ? D.G[static_cast<std::size_t>(L)] : 0;
+            if (HaveLast && G == LastG)
+              continue;
+            LastG = G;
+            HaveLast = true;
+            Wide Fl;
+            if (Small && G > -(std::int64_t(1) << 60) && G < (std::int64_t(1) << 60)) {
+              // Both fit in 64 bits: divide there (128-bit division is slow).
+              const std::int64_t Num = -(static_cast<std::int64_t>(Alpha) + G), B = static_cast<std::int64_t>(Beta);
+              Fl = floorDiv(Num, B);
+            } else {
+              const Wide Num = -(Alpha + G);
+              Fl = Num / Beta;
+              if ((Num % Beta != 0) && ((Num < 0) != (Beta < 0)))
+                --Fl;
+            }
             for (Wide C : {Fl, Fl + 1})
               if (C > 0 && C < X.Trips)
                 Cuts.push_back(static_cast<std::int64_t>(C));
@@ -714,7 +850,7 @@ void Analyzer::runFast(KernelReport &Rep) {
         }
         for (std::size_t R = 0; R < Counts.size(); ++R)
           if (Counts[R])
-            Comp[{static_cast<std::int64_t>(R)}] += Counts[R];
+            AddClass(static_cast<std::int64_t>(R), Counts[R]);
       } else {
         // Enumerate the component's points.
         Wide Points = 1;
@@ -739,21 +875,24 @@ void Analyzer::runFast(KernelReport &Rep) {
         }
       }
       // Fold the component into the classes so far.
-      std::map<std::vector<std::int64_t>, Wide> Next;
-      for (const auto &[K1, C1] : Acc)
-        for (const auto &[K2, C2] : Comp) {
-          std::vector<std::int64_t> K = K1;
-          K[0] = (K1[0] + K2[0]) % Period;
+      ClassTable Next(KeyLen);
+      for (std::size_t I1 = 0; I1 < Acc.size(); ++I1)
+        for (std::size_t I2 = 0; I2 < Comp.size(); ++I2) {
+          const std::int64_t *K1 = Acc.key(I1), *K2 = Comp.key(I2);
+          std::copy(K1, K1 + KeyLen, Key.begin());
+          Key[0] = (K1[0] + K2[0]) % Period;
           for (std::size_t J = 0; J < CompAtoms.size(); ++J)
-            K[1 + CompAtoms[J]] = K2[1 + J];
-          Next[K] += C1 * C2;
+            Key[1 + CompAtoms[J]] = K2[1 + J];
+          Next.add(Key.data(), Acc.count(I1) * Comp.count(I2));
         }
-      Acc.swap(Next);
+      std::swap(Acc, Next);
     }
     // Each class once: its mask, its costs, its count.
     const SiteInfo &S = Sites[static_cast<std::size_t>(T.Site)];
     AccessSiteReport &Rp = Rep.Sites[static_cast<std::size_t>(T.Site)];
-    for (const auto &[K, Count] : Acc) {
+    for (std::size_t Class = 0; Class < Acc.size(); ++Class) {
+      const std::int64_t *K = Acc.key(Class);
+      const Wide Count = Acc.count(Class);
       for (std::size_t I = 0; I < TAtoms.size(); ++I)
         AtomMasks[static_cast<std::size_t>(TAtoms[I])] = static_cast<Mask>(K[1 + I]);
       Mask Active = T.Active;
@@ -767,7 +906,7 @@ void Analyzer::runFast(KernelReport &Rep) {
         throw UserError(Kern.Loc, fmt::format("kernel '{}' makes too many warp "
                                               "accesses to count in 64 bits",
                                               Kern.Name));
-      const CacheEntry &E = CostsFor(static_cast<int>(TId), K[0], Active);
+      const CacheEntry E = CostsFor(static_cast<int>(TId), K[0], Active);
       if (T.Unknown) {
         Rp.DataDependent = true;
         if (Rp.DataSource.empty())
@@ -845,7 +984,7 @@ void Analyzer::runFast(KernelReport &Rep) {
     int Requests = 0;
   };
   std::vector<Next> Warps(static_cast<std::size_t>(NumWarps));
-  std::vector<std::int64_t> Vals;
+  Vals.clear();
   auto Advance = [&](std::int64_t Wp, std::size_t Ph) {
     Next &N = Warps[static_cast<std::size_t>(Wp)];
     const std::int64_t B = Wp / WarpsPerBlock, Wib = Wp % WarpsPerBlock;
