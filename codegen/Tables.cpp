@@ -1,6 +1,7 @@
 #include "codegen/Tables.h"
 
 #include "support/Diagnostic.h"
+#include "templates/bankwise/tables.cuh"
 
 #include <fmt/format.h>
 #include <sstream>
@@ -34,13 +35,13 @@ std::vector<unsigned char> TablePlan::bytes() const {
 }
 
 std::uint64_t TablePlan::hash() const {
-  std::uint64_t H = Fnv1aBasis;
-  forEachChunk([&](const unsigned char *Data, std::size_t N) { H = fnv1a(Data, N, H); });
-  return H;
+  TableHash H; // the reader's check (templates/bankwise/tables.cuh)
+  forEachChunk([&](const unsigned char *Data, std::size_t N) { H.update(Data, N); });
+  return H.finish();
 }
 
 namespace {
-constexpr unsigned char SideFileMagic[8] = {'B', 'W', 'T', 'A', 'B', 'L', 'E', '1'};
+constexpr unsigned char SideFileMagic[8] = {'B', 'W', 'T', 'A', 'B', 'L', 'E', '2'};
 } // namespace
 
 std::uint64_t SideFile::size() const {

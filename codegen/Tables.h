@@ -9,6 +9,8 @@
 #include "analysis/models/Permutation.h"
 #include "ir/Program.h"
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <map>
 #include <ostream>
@@ -30,8 +32,8 @@ int narrowestWidth(std::uint64_t Bound);
 /// C++ spelling of the unsigned integer of Bytes bytes: "std::uint16_t".
 std::string unsignedTypeName(int Bytes);
 
-/// FNV-1a, 64 bits: the hash the side file's reader checks. Continues from
-/// H, so a hash can be taken chunk by chunk.
+/// FNV-1a, 64 bits (of template texts, in goldens). Continues from H, so a
+/// hash can be taken chunk by chunk.
 inline constexpr std::uint64_t Fnv1aBasis = 0xcbf29ce484222325ULL;
 std::uint64_t fnv1a(const unsigned char *Data, std::size_t N, std::uint64_t H = Fnv1aBasis);
 
@@ -58,17 +60,18 @@ struct TablePlan {
   int Width = 4;         ///< bytes per stored entry
   bool InSource = true;  ///< else in the side file
   std::uint64_t Offset = 0; ///< byte offset in the side file after the magic
-  std::uint64_t Hash = 0;   ///< FNV-1a of the stored bytes
+  std::uint64_t Hash = 0;   ///< tableHash of the stored bytes
   /// Little-endian stored bytes (empty for a closed form).
   std::vector<unsigned char> bytes() const;
   /// The same bytes in chunks of at most 1 MiB, to Fn(const unsigned char *,
   /// std::size_t): a table of 2^26 entries is never copied whole.
   template <class F> void forEachChunk(F &&Fn) const;
-  /// FNV-1a of the stored bytes.
+  /// tableHash (templates/bankwise/tables.cuh) of the stored bytes, the
+  /// check the side file's reader makes.
   std::uint64_t hash() const;
 };
 
-/// The side file: "BWTABLE1" then the stored bytes of every side-file table,
+/// The side file: "BWTABLE2" then the stored bytes of every side-file table,
 /// written straight from the tables (which it shares), not built in memory.
 struct SideFile {
   std::vector<TablePlan> Tables; ///< the tables it stores, in order
@@ -90,6 +93,23 @@ template <class F> void TablePlan::forEachChunk(F &&Fn) const {
       Fn(static_cast<const unsigned char *>(Buf.data()), Buf.size());
     Buf.clear();
   };
+  // On a little-endian host 16-bit planes and 32-bit tables are stored as
+  // they are in memory: handed over in slices, not copied.
+  auto Slices = [&](const void *Data, std::size_t Bytes) {
+    const auto *P = static_cast<const unsigned char *>(Data);
+    for (std::size_t I = 0; I < Bytes; I += ChunkBytes)
+      Fn(P + I, std::min(ChunkBytes, Bytes - I));
+  };
+  if constexpr (std::endian::native == std::endian::little) {
+    if (!Raw16.empty()) {
+      Slices(Raw16.data(), Raw16.size() * 2);
+      return;
+    }
+    if (Values && Width == 4) {
+      Slices(Values->map().data(), Values->map().size() * 4);
+      return;
+    }
+  }
   if (!Raw16.empty()) {
     for (std::uint16_t V : Raw16) {
       Buf.push_back(static_cast<unsigned char>(V));

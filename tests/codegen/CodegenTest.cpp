@@ -21,6 +21,7 @@
 #include "ir/Bind.h"
 #include "ir/Eval.h"
 #include "pipeline/Pipeline.h"
+#include "support/Random.h"
 
 #include "bankwise/arith.cuh"
 #include "bankwise/layout.cuh"
@@ -248,6 +249,33 @@ TEST_CASE("closed-form permutations and arithmetic match ir/") {
   CHECK(bitReverse(1LL, 4) == 8);
 }
 
+TEST_CASE("the side file's table hash: pieces give the whole's hash, every byte and the length count") {
+  Rng G(11);
+  std::vector<unsigned char> Bytes(4096 + 77);
+  for (unsigned char &B : Bytes)
+    B = static_cast<unsigned char>(G.below(256));
+  const std::uint64_t Whole = bankwise::tableHash(Bytes.data(), Bytes.size());
+  // Pieces of multiples of 32 bytes, then the rest.
+  for (std::size_t Piece : {32u, 64u, 1024u, 4096u}) {
+    bankwise::TableHash H;
+    std::size_t At = 0;
+    for (; At + Piece <= Bytes.size() - 77; At += Piece)
+      H.update(Bytes.data() + At, Piece);
+    H.update(Bytes.data() + At, Bytes.size() - At);
+    CHECK(H.finish() == Whole);
+  }
+  // One flipped bit anywhere, or one zero byte more, changes it.
+  for (std::size_t I = 0; I < Bytes.size(); I += 97) {
+    std::vector<unsigned char> Bad = Bytes;
+    Bad[I] ^= 1u << (I % 8);
+    CHECK(bankwise::tableHash(Bad.data(), Bad.size()) != Whole);
+  }
+  std::vector<unsigned char> Longer = Bytes;
+  Longer.push_back(0);
+  CHECK(bankwise::tableHash(Longer.data(), Longer.size()) != Whole);
+  CHECK(bankwise::tableHash(Bytes.data(), 0) != bankwise::tableHash(Bytes.data(), 1));
+}
+
 TEST_CASE("tables take the narrowest width and round-trip through the side file") {
   CHECK(codegen::narrowestWidth(256) == 1);
   CHECK(codegen::narrowestWidth(257) == 2);
@@ -273,7 +301,7 @@ TEST_CASE("tables take the narrowest width and round-trip through the side file"
   std::vector<std::uint16_t> S16(Sched.S.begin(), Sched.S.end());
   std::vector<std::int32_t> S;
   CHECK(bankwise::readTable<std::uint16_t>(Side.string().c_str(), 0, 1024,
-                                           bankwise::fnv1a(S16.data(), S16.size() * 2), S));
+                                           bankwise::tableHash(S16.data(), S16.size() * 2), S));
   CHECK(std::equal(S.begin(), S.end(), Sched.S.begin()));
   // The schedule executed on the CPU moves a[k] to b[P(k)].
   std::vector<std::uint32_t> A(1024);
@@ -285,7 +313,7 @@ TEST_CASE("tables take the narrowest width and round-trip through the side file"
   // A corrupted file is refused.
   std::vector<std::int32_t> Bad;
   CHECK(!bankwise::readTable<std::uint16_t>(Side.string().c_str(), 2, 1024,
-                                            bankwise::fnv1a(S16.data(), S16.size() * 2), Bad));
+                                            bankwise::tableHash(S16.data(), S16.size() * 2), Bad));
 }
 
 TEST_CASE("64-bit index arithmetic only where a value needs it") {
@@ -426,7 +454,7 @@ TEST_CASE("schedule colored on global copies: the side file's planes run as thre
     const fs::path Side = fs::path(BANKWISE_TEST_TMPDIR) / "scheduled.tables.bin";
     std::ofstream(Side, std::ios::binary).write(reinterpret_cast<const char *>(SideBytes.data()),
                                                 static_cast<std::streamsize>(SideBytes.size()));
-    const std::uint64_t Hash = bankwise::fnv1a(Bytes.data(), Bytes.size());
+    const std::uint64_t Hash = bankwise::tableHash(Bytes.data(), Bytes.size());
     CHECK(R.Source.find(fmt::format("bankwise::readTable<std::uint16_t>(bw_table_file, {}ULL, {}, 0x{:016x}ULL",
                                     Offset, Planes.size(), Hash)) != std::string::npos);
     std::vector<std::uint16_t> Loaded;
