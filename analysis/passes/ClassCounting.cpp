@@ -550,7 +550,7 @@ void Analyzer::runFast(KernelReport &Rep) {
   thread_local std::unordered_map<LaneArr, std::int64_t, LaneHash> LaneIds;
   thread_local std::unordered_map<std::pair<std::int64_t, std::int64_t>, Group, PairHash> Groups;
   thread_local std::size_t Entries = 0;
-  if (Entries > (std::size_t(1) << 20) || LaneIds.size() > (std::size_t(1) << 16)) {
+  if (Entries > (std::size_t(1) << 18) || LaneIds.size() > (std::size_t(1) << 16)) {
     Groups.clear();
     LaneIds.clear();
     Entries = 0;
