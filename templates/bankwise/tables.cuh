@@ -45,6 +45,12 @@ private:
   std::uint64_t Bytes = 0;
   static std::uint64_t word(const unsigned char *P, std::size_t N) {
     std::uint64_t W = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (N == 8) { // one load where memory is little endian already
+      std::memcpy(&W, P, 8);
+      return W;
+    }
+#endif
     for (std::size_t I = 0; I < N; ++I)
       W |= static_cast<std::uint64_t>(P[I]) << (8 * I);
     return W;
