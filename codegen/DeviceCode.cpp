@@ -162,17 +162,17 @@ void KernelEmitter::deviceBlock(const ir::Block &B, int Indent) {
   for (const Stmt &St : B) {
     siteComments(Indent, St);
     if (const auto *L = St.as<ir::Let>()) {
-      const LetInfo &Info = F.Lets[static_cast<std::size_t>(F.LetIndex.at(L))];
-      line(Indent, fmt::format("{} {} = {};", declType(Info, Mode::Device), Info.Name,
+      const LetInfo &Info = F.let(L);
+      line(Indent, fmt::format("{} {} = {};", declType(Info, Mode::Device), cName(Info.Decl->Name),
                                Dev.value(L->Init, Info.Class)));
       if (!Info.Read)
-        line(Indent, fmt::format("bankwise::keep({}); // never read: keep its load", Info.Name));
+        line(Indent, fmt::format("bankwise::keep({}); // never read: keep its load", cName(Info.Decl->Name)));
     } else if (const auto *A = St.as<ir::Assign>()) {
       if (const auto *V = std::get_if<ir::VarRef>(&A->Target)) {
-        const LetInfo &Info = F.Lets[static_cast<std::size_t>(F.LetOf.at(V))];
-        line(Indent, fmt::format("{} = {};", Info.Name, Dev.value(A->Value, Info.Class)));
+        const LetInfo &Info = F.let(V);
+        line(Indent, fmt::format("{} = {};", cName(Info.Decl->Name), Dev.value(A->Value, Info.Class)));
         if (!Info.Read)
-          line(Indent, fmt::format("bankwise::keep({});", Info.Name));
+          line(Indent, fmt::format("bankwise::keep({});", cName(Info.Decl->Name)));
       } else {
         const auto &R = std::get<ir::ArrayRead>(A->Target);
         line(Indent, fmt::format("{} = {};", Dev.element(R.Array, R.Indices),

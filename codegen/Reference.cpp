@@ -18,17 +18,17 @@ void KernelEmitter::perThread(int Indent, const std::string &Mask, const std::ve
 void KernelEmitter::hostBlock(const ir::Block &B, int Indent, const std::string &Mask) {
   for (const Stmt &St : B) {
     if (const auto *L = St.as<ir::Let>()) {
-      const LetInfo &Info = F.Lets[static_cast<std::size_t>(F.LetIndex.at(L))];
+      const LetInfo &Info = F.let(L);
       if (Info.Uniform) {
-        line(Indent, fmt::format("const Index {} = {};", Info.Name, Host.value(L->Init, Info.Class)));
+        line(Indent, fmt::format("const Index {} = {};", cName(Info.Decl->Name), Host.value(L->Init, Info.Class)));
       } else {
-        line(Indent, fmt::format("std::vector<{}> {}(NT);", declType(Info, Mode::Host), Info.Name));
-        perThread(Indent, Mask, {fmt::format("{}[t] = {};", Info.Name, Host.value(L->Init, Info.Class))});
+        line(Indent, fmt::format("std::vector<{}> {}(NT);", declType(Info, Mode::Host), cName(Info.Decl->Name)));
+        perThread(Indent, Mask, {fmt::format("{}[t] = {};", cName(Info.Decl->Name), Host.value(L->Init, Info.Class))});
       }
     } else if (const auto *A = St.as<ir::Assign>()) {
       if (const auto *V = std::get_if<ir::VarRef>(&A->Target)) {
-        const LetInfo &Info = F.Lets[static_cast<std::size_t>(F.LetOf.at(V))];
-        perThread(Indent, Mask, {fmt::format("{}[t] = {};", Info.Name, Host.value(A->Value, Info.Class))});
+        const LetInfo &Info = F.let(V);
+        perThread(Indent, Mask, {fmt::format("{}[t] = {};", cName(Info.Decl->Name), Host.value(A->Value, Info.Class))});
       } else {
         const auto &R = std::get<ir::ArrayRead>(A->Target);
         perThread(Indent, Mask,
@@ -36,7 +36,7 @@ void KernelEmitter::hostBlock(const ir::Block &B, int Indent, const std::string 
                                Host.store(F.array(R.Array).Decl->Elem, A->Value))});
       }
     } else if (const auto *Fo = St.as<ir::For>()) {
-      const LoopInfo &Info = F.Loops[static_cast<std::size_t>(F.LoopIndex.at(Fo))];
+      const LoopInfo &Info = F.loop(Fo);
       const std::string V = cName(Fo->Var);
       const std::string Step = Fo->Step ? Host.index(*Fo->Step) : "1";
       if (Info.Uniform) {

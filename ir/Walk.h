@@ -4,7 +4,7 @@
 // for: forEachSubexpr(E, [&](const Expr &X) { if (X.is<ArrayRead>()) ... }).
 #pragma once
 
-#include "ir/Expr.h"
+#include "ir/Program.h"
 
 #include <type_traits>
 
@@ -47,6 +47,32 @@ template <class P> bool anySubexpr(const Expr &E, P &&Pred) {
   bool Found = false;
   forEachChild(E, [&](const Expr &C) { Found = Found || anySubexpr(C, Pred); });
   return Found;
+}
+
+/// Calls Fn(E) for each expression a statement of B holds directly (a
+/// let's init, an assignment's value and target indices, a loop's bounds
+/// and step, a condition), going into nested blocks, in source order.
+template <class F> void forEachStmtExpr(const Block &B, F &&Fn) {
+  for (const Stmt &St : B) {
+    if (const auto *L = St.as<Let>()) {
+      Fn(L->Init);
+    } else if (const auto *A = St.as<Assign>()) {
+      Fn(A->Value);
+      if (const auto *R = std::get_if<ArrayRead>(&A->Target))
+        for (const Expr &I : R->Indices)
+          Fn(I);
+    } else if (const auto *Fo = St.as<For>()) {
+      Fn(Fo->Begin);
+      Fn(Fo->End);
+      if (Fo->Step)
+        Fn(*Fo->Step);
+      forEachStmtExpr(Fo->Body, Fn);
+    } else if (const auto *I = St.as<If>()) {
+      Fn(I->Cond);
+      forEachStmtExpr(I->Then, Fn);
+      forEachStmtExpr(I->Else, Fn);
+    }
+  }
 }
 
 } // namespace bankwise::ir

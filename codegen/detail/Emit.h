@@ -19,6 +19,7 @@
 #include "analysis/passes/ArrayLayout.h"
 #include "analysis/models/MemoryModel.h"
 #include "analysis/passes/SiteJson.h"
+#include "analysis/passes/ValueFacts.h"
 #include "analysis/schedule/HmmSchedule.h"
 #include "codegen/Tables.h"
 #include "codegen/Templates.h"
@@ -32,6 +33,7 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -90,7 +92,6 @@ inline bool isFloat(ir::ScalarType S) {
   return S == ir::ScalarType::F16 || S == ir::ScalarType::BF16 || S == ir::ScalarType::F32 ||
          S == ir::ScalarType::F64;
 }
-inline bool isIntElem(ir::ElemType T) { return T.Lanes == 1 && !isFloat(T.Scalar); }
 inline bool isHalfLike(ir::ElemType T) {
   return T.Lanes == 1 && (T.Scalar == ir::ScalarType::F16 || T.Scalar == ir::ScalarType::BF16);
 }
@@ -123,102 +124,16 @@ inline std::string devType(ir::ElemType T) {
 /// Host (CPU reference) spelling: f16 and bf16 are held as float.
 inline std::string hostType(ir::ElemType T) { return isHalfLike(T) ? "float" : devType(T); }
 
-//===-- Value classes -------------------------------------------------------===//
+//===-- Value facts (analysis/passes/ValueFacts.h) ---------------------------===//
 
-/// What a value is: an integer (index arithmetic, 64-bit in the .bw
-/// semantics), an exact copy of an element (moved bit for bit), or the result
-/// of floating-point arithmetic (float, or double when f64 takes part).
-struct VClass {
-  enum Kind { Int, Copy, Compute } K = Int;
-  ir::ElemType Elem{};
-  bool Double = false;
-  bool operator==(const VClass &) const = default;
-};
-
-inline VClass intClass() { return {}; }
-inline VClass computeClass(bool Double) { return {VClass::Compute, {}, Double}; }
-inline bool isFloaty(const VClass &C) { return C.K != VClass::Int; }
-inline bool wantsDouble(const VClass &C) {
-  return C.K == VClass::Compute ? C.Double : (C.K == VClass::Copy && C.Elem.Scalar == ir::ScalarType::F64);
-}
-
-//===-- Ranges ----------------------------------------------------------------===//
-
-using Wide = __int128_t;
-
-/// A closed interval of values, or Unknown (any 64-bit value).
-struct Range {
-  bool Known = false;
-  Wide Lo = 0, Hi = 0;
-  bool operator==(const Range &) const = default;
-};
-inline Range unknownRange() { return {}; }
-inline Range span(Wide Lo, Wide Hi) {
-  if (Lo < Wide(std::numeric_limits<std::int64_t>::min()) ||
-      Hi > Wide(std::numeric_limits<std::int64_t>::max()))
-    return {};
-  return {true, Lo, Hi};
-}
-inline Range point(Wide V) { return span(V, V); }
-inline Range join(const Range &A, const Range &B) {
-  if (!A.Known || !B.Known)
-    return {};
-  return span(std::min(A.Lo, B.Lo), std::max(A.Hi, B.Hi));
-}
-inline bool fitsInt32(const Range &R) {
-  return R.Known && R.Lo >= std::numeric_limits<std::int32_t>::min() &&
-         R.Hi <= std::numeric_limits<std::int32_t>::max();
-}
-inline Wide floorDivWide(Wide A, Wide B) {
-  Wide Q = A / B;
-  if ((A % B != 0) && ((A < 0) != (B < 0)))
-    --Q;
-  return Q;
-}
-inline int bitWidth(Wide V) {
-  int B = 0;
-  while (V > 0) {
-    ++B;
-    V >>= 1;
-  }
-  return B;
-}
-
-/// CUDA's grid limits (x; y and z).
-constexpr std::int64_t MaxGridX = 2147483647, MaxGridYZ = 65535;
-
-inline Range elemRange(ir::ElemType T) {
-  if (!isIntElem(T))
-    return {};
-  const int Bits = static_cast<int>(ir::byteSize(T)) * 8;
-  const bool Signed = T.Scalar == ir::ScalarType::I8 || T.Scalar == ir::ScalarType::I16 ||
-                      T.Scalar == ir::ScalarType::I32 || T.Scalar == ir::ScalarType::I64;
-  if (Bits == 64)
-    return Signed ? span(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max())
-                  : Range{};
-  if (Signed)
-    return span(-(Wide(1) << (Bits - 1)), (Wide(1) << (Bits - 1)) - 1);
-  return span(0, (Wide(1) << Bits) - 1);
-}
+using VClass = ValueClass;
+using Range = ValueRange;
+using Wide = WideInt;
 
 //===-- Per-kernel facts -----------------------------------------------------===//
 
-struct LetInfo {
-  const ir::Let *Decl = nullptr;
-  std::string Name;
-  std::vector<const Expr *> Values; ///< init, then every assignment
-  VClass Class;
-  Range R;
-  bool Uniform = true;
-  bool Assigned = false;
-  bool Read = false;
-};
-
-struct LoopInfo {
-  const ir::For *Decl = nullptr;
-  Range R, Reach;
-  bool Uniform = true;
-};
+using LetInfo = LocalFacts;
+using LoopInfo = LoopFacts;
 
 enum class Origin { Param, TopLevel, Body };
 
@@ -270,11 +185,8 @@ public:
   ModuleState &Mod;
   std::vector<ArrayPlan> Arrays;
   std::map<std::string, std::size_t, std::less<>> ArrayIndex;
-  std::vector<LetInfo> Lets;
-  std::vector<LoopInfo> Loops;
-  std::map<const ir::VarRef *, int> LetOf, LoopOf;
-  std::map<const ir::Let *, int> LetIndex;
-  std::map<const ir::For *, int> LoopIndex;
+  /// Value classes, ranges and uniformity (analysis/passes/ValueFacts.h).
+  std::optional<ValueFacts> Values;
   std::vector<PermUse> PermUses;
   std::set<ir::Builtin> Builtins;
   std::set<std::string> ParamsUsed;
@@ -315,19 +227,19 @@ public:
     return nullptr;
   }
 
-  VClass classOf(const Expr &E) const;
-  Range rangeOf(const Expr &E) const;
-  bool uniform(const Expr &E) const;
+  VClass classOf(const Expr &E) const { return Values->classOf(E); }
+  Range rangeOf(const Expr &E) const { return Values->rangeOf(E); }
+  bool uniform(const Expr &E) const { return Values->uniform(E); }
+  const LetInfo &let(const ir::Let *L) const { return Values->Lets[static_cast<std::size_t>(Values->LetIndex.at(L))]; }
+  const LetInfo &let(const ir::VarRef *V) const { return Values->Lets[static_cast<std::size_t>(Values->LetOf.at(V))]; }
+  const LoopInfo &loop(const ir::For *F) const { return Values->Loops[static_cast<std::size_t>(Values->LoopIndex.at(F))]; }
 
 private:
-  using Scope = std::vector<std::map<std::string, std::pair<bool, int>, std::less<>>>;
   void addArray(const ir::Array &A, Origin From);
-  void scanBlock(const ir::Block &B, Scope &S);
-  void scanExpr(const Expr &E, Scope &S);
-  std::pair<bool, int> lookup(const Scope &S, const std::string &Name) const;
+  void scanBlock(const ir::Block &B);
+  void scanExpr(const Expr &E);
   void collectRuntime();
-  void solve();
-  void forEachExpr(const ir::Block &B, const std::function<void(const Expr &)> &F) const;
+  void chooseIndexType();
 };
 
 /// Facts shared by the kernels of one module: tables and their storage.
@@ -498,12 +410,12 @@ private:
   std::string rawNode(const Expr &, const ir::IntLit &N, int) const { return literal(N.Value, false); }
 
   std::string rawNode(const Expr &, const ir::VarRef &N, int) const {
-    if (auto It = F.LetOf.find(&N); It != F.LetOf.end()) {
-      const LetInfo &L = F.Lets[static_cast<std::size_t>(It->second)];
-      return (M == Mode::Host && !L.Uniform) ? L.Name + "[t]" : L.Name;
+    if (auto It = F.Values->LetOf.find(&N); It != F.Values->LetOf.end()) {
+      const LetInfo &L = F.Values->Lets[static_cast<std::size_t>(It->second)];
+      return (M == Mode::Host && !L.Uniform) ? cName(L.Decl->Name) + "[t]" : cName(L.Decl->Name);
     }
-    if (auto It = F.LoopOf.find(&N); It != F.LoopOf.end()) {
-      const LoopInfo &L = F.Loops[static_cast<std::size_t>(It->second)];
+    if (auto It = F.Values->LoopOf.find(&N); It != F.Values->LoopOf.end()) {
+      const LoopInfo &L = F.Values->Loops[static_cast<std::size_t>(It->second)];
       return (M == Mode::Host && !L.Uniform) ? cName(L.Decl->Var) + "[t]" : cName(L.Decl->Var);
     }
     return cName(N.Name);
