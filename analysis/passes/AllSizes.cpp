@@ -562,7 +562,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   Rep.Method = fmt::format(
       "{} sizes: {} residue class{} mod {}, at 1024 and above, of the sizes that reach a site "
       "through their values ({}), a size that only bounds a site at one value, {} periodicity "
-      "checks one magnitude up ({}), and the small sizes {}",
+      "checks one magnitude up ({}), and the small sizes {} (each with the others at two classes)",
       Rep.Bindings, Rep.AllClasses ? "every joint" : "each size's (the others at two representatives)",
       Rep.AllClasses ? "" : "es", L,
       JointText.empty() ? "none" : fmt::format("{}", fmt::join(JointText, "; ")),
