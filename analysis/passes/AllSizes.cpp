@@ -3,6 +3,7 @@
 
 #include "ir/Eval.h"
 #include "ir/Printer.h"
+#include "ir/Walk.h"
 #include "support/Random.h"
 
 #include <algorithm>
@@ -248,11 +249,21 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   // reach it through their values (analysis/passes/SizeDependence.h); a
   // size that only bounds it is taken at one large value. A bounded size
   // (`where N <= 22`) is always enumerated.
+  // A `where` that ties sizes together (`C % R == 0`) makes the values one
+  // size may take depend on another's: then every size is enumerated with
+  // every other.
+  bool Tied = false;
+  for (const ir::Param &P : Prog.Params)
+    if (P.Runtime && !P.Init && P.Where)
+      Tied = Tied || ir::anySubexpr(*P.Where, [&](const ir::Expr &X) {
+               const auto *V = X.as<ir::VarRef>();
+               return V && V->Kind == ir::VarKind::Param && V->Name != P.Name;
+             });
   const std::vector<SiteSizeDependence> Dep = siteSizeDependence(Prog, K);
   std::vector<std::vector<bool>> Joint(Dep.size(), std::vector<bool>(Doms.size(), true));
   for (std::size_t S = 0; S < Dep.size(); ++S)
     for (std::size_t I = 0; I < Doms.size(); ++I)
-      Joint[S][I] = Opts.JointOverAll || Doms[I].Hi.has_value() ||
+      Joint[S][I] = Opts.JointOverAll || Tied || Doms[I].Hi.has_value() ||
                     std::find(Dep[S].BoundOnly.begin(), Dep[S].BoundOnly.end(), Doms[I].Name) ==
                         Dep[S].BoundOnly.end();
   std::vector<Run> Runs;

@@ -267,4 +267,24 @@ TEST_CASE("size dependence: the any-shape transpose's pitch and lane guards reac
   CHECK(siteOf(S, "u", true).BoundOnly == V{"R"});
   CHECK(siteOf(S, "v", true).BoundOnly == V{"C"});
   CHECK(siteOf(S, "g", true).BoundOnly == V{"R"});
+  // The end of a uniform loop bounds; a derived size is a value of the
+  // size it is computed from; a local set under a guard carries it.
+  const ir::Program L = parseOrFail(
+      "target sm_90\nparam R\nparam H = R / 2\n"
+      "kernel k(g: global f32[R][32]) grid (1) block (32) {\n"
+      "  shared t: f32[32]\n  shared u: f32[32]\n  shared v: f32[64]\n"
+      "  for j in 0..R { t[tx] = g[j][tx] }\n"
+      "  if bx < H { u[tx] = 1 }\n"
+      "  let x = 0\n  if bx < R { x = 32 }\n  v[tx + x] = 2\n"
+      "}\n");
+  const AllSizesReport M = analyzeAllSizes(L, L.Kernels[0], fewThreads());
+  CHECK(siteOf(M, "t", true).BoundOnly == V{"R"});
+  CHECK(siteOf(M, "g", false).BoundOnly == V{"R"});
+  CHECK(siteOf(M, "u", true).BoundOnly.empty());
+  CHECK(siteOf(M, "v", true).BoundOnly.empty());
+  // A constraint tying the sizes together: every size reaches every site.
+  const ir::Program T = parseOrFail(anyShape(" where C % R == 0"));
+  const AllSizesReport U = analyzeAllSizes(T, T.Kernels[0], fewThreads());
+  for (const AllSizesSite &Site : U.Sites)
+    CHECK(Site.BoundOnly.empty());
 }
