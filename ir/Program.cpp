@@ -109,6 +109,20 @@ std::string_view spelling(LayoutKind K) {
     return "rap";
   case LayoutKind::Auto:
     return "auto";
+  case LayoutKind::Swizzle:
+    return "swizzle";
+  case LayoutKind::Ras:
+    return "ras";
+  case LayoutKind::Rap1P:
+    return "rap1p";
+  case LayoutKind::RapR1P:
+    return "rapr1p";
+  case LayoutKind::Rap3P:
+    return "rap3p";
+  case LayoutKind::RapW2P:
+    return "rapw2p";
+  case LayoutKind::Rap1PW2R:
+    return "rap1pw2r";
   }
   return "?";
 }

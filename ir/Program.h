@@ -57,7 +57,16 @@ std::string_view spelling(MemSpace S);
 ///   diagonal     (i, j) -> i*w + (i + j) % w  (seed 001, Section V)
 ///   rap(seed: s) (i, j) -> i*w + (j + r[i]) % w, r a random permutation
 ///   auto         let the tool choose
-enum class LayoutKind { Raw, Pad, Xor, Diagonal, Rap, Auto };
+///
+/// The models (analysis/models/Layout.h) know more layouts than the DSL
+/// spells: CuTe's Swizzle<B, M, S>, seed 002's RAS and its RAP variants for
+/// w^2 and w^4 arrays (rap1p ... rap1pw2r), used by `bankwise experiment`
+/// and the tests. They are kinds of the same enum, so a layout has one kind
+/// type everywhere; the parser accepts only raw ... auto.
+enum class LayoutKind {
+  Raw, Pad, Xor, Diagonal, Rap, Auto,
+  Swizzle, Ras, Rap1P, RapR1P, Rap3P, RapW2P, Rap1PW2R
+};
 std::string_view spelling(LayoutKind K);
 
 /// An array's layout: the one value the parser, the passes, the analysis

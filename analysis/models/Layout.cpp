@@ -27,36 +27,6 @@ std::vector<std::int64_t> randomPerm(std::int64_t N, std::uint64_t Seed) {
 
 } // namespace
 
-const char *layoutName(LayoutKind K) {
-  switch (K) {
-  case LayoutKind::Raw:
-    return "raw";
-  case LayoutKind::Pad:
-    return "pad";
-  case LayoutKind::Xor:
-    return "xor";
-  case LayoutKind::Swizzle:
-    return "swizzle";
-  case LayoutKind::Diagonal:
-    return "diagonal";
-  case LayoutKind::Ras:
-    return "ras";
-  case LayoutKind::Rap:
-    return "rap";
-  case LayoutKind::Rap1P:
-    return "rap1p";
-  case LayoutKind::RapR1P:
-    return "rapr1p";
-  case LayoutKind::Rap3P:
-    return "rap3p";
-  case LayoutKind::RapW2P:
-    return "rapw2p";
-  case LayoutKind::Rap1PW2R:
-    return "rap1pw2r";
-  }
-  return "raw";
-}
-
 LayoutFn makeLayout(LayoutKind Kind, std::vector<std::int64_t> Shape,
                     std::int64_t Pad, std::uint64_t Seed) {
   if (Shape.empty())
@@ -65,15 +35,16 @@ LayoutFn makeLayout(LayoutKind Kind, std::vector<std::int64_t> Shape,
     if (D < 1)
       throw UserError(fmt::format("layout dimensions must be positive, got {}", D));
   LayoutFn L;
-  L.Kind = Kind;
+  L.Kind = Kind == LayoutKind::Auto ? LayoutKind::Raw : Kind; // not chosen yet: raw
   L.Shape = std::move(Shape);
   L.Seed = Seed;
   const std::int64_t C = L.Shape.back();
   std::int64_t Rows = 1;
   for (std::size_t D = 0; D + 1 < L.Shape.size(); ++D)
     Rows *= L.Shape[D];
-  switch (Kind) {
+  switch (L.Kind) {
   case LayoutKind::Raw:
+  case LayoutKind::Auto:
   case LayoutKind::Diagonal:
     break;
   case LayoutKind::Swizzle:
@@ -103,7 +74,7 @@ LayoutFn makeLayout(LayoutKind Kind, std::vector<std::int64_t> Shape,
     if (L.Shape.size() != 4 || L.Shape[0] != W || L.Shape[1] != W || L.Shape[2] != W)
       throw UserError(fmt::format("layout {} is defined for a w x w x w x w "
                                   "array (seed 002 Sec. VII)",
-                                  layoutName(Kind)));
+                                  ir::spelling(Kind)));
     // Independent tables from one seed: table t uses seed + t.
     if (Kind == LayoutKind::Rap1P || Kind == LayoutKind::RapR1P) {
       L.Table = randomPerm(W, Seed);
@@ -136,6 +107,7 @@ std::int64_t LayoutFn::map(std::span<const std::int64_t> Index) const {
   auto Shifted = [&](std::int64_t F) { return Row * C + (J + F % C) % C; };
   switch (Kind) {
   case LayoutKind::Raw:
+  case LayoutKind::Auto: // never stored: makeLayout makes it raw
     return Row * C + J;
   case LayoutKind::Pad:
     return Row * (C + Pad) + J;
@@ -202,8 +174,8 @@ std::string LayoutFn::str() const {
   if (Kind == LayoutKind::Swizzle)
     return fmt::format("Swizzle<{}, {}, {}> of {}", Swz.B, Swz.M, Swz.S, Dims);
   if (Kind == LayoutKind::Raw || Kind == LayoutKind::Xor || Kind == LayoutKind::Diagonal)
-    return fmt::format("{} of {}", layoutName(Kind), Dims);
-  return fmt::format("{}(seed: {}) of {}", layoutName(Kind), Seed, Dims);
+    return fmt::format("{} of {}", ir::spelling(Kind), Dims);
+  return fmt::format("{}(seed: {}) of {}", ir::spelling(Kind), Seed, Dims);
 }
 
 } // namespace bankwise

@@ -27,6 +27,8 @@
 // puts a[2][2] at 2*4 + (2 + 3) mod 4 = 9.
 #pragma once
 
+#include "ir/Program.h"
+
 #include <cstdint>
 #include <span>
 #include <string>
@@ -34,9 +36,9 @@
 
 namespace bankwise {
 
-enum class LayoutKind {
-  Raw, Pad, Xor, Swizzle, Diagonal, Ras, Rap, Rap1P, RapR1P, Rap3P, RapW2P, Rap1PW2R
-};
+/// A layout's kind: the IR's (ir/Program.h), which names the models' kinds
+/// too; `auto` (not yet chosen) is laid out as raw.
+using LayoutKind = ir::LayoutKind;
 
 /// CuTe's Swizzle<B, M, S>: B bits of mask, M least-significant bits kept,
 /// shift S.
@@ -45,8 +47,6 @@ struct SwizzleBits {
   bool operator==(const SwizzleBits &) const = default;
 };
 
-/// The DSL / printable name of a layout kind: "raw", "pad", "rap3p", ...
-const char *layoutName(LayoutKind K);
 
 /// A layout of one array: kind, shape, parameters and random tables.
 struct LayoutFn {

@@ -73,7 +73,7 @@ RapTableCell measure(LayoutKind Kind, std::vector<std::int64_t> Shape, const Nam
     if (Random)
       S.add(Sum / static_cast<double>(Draws));
   }
-  return {W, layoutName(Kind), Pat.Name, S.Mean, S.stdErr(), {}};
+  return {W, std::string(ir::spelling(Kind)), Pat.Name, S.Mean, S.stdErr(), {}};
 }
 
 std::vector<NamedPattern> patterns2D(std::int64_t W) {

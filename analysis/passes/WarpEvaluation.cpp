@@ -594,7 +594,7 @@ Val Analyzer::address(const ArrayInfo &A, const std::vector<Val> &Idx, Mask M,
     if (!X.concrete())
       throw NotAffine{fmt::format("layout {} of '{}' indexed by block indices "
                                   "or loop variables",
-                                  layoutName(A.Layout.Kind), D.Name)};
+                                  ir::spelling(A.Layout.Kind), D.Name)};
   Val R;
   R.HasV = true;
   std::vector<std::int64_t> Index(Idx.size());
