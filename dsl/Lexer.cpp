@@ -95,21 +95,32 @@ private:
   /// Skips one byte that is allowed only in comments and strings: checks
   /// that non-ASCII bytes form valid UTF-8 and that there is no NUL.
   void skipCommentByte() {
+    if (!skipBadOrUtf8(false))
+      ++Pos;
+  }
+
+  /// At a NUL or a non-ASCII byte: reports a NUL or invalid UTF-8, or (when
+  /// Code) a valid non-ASCII character outside a comment or string, skips
+  /// it and returns true; otherwise returns false and stays.
+  bool skipBadOrUtf8(bool Code) {
     const unsigned char C = static_cast<unsigned char>(Text[Pos]);
     if (C == 0) {
       error(Line, col(), "null byte in source file");
       ++Pos;
-    } else if (C >= 0x80) {
-      const std::size_t Len = utf8Length(Text, Pos);
-      if (Len == 0) {
-        error(Line, col(), fmt::format("invalid UTF-8 byte 0x{:02x}", C));
-        ++Pos;
-      } else {
-        Pos += Len;
-      }
-    } else {
-      ++Pos;
+      return true;
     }
+    if (C < 0x80)
+      return false;
+    const std::size_t Len = utf8Length(Text, Pos);
+    if (Len == 0) {
+      error(Line, col(), fmt::format("invalid UTF-8 byte 0x{:02x}", C));
+      ++Pos;
+      return true;
+    }
+    if (Code)
+      error(Line, col(), "non-ASCII character outside a comment or string");
+    Pos += Len;
+    return true;
   }
 
   void skipSpaceAndComments() {
@@ -313,18 +324,8 @@ private:
 
   void reportStray() {
     const unsigned char C = static_cast<unsigned char>(Text[Pos]);
-    if (C == 0) {
-      error(Line, col(), "null byte in source file");
-      ++Pos;
-    } else if (C >= 0x80) {
-      const std::size_t Len = utf8Length(Text, Pos);
-      if (Len == 0) {
-        error(Line, col(), fmt::format("invalid UTF-8 byte 0x{:02x}", C));
-        ++Pos;
-      } else {
-        error(Line, col(), "non-ASCII character outside a comment or string");
-        Pos += Len;
-      }
+    if (skipBadOrUtf8(true)) {
+      // reported
     } else if (C < 0x20 || C == 0x7F) {
       error(Line, col(),
             fmt::format("unexpected control character 0x{:02x}", C));

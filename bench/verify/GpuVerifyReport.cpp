@@ -19,15 +19,7 @@
 
 namespace {
 
-bool readFile(const std::string &Path, std::string &Out) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return false;
-  std::ostringstream S;
-  S << In.rdbuf();
-  Out = S.str();
-  return true;
-}
+using bankwise::verify::readFile;
 
 int trimFixtures(const std::string &Dir, const std::string &Dest, const std::vector<std::string> &Samples) {
   namespace v = bankwise::verify;

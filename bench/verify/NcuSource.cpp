@@ -29,15 +29,17 @@ const char *opName(Op O) {
   return "other";
 }
 
-namespace {
-
-std::string trim(std::string_view S) {
+std::string trimSpaces(std::string_view S) {
   const auto B = S.find_first_not_of(" \t\r");
   if (B == std::string_view::npos)
     return {};
   const auto E = S.find_last_not_of(" \t\r");
   return std::string(S.substr(B, E - B + 1));
 }
+
+namespace {
+
+std::string trim(std::string_view S) { return trimSpaces(S); }
 
 /// A counter cell: "-" and "" are "not applicable" (0); thousands
 /// separators are dropped. Anything else that is not a number is an error.

@@ -95,6 +95,9 @@ NcuSource parseNcuSource(std::string_view Text);
 /// used, and only the memory instructions' SASS rows (duplicates kept).
 std::string trimNcuSource(std::string_view Text);
 
+/// S without leading and trailing spaces, tabs and carriage returns.
+std::string trimSpaces(std::string_view S);
+
 /// "ns::kernel(const float *, float *)" -> "kernel"; "void ns::k<int>(int)" -> "k".
 std::string shortFunctionName(std::string_view Signature);
 

@@ -8,8 +8,6 @@
 
 namespace bankwise::verify {
 
-namespace {
-
 bool readFile(const std::string &Path, std::string &Out) {
   std::ifstream In(Path, std::ios::binary);
   if (!In)
@@ -19,6 +17,8 @@ bool readFile(const std::string &Path, std::string &Out) {
   Out = S.str();
   return true;
 }
+
+namespace {
 
 std::string num(double V) {
   if (std::isnan(V))

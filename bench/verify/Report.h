@@ -44,4 +44,7 @@ std::vector<KernelResult> verifySample(const std::string &Dir, const std::string
 
 nlohmann::json toJson(const GroupResult &G);
 
+/// The whole file at Path into Out; false when it cannot be read.
+bool readFile(const std::string &Path, std::string &Out);
+
 } // namespace bankwise::verify

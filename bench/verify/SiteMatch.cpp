@@ -1,4 +1,5 @@
 #include "SiteMatch.h"
+#include "NcuSource.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,13 +14,7 @@ namespace bankwise::verify {
 
 namespace {
 
-std::string trim(std::string_view S) {
-  const auto B = S.find_first_not_of(" \t\r");
-  if (B == std::string_view::npos)
-    return {};
-  const auto E = S.find_last_not_of(" \t\r");
-  return std::string(S.substr(B, E - B + 1));
-}
+std::string trim(std::string_view S) { return trimSpaces(S); }
 
 bool startsWith(const std::string &S, std::string_view P) { return S.rfind(P, 0) == 0; }
 
