@@ -766,9 +766,39 @@ void Analyzer::runFast(KernelReport &Rep) {
           const Wide Beta = static_cast<Wide>(K) * X.Step;
           if (Beta == 0)
             continue;
-          // Lanes with the same guard offset cut at the same place.
-          const bool Small = Alpha > -(Wide(1) << 60) && Alpha < (Wide(1) << 60) &&
-                             Beta > -(Wide(1) << 60) && Beta < (Wide(1) << 60);
+          // The lanes' crossing points lie between those of the smallest
+          // and the largest guard offset: when that span is short, cut at
+          // each point of it (an extra cut only splits a segment whose
+          // masks are constant anyway); else lane by lane.
+          std::int64_t GMin = 0, GMax = 0;
+          bool Any = false;
+          for (int L = 0; L < W; ++L)
+            if ((T.Active >> L) & 1) {
+              const std::int64_t G = D.HasG ? D.G[static_cast<std::size_t>(L)] : 0;
+              GMin = Any ? std::min(GMin, G) : G;
+              GMax = Any ? std::max(GMax, G) : G;
+              Any = true;
+            }
+          if (!Any)
+            continue;
+          auto FloorAt = [&](std::int64_t G) -> Wide {
+            const Wide Num = -(Alpha + G);
+            Wide Fl = Num / Beta;
+            if ((Num % Beta != 0) && ((Num < 0) != (Beta < 0)))
+              --Fl;
+            return Fl;
+          };
+          const Wide F1 = FloorAt(GMin), F2 = FloorAt(GMax);
+          const Wide Lo = std::min(F1, F2), Hi = std::max(F1, F2);
+          auto Cut = [&](Wide C) {
+            if (C > 0 && C < X.Trips)
+              Cuts.push_back(static_cast<std::int64_t>(C));
+          };
+          if (Hi - Lo <= 64) {
+            for (Wide C = Lo; C <= Hi + 1; ++C)
+              Cut(C);
+            continue;
+          }
           std::int64_t LastG = 0;
           bool HaveLast = false;
           for (int L = 0; L < W; ++L) {
@@ -776,23 +806,12 @@ void Analyzer::runFast(KernelReport &Rep) {
               continue;
             const std::int64_t G = D.HasG ? D.G[static_cast<std::size_t>(L)] : 0;
             if (HaveLast && G == LastG)
-              continue;
+              continue; // the same offset cuts at the same place
             LastG = G;
             HaveLast = true;
-            Wide Fl;
-            if (Small && G > -(std::int64_t(1) << 60) && G < (std::int64_t(1) << 60)) {
-              // Both fit in 64 bits: divide there (128-bit division is slow).
-              const std::int64_t Num = -(static_cast<std::int64_t>(Alpha) + G), B = static_cast<std::int64_t>(Beta);
-              Fl = floorDiv(Num, B);
-            } else {
-              const Wide Num = -(Alpha + G);
-              Fl = Num / Beta;
-              if ((Num % Beta != 0) && ((Num < 0) != (Beta < 0)))
-                --Fl;
-            }
-            for (Wide C : {Fl, Fl + 1})
-              if (C > 0 && C < X.Trips)
-                Cuts.push_back(static_cast<std::int64_t>(C));
+            const Wide Fl = FloorAt(G);
+            Cut(Fl);
+            Cut(Fl + 1);
           }
         }
         std::sort(Cuts.begin(), Cuts.end());

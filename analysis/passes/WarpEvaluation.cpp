@@ -581,6 +581,28 @@ Val Analyzer::address(const ArrayInfo &A, const std::vector<Val> &Idx, Mask M,
     // kept symbolic on the fast path.
     const std::size_t Rank = D.Shape.size();
     const std::int64_t Pitch = D.Shape.back() + A.Layout.Pad;
+    // Plain indices (affine uniform part, lane offsets): one weighted sum,
+    // not a chain of binary operations on whole warp values.
+    if (std::all_of(Idx.begin(), Idx.end(), [](const Val &X) { return X.Pred < 0 && X.Lt < 0; })) {
+      Val R;
+      std::int64_t Stride = 1;
+      for (std::size_t Dim = Rank; Dim-- > 0;) {
+        const Val &X = Idx[Dim];
+        R.U = affineAdd(R.U, affineScale(X.U, Stride), 1);
+        if (X.HasV) {
+          R.HasV = true;
+          for (int L = 0; L < Lanes; ++L) {
+            std::int64_t P;
+            if (mulOv(X.V[static_cast<std::size_t>(L)], Stride, P) ||
+                addOv(R.V[static_cast<std::size_t>(L)], P, R.V[static_cast<std::size_t>(L)]))
+              throw NotAffine{"overflow in a lane offset"};
+          }
+        }
+        if (Dim > 0 && mulOv(Stride, Dim + 1 == Rank ? Pitch : D.Shape[Dim], Stride))
+          throw NotAffine{"overflow in an array's strides"};
+      }
+      return R;
+    }
     Val Lin = Const(0);
     for (std::size_t Dim = 0; Dim + 1 < Rank; ++Dim) {
       Lin = evalBinary(ir::BinaryOp::Mul, Lin, Const(D.Shape[Dim]), M, Loc);
