@@ -161,6 +161,8 @@ std::int64_t alignUp(std::int64_t X, std::int64_t Step) {
 
 struct Run {
   ir::Bindings Sizes;
+  /// The sites whose figures need this size (empty: every site).
+  std::vector<bool> Sites;
   int CheckOf = -1;       ///< the periodicity check of run CheckOf
   std::optional<KernelReport> Rep;
   std::string Error;      ///< the size is invalid (constraint, grid)
@@ -279,13 +281,25 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       Pick[J] = Vals[J].Classes[std::min(Rep2, Vals[J].Classes.size() - 1)];
     return Pick;
   };
-  // Size I at V, each other size at its first and then its second class.
-  auto OthersAtTwo = [&](std::size_t I, std::int64_t V) {
+  // Size I at V, each other size at its first and then its second class,
+  // for the sites in Of (empty: every site).
+  auto OthersAtTwo = [&](std::size_t I, std::int64_t V, const std::vector<bool> &Of) {
     for (std::size_t Rep2 = 0; Rep2 < 2; ++Rep2) {
       std::vector<std::int64_t> Pick = Reps(Rep2);
       Pick[I] = V;
-      Runs.push_back({Sizes(Pick), -1, {}, {}, {}});
+      Runs.push_back({Sizes(Pick), Of, -1, {}, {}, {}});
     }
+  };
+  // The sites whose figures a size set (or one size) reaches through its
+  // values; empty when the kernel has no sites.
+  auto SitesOf = [&](auto Needs) {
+    std::vector<bool> Of(Dep.size(), false);
+    for (std::size_t S = 0; S < Dep.size(); ++S)
+      Of[S] = Needs(S);
+    return Of;
+  };
+  auto None = [](const std::vector<bool> &Of) {
+    return !Of.empty() && std::none_of(Of.begin(), Of.end(), [](bool B) { return B; });
   };
   // Every combination of the classes of the sizes in Set, the others at
   // their first class.
@@ -299,13 +313,15 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       if (Set[I])
         Count = std::min<std::int64_t>(Count * static_cast<std::int64_t>(Vals[I].Classes.size()),
                                        std::int64_t(1) << 40);
+    // Only the sites of this set need these sizes.
+    const std::vector<bool> SetSites = SitesOf([&](std::size_t S) { return Joint[S] == Set; });
     if (Count > Opts.MaxJointClasses) {
       // Each size through its classes, the others at two representatives.
       Rep.AllClasses = false;
       for (std::size_t I = 0; I < Doms.size(); ++I)
         if (Set[I])
           for (std::int64_t V : Vals[I].Classes)
-            OthersAtTwo(I, V);
+            OthersAtTwo(I, V, SetSites);
       continue;
     }
     std::vector<std::size_t> Odo(Doms.size(), 0);
@@ -314,7 +330,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       for (std::size_t I = 0; I < Doms.size(); ++I)
         if (Set[I])
           Pick[I] = Vals[I].Classes[Odo[I]];
-      Runs.push_back({Sizes(Pick), -1, {}, {}, {}});
+      Runs.push_back({Sizes(Pick), SetSites, -1, {}, {}, {}});
       for (std::size_t I = 0; I < Doms.size(); ++I) {
         if (!Set[I])
           continue;
@@ -325,13 +341,18 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     }
   }
   // Each size through its classes alone too, so an index that leaves its
-  // array at some residue of a bounding size is found.
-  for (std::size_t I = 0; I < Doms.size(); ++I)
+  // array at some residue of a bounding size is found (the sites it reaches
+  // through its values have these sizes among their joint classes).
+  for (std::size_t I = 0; I < Doms.size(); ++I) {
+    const std::vector<bool> Of = SitesOf([&](std::size_t S) { return !Joint[S][I]; });
+    if (None(Of))
+      continue;
     for (std::int64_t V : Vals[I].Classes) {
       std::vector<std::int64_t> Pick = Reps(0);
       Pick[I] = V;
-      Runs.push_back({Sizes(Pick), -1, {}, {}, {}});
+      Runs.push_back({Sizes(Pick), Of, -1, {}, {}, {}});
     }
+  }
   // Periodicity: up to 32 of the class runs again, every size one magnitude up.
   {
     Rng R(2026);
@@ -349,13 +370,21 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
         if (It != Cl.end())
           B[Doms[I].Name] = Vals[I].Check[static_cast<std::size_t>(It - Cl.begin())];
       }
-      Runs.push_back({B, static_cast<int>(C), {}, {}, {}});
+      Runs.push_back({B, Runs[C].Sites, static_cast<int>(C), {}, {}, {}});
     }
   }
-  // Small sizes, each with the others at two class representatives.
-  for (std::size_t I = 0; I < Doms.size(); ++I)
+  // Small sizes, each with the others at two class representatives, for
+  // the sites the size reaches through its values: at a site it only
+  // bounds, a smaller size has a subset of the warp classes of a larger one.
+  std::vector<bool> SmallRun(Doms.size(), false);
+  for (std::size_t I = 0; I < Doms.size(); ++I) {
+    const std::vector<bool> Of = SitesOf([&](std::size_t S) { return Joint[S][I]; });
+    if (None(Of))
+      continue;
+    SmallRun[I] = true;
     for (std::int64_t V : Vals[I].Small)
-      OthersAtTwo(I, V);
+      OthersAtTwo(I, V, Of);
+  }
 
   // The same sizes twice (a bounded size has no separate classes) are one run.
   {
@@ -365,6 +394,15 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     for (std::size_t I = 0; I < Runs.size(); ++I) {
       auto [It, Fresh] = Seen.try_emplace(Runs[I].Sizes, static_cast<int>(Unique.size()));
       NewIndex[I] = It->second;
+      if (!Fresh) { // the sites of both
+        std::vector<bool> &Into = Unique[static_cast<std::size_t>(It->second)].Sites;
+        const std::vector<bool> &From = Runs[I].Sites;
+        if (Into.empty() || From.empty())
+          Into.clear();
+        else
+          for (std::size_t S = 0; S < Into.size(); ++S)
+            Into[S] = Into[S] || From[S];
+      }
       if (Fresh) {
         Unique.push_back(Runs[I]);
         if (Unique.back().CheckOf >= 0)
@@ -377,6 +415,9 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   // Evaluate, spread over the cores; results stay in run order.
   AnalysisOptions AO = Opts.Analysis;
   AO.SimulateTime = false;
+  // Each run binds a copy of the program: of this kernel alone.
+  ir::Program One = Prog;
+  std::erase_if(One.Kernels, [&](const ir::Kernel &X) { return X.Name != K.Name; });
   std::size_t Next = 0;
   std::mutex Lock;
   auto Worker = [&] {
@@ -391,13 +432,15 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       Run &R = Runs[I];
       ir::Program Bound;
       try {
-        Bound = ir::bindParams(Prog, R.Sizes);
+        Bound = ir::bindParams(One, R.Sizes);
       } catch (const UserError &E) {
         R.Error = E.diagnostic().Message;
         continue;
       }
       try {
-        R.Rep = analyzeKernel(Bound, *Bound.findKernel(K.Name), AO);
+        AnalysisOptions Mine = AO;
+        Mine.OnlySites = R.Sites;
+        R.Rep = analyzeKernel(Bound, *Bound.findKernel(K.Name), Mine);
       } catch (const UserError &E) {
         R.RunError = E.what();
       }
@@ -490,8 +533,14 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   for (const Run &R : Runs) {
     if (R.CheckOf < 0 || !R.Rep || !Runs[static_cast<std::size_t>(R.CheckOf)].Rep)
       continue;
-    const KernelReport &A = *R.Rep, &B = *Runs[static_cast<std::size_t>(R.CheckOf)].Rep;
+    const Run &Of = Runs[static_cast<std::size_t>(R.CheckOf)];
+    const KernelReport &A = *R.Rep, &B = *Of.Rep;
+    auto Has = [](const Run &X, std::size_t I) {
+      return X.Sites.empty() || (I < X.Sites.size() && X.Sites[I]);
+    };
     for (std::size_t I = 0; I < A.Sites.size() && I < B.Sites.size(); ++I) {
+      if (!Has(R, I) || !Has(Of, I))
+        continue;
       const AccessSiteReport &X = A.Sites[I], &Y = B.Sites[I];
       auto Same = [](const CostStats &P, const CostStats &Q) {
         return P.Count == 0 ? Q.Count == 0 : (Q.Count != 0 && P.Min == Q.Min && P.Max == Q.Max);
@@ -550,7 +599,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   std::vector<std::string> SmallText;
   bool Bounded = true;
   for (std::size_t I = 0; I < Doms.size(); ++I) {
-    if (!Vals[I].Small.empty())
+    if (SmallRun[I] && !Vals[I].Small.empty())
       SmallText.push_back(fmt::format("{} = {}..{}", Doms[I].Name, Vals[I].Small.front(),
                                       Vals[I].Small.back()));
     Bounded = Bounded && Vals[I].Classes == Vals[I].Small;

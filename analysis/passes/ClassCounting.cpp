@@ -451,6 +451,18 @@ namespace {
 class ClassTable {
 public:
   explicit ClassTable(std::size_t KeyLen) : Len(KeyLen) {}
+  /// Room for N classes without regrowing (a fold knows its bound).
+  void reserve(std::size_t N) {
+    Keys.reserve(N * Len);
+    Counts.reserve(N);
+    if ((N + 1) * 2 > Slots.size()) {
+      std::size_t Size = 16;
+      while (Size < (N + 1) * 2)
+        Size *= 2;
+      Slots.assign(Size, -1);
+      rehash();
+    }
+  }
   void add(const std::int64_t *Key, Wide Count) {
     if ((Counts.size() + 1) * 2 > Slots.size())
       grow();
@@ -488,6 +500,9 @@ private:
   }
   void grow() {
     Slots.assign(std::max<std::size_t>(16, Slots.size() * 2), -1);
+    rehash();
+  }
+  void rehash() {
     for (std::size_t I = 0; I < Counts.size(); ++I) {
       std::size_t Slot = hash(key(I)) & (Slots.size() - 1);
       while (Slots[Slot] >= 0)
@@ -895,6 +910,7 @@ void Analyzer::runFast(KernelReport &Rep) {
       }
       // Fold the component into the classes so far.
       ClassTable Next(KeyLen);
+      Next.reserve(std::min<std::size_t>(Acc.size() * Comp.size(), std::size_t(1) << 16));
       for (std::size_t I1 = 0; I1 < Acc.size(); ++I1)
         for (std::size_t I2 = 0; I2 < Comp.size(); ++I2) {
           const std::int64_t *K1 = Acc.key(I1), *K2 = Comp.key(I2);
@@ -954,7 +970,8 @@ void Analyzer::runFast(KernelReport &Rep) {
   Rep.Requests = 0;
   for (const AccessSiteReport &R : Rep.Sites)
     Rep.Requests += R.ThreadAccesses;
-  if (Executions > Opts.TimeWorkLimit || !Opts.SimulateTime || !Opts.OnlyArray.empty()) {
+  if (Executions > Opts.TimeWorkLimit || !Opts.SimulateTime || !Opts.OnlyArray.empty() ||
+      !Opts.OnlySites.empty()) {
     Rep.TimeSimulated = false;
     return;
   }

@@ -134,6 +134,11 @@ Analyzer::Analyzer(const ir::Program &Prog, const ir::Kernel &K,
                    const AnalysisOptions &Opts)
     : Prog(Prog), Kern(K), Opts(Opts), Perms(Prog) {
   const SourceLoc KLoc = K.Loc;
+  // Room for a small kernel's formulas: an atom holds a lane array, and
+  // regrowing these was a visible part of the all-sizes analysis's runs.
+  Atoms.reserve(64);
+  Preds.reserve(256);
+  Templates.reserve(64);
   if (const auto Runtime = Prog.runtimeParams(); !Runtime.empty())
     throw UserError(KLoc, fmt::format("kernel '{}' is analyzed at concrete sizes "
                                       "here; give the runtime param{} {} with -D",
@@ -469,6 +474,10 @@ KernelReport Analyzer::run() {
   if (!Done) {
     WorkDone = 0;
     runExhaustive(Rep);
+    if (!Opts.OnlySites.empty()) { // some sites' accesses are not in the time
+      Rep.TimeSimulated = false;
+      Rep.Time = 0;
+    }
   }
   for (AccessSiteReport &S : Rep.Sites) {
     if (S.DataDependent) {

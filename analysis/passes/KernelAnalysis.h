@@ -124,6 +124,12 @@ struct AnalysisOptions {
   /// When set, only the sites of this array are counted (layout choice
   /// scores a candidate on its own array's sites).
   std::string OnlyArray;
+  /// When not empty, only sites I with OnlySites[I] (in report order) are
+  /// evaluated and counted; the others' reports stay empty and no time is
+  /// simulated. The all-sizes analysis evaluates each site only at the sizes
+  /// its figures need. A site's index is still evaluated only if something
+  /// else reads it (a table's value), so errors found are those of the kept sites.
+  std::vector<bool> OnlySites;
 };
 
 /// Analyzes kernel K of program Prog. Throws UserError for what the program

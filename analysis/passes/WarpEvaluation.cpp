@@ -632,10 +632,23 @@ Val Analyzer::address(const ArrayInfo &A, const std::vector<Val> &Idx, Mask M,
 
 Val Analyzer::readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,
                         bool IsWrite) {
+  auto It = Arrays.find(R.Array);
+  // A site left out (AnalysisOptions::OnlySites) whose value is data: its
+  // indices need no evaluation.
+  if (It != Arrays.end() && !It->second.Holds && !It->second.Data && !Opts.OnlySites.empty()) {
+    const auto Site = static_cast<std::size_t>(SiteOf.at(&R));
+    if (Site >= Opts.OnlySites.size() || !Opts.OnlySites[Site]) {
+      if (IsWrite)
+        return {};
+      Val V;
+      V.Unknown = true;
+      V.UnknownSrc = R.Array;
+      return V;
+    }
+  }
   std::vector<Val> Idx;
   for (const ir::Expr &I : R.Indices)
     Idx.push_back(eval(I, M));
-  auto It = Arrays.find(R.Array);
   if (It == Arrays.end()) {
     // A local (per-thread) array: no memory-model cost; its values are data.
     Val V;

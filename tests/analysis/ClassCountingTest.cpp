@@ -193,6 +193,47 @@ TEST_CASE("class counting equals warp-by-warp evaluation on random guarded kerne
   CHECK(Tables >= Trials / 20);
 }
 
+TEST_CASE("a site subset (OnlySites) gives the kept sites' full figures and leaves the others empty") {
+  // The all-sizes analysis evaluates each site only at the sizes it needs,
+  // through AnalysisOptions::OnlySites, on both evaluators.
+  Rng R(20261124);
+  int Compared = 0, Skipped = 0;
+  for (int Trial = 0; Trial < 300; ++Trial) {
+    const std::string Text = randomGuardedKernel(R);
+    CAPTURE(Text);
+    const ir::Program P = parseOrFail(Text);
+    const ir::Kernel &K = P.Kernels.at(0);
+    for (const bool Exhaustive : {false, true}) {
+      AnalysisOptions All;
+      All.Exhaustive = Exhaustive;
+      const KernelReport Full = analyzeKernel(P, K, All);
+      if (Full.Sites.size() < 2)
+        continue;
+      AnalysisOptions Some = All;
+      Some.OnlySites.assign(Full.Sites.size(), false);
+      for (std::size_t I = 0; I < Full.Sites.size(); ++I)
+        Some.OnlySites[I] = R.below(2) == 0;
+      const KernelReport Part = analyzeKernel(P, K, Some);
+      REQUIRE(Part.Sites.size() == Full.Sites.size());
+      CHECK_FALSE(Part.TimeSimulated);
+      for (std::size_t I = 0; I < Full.Sites.size(); ++I) {
+        CAPTURE(I);
+        if (Some.OnlySites[I]) {
+          REQUIRE(Part.Sites[I] == Full.Sites[I]);
+          ++Compared;
+        } else {
+          CHECK(Part.Sites[I].WarpExecutions == 0);
+          CHECK(Part.Sites[I].Sectors.Count + Part.Sites[I].Wavefronts.Count == 0);
+          ++Skipped;
+        }
+      }
+    }
+  }
+  MESSAGE(Compared, " kept sites compared, ", Skipped, " left out");
+  CHECK(Compared >= 200);
+  CHECK(Skipped >= 200);
+}
+
 TEST_CASE("class counting visits no warp: huge launches are counted exactly") {
   // 2^31 - 1 blocks of 1024 threads (2^41 threads): far beyond any warp
   // walk. The read of in[r][c] under r < R && c < C is the any-shape

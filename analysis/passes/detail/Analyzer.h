@@ -52,10 +52,72 @@ using Mask = std::uint64_t;
 /// Symbolic variables: block indices and (on the fast path) loop variables.
 enum : int { VarBx = 0, VarBy = 1, VarBz = 2, FirstLoopVar = 3 };
 
+/// The terms of an affine value: (var id, coefficient) pairs, the first
+/// few kept inline. The symbolic run makes and copies a value per operation
+/// (the all-sizes analysis, thousands of runs), and a heap vector per value
+/// was a fifth of its time.
+class TermList {
+public:
+  using value_type = std::pair<int, std::int64_t>;
+  TermList() = default;
+  TermList(const TermList &O) { *this = O; }
+  TermList &operator=(const TermList &O) {
+    if (this == &O)
+      return *this;
+    N = O.N;
+    if (N <= Inline) {
+      std::copy(O.begin(), O.end(), Small.begin());
+      Big.clear();
+    } else {
+      Big = O.Big;
+    }
+    return *this;
+  }
+  TermList(TermList &&O) noexcept { *this = std::move(O); }
+  TermList &operator=(TermList &&O) noexcept {
+    N = O.N;
+    if (N <= Inline)
+      std::copy(O.Small.begin(), O.Small.begin() + static_cast<std::ptrdiff_t>(N), Small.begin());
+    else
+      Big = std::move(O.Big);
+    O.N = 0;
+    return *this;
+  }
+  void push_back(const value_type &V) {
+    if (N < Inline) {
+      Small[N++] = V;
+      return;
+    }
+    if (N == Inline)
+      Big.assign(Small.begin(), Small.end());
+    Big.push_back(V);
+    ++N;
+  }
+  std::size_t size() const { return N; }
+  bool empty() const { return N == 0; }
+  void clear() {
+    N = 0;
+    Big.clear();
+  }
+  const value_type *begin() const { return N <= Inline ? Small.data() : Big.data(); }
+  const value_type *end() const { return begin() + N; }
+  value_type *begin() { return N <= Inline ? Small.data() : Big.data(); }
+  value_type *end() { return begin() + N; }
+  const value_type &operator[](std::size_t I) const { return begin()[I]; }
+  value_type &operator[](std::size_t I) { return begin()[I]; }
+  bool operator==(const TermList &O) const { return std::equal(begin(), end(), O.begin(), O.end()); }
+
+private:
+  static constexpr std::size_t Inline = 6;
+  std::size_t N = 0;
+  std::array<value_type, Inline> Small{};
+  std::vector<value_type> Big; ///< every term, once there are more than Inline
+};
+
 /// C + sum Coef * var: a warp-uniform value affine in symbolic variables.
 struct Affine {
   std::int64_t C = 0;
-  std::vector<std::pair<int, std::int64_t>> Terms; // by var id, coef != 0
+  TermList Terms; // by var id, coef != 0
   bool isConst() const { return Terms.empty(); }
   bool operator==(const Affine &) const = default;
 };
