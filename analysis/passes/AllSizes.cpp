@@ -220,9 +220,11 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   Rep.Period = L;
 
   // Per size: its residue-class representatives at a base magnitude past
-  // the first block rows, and every small value.
+  // the first block rows, every small value, and the same classes one
+  // magnitude up and (where a gap is left) just past the small values, to
+  // check that the figures are periodic in between.
   struct Values {
-    std::vector<std::int64_t> Classes, Check, Small;
+    std::vector<std::int64_t> Classes, Check, CheckLow, Small;
   };
   std::vector<Values> Vals(Doms.size());
   for (std::size_t I = 0; I < Doms.size(); ++I) {
@@ -244,6 +246,14 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     if (Vals[I].Classes.empty()) { // bounded above: every value is small
       Vals[I].Classes = Vals[I].Small;
       Vals[I].Check = Vals[I].Small;
+    } else if (!Vals[I].Small.empty()) {
+      // The cycle that holds the first value past the small ones.
+      std::int64_t Low = (Vals[I].Small.back() + 1) / Cycle * Cycle;
+      if (Low < D.Lo)
+        Low += Cycle;
+      if (Low < Base)
+        for (std::int64_t V : Vals[I].Classes)
+          Vals[I].CheckLow.push_back(V - Base + Low);
     }
   }
 
@@ -353,7 +363,8 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       Runs.push_back({Sizes(Pick), Of, -1, {}, {}, {}});
     }
   }
-  // Periodicity: up to 32 of the class runs again, every size one magnitude up.
+  // Periodicity: up to 32 of the class runs again, every size one magnitude
+  // up, and again just past the small sizes.
   {
     Rng R(2026);
     const std::size_t Classes = Runs.size();
@@ -362,16 +373,22 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     for (std::size_t I = 0; I + 1 < Pick.size(); ++I)
       std::swap(Pick[I], Pick[I + R.below(Pick.size() - I)]);
     Pick.resize(std::min<std::size_t>(Classes, 32));
-    for (std::size_t C : Pick) {
-      ir::Bindings B = Runs[C].Sizes;
-      for (std::size_t I = 0; I < Doms.size(); ++I) {
-        const auto &Cl = Vals[I].Classes;
-        const auto It = std::find(Cl.begin(), Cl.end(), B[Doms[I].Name]);
-        if (It != Cl.end())
-          B[Doms[I].Name] = Vals[I].Check[static_cast<std::size_t>(It - Cl.begin())];
+    for (std::size_t C : Pick)
+      for (const bool Lower : {false, true}) {
+        ir::Bindings B = Runs[C].Sizes;
+        bool Moved = false;
+        for (std::size_t I = 0; I < Doms.size(); ++I) {
+          const auto &Cl = Vals[I].Classes;
+          const auto &To = Lower ? Vals[I].CheckLow : Vals[I].Check;
+          const auto It = std::find(Cl.begin(), Cl.end(), B[Doms[I].Name]);
+          if (It != Cl.end() && !To.empty()) {
+            B[Doms[I].Name] = To[static_cast<std::size_t>(It - Cl.begin())];
+            Moved = true;
+          }
+        }
+        if (Moved)
+          Runs.push_back({B, Runs[C].Sites, static_cast<int>(C), {}, {}, {}});
       }
-      Runs.push_back({B, Runs[C].Sites, static_cast<int>(C), {}, {}, {}});
-    }
   }
   // Small sizes, each with the others at two class representatives, for
   // the sites the size reaches through its values: at a site it only
@@ -622,7 +639,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   Rep.Method = fmt::format(
       "{} sizes: {} residue class{} mod {}, at 1024 and above, of the sizes that reach a site "
       "through their values ({}), a size that only bounds a site at one value, {} periodicity "
-      "checks one magnitude up ({}), and the small sizes {} (each with the others at two classes)",
+      "checks one magnitude up and just past the small sizes ({}), and the small sizes {} (each with the others at two classes)",
       Rep.Bindings, Rep.AllClasses ? "every joint" : "each size's (the others at two representatives)",
       Rep.AllClasses ? "" : "es", L,
       JointText.empty() ? "none" : fmt::format("{}", fmt::join(JointText, "; ")),

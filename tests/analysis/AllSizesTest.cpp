@@ -288,3 +288,20 @@ TEST_CASE("size dependence: the any-shape transpose's pitch and lane guards reac
   for (const AllSizesSite &Site : U.Sites)
     CHECK(Site.BoundOnly.empty());
 }
+
+TEST_CASE("a figure that changes between the small sizes and the classes fails the periodicity check") {
+  // The site runs only for 80 < N < 90: past the 64 small values, below the
+  // classes at 1024. The check just past the small sizes must see it.
+  const ir::Program P = parseOrFail("target sm_90\nparam N\n"
+                                    "kernel k(a: global f32[N], b: global f32[N]) grid ((N + 255) / 256) block (256) {\n"
+                                    "  if tid < N && N > 80 && N < 90 { b[tid] = a[tid] }\n}\n");
+  const AllSizesReport R = analyzeAllSizes(P, P.Kernels[0], fewThreads());
+  CHECK_FALSE(R.Periodic);
+  CHECK(R.Method.find("DISAGREED") != std::string::npos);
+  CHECK(siteOf(R, "b", true).Sectors.Any);
+  // Without the window the figures are periodic.
+  const ir::Program Q = parseOrFail("target sm_90\nparam N\n"
+                                    "kernel k(a: global f32[N], b: global f32[N]) grid ((N + 255) / 256) block (256) {\n"
+                                    "  if tid < N { b[tid] = a[tid] }\n}\n");
+  CHECK(analyzeAllSizes(Q, Q.Kernels[0], fewThreads()).Periodic);
+}
