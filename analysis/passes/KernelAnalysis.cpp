@@ -193,6 +193,47 @@ Analyzer::Analyzer(const ir::Program &Prog, const ir::Kernel &K,
   });
   for (std::size_t I = 0; I < Sites.size(); ++I)
     SiteOf[Sites[I].Read] = static_cast<int>(I);
+  if (!Opts.OnlySites.empty())
+    markSkippable(K.Body);
+}
+
+bool Analyzer::markSkippable(const ir::Block &B) {
+  auto Kept = [&](const ir::ArrayRead &R) {
+    const auto It = SiteOf.find(&R);
+    if (It == SiteOf.end())
+      return false;
+    const auto I = static_cast<std::size_t>(It->second);
+    return I < Opts.OnlySites.size() && Opts.OnlySites[I];
+  };
+  auto ReadsKept = [&](const ir::Expr &E) {
+    return ir::anySubexpr(E, [&](const ir::Expr &X) {
+      const auto *R = X.as<ir::ArrayRead>();
+      return R && Kept(*R);
+    });
+  };
+  bool Needed = false;
+  for (const ir::Stmt &S : B) {
+    bool Here = false;
+    if (const auto *A = S.as<ir::Assign>()) {
+      const auto *T = std::get_if<ir::ArrayRead>(&A->Target);
+      Here = !T || Kept(*T) || ReadsKept(A->Value) ||
+             std::any_of(T->Indices.begin(), T->Indices.end(), ReadsKept);
+    } else if (const auto *L = S.as<ir::Let>()) {
+      Here = ReadsKept(L->Init);
+    } else if (const auto *F = S.as<ir::For>()) {
+      Here = markSkippable(F->Body) || ReadsKept(F->Begin) || ReadsKept(F->End) ||
+             (F->Step && ReadsKept(*F->Step));
+      if (!Here)
+        SkipStmts.insert(&S);
+    } else if (const auto *I = S.as<ir::If>()) {
+      const bool Then = markSkippable(I->Then), Else = markSkippable(I->Else);
+      Here = Then || Else || ReadsKept(I->Cond);
+      if (!Here)
+        SkipStmts.insert(&S);
+    }
+    Needed = Needed || Here;
+  }
+  return Needed;
 }
 
 const Permutation &Analyzer::permutation(const std::string &Name, bool Inverse) {

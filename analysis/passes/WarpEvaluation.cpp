@@ -731,6 +731,8 @@ void Analyzer::assignLocal(const std::string &Name, const Val &V, Mask M) {
 }
 
 void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
+  if (!SkipStmts.empty() && SkipStmts.count(&S))
+    return;
   if (const auto *A = S.as<ir::Assign>()) {
     const Val V = eval(A->Value, M);
     if (const auto *T = std::get_if<ir::ArrayRead>(&A->Target))

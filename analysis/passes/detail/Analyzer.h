@@ -29,6 +29,7 @@
 #include <thread>
 #include <exception>
 #include <unordered_map>
+#include <unordered_set>
 #include <cmath>
 #include <exception>
 #include <functional>
@@ -396,6 +397,12 @@ private:
   PermutationTables Perms;
   std::vector<SiteInfo> Sites;
   std::unordered_map<const ir::ArrayRead *, int> SiteOf;
+  /// With AnalysisOptions::OnlySites: loops and conditionals that hold no
+  /// kept site and assign no local, which the run then steps over.
+  std::unordered_set<const ir::Stmt *> SkipStmts;
+  /// Marks B's skippable statements; true when B itself holds a kept site
+  /// or assigns a local.
+  bool markSkippable(const ir::Block &B);
 
   // Per-warp state.
   bool Symbolic = false;
