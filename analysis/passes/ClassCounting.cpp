@@ -571,6 +571,11 @@ void Analyzer::runFast(KernelReport &Rep) {
     Entries = 0;
   }
   std::vector<Group *> GroupOfTemplate(Templates.size(), nullptr);
+  // A template's lane offsets less lane 0's, the cache's key, and that
+  // shift (mod Period), added to the residue: a lane part such as
+  // ty * pitch + tx (ty uniform in the warp) is then one key at every size.
+  std::vector<const LaneArr *> LanesOfTemplate(Templates.size(), nullptr);
+  std::vector<std::int64_t> ShiftOfTemplate(Templates.size(), 0);
   std::vector<Address> Addrs(static_cast<std::size_t>(W), NoAccess);
   auto CostsFor = [&](int TId, std::int64_t Residue, Mask Active) -> CacheEntry {
     const Template &T = Templates[static_cast<std::size_t>(TId)];
@@ -581,14 +586,27 @@ void Analyzer::runFast(KernelReport &Rep) {
       return E;
     }
     Group *&G = GroupOfTemplate[static_cast<std::size_t>(TId)];
+    const LaneArr *&Lanes0 = LanesOfTemplate[static_cast<std::size_t>(TId)];
+    std::int64_t &Shift = ShiftOfTemplate[static_cast<std::size_t>(TId)];
     if (!G) {
-      static const LaneArr Zero{};
-      const std::int64_t Id =
-          LaneIds.try_emplace(T.HasV ? T.V : Zero, static_cast<std::int64_t>(LaneIds.size())).first->second;
+      LaneArr Norm{};
+      if (T.HasV) {
+        Norm = T.V;
+        bool Fits = true;
+        for (int L = 0; L < W && Fits; ++L)
+          Fits = !__builtin_sub_overflow(T.V[static_cast<std::size_t>(L)], T.V[0], &Norm[static_cast<std::size_t>(L)]);
+        if (Fits)
+          Shift = floorMod(T.V[0], Period);
+        else
+          Norm = T.V;
+      }
+      const auto It = LaneIds.try_emplace(Norm, static_cast<std::int64_t>(LaneIds.size())).first;
+      Lanes0 = &It->first;
       const std::int64_t Shape =
           S.Arr->ElemBytes * 4 + (S.Arr->Decl->Space == ir::MemSpace::Shared ? 2 : 0) + (W << 16);
-      G = &Groups[{Id, Shape}];
+      G = &Groups[{It->second, Shape}];
     }
+    Residue = (Residue + Shift) % Period;
     const auto R = static_cast<std::size_t>(Residue);
     if (R >= G->size())
       G->resize(R + 1);
@@ -601,21 +619,17 @@ void Analyzer::runFast(KernelReport &Rep) {
         break;
       }
     if (!Found) {
+      // The models need non-negative addresses (and NoAccess is -1): lift
+      // by whole periods before marking the lanes that are off.
+      Address Lowest = 0;
+      for (int L = 0; L < W; ++L)
+        if ((Active >> L) & 1)
+          Lowest = std::min(Lowest, Residue + (*Lanes0)[static_cast<std::size_t>(L)]);
+      const Address Lift = Lowest < 0 ? (-Lowest + Period - 1) / Period * Period : 0;
       std::fill(Addrs.begin(), Addrs.end(), NoAccess);
       for (int L = 0; L < W; ++L)
         if ((Active >> L) & 1)
-          Addrs[static_cast<std::size_t>(L)] = Residue + (T.HasV ? T.V[static_cast<std::size_t>(L)] : 0);
-      // The models need non-negative addresses: lift by whole periods.
-      Address Lowest = 0;
-      for (Address A : Addrs)
-        if (A != NoAccess)
-          Lowest = std::min(Lowest, A);
-      if (Lowest < 0) {
-        const Address Lift = (-Lowest + Period - 1) / Period * Period;
-        for (Address &A : Addrs)
-          if (A != NoAccess)
-            A += Lift;
-      }
+          Addrs[static_cast<std::size_t>(L)] = Residue + (*Lanes0)[static_cast<std::size_t>(L)] + Lift;
       E.Costs = costsOf(S, Addrs);
       Slot.push_back({Active, E.Costs});
       ++Entries;

@@ -193,6 +193,30 @@ TEST_CASE("class counting equals warp-by-warp evaluation on random guarded kerne
   CHECK(Tables >= Trials / 20);
 }
 
+TEST_CASE("lanes whose address is one below a period boundary count as accesses (reversed indices)") {
+  // b[bx * 32 + Off - tx]: the uniform part's residue minus the lane can
+  // be -1 before the lift to non-negative addresses, which is also the
+  // models' 'no access' mark; such a lane was once dropped (4 sectors
+  // instead of 5 at Off = 62).
+  for (int Off = 31; Off < 96; ++Off) {
+    const std::string Text = fmt::format("target sm_90\n"
+                                         "kernel rev(a: global f32[128], b: global f32[{}]) grid (4) block (32) {{\n"
+                                         "  b[bx * 32 + {} - tx] = a[tid]\n}}\n",
+                                         96 + Off + 1, Off);
+    CAPTURE(Text);
+    const ir::Program P = parseOrFail(Text);
+    const KernelReport A = analyzeKernel(P, P.Kernels[0]);
+    AnalysisOptions O;
+    O.Exhaustive = true;
+    const KernelReport B = analyzeKernel(P, P.Kernels[0], O);
+    REQUIRE(A.FastPath);
+    REQUIRE(A.Sites.size() == B.Sites.size());
+    for (std::size_t I = 0; I < A.Sites.size(); ++I)
+      CHECK(A.Sites[I] == B.Sites[I]);
+    CHECK(A.Sites[0].Sectors.Max == (Off % 8 == 7 ? 4 : 5)); // b: 32 lanes from Off - 31
+  }
+}
+
 TEST_CASE("a site subset (OnlySites) gives the kept sites' full figures and leaves the others empty") {
   // The all-sizes analysis evaluates each site only at the sizes it needs,
   // through AnalysisOptions::OnlySites, on both evaluators.
