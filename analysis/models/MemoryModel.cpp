@@ -408,4 +408,30 @@ WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
   return C;
 }
 
+WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes) {
+  std::uint32_t Banks = 0;
+  for (std::uint16_t V : Lanes)
+    Banks |= std::uint32_t(1) << (V & 31);
+  if (Banks != ~std::uint32_t(0)) {
+    Address A[32];
+    std::copy(Lanes.begin(), Lanes.end(), A);
+    return warpAccessCosts(A, 32, 4, true);
+  }
+  // One lane per bank: each bank sees one address (congestion 1), and the
+  // 128 bytes moved are one wavefront.
+  std::uint64_t Seen[(1 << 16) / 32 / 64] = {};
+  std::int64_t Groups = 0;
+  for (std::uint16_t V : Lanes) {
+    const unsigned G = V >> 5;
+    const std::uint64_t Bit = std::uint64_t(1) << (G & 63);
+    Groups += !(Seen[G >> 6] & Bit);
+    Seen[G >> 6] |= Bit;
+  }
+  WarpAccessCosts C;
+  C.Congestion = 1;
+  C.Groups = Groups;
+  C.Wavefronts = 1;
+  return C;
+}
+
 } // namespace bankwise
