@@ -409,9 +409,22 @@ WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
 }
 
 WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes) {
+  // Group g = index / 32 was seen in this call when Stamp[g] == Gen: a new
+  // generation per call empties the table (a 2048-bit map set and tested
+  // lane by lane waits on its own stores, twice as slow).
+  thread_local std::uint8_t Stamp[(1 << 16) / 32] = {};
+  thread_local std::uint8_t Gen = 0;
+  if (++Gen == 0) {
+    std::fill(std::begin(Stamp), std::end(Stamp), std::uint8_t(0));
+    Gen = 1;
+  }
   std::uint32_t Banks = 0;
-  for (std::uint16_t V : Lanes)
+  std::int64_t Groups = 0;
+  for (std::uint16_t V : Lanes) {
     Banks |= std::uint32_t(1) << (V & 31);
+    Groups += Stamp[V >> 5] != Gen;
+    Stamp[V >> 5] = Gen;
+  }
   if (Banks != ~std::uint32_t(0)) {
     Address A[32];
     std::copy(Lanes.begin(), Lanes.end(), A);
@@ -419,14 +432,6 @@ WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes) {
   }
   // One lane per bank: each bank sees one address (congestion 1), and the
   // 128 bytes moved are one wavefront.
-  std::uint64_t Seen[(1 << 16) / 32 / 64] = {};
-  std::int64_t Groups = 0;
-  for (std::uint16_t V : Lanes) {
-    const unsigned G = V >> 5;
-    const std::uint64_t Bit = std::uint64_t(1) << (G & 63);
-    Groups += !(Seen[G >> 6] & Bit);
-    Seen[G >> 6] |= Bit;
-  }
   WarpAccessCosts C;
   C.Congestion = 1;
   C.Groups = Groups;
