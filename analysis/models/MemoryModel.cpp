@@ -360,13 +360,22 @@ WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
       Active.push_back(A);
   if (Active.empty())
     return C;
-  Units.assign(Active.begin(), Active.end());
-  C.Congestion = maxDistinctPerBank(Units, W);
+  // Groups first: lanes in distinct groups are at distinct addresses, so
+  // the congestion is then the most lanes in one bank, no set needed (a
+  // scatter over a large array, one counting pass instead of two).
   const Divisor Group(W);
   Units.clear();
   for (Address A : Active)
     Units.push_back(Group.div(A));
   C.Groups = countDistinct(Units);
+  if (W <= 64 && C.Groups == static_cast<std::int64_t>(Active.size())) {
+    std::int64_t PerBank[64] = {};
+    for (Address A : Active)
+      C.Congestion = std::max(C.Congestion, ++PerBank[Group.mod(A)]);
+  } else {
+    Units.assign(Active.begin(), Active.end());
+    C.Congestion = maxDistinctPerBank(Units, W);
+  }
   if (!Sm90)
     return C;
   const std::int64_t Moved = ElemBytes * static_cast<std::int64_t>(Active.size());
