@@ -454,7 +454,7 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
     // P(g(t)) = f(t), checked one-to-one.
     PermutationTables Perms(Prog);
     ThreadIndexer Indexer(Prog, K, Perms);
-    std::vector<std::uint32_t> Map(static_cast<std::size_t>(N));
+    std::vector<std::uint32_t> Map;
     const ir::Expr &GE = Src->Indices.front(), &FE = Dst->Indices.front();
     // Both indices tables of n entries applied to tid (b[P(tid)] = a[tid],
     // b[tid] = a[Q(tid)], or chains of those): each is a bijection of
@@ -473,14 +473,20 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
         return P->size() == static_cast<std::uint64_t>(N);
       });
     }
-    if (Direct) {
+    // A global copy through one table (b[P(tid)] = a[tid]) is scheduled
+    // from the table itself, not from a copy of it (n entries, 256 MB of
+    // fresh pages at n = 2^26).
+    const Permutation *Whole = Direct && Global && Steps.size() == 1 ? Steps.front() : nullptr;
+    if (!Whole)
+      Map.resize(static_cast<std::size_t>(N));
+    if (Direct && !Whole) {
       for (std::uint64_t X = 0; X < static_cast<std::uint64_t>(N); ++X) {
         std::uint64_t V = X;
         for (const Permutation *P : Steps)
           V = (*P)(V);
         Map[X] = static_cast<std::uint32_t>(V);
       }
-    } else {
+    } else if (!Direct) {
       // Compiled forms where the index has one (the interpreter reports any
       // thread they cannot compute, with its message and location).
       const auto GC = ThreadIndexer::compile(GE, Prog, K, Perms);
@@ -533,9 +539,10 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
       L->PlanePrefix = "colored_" + K.Name;
       L->Shape = Shape;
       L->Schedule = std::make_shared<const HmmSchedule>(
-          scheduleHmmPermutation(Direct ? Permutation::ofBijection(std::move(Map))
-                                        : Permutation(std::move(Map)),
-                                 L->Shape));
+          Whole ? scheduleHmmPermutation(*Whole, L->Shape)
+                : scheduleHmmPermutation(Direct ? Permutation::ofBijection(std::move(Map))
+                                                : Permutation(std::move(Map)),
+                                         L->Shape));
       L->Passes = hmmPassPlans(*L, SA->Name, DA->Name, Copy->Value.Loc, CopyLoc);
       Rep.Hmm = std::move(L);
       Out.push_back(std::move(Rep));
