@@ -273,6 +273,17 @@ HarnessSizes harnessSizes(const ir::Program &Prog, const CodegenOptions &Opts, c
   return H;
 }
 
+namespace {
+/// The tables of Mod that go to the side file, in order.
+SideFile sideFileOf(const ModuleState &Mod) {
+  SideFile S;
+  for (const TablePlan &T : Mod.Tables)
+    if (!T.InSource && T.stored())
+      S.Tables.push_back(T);
+  return S;
+}
+} // namespace
+
 CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts) {
   const std::optional<ir::TargetInfo> Target = ir::targetInfo(Opts.Arch);
   if (!Target)
@@ -299,10 +310,11 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
         Planned.push_back(std::move(C));
       break;
     }
+  // Every kernel's facts and tables first, then the analyses (the long
+  // part at n = 2^26), so that a side file can be written while they run.
   for (const ir::Kernel &K : Prog.Kernels) {
     Facts.push_back(std::make_unique<KernelFacts>(Prog, K, Mod));
     planShared(*Facts.back(), *Target, Mod.Warnings);
-    Reports.push_back(analyzeKernel(Prog, K, Opts.Analysis));
     if (!isHmmScheduled(K))
       continue;
     if (!Facts.back()->RuntimeUsed.empty())
@@ -318,6 +330,11 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
       throw UserError(K.Loc, fmt::format("kernel '{}': schedule colored was not planned", K.Name));
     Facts.back()->HmmTable = Mod.hmmTable(K.Name, *Facts.back()->Hmm);
   }
+  const SideFile Side = sideFileOf(Mod);
+  if (!Side.empty() && Opts.SideFilePlanned)
+    Opts.SideFilePlanned(Side);
+  for (const ir::Kernel &K : Prog.Kernels)
+    Reports.push_back(analyzeKernel(Prog, K, Opts.Analysis));
   std::vector<KernelEmitter> Emitters;
   for (std::size_t I = 0; I < Facts.size(); ++I)
     Emitters.emplace_back(*Facts[I], Reports[I], Opts, Mod);
@@ -540,10 +557,7 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   CompileResult R;
   R.Source = std::move(Src);
   R.Header = std::move(Header);
-  if (HasTables)
-    for (const TablePlan &T : Mod.Tables)
-      if (!T.InSource && T.stored())
-        R.SideFile.Tables.push_back(T);
+  R.SideFile = Side;
   R.ReportJson = J.dump(1) + "\n";
   R.Warnings = Mod.Warnings;
   return R;

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <functional>
 #include <vector>
 
 namespace bankwise::codegen {
@@ -60,6 +61,10 @@ struct CodegenOptions {
   /// The values the runtime params were bound to, named in comments
   /// ("predicted at R = 64, C = 64") and the harness's default sizes.
   ir::Bindings RepresentativeSizes;
+  /// Called once, when there is a side file, as soon as its tables are
+  /// planned and before the kernels are analyzed, with the side file that
+  /// CompileResult::SideFile will equal: a caller may write it meanwhile.
+  std::function<void(const SideFile &)> SideFilePlanned;
 };
 
 /// The line the .cu of a compile with a harness starts its harness part with

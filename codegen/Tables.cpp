@@ -40,10 +40,6 @@ std::uint64_t TablePlan::hash() const {
   return H.finish();
 }
 
-namespace {
-constexpr unsigned char SideFileMagic[8] = {'B', 'W', 'T', 'A', 'B', 'L', 'E', '2'};
-} // namespace
-
 std::uint64_t SideFile::size() const {
   std::uint64_t Bytes = sizeof(SideFileMagic);
   for (const TablePlan &T : Tables)
@@ -52,11 +48,9 @@ std::uint64_t SideFile::size() const {
 }
 
 bool SideFile::write(std::ostream &Out) const {
-  Out.write(reinterpret_cast<const char *>(SideFileMagic), sizeof(SideFileMagic));
-  for (const TablePlan &T : Tables)
-    T.forEachChunk([&](const unsigned char *Data, std::size_t N) {
-      Out.write(reinterpret_cast<const char *>(Data), static_cast<std::streamsize>(N));
-    });
+  forEachChunk([&](const unsigned char *Data, std::size_t N) {
+    Out.write(reinterpret_cast<const char *>(Data), static_cast<std::streamsize>(N));
+  });
   return static_cast<bool>(Out);
 }
 

@@ -80,6 +80,9 @@ struct SideFile {
   std::uint64_t size() const;
   /// Writes the file to Out; false when a write failed.
   bool write(std::ostream &Out) const;
+  /// The file's bytes in order, magic first, to Fn(const unsigned char *,
+  /// std::size_t) in chunks of at most 1 MiB, straight from the tables.
+  template <class F> void forEachChunk(F &&Fn) const;
   /// The whole file in memory (for tests and small files).
   std::vector<unsigned char> bytes() const;
 };
@@ -126,6 +129,15 @@ template <class F> void TablePlan::forEachChunk(F &&Fn) const {
     }
   }
   Flush();
+}
+
+/// "BWTABLE2": the side file's first eight bytes.
+inline constexpr unsigned char SideFileMagic[8] = {'B', 'W', 'T', 'A', 'B', 'L', 'E', '2'};
+
+template <class F> void SideFile::forEachChunk(F &&Fn) const {
+  Fn(SideFileMagic, sizeof(SideFileMagic));
+  for (const TablePlan &T : Tables)
+    T.forEachChunk(Fn);
 }
 
 } // namespace bankwise::codegen

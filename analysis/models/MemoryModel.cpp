@@ -360,13 +360,22 @@ WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
       Active.push_back(A);
   if (Active.empty())
     return C;
-  Units.assign(Active.begin(), Active.end());
-  C.Congestion = maxDistinctPerBank(Units, W);
+  // Groups first: lanes in distinct groups are at distinct addresses, so
+  // the congestion is then the most lanes in one bank, no set needed (a
+  // scatter over a large array, one counting pass instead of two).
   const Divisor Group(W);
   Units.clear();
   for (Address A : Active)
     Units.push_back(Group.div(A));
   C.Groups = countDistinct(Units);
+  if (W <= 64 && C.Groups == static_cast<std::int64_t>(Active.size())) {
+    std::int64_t PerBank[64] = {};
+    for (Address A : Active)
+      C.Congestion = std::max(C.Congestion, ++PerBank[Group.mod(A)]);
+  } else {
+    Units.assign(Active.begin(), Active.end());
+    C.Congestion = maxDistinctPerBank(Units, W);
+  }
   if (!Sm90)
     return C;
   const std::int64_t Moved = ElemBytes * static_cast<std::int64_t>(Active.size());
@@ -405,6 +414,37 @@ WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
       Units.push_back((A * ElemBytes) >> 5);
     C.Sectors = countDistinct(Units);
   }
+  return C;
+}
+
+WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes) {
+  // Group g = index / 32 was seen in this call when Stamp[g] == Gen: a new
+  // generation per call empties the table (a 2048-bit map set and tested
+  // lane by lane waits on its own stores, twice as slow).
+  thread_local std::uint8_t Stamp[(1 << 16) / 32] = {};
+  thread_local std::uint8_t Gen = 0;
+  if (++Gen == 0) {
+    std::fill(std::begin(Stamp), std::end(Stamp), std::uint8_t(0));
+    Gen = 1;
+  }
+  std::uint32_t Banks = 0;
+  std::int64_t Groups = 0;
+  for (std::uint16_t V : Lanes) {
+    Banks |= std::uint32_t(1) << (V & 31);
+    Groups += Stamp[V >> 5] != Gen;
+    Stamp[V >> 5] = Gen;
+  }
+  if (Banks != ~std::uint32_t(0)) {
+    Address A[32];
+    std::copy(Lanes.begin(), Lanes.end(), A);
+    return warpAccessCosts(A, 32, 4, true);
+  }
+  // One lane per bank: each bank sees one address (congestion 1), and the
+  // 128 bytes moved are one wavefront.
+  WarpAccessCosts C;
+  C.Congestion = 1;
+  C.Groups = Groups;
+  C.Wavefronts = 1;
   return C;
 }
 

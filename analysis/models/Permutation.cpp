@@ -111,8 +111,25 @@ Permutation randomPermutation(std::uint64_t N, std::uint64_t Seed) {
   std::vector<std::uint32_t> Map(N);
   std::iota(Map.begin(), Map.end(), 0u);
   Rng R(Seed);
-  for (std::uint64_t I = N - 1; I > 0; --I)
-    std::swap(Map[I], Map[R.below(I + 1)]);
+  // Fisher-Yates from the top. The partners J do not depend on the table,
+  // so they are drawn Ahead steps early and their entries prefetched: the
+  // swaps (the same ones, in the same order) then find them in cache
+  // instead of waiting for a miss each, most of the time at n = 2^26.
+  constexpr std::uint64_t Ahead = 32;
+  std::uint64_t Partner[Ahead];
+  const std::uint64_t Early = std::min<std::uint64_t>(Ahead, N - 1);
+  for (std::uint64_t K = 0; K < Early; ++K) {
+    Partner[K] = R.below(N - K);
+    __builtin_prefetch(&Map[Partner[K]], 1);
+  }
+  for (std::uint64_t I = N - 1, K = 0; I > 0; --I, K = (K + 1) % Ahead) {
+    const std::uint64_t J = Partner[K];
+    if (I > Ahead) { // the draw for I - Ahead, in draw order
+      Partner[K] = R.below(I - Ahead + 1);
+      __builtin_prefetch(&Map[Partner[K]], 1);
+    }
+    std::swap(Map[I], Map[J]);
+  }
   return Permutation::ofBijection(std::move(Map));
 }
 

@@ -7,6 +7,7 @@
 #include "support/Parallel.h"
 
 #include <algorithm>
+#include <array>
 #include <fmt/format.h>
 #include <functional>
 #include <map>
@@ -233,23 +234,47 @@ void addRegularSteps(const HmmLowering &L, int Pass, std::vector<AccessSiteRepor
 /// Adds to Sites the warps of step (3), the schedule's own s and d, for
 /// blocks [FirstBlock, EndBlock) of pass Pass: one model evaluation per
 /// warp, since these patterns are the permutation's and do not repeat.
+/// Congestion, groups and wavefronts of a warp are at most 32, so they are
+/// counted by value and added to the sites once per value.
 void addScheduleSteps(const HmmLowering &L, int Pass, std::uint32_t FirstBlock, std::uint32_t EndBlock,
                       std::vector<AccessSiteReport> &Sites) {
   const HmmSchedule &Sched = *L.Schedule;
   const std::int64_t W = L.Shape.Banks, Eb = L.ElemBytes;
   const std::uint32_t Words = Sched.blockWords(Pass);
+  const bool Words32 = W == 32 && Eb == 4; // sharedWordWarpCosts' case
   std::vector<Address> Lanes(static_cast<std::size_t>(W));
   for (int Plane = 0; Plane < 2; ++Plane) {
     const std::span<const std::uint16_t> Table = Plane ? Sched.d(Pass) : Sched.s(Pass);
     AccessSiteReport &S = Sites[Plane ? HmmBufScatter : HmmBufGather];
+    std::array<std::int64_t, 33> Congestion{}, Groups{}, Wavefronts{};
     for (std::uint64_t At = std::uint64_t(FirstBlock) * Words; At < std::uint64_t(EndBlock) * Words;
          At += static_cast<std::uint64_t>(W)) {
-      for (std::int64_t I = 0; I < W; ++I)
-        Lanes[static_cast<std::size_t>(I)] = Table[At + static_cast<std::uint64_t>(I)];
-      const WarpAccessCosts C = warpAccessCosts(Lanes, W, Eb, true);
-      S.Congestion.add(C.Congestion);
-      S.Groups.add(C.Groups);
-      S.Wavefronts.add(C.Wavefronts);
+      WarpAccessCosts C;
+      if (Words32) {
+        C = sharedWordWarpCosts(Table.subspan(At).first<32>());
+      } else {
+        for (std::int64_t I = 0; I < W; ++I)
+          Lanes[static_cast<std::size_t>(I)] = Table[At + static_cast<std::uint64_t>(I)];
+        C = warpAccessCosts(Lanes, W, Eb, true);
+      }
+      if (C.Congestion <= 32 && C.Groups <= 32 && C.Wavefronts <= 32) {
+        ++Congestion[static_cast<std::size_t>(C.Congestion)];
+        ++Groups[static_cast<std::size_t>(C.Groups)];
+        ++Wavefronts[static_cast<std::size_t>(C.Wavefronts)];
+      } else {
+        S.Congestion.add(C.Congestion);
+        S.Groups.add(C.Groups);
+        S.Wavefronts.add(C.Wavefronts);
+      }
+    }
+    for (std::size_t V = 0; V <= 32; ++V) {
+      const auto X = static_cast<std::int64_t>(V);
+      if (Congestion[V])
+        S.Congestion.add(X, Congestion[V]);
+      if (Groups[V])
+        S.Groups.add(X, Groups[V]);
+      if (Wavefronts[V])
+        S.Wavefronts.add(X, Wavefronts[V]);
     }
   }
 }
@@ -429,7 +454,7 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
     // P(g(t)) = f(t), checked one-to-one.
     PermutationTables Perms(Prog);
     ThreadIndexer Indexer(Prog, K, Perms);
-    std::vector<std::uint32_t> Map(static_cast<std::size_t>(N));
+    std::vector<std::uint32_t> Map;
     const ir::Expr &GE = Src->Indices.front(), &FE = Dst->Indices.front();
     // Both indices tables of n entries applied to tid (b[P(tid)] = a[tid],
     // b[tid] = a[Q(tid)], or chains of those): each is a bijection of
@@ -448,14 +473,20 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
         return P->size() == static_cast<std::uint64_t>(N);
       });
     }
-    if (Direct) {
+    // A global copy through one table (b[P(tid)] = a[tid]) is scheduled
+    // from the table itself, not from a copy of it (n entries, 256 MB of
+    // fresh pages at n = 2^26).
+    const Permutation *Whole = Direct && Global && Steps.size() == 1 ? Steps.front() : nullptr;
+    if (!Whole)
+      Map.resize(static_cast<std::size_t>(N));
+    if (Direct && !Whole) {
       for (std::uint64_t X = 0; X < static_cast<std::uint64_t>(N); ++X) {
         std::uint64_t V = X;
         for (const Permutation *P : Steps)
           V = (*P)(V);
         Map[X] = static_cast<std::uint32_t>(V);
       }
-    } else {
+    } else if (!Direct) {
       // Compiled forms where the index has one (the interpreter reports any
       // thread they cannot compute, with its message and location).
       const auto GC = ThreadIndexer::compile(GE, Prog, K, Perms);
@@ -508,9 +539,10 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
       L->PlanePrefix = "colored_" + K.Name;
       L->Shape = Shape;
       L->Schedule = std::make_shared<const HmmSchedule>(
-          scheduleHmmPermutation(Direct ? Permutation::ofBijection(std::move(Map))
-                                        : Permutation(std::move(Map)),
-                                 L->Shape));
+          Whole ? scheduleHmmPermutation(*Whole, L->Shape)
+                : scheduleHmmPermutation(Direct ? Permutation::ofBijection(std::move(Map))
+                                                : Permutation(std::move(Map)),
+                                         L->Shape));
       L->Passes = hmmPassPlans(*L, SA->Name, DA->Name, Copy->Value.Loc, CopyLoc);
       Rep.Hmm = std::move(L);
       Out.push_back(std::move(Rep));

@@ -81,7 +81,10 @@ const Permutation &PermutationTables::get(const std::string &Name, bool Inverse)
   if (!P)
     throw UserError(fmt::format("unknown permutation '{}'", Name));
   const std::string Def = definitionKey(*P);
-  const std::string SharedKey = Def.empty() ? std::string() : tableKey(Def, Inverse);
+  // Identity and bit reversal are their own inverses: one table for both
+  // (a global copy's schedule reads Q^-1 where its analysis reads Q).
+  const bool SelfInverse = P->Kind == ir::PermKind::Identity || P->Kind == ir::PermKind::Bitreverse;
+  const std::string SharedKey = Def.empty() ? std::string() : tableKey(Def, Inverse && !SelfInverse);
   std::shared_ptr<const Permutation> Table = SharedKey.empty() ? nullptr : sharedTables().find(SharedKey);
   if (!Table) {
     Table = std::make_shared<const Permutation>(build(*P, Inverse));

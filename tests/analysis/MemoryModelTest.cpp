@@ -8,8 +8,10 @@
 
 #include <doctest/doctest.h>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
+#include <numeric>
 #include <vector>
 
 using namespace bankwise;
@@ -177,6 +179,30 @@ TEST_CASE("warpAccessCosts equals the separate cost functions") {
     CHECK(C.Wavefronts == (Sm90 && Shared ? sm90Shared(Bytes, E).Wavefronts : 0));
     CHECK(C.Sectors == (Sm90 && !Shared ? sm90Global(Bytes, E).Sectors : 0));
     CHECK(C.Lines == (Sm90 && !Shared ? sm90Global(Bytes, E).Lines : 0));
+  }
+}
+
+TEST_CASE("sharedWordWarpCosts equals warpAccessCosts on 16-bit shared word indices") {
+  Rng R(29);
+  for (int Trial = 0; Trial < 6000; ++Trial) {
+    std::array<std::uint16_t, 32> L{};
+    // A permutation of the banks (the conflict-free case, groups anywhere
+    // from one to 32), or any values (conflicts, repeats).
+    std::array<std::uint16_t, 32> Bank{};
+    std::iota(Bank.begin(), Bank.end(), std::uint16_t(0));
+    for (std::size_t I = 31; I > 0; --I)
+      std::swap(Bank[I], Bank[R.below(I + 1)]);
+    const std::uint64_t Rows = 1 + R.below(Trial % 2 ? 4 : 2048);
+    for (std::size_t I = 0; I < 32; ++I)
+      L[I] = Trial % 5 == 4 ? static_cast<std::uint16_t>(R.below(Trial % 3 ? 64 : 65536))
+                            : static_cast<std::uint16_t>(R.below(Rows) * 32 + Bank[I]);
+    const std::vector<Address> A(L.begin(), L.end());
+    const WarpAccessCosts Fast = sharedWordWarpCosts(L), Ref = warpAccessCosts(A, 32, 4, true);
+    CHECK(Fast.Congestion == Ref.Congestion);
+    CHECK(Fast.Groups == Ref.Groups);
+    CHECK(Fast.Wavefronts == Ref.Wavefronts);
+    CHECK(Fast.Sectors == 0);
+    CHECK(Fast.Lines == 0);
   }
 }
 

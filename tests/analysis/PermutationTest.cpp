@@ -4,6 +4,7 @@
 #include "analysis/passes/PermutationTables.h"
 #include "tests/support/ProgramFixtures.h"
 #include "support/Diagnostic.h"
+#include "support/Random.h"
 
 #include <doctest/doctest.h>
 #include <filesystem>
@@ -102,6 +103,20 @@ TEST_CASE("random permutations are deterministic per seed and valid") {
   CHECK(inverse(inverse(A)) == A);
   for (std::uint64_t I = 0; I < A.size(); ++I)
     REQUIRE(inverse(A)(A(I)) == I);
+}
+
+TEST_CASE("random permutations are the plain Fisher-Yates shuffle of the seed's draws") {
+  // randomPermutation draws its partners ahead of the swaps; the values
+  // must be those of the textbook loop, at every n around the lookahead.
+  for (const std::uint64_t N : {1ull, 2ull, 3ull, 31ull, 32ull, 33ull, 34ull, 64ull, 65ull, 1000ull, 100003ull}) {
+    std::vector<std::uint32_t> Map(N);
+    for (std::uint64_t I = 0; I < N; ++I)
+      Map[I] = static_cast<std::uint32_t>(I);
+    Rng R(2026);
+    for (std::uint64_t I = N - 1; I > 0; --I)
+      std::swap(Map[I], Map[R.below(I + 1)]);
+    CHECK_MESSAGE(randomPermutation(N, 2026).map() == Map, "n = " << N);
+  }
 }
 
 TEST_CASE("invalid parameters are user errors") {
