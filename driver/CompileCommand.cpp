@@ -169,6 +169,8 @@ public:
   }
   /// Starts writing Side (once).
   void start(const codegen::SideFile &S) {
+    if (Started) // a later plan is compared, and written if it differs, by commit
+      return;
     Side = S;
     Started = true;
     Thread = std::thread([this] {
