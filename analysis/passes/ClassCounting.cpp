@@ -1,7 +1,8 @@
 // Counting warps by class (the fast path of analyzeKernel): opaque uniform
-// values, guard atoms and lane tables built during the symbolic run of each
-// warp position, and runFast, which counts each access's warp executions per
-// (residue, mask) class without visiting warps (docs/analysis.md).
+// values and guard atoms built during the symbolic run of each warp
+// position, and runFast, which counts each access's warp executions per
+// (residue, mask) class without visiting warps (docs/analysis.md). Lane
+// tables, walked warp by warp, are in LaneTables.cpp.
 #include "analysis/passes/detail/Analyzer.h"
 
 #include <fmt/format.h>
@@ -321,126 +322,6 @@ std::optional<Val> Analyzer::splitBitrev(const Val &X, std::int64_t Bits, Mask M
       R.V[static_cast<std::size_t>(L)] =
           ir::applyCall(ir::Function::Bitrev, {X.HasV ? X.V[static_cast<std::size_t>(L)] : 0, Bits}).Value;
   return R;
-}
-
-std::optional<Val> Analyzer::laneTable(const Val &Index, Mask M, const void *Ref, bool IsPerm,
-                                       std::int64_t Size) {
-  if (Index.Unknown || Index.Pred >= 0 || Index.Lt >= 0 || !Index.HasV || Index.concrete())
-    return std::nullopt;
-  const auto Rg = rangeOf(Index.U);
-  if (!Rg)
-    return std::nullopt;
-  for (int L = 0; L < Lanes; ++L)
-    if ((M >> L) & 1 && (Rg->first + Index.V[static_cast<std::size_t>(L)] < 0 ||
-                         Rg->second + Index.V[static_cast<std::size_t>(L)] >= Size))
-      return std::nullopt; // some block may read outside: the walk reports it
-  LaneTableDef D;
-  D.Ref = Ref;
-  D.IsPerm = IsPerm;
-  D.IU = Index.U;
-  D.IV = Index.V;
-  LaneTables.push_back(std::move(D));
-  Val R;
-  R.HasV = true; // varies by lane (V itself is 0)
-  R.Lt = static_cast<int>(LaneTables.size()) - 1;
-  R.LtScale = 1;
-  return R;
-}
-
-std::int64_t Analyzer::laneTableAt(const LaneTableDef &D, std::int64_t I) const {
-  if (D.IsPerm)
-    return static_cast<std::int64_t>((*static_cast<const Permutation *>(D.Ref))(static_cast<std::uint64_t>(I)));
-  const auto &A = *static_cast<const ArrayInfo *>(D.Ref);
-  return A.Holds ? static_cast<std::int64_t>((*A.Holds)(static_cast<std::uint64_t>(I)))
-                 : (*A.Data)[static_cast<std::size_t>(I)];
-}
-
-std::vector<Address> Analyzer::laneTableAddresses(const Template &T,
-                                                  const std::vector<std::int64_t> &Vals,
-                                                  Mask Active) const {
-  const LaneTableDef &D = LaneTables[static_cast<std::size_t>(T.Lt)];
-  const std::int64_t Base = valueAt(T.U, Vals), IBase = valueAt(D.IU, Vals);
-  std::vector<Address> Addrs(static_cast<std::size_t>(W), NoAccess);
-  for (int L = 0; L < W; ++L)
-    if ((Active >> L) & 1) {
-      const auto I = static_cast<std::size_t>(L);
-      Addrs[I] = Base + T.V[I] + T.LtScale * laneTableAt(D, IBase + D.IV[I]);
-    }
-  return Addrs;
-}
-
-void Analyzer::countLaneTable(int TId, const std::vector<LoopDom> &Vars,
-                              const std::vector<int> &TAtoms, AccessSiteReport &Site) {
-  const Template &T = Templates[static_cast<std::size_t>(TId)];
-  const SiteInfo &S = Sites[static_cast<std::size_t>(T.Site)];
-  Wide Points = 1;
-  for (const LoopDom &V : Vars)
-    Points *= V.Trips;
-  spend(static_cast<std::int64_t>(std::min<Wide>(Points, Wide(1) << 40)));
-  int MaxVar = FirstLoopVar;
-  for (const LoopDom &V : Vars)
-    MaxVar = std::max(MaxVar, V.Var + 1);
-  const unsigned Threads = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
-  std::vector<AccessSiteReport> Parts(Threads, Site);
-  std::vector<std::exception_ptr> Errors(Threads);
-  auto Work = [&](unsigned Part) {
-    try {
-      std::vector<std::int64_t> Vals(static_cast<std::size_t>(MaxVar), 0);
-      std::vector<Mask> Masks(Atoms.size(), 0);
-      AccessSiteReport Acc = Site;
-      Acc.Congestion = Acc.Groups = Acc.Wavefronts = Acc.Sectors = Acc.Lines = CostStats{};
-      Acc.WarpExecutions = Acc.ThreadAccesses = 0;
-      const Wide Begin = Points * Part / Threads, End = Points * (Part + 1) / Threads;
-      for (Wide P = Begin; P < End; ++P) {
-        Wide Rest = P;
-        for (const LoopDom &V : Vars) {
-          Vals[static_cast<std::size_t>(V.Var)] = V.Begin + V.Step * static_cast<std::int64_t>(Rest % V.Trips);
-          Rest /= V.Trips;
-        }
-        Mask Active = T.Active;
-        if (T.Pred >= 0 || T.Oob >= 0)
-          for (int A : TAtoms)
-            Masks[static_cast<std::size_t>(A)] = atomAt(A, Vals);
-        if (T.Pred >= 0)
-          Active &= predAt(T.Pred, Masks);
-        if (T.Oob >= 0 && (Active & predAt(T.Oob, Masks)))
-          throw NotAffine{"an index that leaves its array (checked thread by thread)"};
-        if (!Active)
-          continue;
-        addStats(Acc, costsOf(S, laneTableAddresses(T, Vals, Active)), false, std::popcount(Active), 1);
-      }
-      Parts[Part] = std::move(Acc);
-    } catch (...) {
-      Errors[Part] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> Pool;
-  for (unsigned Part = 1; Part < Threads; ++Part)
-    Pool.emplace_back(Work, Part);
-  Work(0);
-  for (std::thread &Th : Pool)
-    Th.join();
-  for (const std::exception_ptr &E : Errors)
-    if (E)
-      std::rethrow_exception(E);
-  // Merge in part order: the sums are of integers, exact in a double.
-  auto Merge = [](CostStats &Into, const CostStats &From) {
-    if (From.Count == 0)
-      return;
-    Into.Min = Into.Count == 0 ? From.Min : std::min(Into.Min, From.Min);
-    Into.Max = Into.Count == 0 ? From.Max : std::max(Into.Max, From.Max);
-    Into.Count += From.Count;
-    Into.Sum += From.Sum;
-  };
-  for (const AccessSiteReport &P : Parts) {
-    Site.WarpExecutions += P.WarpExecutions;
-    Site.ThreadAccesses += P.ThreadAccesses;
-    Merge(Site.Congestion, P.Congestion);
-    Merge(Site.Groups, P.Groups);
-    Merge(Site.Wavefronts, P.Wavefronts);
-    Merge(Site.Sectors, P.Sectors);
-    Merge(Site.Lines, P.Lines);
-  }
 }
 
 namespace {
