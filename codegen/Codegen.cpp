@@ -557,7 +557,7 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   CompileResult R;
   R.Source = std::move(Src);
   R.Header = std::move(Header);
-  R.SideFile = Side;
+  R.SideFile = sideFileOf(Mod); // as planned above, unless a table came later
   R.ReportJson = J.dump(1) + "\n";
   R.Warnings = Mod.Warnings;
   return R;

@@ -62,8 +62,9 @@ struct CodegenOptions {
   /// ("predicted at R = 64, C = 64") and the harness's default sizes.
   ir::Bindings RepresentativeSizes;
   /// Called once, when there is a side file, as soon as its tables are
-  /// planned and before the kernels are analyzed, with the side file that
-  /// CompileResult::SideFile will equal: a caller may write it meanwhile.
+  /// planned and before the kernels are analyzed: a caller may write it
+  /// meanwhile, and compare it with CompileResult::SideFile at the end (a
+  /// table planned later makes them differ).
   std::function<void(const SideFile &)> SideFilePlanned;
 };
 
