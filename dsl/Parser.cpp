@@ -25,8 +25,8 @@ struct SyntaxError {};
 struct Abort {};
 
 bool isTopKeyword(const Token &T) {
-  static constexpr std::array<std::string_view, 5> Words{
-      "target", "machine", "param", "permutation", "kernel"};
+  static constexpr std::array<std::string_view, 6> Words{
+      "target", "machine", "param", "permutation", "kernel", "launch"};
   return T.Kind == Tok::Ident &&
          std::find(Words.begin(), Words.end(), T.Text) != Words.end();
 }
@@ -285,6 +285,7 @@ private:
   //------------------------------------------------------===//
 
   /// topdecl ::= target | machine | param | permdecl | arraydecl | kernel
+  ///             | launch
   void parseTopDecl() {
     if (atWord("target"))
       return parseTarget();
@@ -300,8 +301,24 @@ private:
     }
     if (atWord("kernel"))
       return parseKernel();
+    if (atWord("launch"))
+      return parseLaunch();
     failExpected("a declaration (target, machine, param, permutation, "
-                 "an array or kernel)");
+                 "an array, kernel or launch)");
+  }
+
+  /// launch ::= 'launch' IDENT '=' IDENT {',' IDENT}
+  void parseLaunch() {
+    consume();
+    Launch L;
+    const Token Name = expectName("a launch name");
+    L.Name = Name.Text;
+    L.Loc = loc(Name);
+    expect(Tok::Assign, "after the launch name");
+    do
+      L.Kernels.push_back(expectName("a kernel name").Text);
+    while (at(Tok::Comma) && (consume(), true));
+    S.actOnLaunch(std::move(L));
   }
 
   /// target ::= 'target' IDENT
@@ -369,6 +386,8 @@ private:
   ///            | 'random' '(' expr ',' 'seed' ':' expr ')'
   ///            | ('schedule_src' | 'schedule_dst') '(' IDENT ',' 'w' ':' expr
   ///            ')'
+  ///            | ('hmm_src' | 'hmm_dst') '(' (IDENT | 'inverse' '(' IDENT ')')
+  ///              ',' 'pass' ':' expr ')'
   void parsePermutation() {
     consume();
     Permutation P;
@@ -386,7 +405,7 @@ private:
       return S.actOnPermutation(std::move(P));
     }
     const Token Kind = expectName("a permutation such as 'identity(n)'");
-    static constexpr std::array<std::pair<std::string_view, PermKind>, 9> Kinds{
+    static constexpr std::array<std::pair<std::string_view, PermKind>, 11> Kinds{
         {{"identity", PermKind::Identity},
          {"shuffle", PermKind::Shuffle},
          {"bitreverse", PermKind::Bitreverse},
@@ -395,13 +414,16 @@ private:
          {"random", PermKind::Random},
          {"file", PermKind::File},
          {"schedule_src", PermKind::ScheduleSrc},
-         {"schedule_dst", PermKind::ScheduleDst}}};
+         {"schedule_dst", PermKind::ScheduleDst},
+         {"hmm_src", PermKind::HmmSrc},
+         {"hmm_dst", PermKind::HmmDst}}};
     auto It = std::find_if(Kinds.begin(), Kinds.end(),
                            [&](const auto &K) { return K.first == Kind.Text; });
     if (It == Kinds.end())
       fail(Kind, fmt::format("unknown permutation '{}'; expected identity, "
                              "shuffle, bitreverse, transpose, stride, random, "
-                             "file, schedule_src, schedule_dst or a list "
+                             "file, schedule_src, schedule_dst, hmm_src, "
+                             "hmm_dst or a list "
                              "'[...]'",
                              Kind.Text));
     P.Kind = It->second;
@@ -419,6 +441,22 @@ private:
       expect(Tok::Comma, "after the permutation");
       expectWord("w");
       expect(Tok::Colon, "after 'w'");
+      P.Args.push_back(parseExpr());
+      break;
+    case PermKind::HmmSrc:
+    case PermKind::HmmDst:
+      if (atWord("inverse")) {
+        consume();
+        expect(Tok::LParen, "after 'inverse'");
+        P.Base = expectName("the permutation to schedule").Text;
+        P.BaseInverse = true;
+        expect(Tok::RParen, "to close 'inverse('");
+      } else {
+        P.Base = expectName("the permutation to schedule").Text;
+      }
+      expect(Tok::Comma, "after the permutation");
+      expectWord("pass");
+      expect(Tok::Colon, "after 'pass'");
       P.Args.push_back(parseExpr());
       break;
     case PermKind::Random:

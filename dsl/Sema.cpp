@@ -530,8 +530,11 @@ void Sema::actOnPermutation(Permutation P) {
     P.Size.reset();
     break;
   case PermKind::ScheduleSrc:
-  case PermKind::ScheduleDst: {
-    const std::int64_t W = Arg(0, "schedule width", true);
+  case PermKind::ScheduleDst:
+  case PermKind::HmmSrc:
+  case PermKind::HmmDst: {
+    const bool Hmm = isBlockLocalTable(P.Kind);
+    const std::int64_t W = Arg(0, Hmm ? "pass" : "schedule width", !Hmm);
     const Permutation *Base = Out.findPerm(P.Base);
     const Symbol *S = lookup(P.Base);
     if (!S) {
@@ -539,6 +542,18 @@ void Sema::actOnPermutation(Permutation P) {
     } else if (S->Kind != SymKind::Perm || !Base) {
       error(P.Loc, fmt::format("{} '{}' is not a permutation",
                                kindName(static_cast<int>(S->Kind)), P.Base));
+    } else if (Hmm && isBlockLocalTable(Base->Kind)) {
+      error(P.Loc, fmt::format("'{}' is a table of block-local indices, not "
+                               "a permutation to schedule",
+                               P.Base));
+    } else if (Hmm) {
+      // Seed 001's three passes: row, strip, row.
+      P.Size = Base->Size;
+      if (Ok && (W < 0 || W > 2))
+        error(startOf(P.Args[0]),
+              fmt::format("pass {} does not exist: seed 001's schedule has "
+                          "passes 0, 1 and 2",
+                          W));
     } else {
       P.Size = Base->Size;
       if (Ok && Base->Size && *Base->Size % W != 0)
@@ -601,6 +616,24 @@ void Sema::checkArray(Array &A, bool InKernel) {
     error(A.Loc, fmt::format("array '{}' holds a permutation, so it must have "
                              "one dimension, not {}",
                              A.Name, A.Dims.size()));
+    return;
+  }
+  if (isBlockLocalTable(P->Kind)) {
+    // The planes' values are below a block's words (at most 2^15 on sm_90):
+    // codegen stores them as 16-bit words.
+    if (A.Dims.size() == 1 && A.Elem != ElemType{ScalarType::U16, 1})
+      error(A.Loc, fmt::format("array '{}' holds {}, whose entries are "
+                               "16-bit block-local indices: declare it u16, "
+                               "not {}",
+                               A.Name, spelling(P->Kind), spelling(A.Elem)));
+    if (A.Dims.size() == 1 && ShapeOk && P->Size && A.Shape[0] != *P->Size)
+      error(A.Loc, fmt::format("array '{}' has {} elements but table '{}' "
+                               "has {}",
+                               A.Name, A.Shape[0], P->Name, *P->Size));
+    if (A.Holds->Inverse)
+      error(A.Loc, fmt::format("'{}' is a table of block-local indices, not "
+                               "a permutation: it has no inverse",
+                               P->Name));
     return;
   }
   const auto Max = maxValue(A.Elem);
@@ -803,6 +836,27 @@ void Sema::checkStmt(Stmt &S) {
                                N->Decl.Name));
     checkArray(N->Decl, /*InKernel=*/true);
   }
+}
+
+void Sema::actOnLaunch(Launch L) {
+  declare(L.Name, L.Loc, {SymKind::Kernel, {}, 0});
+  for (std::size_t I = 0; I < L.Kernels.size(); ++I) {
+    const std::string &Name = L.Kernels[I];
+    if (!Out.findKernel(Name))
+      error(L.Loc, fmt::format("launch '{}': no kernel '{}' is declared "
+                               "before it",
+                               L.Name, Name));
+    else if (std::find(L.Kernels.begin(), L.Kernels.begin() +
+                                              static_cast<std::ptrdiff_t>(I),
+                       Name) != L.Kernels.begin() +
+                                    static_cast<std::ptrdiff_t>(I))
+      error(L.Loc, fmt::format("launch '{}' names kernel '{}' twice", L.Name,
+                               Name));
+    else if (const Launch *Other = Out.launchOf(Name))
+      error(L.Loc, fmt::format("kernel '{}' is already launched by '{}'",
+                               Name, Other->Name));
+  }
+  Out.Launches.push_back(std::move(L));
 }
 
 void Sema::finish(bool SawTokens) {

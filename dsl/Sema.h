@@ -29,6 +29,9 @@ public:
   /// A top-level array declaration.
   void actOnArray(ir::Array A);
   void actOnKernel(ir::Kernel K);
+  /// `launch NAME = K1, K2, ...`: kernels declared before it, each in one
+  /// launch at most, with nothing else named NAME.
+  void actOnLaunch(ir::Launch L);
   /// End of input: unused -D overrides, a program without kernels.
   /// SawTokens is false for a file with nothing but blanks and comments.
   void finish(bool SawTokens);

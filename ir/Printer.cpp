@@ -161,6 +161,11 @@ std::string printPermutation(const Permutation &P) {
   case PermKind::ScheduleDst:
     return Out + fmt::format("{}({}, w: {})", spelling(P.Kind), P.Base,
                              print(P.Args[0]));
+  case PermKind::HmmSrc:
+  case PermKind::HmmDst:
+    return Out + fmt::format("{}({}, pass: {})", spelling(P.Kind),
+                             P.BaseInverse ? "inverse(" + P.Base + ")" : P.Base,
+                             print(P.Args[0]));
   default:
     EP.printList(P.Args);
     return Out + fmt::format("{}({})", spelling(P.Kind), EP.Out);
@@ -285,6 +290,11 @@ std::string print(const Program &P) {
                     K.Schedule == KernelSchedule::Colored ? " schedule colored" : "");
     printBlock(Out, K.Body, 0);
     Out += "\n";
+  }
+  if (!P.Launches.empty()) {
+    Section();
+    for (const Launch &L : P.Launches)
+      Out += fmt::format("launch {} = {}\n", L.Name, fmt::join(L.Kernels, ", "));
   }
   return Out;
 }

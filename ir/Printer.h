@@ -2,7 +2,7 @@
 // parseProgram(print(P)) == P for every P the parser produced (given the
 // same -D overrides). Output is deterministic and fully canonical: two-space
 // indentation, minimal parentheses, declarations grouped as
-// target, params, machine, permutations, arrays, kernels.
+// target, params, machine, permutations, arrays, kernels, launches.
 #pragma once
 
 #include "ir/Program.h"

@@ -149,6 +149,10 @@ std::string_view spelling(PermKind K) {
     return "schedule_src";
   case PermKind::ScheduleDst:
     return "schedule_dst";
+  case PermKind::HmmSrc:
+    return "hmm_src";
+  case PermKind::HmmDst:
+    return "hmm_dst";
   }
   return "?";
 }
@@ -274,6 +278,17 @@ const Array *Program::findArray(const Kernel &K, std::string_view Name) const {
 
 const Kernel *Program::findKernel(std::string_view Name) const {
   return findByName(Kernels, Name);
+}
+
+const Launch *Program::findLaunch(std::string_view Name) const {
+  return findByName(Launches, Name);
+}
+
+const Launch *Program::launchOf(std::string_view Kernel) const {
+  for (const Launch &L : Launches)
+    if (std::find(L.Kernels.begin(), L.Kernels.end(), Kernel) != L.Kernels.end())
+      return &L;
+  return nullptr;
 }
 
 std::optional<std::int64_t> applyClosedForm(const Permutation &P,

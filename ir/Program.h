@@ -291,8 +291,17 @@ struct Param {
 ///   file("p.bin")          read at analysis time (Path); no Args
 ///   schedule_src(P, w: w)  S of seed 003: S(i*w + j) = c(i, j)
 ///   schedule_dst(P, w: w)  D of seed 003: D(i*w + j) = P(c(i, j))
+///   hmm_src(P, pass: k)    seed 001's schedule of b[P(i)] = a[i] on sm_90's
+///   hmm_dst(P, pass: k)    R x C shape (chooseSm90Shape(n)), pass k's step
+///                          (3): entry b*m + j is the word of block b's row
+///                          (passes 0, 2; m = C) or strip (pass 1; m = R*8)
+///                          that thread j gathers from (src) or scatters to
+///                          (dst). Each block's m entries are a permutation
+///                          of 0..m-1, so these are tables of n entries below
+///                          m (held in u16 arrays), not permutations of n.
 /// where c(i, j) is the j-th source edge of color i in a König edge coloring
-/// of P's bank graph (Base names P; Args == {w}).
+/// of P's bank graph (Base names P; Args == {w}); hmm_src and hmm_dst may
+/// name inverse(P) (BaseInverse; Args == {k}).
 enum class PermKind {
   Identity,
   Shuffle,
@@ -303,7 +312,9 @@ enum class PermKind {
   List,
   File,
   ScheduleSrc,
-  ScheduleDst
+  ScheduleDst,
+  HmmSrc,
+  HmmDst
 };
 std::string_view spelling(PermKind K);
 
@@ -312,12 +323,32 @@ struct Permutation {
   PermKind Kind = PermKind::Identity;
   std::vector<Expr> Args;
   std::vector<std::int64_t> ArgValues;
-  std::string Base; // schedule_src / schedule_dst
+  std::string Base; // schedule_src / schedule_dst / hmm_src / hmm_dst
+  bool BaseInverse = false; // hmm_src(inverse(P), pass: k)
   std::string Path; // file
   /// n, the permutation's length; nullopt for file().
   std::optional<std::int64_t> Size;
   NodeLoc Loc;
   bool operator==(const Permutation &) const = default;
+};
+
+/// True for the kinds whose tables are not permutations of n (hmm_src,
+/// hmm_dst: block-local indices).
+inline bool isBlockLocalTable(PermKind K) {
+  return K == PermKind::HmmSrc || K == PermKind::HmmDst;
+}
+
+/// `launch NAME = K1, K2, ...`: one host function, launch_NAME, that runs
+/// the kernels in order on one stream, each after the previous one has
+/// finished (a grid-wide barrier between them). Its arguments are the
+/// kernels' global arrays, each once, in order of first appearance. The
+/// global `schedule colored` pass lowers a kernel into three kernels and a
+/// launch of them under the kernel's name.
+struct Launch {
+  std::string Name;
+  std::vector<std::string> Kernels;
+  NodeLoc Loc;
+  bool operator==(const Launch &) const = default;
 };
 
 struct Program {
@@ -327,6 +358,7 @@ struct Program {
   /// Arrays declared at the top level (global or shared).
   std::vector<Array> Arrays;
   std::vector<Kernel> Kernels;
+  std::vector<Launch> Launches;
   bool operator==(const Program &) const = default;
 
   const Param *findParam(std::string_view Name) const;
@@ -336,6 +368,9 @@ struct Program {
   const Permutation *findPerm(std::string_view Name) const;
   const Array *findArray(std::string_view Name) const;
   const Kernel *findKernel(std::string_view Name) const;
+  const Launch *findLaunch(std::string_view Name) const;
+  /// The launch that runs kernel Name; nullptr when it is launched alone.
+  const Launch *launchOf(std::string_view Kernel) const;
   /// The array Name as kernel K sees it: its own arrays first, then the
   /// top-level ones.
   const Array *findArray(const Kernel &K, std::string_view Name) const;
