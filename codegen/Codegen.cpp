@@ -299,36 +299,17 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   ModuleState Mod(Prog, Opts);
   std::vector<std::unique_ptr<KernelFacts>> Facts;
   std::vector<KernelReport> Reports;
-  // Seed 001's plans of the kernels left `schedule colored` (global copies):
-  // the caller's, else planned here (on the pass's own copy).
-  std::vector<ColoredScheduleReport> Planned = Opts.ColoredSchedules;
   for (const ir::Kernel &K : Prog.Kernels)
-    if (isHmmScheduled(K) && std::none_of(Planned.begin(), Planned.end(), [&](const ColoredScheduleReport &C) {
-          return C.Kernel == K.Name && C.Hmm;
-        })) {
-      for (ColoredScheduleReport &C : applyColoredSchedules(Prog).Reports)
-        Planned.push_back(std::move(C));
-      break;
-    }
+    if (K.Schedule == ir::KernelSchedule::Colored)
+      throw UserError(K.Loc, fmt::format("kernel '{}' is still `schedule colored`: run the schedule-colored pass "
+                                         "(runPipeline) before codegen",
+                                         K.Name));
   // Every kernel's facts and tables first, then the analyses (the long
   // part at n = 2^26), so that a side file can be written while they run.
   for (const ir::Kernel &K : Prog.Kernels) {
     Facts.push_back(std::make_unique<KernelFacts>(Prog, K, Mod));
     planShared(*Facts.back(), *Target, Mod.Warnings);
-    if (!isHmmScheduled(K))
-      continue;
-    if (!Facts.back()->RuntimeUsed.empty())
-      throw UserError(K.Loc, fmt::format("kernel '{}': schedule colored on a global copy needs constant sizes; "
-                                         "bind the runtime params with -D",
-                                         K.Name));
-    for (const ColoredScheduleReport &C : Planned)
-      if (C.Kernel == K.Name && C.Hmm) {
-        Facts.back()->Hmm = C.Hmm.get();
-        break;
-      }
-    if (!Facts.back()->Hmm)
-      throw UserError(K.Loc, fmt::format("kernel '{}': schedule colored was not planned", K.Name));
-    Facts.back()->HmmTable = Mod.hmmTable(K.Name, *Facts.back()->Hmm);
+    Facts.back()->InLaunch = Prog.launchOf(K.Name);
   }
   const SideFile Side = sideFileOf(Mod);
   if (!Side.empty() && Opts.SideFilePlanned)
@@ -338,10 +319,17 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   std::vector<KernelEmitter> Emitters;
   for (std::size_t I = 0; I < Facts.size(); ++I)
     Emitters.emplace_back(*Facts[I], Reports[I], Opts, Mod);
+  // The emitters of a launch's kernels, in its order.
+  auto stagesOf = [&](const ir::Launch &L) {
+    std::vector<const KernelEmitter *> Stages;
+    for (const std::string &Name : L.Kernels)
+      for (std::size_t I = 0; I < Prog.Kernels.size(); ++I)
+        if (Prog.Kernels[I].Name == Name)
+          Stages.push_back(&Emitters[I]);
+    return Stages;
+  };
 
-  bool NeedLayout = false, ApiNeedsTypes = false, NeedHmm = false;
-  for (const auto &F : Facts)
-    NeedHmm = NeedHmm || F->Hmm;
+  bool NeedLayout = false, ApiNeedsTypes = false;
   for (const auto &F : Facts)
     for (const ArrayPlan &A : F->Arrays) {
       NeedLayout = NeedLayout || (A.usesLayoutObject() && !A.Local);
@@ -371,6 +359,8 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
     Api += "\n";
   for (const KernelEmitter &E : Emitters)
     Api += E.declaration() + "\n";
+  for (const ir::Launch &L : Prog.Launches)
+    Api += KernelEmitter::launchSequence(L, stagesOf(L), true) + "\n";
   if (HasTables)
     Api += "/// Reads the module's offline tables (permutations, schedules) and uploads them once; every\n"
            "/// launch function calls it. cudaErrorFileNotFound when the side file is missing or corrupt.\n"
@@ -399,8 +389,6 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
     Src += embedTemplate("bankwise/layout.cuh");
   if (HasTables)
     Src += embedTemplate("bankwise/tables.cuh");
-  if (NeedHmm)
-    Src += embedTemplate("bankwise/hmm_pass.cuh");
   if (Opts.Harness)
     Src += embedTemplate("bankwise/harness.cuh");
   Src += "\n";
@@ -410,27 +398,46 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   if (HasTables)
     Src += tableSection(Mod, Opts) + "\n";
   for (std::size_t I = 0; I < Emitters.size(); ++I)
-    Src += Facts[I]->Hmm ? Emitters[I].hmmDevice() : Emitters[I].device() + "\n";
+    Src += Emitters[I].device() + "\n";
   for (std::size_t I = 0; I < Emitters.size(); ++I)
-    Src += (Facts[I]->Hmm ? Emitters[I].hmmLaunch() : Emitters[I].launch()) + "\n";
+    Src += Emitters[I].launch() + "\n";
+  for (const ir::Launch &L : Prog.Launches)
+    Src += KernelEmitter::launchSequence(L, stagesOf(L), false) + "\n";
+  // What the harness runs, in program order: each kernel launched alone,
+  // and each launch where its first kernel is.
+  struct Runnable {
+    std::string Name, LaunchFn;
+    std::vector<const KernelEmitter *> Stages;
+    std::size_t SeedIndex;
+  };
+  std::vector<Runnable> Runnables;
+  for (std::size_t I = 0; I < Prog.Kernels.size(); ++I) {
+    const ir::Launch *L = Facts[I]->InLaunch;
+    if (!L)
+      Runnables.push_back({Prog.Kernels[I].Name, Emitters[I].launchName(), {&Emitters[I]}, I});
+    else if (L->Kernels.front() == Prog.Kernels[I].Name)
+      Runnables.push_back({L->Name, "launch_" + L->Name, stagesOf(*L), I});
+  }
   if (Opts.Harness) {
     Src += HarnessMarker;
     for (KernelEmitter &E : Emitters)
       Src += E.reference() + "\n";
-    for (const KernelEmitter &E : Emitters)
-      Src += E.harnessRun() + "\n";
+    for (const Runnable &R : Runnables)
+      Src += KernelEmitter::harnessRunOf(R.Name, R.LaunchFn, R.Stages, R.SeedIndex) + "\n";
   }
   Src += fmt::format("}} // namespace {}\n", Ns);
   if (Opts.Harness) {
     // main: templates/bankwise/harness_main.cu.in with its holes filled.
     const HarnessSizes Sizes = harnessSizes(Prog, Opts, Mod, *Facts.front());
     std::string Runs;
-    for (std::size_t I = 0; I < Prog.Kernels.size(); ++I) {
+    for (std::size_t I = 0; I < Runnables.size(); ++I) {
       if (I > 0)
         Runs += "  Json += \",\";\n";
-      const std::string Args = Emitters[I].sizeNames();
-      Runs += fmt::format("  Ok = {}::run_{}(Seed, Runs, Time, Json{}) && Ok;\n", Ns, Prog.Kernels[I].Name,
-                          Args.empty() ? "" : ", " + Args);
+      std::vector<std::string> Args;
+      for (const ir::Param *P : KernelEmitter::sizeArgsOf(Runnables[I].Stages))
+        Args.push_back(cName(P->Name));
+      Runs += fmt::format("  Ok = {}::run_{}(Seed, Runs, Time, Json{}) && Ok;\n", Ns, Runnables[I].Name,
+                          Args.empty() ? "" : fmt::format(", {}", fmt::join(Args, ", ")));
     }
     std::string Escaped;
     for (char C : cString(Opts.SourceName))
@@ -464,52 +471,6 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   for (std::size_t I = 0; I < Facts.size(); ++I) {
     const KernelFacts &F = *Facts[I];
     const KernelReport &R = Reports[I];
-    if (F.Hmm) {
-      // Seed 001: one entry per pass kernel, its sites as the comments name them.
-      const KernelEmitter &E = Emitters[I];
-      for (int Pass = 0; Pass < HmmSchedule::NumPasses; ++Pass) {
-        const HmmPassPlan &P = F.Hmm->Passes[static_cast<std::size_t>(Pass)];
-        const std::string Src = Pass == 0 ? E.hmmSrc() : E.hmmDst();
-        nlohmann::json JK = {{"kernel", E.passName(Pass)},
-                             {"program_kernel", F.K.Name},
-                             {"schedule", "seed 001 scheduled permutation"},
-                             {"pass", Pass},
-                             {"pass_kind", P.Cost.Kind == HmmPassKind::Strip ? "strip" : "row"},
-                             {"shape", {{"rows", F.Hmm->Shape.Rows}, {"cols", F.Hmm->Shape.Cols},
-                                        {"strip_cols", F.Hmm->Shape.StripCols}, {"banks", F.Hmm->Shape.Banks}}},
-                             {"threads", static_cast<std::int64_t>(P.Cost.Blocks) * P.Cost.BlockWords},
-                             {"threads_per_block", P.Threads},
-                             {"blocks", P.Cost.Blocks},
-                             {"index_type", "unsigned"},
-                             {"shared_bytes", E.passSmem(Pass)},
-                             {"dynamic_shared", E.passDynamic(Pass)},
-                             {"predicted", {{"max_shared_congestion", P.Cost.MaxSharedCongestion},
-                                            {"global_requests", P.Cost.GlobalRequests},
-                                            {"sectors", P.Cost.Sectors},
-                                            {"max_sectors_per_request", P.Cost.MaxSectorsPerRequest},
-                                            {"max_lines_per_request", P.Cost.MaxLinesPerRequest},
-                                            {"max_umm_groups", P.Cost.MaxUmmGroups},
-                                            {"index_sectors", P.Cost.IndexSectors}}},
-                             {"sites", nlohmann::json::array()}};
-        static const char *const Roles[HmmNumSites] = {
-            "(1) load of the block's row or strip",     "(1) store into the shared buffer",
-            "(2) load of s[j]",                         "(3) gather buf[s[j]]",
-            "(2) load of d[j]",                         "(3) scatter buf[d[j]]",
-            "(4) read of buf[j]",                       "(4) store of the permuted row or strip"};
-        for (std::size_t SI = 0; SI < P.Sites.size(); ++SI) {
-          const AccessSiteReport &S = P.Sites[SI];
-          // Every site of a pass kernel has a `line:col` marker in the .cu, so none
-          // counts as added_by_codegen (which the staging copies' "staging-in/out"
-          // locations mean); "seed001_step" says which step of the pass it is.
-          nlohmann::json JS = siteJson(S, fmt::format("{}:{}:{}", Opts.SourceName, S.Loc.Line, S.Loc.Col));
-          JS["added_by_codegen"] = false;
-          JS["seed001_step"] = Roles[SI];
-          JK["sites"].push_back(JS);
-        }
-        J["kernels"].push_back(JK);
-      }
-      continue;
-    }
     nlohmann::json JK = {{"kernel", F.K.Name},
                          {"threads", R.Threads},
                          {"threads_per_block", F.CudaThreads},
@@ -520,6 +481,8 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
                          {"model_time", R.TimeSimulated ? nlohmann::json(R.Time) : nlohmann::json()},
                          {"time_machine", R.TimeMachine},
                          {"sites", nlohmann::json::array()}};
+    if (F.InLaunch) // a stage: gpu-verify groups it under its launch
+      JK["program_kernel"] = F.InLaunch->Name;
     for (const AccessSiteReport &S : R.Sites) {
       nlohmann::json JS = siteJson(S, fmt::format("{}:{}:{}", Opts.SourceName, S.Loc.Line, S.Loc.Col));
       JS["added_by_codegen"] = false;

@@ -46,9 +46,8 @@ struct CodegenOptions {
   AnalysisOptions Analysis;
   /// Decisions of the `layout auto` pass, quoted in comments.
   std::vector<LayoutDecision> LayoutDecisions;
-  /// What applyColoredSchedules planned: a kernel still marked `schedule
-  /// colored` (a global copy) is emitted as seed 001's three passes with the
-  /// report's HmmLowering. When a kernel has none here, codegen plans it.
+  /// What applyColoredSchedules did, quoted in comments (a global copy's
+  /// launch says which schedule its three kernels run).
   std::vector<ColoredScheduleReport> ColoredSchedules;
   /// Params that stay runtime in the emitted code: `param R` and the params
   /// computed from one (Program::runtimeParams() of the unbound program).
@@ -82,11 +81,11 @@ struct CompileResult {
   std::vector<Diagnostic> Warnings;    ///< e.g. a shared array kept in global memory
 };
 
-/// Emits CUDA for every kernel of Prog (a program the front end accepted,
-/// `layout auto` already resolved or treated as raw). A kernel left `schedule
-/// colored` (a copy between global arrays) becomes three pass kernels
-/// NAME_pass0..2 and a launch function that runs them (seed 001); its s and d
-/// planes are one 6n-entry 16-bit table (source or side file, by size). Throws UserError,
+/// Emits CUDA for every kernel and every launch of Prog (a program the front
+/// end accepted, `schedule colored` already applied, `layout auto` resolved
+/// or treated as raw): a launch function per kernel, and launch_NAME per
+/// `launch NAME = ...` that runs its kernels in order. Tables (permutations,
+/// seed 001's 16-bit planes) go in the source or the side file, by size. Throws UserError,
 /// located, for what CUDA cannot express (vector arithmetic, a block of more
 /// than 1,024 threads, shared arrays beyond the architecture) and for run-time
 /// errors the analysis finds.

@@ -158,6 +158,48 @@ void KernelEmitter::emitDeviceArray(int Indent, const ArrayPlan &A) {
     line(Indent, layoutObject(A));
 }
 
+bool KernelEmitter::unrollsLocals(const ir::For &Fo) const {
+  // Constant bounds and step, at most 64 trips, and a local array indexed
+  // by the loop variable in the body (read or written).
+  const auto *Begin = Fo.Begin.as<ir::IntLit>(), *End = Fo.End.as<ir::IntLit>();
+  const auto *Step = Fo.Step ? Fo.Step->as<ir::IntLit>() : nullptr;
+  if (!Begin || !End || (Fo.Step && (!Step || Step->Value <= 0)))
+    return false;
+  if ((End->Value - Begin->Value) / (Step ? Step->Value : 1) > 64)
+    return false;
+  auto Local = [&](const ir::ArrayRead &R) {
+    if (!F.ArrayIndex.count(R.Array) || !F.array(R.Array).Local)
+      return false;
+    return std::any_of(R.Indices.begin(), R.Indices.end(), [&](const Expr &I) {
+      return ir::anySubexpr(I, [&](const Expr &X) {
+        const auto *V = X.as<ir::VarRef>();
+        return V && V->Kind == ir::VarKind::Loop && V->Name == Fo.Var;
+      });
+    });
+  };
+  bool Found = false;
+  ir::forEachStmtExpr(Fo.Body, [&](const Expr &E) {
+    Found = Found || ir::anySubexpr(E, [&](const Expr &X) {
+              const auto *R = X.as<ir::ArrayRead>();
+              return R && Local(*R);
+            });
+  });
+  std::function<void(const ir::Block &)> Targets = [&](const ir::Block &B) {
+    for (const Stmt &St : B) {
+      if (const auto *A = St.as<ir::Assign>(); A && std::holds_alternative<ir::ArrayRead>(A->Target))
+        Found = Found || Local(std::get<ir::ArrayRead>(A->Target));
+      else if (const auto *Inner = St.as<ir::For>())
+        Targets(Inner->Body);
+      else if (const auto *I = St.as<ir::If>()) {
+        Targets(I->Then);
+        Targets(I->Else);
+      }
+    }
+  };
+  Targets(Fo.Body);
+  return Found;
+}
+
 void KernelEmitter::deviceBlock(const ir::Block &B, int Indent) {
   for (const Stmt &St : B) {
     siteComments(Indent, St);
@@ -189,6 +231,8 @@ void KernelEmitter::deviceBlock(const ir::Block &B, int Indent) {
         Init += fmt::format(", {}_end = {}", V, Dev.index(Fo->End));
         End = V + "_end";
       }
+      if (unrollsLocals(*Fo))
+        line(Indent, "#pragma unroll // the loop indexes a local array: unrolled, it stays in registers");
       if (Step && StepValue == 1)
         line(Indent, fmt::format("for ({}; {} < {}; ++{}) {{", Init, V, End, V));
       else if (Step && StepValue == -1)

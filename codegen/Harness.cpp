@@ -1,5 +1,5 @@
-// The harness's run of one kernel: random inputs, the launch checked
-// against the CPU reference, and timing.
+// The harness's run of one kernel or one launch of several: random inputs,
+// the launch checked against the CPU references, and timing.
 
 #include "codegen/detail/Emit.h"
 
@@ -8,28 +8,102 @@ namespace bankwise::codegen::detail {
 //===-- The harness -------------------------------------------------------------===//
 
 std::string KernelEmitter::harnessRun() const {
+  return harnessRunOf(F.K.Name, launchName(), {this},
+                      static_cast<std::size_t>(&F.K - &F.Prog.Kernels.front()));
+}
+
+std::vector<const ir::Param *> KernelEmitter::sizeArgsOf(const std::vector<const KernelEmitter *> &Stages) {
+  std::vector<const ir::Param *> Out;
+  for (const ir::Param &P : Stages.front()->F.Prog.Params)
+    for (const KernelEmitter *E : Stages) {
+      const std::vector<const ir::Param *> Mine = E->sizeArgs();
+      if (std::find(Mine.begin(), Mine.end(), &P) != Mine.end()) {
+        Out.push_back(&P);
+        break;
+      }
+    }
+  return Out;
+}
+
+std::string KernelEmitter::harnessRunOf(const std::string &Name, const std::string &LaunchFn,
+                                        const std::vector<const KernelEmitter *> &Stages, std::size_t SeedIndex) {
   std::string S;
   auto L = [&](int Indent, const std::string &T) {
     S.append(static_cast<std::size_t>(Indent) * 2, ' ');
     S += T;
     S += '\n';
   };
-  const std::size_t KernelIndex = static_cast<std::size_t>(&F.K - &F.Prog.Kernels.front());
-  L(0, fmt::format("// Runs '{}' on fresh random inputs (outputs poisoned with 0xFF bytes first), checks", F.K.Name));
-  L(0, "// every element it writes against reference_" + F.K.Name + ", and times it with CUDA events.");
-  const bool Runtime = !F.RuntimeUsed.empty();
-  L(0, fmt::format("static bool run_{}(unsigned long long Seed, int Runs, bool Time, std::string &Json{}) {{", F.K.Name,
-                   Runtime ? ", " + sizeNames("long long ") : ""));
-  for (const std::string &D : derivedSizes(Host, "long long"))
-    L(1, D);
-  L(1, fmt::format("bankwise::HarnessRng Rng{{Seed + {}ULL}};", KernelIndex));
+  const KernelEmitter &First = *Stages.front();
+  const ModuleState &Mod = First.Mod;
+  const bool Alone = Stages.size() == 1;
+  if (Alone) {
+    L(0, fmt::format("// Runs '{}' on fresh random inputs (outputs poisoned with 0xFF bytes first), checks", Name));
+    L(0, "// every element it writes against reference_" + Name + ", and times it with CUDA events.");
+  } else {
+    std::vector<std::string> Names;
+    for (const KernelEmitter *E : Stages)
+      Names.push_back(E->F.K.Name);
+    L(0, fmt::format("// Runs launch '{}' ({}) on fresh random inputs (outputs poisoned with 0xFF bytes", Name,
+                     fmt::join(Names, ", ")));
+    L(0, "// first), checks every element it writes against the stages' CPU references run in order, and");
+    L(0, "// times the whole launch with CUDA events.");
+  }
+  std::vector<std::string> Sizes;
+  for (const ir::Param *P : sizeArgsOf(Stages))
+    Sizes.push_back(cName(P->Name));
+  const bool Runtime = !Sizes.empty();
+  const std::string SizeList = fmt::format("{}", fmt::join(Sizes, ", "));
+  std::vector<std::string> SizeDecls;
+  for (const std::string &N : Sizes)
+    SizeDecls.push_back("long long " + N);
+  L(0, fmt::format("static bool run_{}(unsigned long long Seed, int Runs, bool Time, std::string &Json{}) {{", Name,
+                   Runtime ? fmt::format(", {}", fmt::join(SizeDecls, ", ")) : ""));
+  {
+    std::vector<std::string> Derived;
+    for (const KernelEmitter *E : Stages)
+      for (const std::string &D : E->derivedSizes(E->Host, "long long"))
+        if (std::find(Derived.begin(), Derived.end(), D) == Derived.end())
+          Derived.push_back(D);
+    for (const std::string &D : Derived)
+      L(1, D);
+  }
+  L(1, fmt::format("bankwise::HarnessRng Rng{{Seed + {}ULL}};", SeedIndex));
   L(1, "std::size_t Checked = 0, Mismatches = 0;");
   L(1, "double Bytes = 0;");
-  const double Tol = !F.HasCompute ? 0.0 : 1e-5;
-  std::vector<std::string> RefArgs, LaunchArgs;
-  for (const ArrayPlan &A : F.Arrays) {
-    if (!A.isDeviceParam())
-      continue;
+  bool HasCompute = false;
+  for (const KernelEmitter *E : Stages)
+    HasCompute = HasCompute || E->F.HasCompute;
+  const double Tol = !HasCompute ? 0.0 : 1e-5;
+  // The arrays of the stages, each once (by name), with the stage that
+  // declares it first; what any stage reads is filled, what the first stage
+  // to touch it reads and what any stage writes is counted in Bytes.
+  struct Use {
+    const KernelEmitter *E;
+    const ArrayPlan *A;
+    bool Read = false, Written = false, ReadFirst = false;
+  };
+  std::vector<Use> Uses;
+  for (const KernelEmitter *E : Stages)
+    for (const ArrayPlan &A : E->F.Arrays) {
+      if (!A.isDeviceParam())
+        continue;
+      auto It = std::find_if(Uses.begin(), Uses.end(), [&](const Use &U) { return U.A->Name == A.Name; });
+      if (It == Uses.end()) {
+        Uses.push_back({E, &A, A.Read, A.Written, A.Read});
+        continue;
+      }
+      if (It->A->Table != A.Table || (It->A->Table >= 0) != (A.Table >= 0) ||
+          !(*It->A->Decl == *A.Decl || (It->A->Decl->Elem == A.Decl->Elem && It->A->Decl->Shape == A.Decl->Shape)))
+        throw UserError(A.Decl->Loc, fmt::format("launch '{}': kernels '{}' and '{}' both have an array '{}', of "
+                                                 "different types, shapes or tables; rename one",
+                                                 Name, It->E->F.K.Name, E->F.K.Name, A.Decl->Name));
+      It->Read = It->Read || A.Read;
+      It->Written = It->Written || A.Written;
+    }
+  std::vector<std::string> LaunchArgs;
+  for (const Use &U : Uses) {
+    const ArrayPlan &A = *U.A;
+    const KernelFacts &F = U.E->F;
     const std::string T = devType(A.Decl->Elem), H = hostType(A.Decl->Elem);
     const std::int64_t C = A.Decl->Shape.back();
     const bool RuntimeShape = F.runtimeShape(*A.Decl); // raw, so the footprint is the count
@@ -43,11 +117,10 @@ std::string KernelEmitter::harnessRun() const {
       L(2, fmt::format("std::fprintf(stderr, \"harness: cannot read table {} (side file '%s')\\n\", bw_table_file);", A.Table));
       L(2, "return false;");
       L(1, "}");
-      RefArgs.push_back(A.Name + "_ref");
       continue;
     }
-    const bool Input = A.Read;
-    const char *Role = A.Read && A.Written ? "read and written: random" : A.Written ? "written only: poisoned" : "read: random";
+    const bool Input = U.Read;
+    const char *Role = U.Read && U.Written ? "read and written: random" : U.Written ? "written only: poisoned" : "read: random";
     L(1, fmt::format("// '{}': {} {}, {}.", A.Decl->Name, ir::spelling(A.Decl->Space), ir::printArrayType(*A.Decl), Role));
     if (RuntimeShape) {
       L(1, fmt::format("if ({} < 1) {{", N));
@@ -60,7 +133,7 @@ std::string KernelEmitter::harnessRun() const {
     L(1, fmt::format("std::memset(static_cast<void *>({}_img.data()), 0xFF, {}_img.size() * sizeof({}));", A.Name, A.Name, T));
     std::string Phys = "I";
     if (A.Lay.Kind != LayoutKind::Raw) {
-      L(1, layoutObject(A));
+      L(1, U.E->layoutObject(A));
       Phys = fmt::format("{}_layout.offset(I / {}, I % {})", A.Name, C, C);
     }
     if (Input) {
@@ -75,29 +148,42 @@ std::string KernelEmitter::harnessRun() const {
     L(1, fmt::format("BANKWISE_CHECK(cudaMemcpy({}, {}_img.data(), {}_img.size() * sizeof({}), cudaMemcpyHostToDevice));",
                      A.Name, A.Name, A.Name, T));
     if (RuntimeShape)
-      L(1, fmt::format("Bytes += {}.0 * static_cast<double>({}) * sizeof({});", (A.Read ? 1 : 0) + (A.Written ? 1 : 0), N, T));
+      L(1, fmt::format("Bytes += {}.0 * static_cast<double>({}) * sizeof({});", (U.ReadFirst ? 1 : 0) + (U.Written ? 1 : 0), N, T));
     else
-      L(1, fmt::format("Bytes += {}.0 * sizeof({});", (A.Read ? A.Decl->numElements() : 0) + (A.Written ? A.Decl->numElements() : 0), T));
-    RefArgs.push_back(A.Name + "_ref");
+      L(1, fmt::format("Bytes += {}.0 * sizeof({});", (U.ReadFirst ? A.Decl->numElements() : 0) + (U.Written ? A.Decl->numElements() : 0), T));
     LaunchArgs.push_back(fmt::format("{}, {}", A.Name, RuntimeShape ? A.Name + "_img.size()" : Foot));
   }
-  for (const PermUse &U : F.PermUses) {
-    const TablePlan &T = Mod.Tables[static_cast<std::size_t>(U.Table)];
-    L(1, fmt::format("std::vector<{}> {};", T.DeviceType, U.CName));
-    L(1, fmt::format("if (!bw_read_table_{}({}))", U.Table, U.CName));
-    L(2, "return false;");
-    RefArgs.push_back(U.CName);
-  }
-  if (Runtime) {
-    LaunchArgs.push_back(sizeNames());
-    RefArgs.push_back(sizeNames());
-  }
+  std::vector<std::string> PermTables;
+  for (const KernelEmitter *E : Stages)
+    for (const PermUse &U : E->F.PermUses) {
+      if (std::find(PermTables.begin(), PermTables.end(), U.CName) != PermTables.end())
+        continue;
+      PermTables.push_back(U.CName);
+      const TablePlan &T = Mod.Tables[static_cast<std::size_t>(U.Table)];
+      L(1, fmt::format("std::vector<{}> {};", T.DeviceType, U.CName));
+      L(1, fmt::format("if (!bw_read_table_{}({}))", U.Table, U.CName));
+      L(2, "return false;");
+    }
+  if (Runtime)
+    LaunchArgs.push_back(SizeList);
   LaunchArgs.push_back("0");
-  L(1, fmt::format("BANKWISE_CHECK({}({}));", launchName(), fmt::join(LaunchArgs, ", ")));
+  L(1, fmt::format("BANKWISE_CHECK({}({}));", LaunchFn, fmt::join(LaunchArgs, ", ")));
   L(1, "BANKWISE_CHECK(cudaDeviceSynchronize());");
-  L(1, fmt::format("reference_{}({});", F.K.Name, fmt::join(RefArgs, ", ")));
-  for (const ArrayPlan &A : F.Arrays) {
-    if (!A.isApiParam() || !A.Written)
+  for (const KernelEmitter *E : Stages) {
+    std::vector<std::string> RefArgs;
+    for (const ArrayPlan &A : E->F.Arrays)
+      if (A.isDeviceParam())
+        RefArgs.push_back(A.Name + "_ref");
+    for (const PermUse &U : E->F.PermUses)
+      RefArgs.push_back(U.CName);
+    if (!E->F.RuntimeUsed.empty())
+      RefArgs.push_back(E->sizeNames());
+    L(1, fmt::format("reference_{}({});", E->F.K.Name, fmt::join(RefArgs, ", ")));
+  }
+  for (const Use &U : Uses) {
+    const ArrayPlan &A = *U.A;
+    const KernelFacts &F = U.E->F;
+    if (!A.isApiParam() || !U.Written)
       continue;
     const std::string T = devType(A.Decl->Elem);
     const std::string N = F.countText(*A.Decl, Mode::Host);
@@ -112,7 +198,7 @@ std::string KernelEmitter::harnessRun() const {
     L(3, "if (Mismatches < 5)");
     L(4, fmt::format("std::fprintf(stderr, \"{}: {}[%lld] is %s, the reference says %s\\n\", I, "
                      "bankwise::showValue(Got).c_str(), bankwise::showValue({}_ref[I]).c_str());",
-                     F.K.Name, A.Decl->Name, A.Name));
+                     Name, A.Decl->Name, A.Name));
     L(3, "++Mismatches;");
     L(2, "}");
     L(1, "}");
@@ -123,10 +209,10 @@ std::string KernelEmitter::harnessRun() const {
   L(2, "BANKWISE_CHECK(cudaEventCreate(&Start));");
   L(2, "BANKWISE_CHECK(cudaEventCreate(&Stop));");
   L(2, "for (int W = 0; W < 3; ++W) // warm-up");
-  L(3, fmt::format("BANKWISE_CHECK({}({}));", launchName(), fmt::join(LaunchArgs, ", ")));
+  L(3, fmt::format("BANKWISE_CHECK({}({}));", LaunchFn, fmt::join(LaunchArgs, ", ")));
   L(2, Runtime ? "for (int bw_run = 0; bw_run < Runs; ++bw_run) {" : "for (int R = 0; R < Runs; ++R) {");
   L(3, "BANKWISE_CHECK(cudaEventRecord(Start, 0));");
-  L(3, fmt::format("BANKWISE_CHECK({}({}));", launchName(), fmt::join(LaunchArgs, ", ")));
+  L(3, fmt::format("BANKWISE_CHECK({}({}));", LaunchFn, fmt::join(LaunchArgs, ", ")));
   L(3, "BANKWISE_CHECK(cudaEventRecord(Stop, 0));");
   L(3, "BANKWISE_CHECK(cudaEventSynchronize(Stop));");
   L(3, "float Elapsed = 0;");
@@ -136,16 +222,16 @@ std::string KernelEmitter::harnessRun() const {
   L(2, "BANKWISE_CHECK(cudaEventDestroy(Start));");
   L(2, "BANKWISE_CHECK(cudaEventDestroy(Stop));");
   L(1, "}");
-  for (const ArrayPlan &A : F.Arrays)
-    if (A.isApiParam())
-      L(1, fmt::format("BANKWISE_CHECK(cudaFree({}));", A.Name));
+  for (const Use &U : Uses)
+    if (U.A->isApiParam())
+      L(1, fmt::format("BANKWISE_CHECK(cudaFree({}));", U.A->Name));
   L(1, "const double Median = Ms.empty() ? 0 : bankwise::median(Ms);");
   L(1, "const double Min = Ms.empty() ? 0 : *std::min_element(Ms.begin(), Ms.end());");
   L(1, "char Buf[512];");
   L(1, fmt::format("std::snprintf(Buf, sizeof Buf, \"{{\\\"kernel\\\":\\\"{}\\\",\\\"correct\\\":%s,\\\"checked\\\":%zu,"
                    "\\\"mismatches\\\":%zu,\\\"runs\\\":%zu,\\\"warmup\\\":%d,\\\"median_ms\\\":%.6f,\\\"min_ms\\\":%.6f,"
                    "\\\"bytes\\\":%.0f,\\\"gbps\\\":%.3f}}\",",
-                   F.K.Name));
+                   Name));
   L(2, "Mismatches == 0 ? \"true\" : \"false\", Checked, Mismatches, Ms.size(), Time ? 3 : 0, Median, Min, Bytes,");
   L(2, "Median > 0 ? Bytes / (Median * 1e6) : 0.0);");
   L(1, "Json += Buf;");

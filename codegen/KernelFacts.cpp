@@ -27,11 +27,11 @@ KernelFacts::KernelFacts(const ir::Program &Prog, const ir::Kernel &K, ModuleSta
                                            K.Name, Threads));
   ValueFactsInput In;
   In.Runtime = Mod.Runtime;
-  In.PermSize = [this](const std::string &Perm, bool Inverse) -> std::uint64_t {
+  In.TableBound = [this](const std::string &Perm, bool Inverse) -> std::uint64_t {
     const ir::Permutation *P = this->Prog.findPerm(Perm);
-    if (P && P->Size)
+    if (P && P->Size && !ir::isBlockLocalTable(P->Kind))
       return static_cast<std::uint64_t>(*P->Size);
-    return Mod.Perms.get(Perm, Inverse).size();
+    return Mod.Perms.table(Perm, Inverse).bound();
   };
   Values.emplace(Prog, K, std::move(In));
   RuntimeGrid = Values->RuntimeGrid;

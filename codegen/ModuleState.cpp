@@ -52,6 +52,11 @@ std::string permDescription(const ir::Program &Prog, const std::string &Name) {
   case ir::PermKind::ScheduleDst:
     return fmt::format("{}({}, w: {}) (seed 003 conflict-free schedule)", ir::spelling(P->Kind),
                        P->Base, Args.empty() ? "?" : Args[0]);
+  case ir::PermKind::HmmSrc:
+  case ir::PermKind::HmmDst:
+    return fmt::format("{}({}, pass: {}) (seed 001 schedule plane: 16-bit block-local indices)",
+                       ir::spelling(P->Kind), P->BaseInverse ? "inverse(" + P->Base + ")" : P->Base,
+                       Args.empty() ? "?" : Args[0]);
   case ir::PermKind::Random:
     return fmt::format("random({}, seed: {})", Args.size() > 0 ? Args[0] : "?",
                        Args.size() > 1 ? Args[1] : "?");
@@ -105,6 +110,28 @@ int ModuleState::table(const std::string &Perm, bool Inverse, const std::string 
     Tables.push_back(std::move(T));
     return static_cast<int>(Tables.size() - 1);
   }
+  if (const ir::Permutation *P = Prog.findPerm(Perm); P && ir::isBlockLocalTable(P->Kind)) {
+    // A plane of seed 001's schedule: its 16-bit entries as they are.
+    for (std::size_t I = 0; I < Tables.size(); ++I)
+      if (Tables[I].Perm == Perm)
+        return static_cast<int>(I);
+    TablePlan T;
+    T.Perm = Perm;
+    T.Describe = permDescription(Prog, Perm);
+    T.DeviceType = "std::uint16_t";
+    const std::shared_ptr<const HmmSchedule> S = Perms.hmmSchedule(Perm);
+    const int Pass = static_cast<int>(P->ArgValues.at(0));
+    T.Raw16 = P->Kind == ir::PermKind::HmmSrc ? S->s(Pass) : S->d(Pass);
+    T.RawOwner = S;
+    T.Size = T.Raw16.size();
+    T.Width = 2;
+    T.InSource = T.Size * 2 <= Opts.InlineTableLimit;
+    T.Hash = T.hash();
+    if (!T.InSource)
+      T.Offset = nextOffset();
+    Tables.push_back(std::move(T));
+    return static_cast<int>(Tables.size() - 1);
+  }
   const std::shared_ptr<const Permutation> Shared = Perms.share(Perm, Inverse);
   const Permutation &Values = *Shared;
   const int Width = narrowestWidth(Values.size());
@@ -122,27 +149,6 @@ int ModuleState::table(const std::string &Perm, bool Inverse, const std::string 
   T.Width = Width;
   const std::uint64_t Bytes = Values.size() * static_cast<std::uint64_t>(Width);
   T.InSource = Bytes <= Opts.InlineTableLimit;
-  T.Hash = T.hash();
-  if (!T.InSource)
-    T.Offset = nextOffset();
-  Tables.push_back(std::move(T));
-  return static_cast<int>(Tables.size() - 1);
-}
-
-int ModuleState::hmmTable(const std::string &Kernel, const HmmLowering &L) {
-  const HmmSchedule &S = *L.Schedule;
-  TablePlan T;
-  T.Perm = L.PlanePrefix;
-  T.Describe = fmt::format("kernel '{}': s and d of seed 001's three passes (planes s0, d0, s1, d1, s2, "
-                           "d2 of {} entries each)",
-                           Kernel, S.size());
-  T.DeviceType = "std::uint16_t";
-  // HmmSchedule keeps its six planes back to back in one buffer.
-  T.Raw16 = std::span<const std::uint16_t>(S.plane(0).data(), 6 * S.size());
-  T.RawOwner = L.Schedule;
-  T.Size = T.Raw16.size();
-  T.Width = 2;
-  T.InSource = T.Size * 2 <= Opts.InlineTableLimit;
   T.Hash = T.hash();
   if (!T.InSource)
     T.Offset = nextOffset();

@@ -247,32 +247,10 @@ int runAnalyze(const AnalyzeOptions &O) {
       const HmmShape &Sh = C.Hmm->Shape;
       Text += fmt::format("{}: schedule colored of '{}': {}[P(i)] = {}[i] for n = {} as seed 001's "
                           "scheduled permutation of global memory: shape {} x {} (R x C), StripCols {}, "
-                          "w = {}; three passes (row, strip, row), s and d 12 bytes per element\n",
+                          "w = {}; three passes (row, strip, row), s and d 12 bytes per element; "
+                          "launch {} = {}\n",
                           locText(C.Loc), C.Kernel, C.Dst, C.Src, C.N, Sh.Rows, Sh.Cols, Sh.StripCols,
-                          Sh.Banks);
-      nlohmann::json JP = nlohmann::json::array();
-      for (std::size_t P = 0; P < C.Hmm->Passes.size(); ++P) {
-        const HmmPassCost &PC = C.Hmm->Passes[P].Cost;
-        const char *Kind = PC.Kind == HmmPassKind::Strip ? "strip" : "row";
-        Text += fmt::format("  pass {} ({}): {} blocks of {} words; DMM congestion {} (max, steps 1, 3, "
-                            "4); per request at most {} sectors / {} lines / {} UMM groups; {} requests, "
-                            "{} sectors; s and d loads {} sectors\n",
-                            P, Kind, PC.Blocks, PC.BlockWords, PC.MaxSharedCongestion,
-                            PC.MaxSectorsPerRequest, PC.MaxLinesPerRequest, PC.MaxUmmGroups,
-                            PC.GlobalRequests, PC.Sectors, PC.IndexSectors);
-        JP.push_back({{"pass", P},
-                      {"kind", Kind},
-                      {"blocks", PC.Blocks},
-                      {"block_words", PC.BlockWords},
-                      {"threads_per_block", C.Hmm->Passes[P].Threads},
-                      {"max_shared_congestion", PC.MaxSharedCongestion},
-                      {"global_requests", PC.GlobalRequests},
-                      {"sectors", PC.Sectors},
-                      {"max_sectors_per_request", PC.MaxSectorsPerRequest},
-                      {"max_lines_per_request", PC.MaxLinesPerRequest},
-                      {"max_umm_groups", PC.MaxUmmGroups},
-                      {"index_sectors", PC.IndexSectors}});
-      }
+                          Sh.Banks, C.Kernel, fmt::join(C.Hmm->PassKernels, ", "));
       J["schedules"].push_back({{"kernel", C.Kernel},
                                 {"schedule", "colored"},
                                 {"lowering", "seed 001 scheduled permutation"},
@@ -282,7 +260,7 @@ int runAnalyze(const AnalyzeOptions &O) {
                                 {"dst", C.Dst},
                                 {"shape",
                                  {{"rows", Sh.Rows}, {"cols", Sh.Cols}, {"strip_cols", Sh.StripCols}, {"banks", Sh.Banks}}},
-                                {"passes", JP}});
+                                {"kernels", C.Hmm->PassKernels}});
       continue;
     }
     Text += fmt::format("{}: schedule colored of '{}': {} pairs {}[...] <- {}[...] "
@@ -322,14 +300,23 @@ int runAnalyze(const AnalyzeOptions &O) {
                                      {"candidates", JC}});
   }
   bool AnyKernel = false;
+  // A launch's kernels, summed for --transformed against the kernel as
+  // written (seed 001's passes against the one scatter).
+  struct LaunchTotals {
+    std::uint64_t Sectors = 0, DataRequests = 0;
+    std::int64_t MaxShared = 0;
+  };
+  std::map<std::string, LaunchTotals> Launched;
   for (const ir::Kernel &K : Prog.Kernels) {
-    if (!O.Kernel.empty() && K.Name != O.Kernel)
+    const ir::Launch *InLaunch = Prog.launchOf(K.Name);
+    if (!O.Kernel.empty() && K.Name != O.Kernel && !(InLaunch && InLaunch->Name == O.Kernel))
       continue;
     AnyKernel = true;
     const KernelReport R = analyzeKernel(Prog, K, AO);
     KernelReport Before;
-    if (O.Transformed)
-      Before = analyzeKernel(Written, *Written.findKernel(K.Name), AO);
+    const ir::Kernel *AsWritten = Written.findKernel(K.Name);
+    if (O.Transformed && AsWritten)
+      Before = analyzeKernel(Written, *AsWritten, AO);
     nlohmann::json JK = {{"kernel", R.Kernel},
                          {"location", locText(R.Loc)},
                          {"threads", R.Threads},
@@ -372,7 +359,7 @@ int runAnalyze(const AnalyzeOptions &O) {
                                      : "sm_90 sectors " + S.Sectors.str() + ", lines " + S.Lines.str();
         Text += fmt::format("    DMM congestion {}; UMM groups {}; {}\n",
                             S.Congestion.str(), S.Groups.str(), Sm90);
-        if (O.Transformed && SiteIdx < Before.Sites.size() && !isHmmScheduled(K)) {
+        if (O.Transformed && SiteIdx < Before.Sites.size()) {
           const AccessSiteReport &B = Before.Sites[SiteIdx];
           const bool Shared = S.Space == ir::MemSpace::Shared;
           const CostStats &Was = Shared ? B.Wavefronts : B.Sectors;
@@ -391,55 +378,39 @@ int runAnalyze(const AnalyzeOptions &O) {
       }
       JK["sites"].push_back(JS);
     }
-    // Seed 001: the kernel runs as three passes; compare with the scatter as written.
-    for (const ColoredScheduleReport &C : Colored) {
-      if (C.Kernel != K.Name || !C.Hmm)
-        continue;
-      std::uint64_t BeforeSectors = 0, BeforeRequests = 0, AfterSectors = 0, AfterRequests = 0;
-      for (const AccessSiteReport &S : R.Sites)
-        if (S.Space == ir::MemSpace::Global && !S.DataDependent) {
-          BeforeSectors += static_cast<std::uint64_t>(S.Sectors.Sum);
-          BeforeRequests += static_cast<std::uint64_t>(S.Sectors.Count);
+    // Seed 001: after the last pass of a launch, the passes against the
+    // scatter as written.
+    if (InLaunch && O.Transformed) {
+      LaunchTotals &T = Launched[InLaunch->Name];
+      for (const AccessSiteReport &S : R.Sites) {
+        if (S.Space == ir::MemSpace::Shared) {
+          T.MaxShared = std::max(T.MaxShared, S.Congestion.Max);
+          continue;
         }
-      Text += fmt::format("  the sites above are the copy as written; schedule colored runs it as seed "
-                          "001's three passes ({}_pass0..2):\n",
-                          K.Name);
-      nlohmann::json JPasses = nlohmann::json::array();
-      for (std::size_t P = 0; P < C.Hmm->Passes.size(); ++P) {
-        const HmmPassPlan &Plan = C.Hmm->Passes[P];
-        AfterSectors += Plan.Cost.Sectors + Plan.Cost.IndexSectors;
-        AfterRequests += Plan.Cost.GlobalRequests;
-        Text += fmt::format("    pass {} ({}, {} threads per block):\n", P,
-                            Plan.Cost.Kind == HmmPassKind::Strip ? "strips" : "rows", Plan.Threads);
-        nlohmann::json JS = nlohmann::json::array();
-        for (const AccessSiteReport &S : Plan.Sites) {
-          const bool Shared = S.Space == ir::MemSpace::Shared;
-          Text += fmt::format("      {}: {} {} of '{}': DMM congestion {}; {}\n", locText(S.Loc),
-                              spaceName(S.Space), S.IsWrite ? "write" : "read", S.Array,
-                              S.Congestion.str(),
-                              Shared ? "sm_90 wavefronts " + S.Wavefronts.str()
-                                     : "sm_90 sectors " + S.Sectors.str() + ", lines " + S.Lines.str());
-          JS.push_back(siteJson(S, locText(S.Loc)));
-        }
-        JPasses.push_back({{"pass", P}, {"kernel", fmt::format("{}_pass{}", K.Name, P)}, {"sites", JS}});
+        T.Sectors += static_cast<std::uint64_t>(S.Sectors.Sum);
+        const ir::Array *A = Prog.findArray(K, S.Array);
+        if (!A || !A->Holds)
+          T.DataRequests += static_cast<std::uint64_t>(S.Sectors.Count);
       }
-      JK["passes"] = JPasses;
-      if (O.Transformed) {
-        Text += fmt::format("    as written: {} global requests, {} sectors ({:.3g} per request); "
-                            "scheduled: {} data requests, {} sectors with the s and d loads ({:.3g} per "
-                            "data request), every shared access congestion {}\n",
-                            BeforeRequests, BeforeSectors,
+      const ir::Kernel *Scatter = Written.findKernel(InLaunch->Name);
+      if (K.Name == InLaunch->Kernels.back() && Scatter) {
+        const KernelReport W = analyzeKernel(Written, *Scatter, AO);
+        std::uint64_t BeforeSectors = 0, BeforeRequests = 0;
+        for (const AccessSiteReport &S : W.Sites)
+          if (S.Space == ir::MemSpace::Global && !S.DataDependent) {
+            BeforeSectors += static_cast<std::uint64_t>(S.Sectors.Sum);
+            BeforeRequests += static_cast<std::uint64_t>(S.Sectors.Count);
+          }
+        Text += fmt::format("  launch '{}' as written (kernel '{}'): {} global requests, {} sectors ({:.3g} per "
+                            "request); as its kernels {}: {} data requests, {} sectors with the s and d loads "
+                            "({:.3g} per data request), every shared access congestion {}\n",
+                            InLaunch->Name, InLaunch->Name, BeforeRequests, BeforeSectors,
                             BeforeRequests ? double(BeforeSectors) / double(BeforeRequests) : 0.0,
-                            AfterRequests, AfterSectors,
-                            AfterRequests ? double(AfterSectors) / double(AfterRequests) : 0.0,
-                            [&] {
-                              std::int64_t M = 0;
-                              for (const HmmPassPlan &P : C.Hmm->Passes)
-                                M = std::max(M, P.Cost.MaxSharedCongestion);
-                              return M;
-                            }());
-        JK["transformed"] = {{"before", {{"global_requests", BeforeRequests}, {"sectors", BeforeSectors}}},
-                             {"after", {{"global_requests", AfterRequests}, {"sectors", AfterSectors}}}};
+                            fmt::join(InLaunch->Kernels, ", "), T.DataRequests, T.Sectors,
+                            T.DataRequests ? double(T.Sectors) / double(T.DataRequests) : 0.0, T.MaxShared);
+        JK["transformed_launch"] = {{"launch", InLaunch->Name},
+                                    {"before", {{"global_requests", BeforeRequests}, {"sectors", BeforeSectors}}},
+                                    {"after", {{"global_requests", T.DataRequests}, {"sectors", T.Sectors}}}};
       }
     }
     Text += fmt::format("  time: {} on {}{}; lower bound {} = {:.6g}\n",

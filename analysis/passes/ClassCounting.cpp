@@ -260,7 +260,7 @@ std::optional<std::pair<Wide, Wide>> Analyzer::opaqueRange(int Id) const {
   case OpaqueDef::Table: {
     const auto &A = *static_cast<const ArrayInfo *>(D.Ref);
     if (A.Holds)
-      return std::make_pair(Wide(0), static_cast<Wide>(A.Holds->size()) - 1);
+      return std::make_pair(Wide(0), static_cast<Wide>(A.Holds->bound()) - 1);
     return std::nullopt;
   }
   case OpaqueDef::Bin: {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <set>
 
 namespace bankwise {
 
@@ -174,188 +175,175 @@ std::optional<std::vector<TableRef>> tableChain(const ir::Expr &E, const ir::Pro
   }
 }
 
-/// Adds to Sites the warps of pass Pass's regular steps (1), (2) and (4),
-/// whose addresses are a closed form of the block (see hmmPassPlans).
-/// Block Blk's addresses are block 0's moved by Blk * blockStride words (and
-/// the s and d loads' by Blk * words); costs are invariant under a move by
-/// a multiple of Align = lcm(w, 128 / element bytes) elements (banks,
-/// address groups, sectors and lines all repeat). So blocks Blk and
-/// Blk + Period cost the same, and the first Period blocks, each counted
-/// once per block of its residue class, give every block's figures.
-void addRegularSteps(const HmmLowering &L, int Pass, std::vector<AccessSiteReport> &Sites) {
-  const HmmSchedule &Sched = *L.Schedule;
-  const std::int64_t W = L.Shape.Banks, Eb = L.ElemBytes;
-  const std::uint64_t N = Sched.size();
-  const std::uint32_t Words = Sched.blockWords(Pass), Blocks = Sched.numBlocks(Pass);
-  auto PeriodOf = [&](std::uint64_t Stride, std::int64_t ElemB) {
-    const std::uint64_t Align = std::lcm<std::uint64_t>(static_cast<std::uint64_t>(W),
-                                                        static_cast<std::uint64_t>(128 / ElemB));
-    return Align / std::gcd(Stride % Align, Align);
+/// Builders of the IR the global lowering writes, every node located at Loc.
+struct IrBuilder {
+  SourceLoc Loc;
+  ir::Expr num(std::int64_t V) const { return ir::makeInt(V, Loc); }
+  ir::Expr var(const std::string &Name, ir::VarKind K) const { return ir::makeVar(Name, K, Loc); }
+  ir::Expr builtin(ir::Builtin B) const { return ir::Expr{ir::BuiltinRef{B}, ir::NodeLoc(Loc)}; }
+  ir::Expr bin(ir::BinaryOp Op, ir::Expr L, ir::Expr R) const {
+    return ir::makeBinary(Op, std::move(L), std::move(R), Loc);
+  }
+  ir::ArrayRead element(const std::string &Array, ir::Expr Index) const {
+    ir::ArrayRead R;
+    R.Array = Array;
+    R.Indices.push_back(std::move(Index));
+    return R;
+  }
+  ir::Expr read(const std::string &Array, ir::Expr Index) const {
+    return ir::Expr{element(Array, std::move(Index)), ir::NodeLoc(Loc)};
+  }
+  ir::Stmt stmt(ir::Stmt::Kind K) const { return ir::Stmt{std::move(K), ir::NodeLoc(Loc)}; }
+  ir::Stmt assign(ir::ArrayRead Target, ir::Expr Value) const {
+    return stmt(ir::Assign{std::move(Target), std::move(Value)});
+  }
+  ir::Array array(const std::string &Name, ir::MemSpace Space, ir::ElemType Elem, std::int64_t N) const {
+    ir::Array A;
+    A.Name = Name;
+    A.Space = Space;
+    A.Elem = Elem;
+    A.Dims = {num(N)};
+    A.Shape = {N};
+    A.Loc = ir::NodeLoc(Loc);
+    return A;
+  }
+};
+
+/// The names the lowering of kernel K adds, none already taken in Prog.
+struct HmmNames {
+  std::string Kernel[3], SPerm[3], DPerm[3], S[3], D[3], Buf, V, K, J;
+};
+
+HmmNames hmmNames(const ir::Program &Prog, const ir::Kernel &K) {
+  std::set<std::string> Taken;
+  for (const ir::Param &P : Prog.Params)
+    Taken.insert(P.Name);
+  for (const ir::Permutation &P : Prog.Perms)
+    Taken.insert(P.Name);
+  for (const ir::Array &A : Prog.Arrays)
+    Taken.insert(A.Name);
+  for (const ir::Kernel &Other : Prog.Kernels) {
+    Taken.insert(Other.Name);
+    for (const ir::Array *A : Other.arrays())
+      Taken.insert(A->Name);
+  }
+  for (const ir::Launch &L : Prog.Launches)
+    Taken.insert(L.Name);
+  auto Fresh = [&](std::string Name) {
+    while (Taken.count(Name))
+      Name += "_";
+    Taken.insert(Name);
+    return Name;
   };
-  const std::uint64_t Period =
-      std::lcm(PeriodOf(Sched.blockStride(Pass), Eb), PeriodOf(Words, 2));
-  std::vector<Address> Lanes(static_cast<std::size_t>(W));
-  auto Add = [&](AccessSiteReport &S, std::int64_t ElemB, bool Shared, std::int64_t Times) {
-    const WarpAccessCosts C = warpAccessCosts(Lanes, W, ElemB, Shared);
-    S.Congestion.add(C.Congestion, Times);
-    S.Groups.add(C.Groups, Times);
-    if (Shared) {
-      S.Wavefronts.add(C.Wavefronts, Times);
+  HmmNames N;
+  for (int P = 0; P < HmmSchedule::NumPasses; ++P) {
+    N.Kernel[P] = Fresh(fmt::format("{}_pass{}", K.Name, P));
+    N.SPerm[P] = Fresh(fmt::format("colored_{}_s{}", K.Name, P));
+    N.DPerm[P] = Fresh(fmt::format("colored_{}_d{}", K.Name, P));
+    N.S[P] = Fresh(fmt::format("s{}", P));
+    N.D[P] = Fresh(fmt::format("d{}", P));
+  }
+  N.Buf = Fresh("buf");
+  N.V = Fresh("v");
+  N.K = Fresh("k");
+  N.J = Fresh("j");
+  return N;
+}
+
+/// Pass Pass of seed 001's schedule as an ordinary kernel: one block per
+/// row (strip) of m words, min(1024, m) threads, each moving q = ceil(m /
+/// threads) words j = tx + k * threads:
+///
+///   (1) buf[j] = In[addr(j)]          coalesced; addr(j) = bx*C + j for a
+///                                     row, j/8*C + bx*8 + j%8 for a strip
+///   (2) v[k] = buf[s[bx*m + j]]       s, d: the pass's 16-bit planes
+///   (3) buf[d[bx*m + j]] = v[k]       conflict-free (seed 003 per block)
+///   (4) Out[addr(j)] = buf[j]         coalesced
+///
+/// with a sync after (1), (2) and (3). In is the source for pass 0, the
+/// destination (in place) after. Params are the data arrays that are K's
+/// parameters, then the pass's s and d.
+ir::Kernel hmmPassKernel(const ir::Kernel &K, const HmmSchedule &Sched, int Pass, const ir::Array &Src,
+                         const ir::Array &Dst, const HmmNames &Nm, const SourceLoc &ReadLoc,
+                         const SourceLoc &Loc) {
+  const IrBuilder B{Loc};
+  const std::int64_t N = static_cast<std::int64_t>(Sched.size());
+  const std::int64_t M = Sched.blockWords(Pass), Blocks = Sched.numBlocks(Pass);
+  const std::int64_t Threads = std::min<std::int64_t>(1024, M), PerThread = (M + Threads - 1) / Threads;
+  const std::int64_t Cols = Sched.shape().Cols, Strip = Sched.shape().StripCols;
+  const bool Row = HmmSchedule::kind(Pass) == HmmPassKind::Row;
+  const std::string &In = Pass == 0 ? Src.Name : Dst.Name;
+  ir::Kernel P;
+  P.Name = Nm.Kernel[Pass];
+  P.Loc = K.Loc;
+  for (const ir::Array &A : K.Params)
+    if ((A.Name == Src.Name && Pass == 0) || A.Name == Dst.Name)
+      P.Params.push_back(A);
+  const ir::ElemType U16{ir::ScalarType::U16, 1};
+  for (const auto &[Name, Perm] : {std::pair(Nm.S[Pass], Nm.SPerm[Pass]), std::pair(Nm.D[Pass], Nm.DPerm[Pass])}) {
+    ir::Array T = B.array(Name, ir::MemSpace::Global, U16, N);
+    T.Dims = Src.Dims; // n as the program writes it
+    T.Holds = ir::PermRef{Perm, false};
+    P.Params.push_back(std::move(T));
+  }
+  P.Geo.Grid = {B.num(Blocks)};
+  P.Geo.Block = {B.num(Threads)};
+  P.Geo.GridDim = {Blocks, 1, 1};
+  P.Geo.BlockDim = {Threads, 1, 1};
+  P.Geo.Loc = K.Geo.Loc;
+  using ir::BinaryOp;
+  const ir::Expr Bx = B.builtin(ir::Builtin::Bx);
+  auto J = [&] { return B.var(Nm.J, ir::VarKind::Let); };
+  auto Addr = [&] {
+    if (Row)
+      return B.bin(BinaryOp::Add, B.bin(BinaryOp::Mul, Bx, B.num(Cols)), J());
+    return B.bin(BinaryOp::Add,
+                 B.bin(BinaryOp::Add, B.bin(BinaryOp::Mul, B.bin(BinaryOp::Div, J(), B.num(Strip)), B.num(Cols)),
+                       B.bin(BinaryOp::Mul, Bx, B.num(Strip))),
+                 B.bin(BinaryOp::Mod, J(), B.num(Strip)));
+  };
+  auto Plane = [&](const std::string &Table) {
+    return B.read(Table, B.bin(BinaryOp::Add, B.bin(BinaryOp::Mul, Bx, B.num(M)), J()));
+  };
+  auto VK = [&] { return B.element(Nm.V, B.var(Nm.K, ir::VarKind::Loop)); };
+  // for k in 0..q { let j = tx + k * threads; [if j < m] Body }
+  auto Each = [&](std::vector<ir::Stmt> Body) {
+    ir::For F;
+    F.Var = Nm.K;
+    F.Begin = B.num(0);
+    F.End = B.num(PerThread);
+    F.Body.push_back(B.stmt(ir::Let{Nm.J, B.bin(BinaryOp::Add, B.builtin(ir::Builtin::Tx),
+                                               B.bin(BinaryOp::Mul, B.var(Nm.K, ir::VarKind::Loop),
+                                                     B.num(Threads)))}));
+    if (M % Threads != 0) {
+      ir::If I;
+      I.Cond = B.bin(BinaryOp::Lt, J(), B.num(M));
+      I.Then = std::move(Body);
+      F.Body.push_back(B.stmt(std::move(I)));
     } else {
-      S.Sectors.add(C.Sectors, Times);
-      S.Lines.add(C.Lines, Times);
+      for (ir::Stmt &S : Body)
+        F.Body.push_back(std::move(S));
     }
+    return B.stmt(std::move(F));
   };
-  for (std::uint32_t B = 0; B < std::min<std::uint64_t>(Blocks, Period); ++B) {
-    const std::int64_t Times = static_cast<std::int64_t>((Blocks - B + Period - 1) / Period);
-    const std::uint64_t Base = std::uint64_t(B) * Words;
-    for (std::uint32_t J0 = 0; J0 < Words; J0 += static_cast<std::uint32_t>(W)) {
-      for (std::int64_t I = 0; I < W; ++I)
-        Lanes[static_cast<std::size_t>(I)] =
-            static_cast<Address>(Sched.address(Pass, B, J0 + static_cast<std::uint32_t>(I)));
-      Add(Sites[HmmInRead], Eb, false, Times);
-      Add(Sites[HmmOutWrite], Eb, false, Times);
-      for (std::int64_t I = 0; I < W; ++I)
-        Lanes[static_cast<std::size_t>(I)] = static_cast<Address>(J0 + I);
-      Add(Sites[HmmBufWrite], Eb, true, Times);
-      Add(Sites[HmmBufRead], Eb, true, Times);
-      // s and d: entries of the one 6n-entry table, plane 2 * Pass and 2 * Pass + 1.
-      for (int Plane = 0; Plane < 2; ++Plane) {
-        for (std::int64_t I = 0; I < W; ++I)
-          Lanes[static_cast<std::size_t>(I)] =
-              static_cast<Address>((2 * std::uint64_t(Pass) + std::uint64_t(Plane)) * N + Base + J0 +
-                                   static_cast<std::uint64_t>(I));
-        Add(Sites[Plane ? HmmDRead : HmmSRead], 2, false, Times);
-      }
-    }
-  }
-}
-
-/// Adds to Sites the warps of step (3), the schedule's own s and d, for
-/// blocks [FirstBlock, EndBlock) of pass Pass: one model evaluation per
-/// warp, since these patterns are the permutation's and do not repeat.
-/// Congestion, groups and wavefronts of a warp are at most 32, so they are
-/// counted by value and added to the sites once per value.
-void addScheduleSteps(const HmmLowering &L, int Pass, std::uint32_t FirstBlock, std::uint32_t EndBlock,
-                      std::vector<AccessSiteReport> &Sites) {
-  const HmmSchedule &Sched = *L.Schedule;
-  const std::int64_t W = L.Shape.Banks, Eb = L.ElemBytes;
-  const std::uint32_t Words = Sched.blockWords(Pass);
-  const bool Words32 = W == 32 && Eb == 4; // sharedWordWarpCosts' case
-  std::vector<Address> Lanes(static_cast<std::size_t>(W));
-  for (int Plane = 0; Plane < 2; ++Plane) {
-    const std::span<const std::uint16_t> Table = Plane ? Sched.d(Pass) : Sched.s(Pass);
-    AccessSiteReport &S = Sites[Plane ? HmmBufScatter : HmmBufGather];
-    std::array<std::int64_t, 33> Congestion{}, Groups{}, Wavefronts{};
-    for (std::uint64_t At = std::uint64_t(FirstBlock) * Words; At < std::uint64_t(EndBlock) * Words;
-         At += static_cast<std::uint64_t>(W)) {
-      WarpAccessCosts C;
-      if (Words32) {
-        C = sharedWordWarpCosts(Table.subspan(At).first<32>());
-      } else {
-        for (std::int64_t I = 0; I < W; ++I)
-          Lanes[static_cast<std::size_t>(I)] = Table[At + static_cast<std::uint64_t>(I)];
-        C = warpAccessCosts(Lanes, W, Eb, true);
-      }
-      if (C.Congestion <= 32 && C.Groups <= 32 && C.Wavefronts <= 32) {
-        ++Congestion[static_cast<std::size_t>(C.Congestion)];
-        ++Groups[static_cast<std::size_t>(C.Groups)];
-        ++Wavefronts[static_cast<std::size_t>(C.Wavefronts)];
-      } else {
-        S.Congestion.add(C.Congestion);
-        S.Groups.add(C.Groups);
-        S.Wavefronts.add(C.Wavefronts);
-      }
-    }
-    for (std::size_t V = 0; V <= 32; ++V) {
-      const auto X = static_cast<std::int64_t>(V);
-      if (Congestion[V])
-        S.Congestion.add(X, Congestion[V]);
-      if (Groups[V])
-        S.Groups.add(X, Groups[V]);
-      if (Wavefronts[V])
-        S.Wavefronts.add(X, Wavefronts[V]);
-    }
-  }
-}
-
-/// The access sites of the three pass kernels codegen emits, warp by warp
-/// (a warp holds 32 consecutive words j of one block: blocks are whole
-/// warps, since w divides C and R * StripCols). Steps: (1) global read of
-/// In at addr(j), shared write at j; (2) global reads of s and d; (3) shared
-/// read at s[j], shared write at d[j] (one buffer, through registers);
-/// (4) shared read at j, global write of Out at addr(j).
-std::vector<HmmPassPlan> hmmPassPlans(const HmmLowering &L, const std::string &Src,
-                                      const std::string &Dst, const SourceLoc &ReadLoc,
-                                      const SourceLoc &StmtLoc) {
-  const HmmSchedule &Sched = *L.Schedule;
-  const std::int64_t Eb = L.ElemBytes;
-  std::vector<HmmPassPlan> Out;
-  for (int Pass = 0; Pass < HmmSchedule::NumPasses; ++Pass) {
-    HmmPassPlan P;
-    const std::uint32_t Words = Sched.blockWords(Pass), Blocks = Sched.numBlocks(Pass);
-    P.Threads = std::min<std::uint32_t>(1024, Words);
-    P.PerThread = (Words + P.Threads - 1) / P.Threads;
-    auto Site = [&](const SourceLoc &Loc, const std::string &Array, ir::MemSpace Space, bool Write,
-                    std::int64_t Bytes) {
-      AccessSiteReport S;
-      S.Loc = Loc;
-      S.Array = Array;
-      S.Space = Space;
-      S.IsWrite = Write;
-      S.ElemBytes = Bytes;
-      S.Layout = "raw";
-      return S;
-    };
-    P.Sites = {Site(Pass == 0 ? ReadLoc : StmtLoc, Pass == 0 ? Src : Dst, ir::MemSpace::Global, false, Eb),
-               Site(StmtLoc, L.BufferName, ir::MemSpace::Shared, true, Eb),
-               Site(StmtLoc, L.planeName(Pass, false), ir::MemSpace::Global, false, 2),
-               Site(StmtLoc, L.BufferName, ir::MemSpace::Shared, false, Eb),
-               Site(StmtLoc, L.planeName(Pass, true), ir::MemSpace::Global, false, 2),
-               Site(StmtLoc, L.BufferName, ir::MemSpace::Shared, true, Eb),
-               Site(StmtLoc, L.BufferName, ir::MemSpace::Shared, false, Eb),
-               Site(StmtLoc, Dst, ir::MemSpace::Global, true, Eb)};
-    addRegularSteps(L, Pass, P.Sites);
-    // Step (3) in chunks of blocks over the cores, each chunk with its own
-    // sites; the chunks' figures merge in order (min, max, count and
-    // integer sums), so any thread count gives the same report.
-    const std::uint32_t Chunks = std::min<std::uint32_t>(Blocks, 64);
-    std::vector<std::vector<AccessSiteReport>> Parts(Chunks, P.Sites); // step (3)'s sites still empty
-    parallelFor(Chunks, threadCount(), [&](std::size_t Chunk, unsigned) {
-      addScheduleSteps(L, Pass, static_cast<std::uint32_t>(Blocks * Chunk / Chunks),
-                       static_cast<std::uint32_t>(Blocks * (Chunk + 1) / Chunks), Parts[Chunk]);
-    });
-    for (const std::vector<AccessSiteReport> &Part : Parts)
-      for (int I : {HmmBufGather, HmmBufScatter})
-        for (auto Stat : {&AccessSiteReport::Congestion, &AccessSiteReport::Groups,
-                          &AccessSiteReport::Wavefronts})
-          (P.Sites[static_cast<std::size_t>(I)].*Stat).merge(Part[static_cast<std::size_t>(I)].*Stat);
-    for (AccessSiteReport &S : P.Sites) {
-      S.WarpExecutions = S.Congestion.Count;
-      S.ThreadAccesses = static_cast<std::int64_t>(Sched.size());
-    }
-    // The pass's hmmPassCosts line, from the same warps (no second walk; a
-    // test compares the two): shared congestion over the buffer's four
-    // sites, requests, sectors, lines and groups over the data's load and
-    // store, sectors of the s and d loads.
-    HmmPassCost &C = P.Cost;
-    C.Kind = HmmSchedule::kind(Pass);
-    C.Blocks = Blocks;
-    C.BlockWords = Words;
-    for (int I : {HmmBufWrite, HmmBufGather, HmmBufScatter, HmmBufRead})
-      C.MaxSharedCongestion = std::max(C.MaxSharedCongestion, P.Sites[I].Congestion.Max);
-    for (int I : {HmmInRead, HmmOutWrite}) {
-      const AccessSiteReport &S = P.Sites[I];
-      C.GlobalRequests += static_cast<std::uint64_t>(S.Sectors.Count);
-      C.Sectors += static_cast<std::uint64_t>(S.Sectors.Sum);
-      C.MaxSectorsPerRequest = std::max(C.MaxSectorsPerRequest, S.Sectors.Max);
-      C.MaxLinesPerRequest = std::max(C.MaxLinesPerRequest, S.Lines.Max);
-      C.MaxUmmGroups = std::max(C.MaxUmmGroups, S.Groups.Max);
-    }
-    C.IndexSectors = static_cast<std::uint64_t>(P.Sites[HmmSRead].Sectors.Sum + P.Sites[HmmDRead].Sectors.Sum);
-    Out.push_back(std::move(P));
-  }
-  return Out;
+  auto One = [](ir::Stmt S) {
+    std::vector<ir::Stmt> V;
+    V.push_back(std::move(S));
+    return V;
+  };
+  P.Body.push_back(B.stmt(ir::ArrayDecl{B.array(Nm.Buf, ir::MemSpace::Shared, Src.Elem, M)}));
+  P.Body.push_back(B.stmt(ir::ArrayDecl{B.array(Nm.V, ir::MemSpace::Local, Src.Elem, PerThread)}));
+  ir::Expr Load = B.read(In, Addr());
+  if (Pass == 0)
+    Load.Loc = ir::NodeLoc(ReadLoc);
+  P.Body.push_back(Each(One(B.assign(B.element(Nm.Buf, J()), std::move(Load)))));
+  P.Body.push_back(B.stmt(ir::Sync{}));
+  P.Body.push_back(Each(One(B.assign(VK(), B.read(Nm.Buf, Plane(Nm.S[Pass]))))));
+  P.Body.push_back(B.stmt(ir::Sync{}));
+  P.Body.push_back(Each(One(B.assign(B.element(Nm.Buf, Plane(Nm.D[Pass])), ir::Expr{VK(), ir::NodeLoc(Loc)}))));
+  P.Body.push_back(B.stmt(ir::Sync{}));
+  P.Body.push_back(Each(One(B.assign(B.element(Dst.Name, Addr()), B.read(Nm.Buf, J())))));
+  return P;
 }
 
 } // namespace
@@ -364,7 +352,12 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
   ColoredScheduling Result{Input, {}};
   ir::Program &Prog = Result.Program;
   std::vector<ColoredScheduleReport> &Out = Result.Reports;
-  for (ir::Kernel &K : Prog.Kernels) {
+  // Global copies become three kernels each, put in place of the kernel
+  // once every kernel has been read.
+  std::map<std::size_t, std::vector<ir::Kernel>> Lowered;
+  std::vector<ir::Permutation> AddedPerms;
+  for (std::size_t KIndex = 0; KIndex < Prog.Kernels.size(); ++KIndex) {
+    ir::Kernel &K = Prog.Kernels[KIndex];
     if (K.Schedule != ir::KernelSchedule::Colored)
       continue;
     const SourceLoc KLoc = K.Loc;
@@ -462,13 +455,16 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
     // is computed entry after entry, through the tables' inverses (closed
     // forms where they exist, cached in Perms).
     std::vector<const Permutation *> Steps;
+    std::vector<TableRef> StepRefs;
     bool Direct = false;
     if (const auto GChain = tableChain(GE, Prog, K), FChain = tableChain(FE, Prog, K);
         GChain && FChain) {
       for (const TableRef &R : *GChain)
-        Steps.push_back(&Perms.get(R.Name, !R.Inverse));
+        StepRefs.push_back({R.Name, !R.Inverse});
       for (auto It = FChain->rbegin(); It != FChain->rend(); ++It)
-        Steps.push_back(&Perms.get(It->Name, It->Inverse));
+        StepRefs.push_back(*It);
+      for (const TableRef &R : StepRefs)
+        Steps.push_back(&Perms.get(R.Name, R.Inverse));
       Direct = std::all_of(Steps.begin(), Steps.end(), [&](const Permutation *P) {
         return P->size() == static_cast<std::uint64_t>(N);
       });
@@ -533,17 +529,48 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
     Rep.N = N;
     Rep.W = W;
     if (Global) {
-      // Seed 001: the shape, the schedule and its costs; the kernel stays.
+      // Seed 001: the schedule of the map (through the table itself when the
+      // copy goes through one), and the kernel as three pass kernels run by
+      // one launch under its name.
+      const HmmNames Nm = hmmNames(Prog, K);
+      TableRef Base{Whole ? StepRefs.front().Name : "colored_" + K.Name + "_P",
+                    Whole ? StepRefs.front().Inverse : false};
+      if (!Whole) {
+        ir::Permutation P;
+        P.Name = Base.Name;
+        P.Kind = ir::PermKind::List;
+        P.ArgValues.assign(Map.begin(), Map.end());
+        P.Size = N;
+        P.Loc = KLoc;
+        AddedPerms.push_back(std::move(P));
+      }
       auto L = std::make_shared<HmmLowering>();
       L->ElemBytes = ir::byteSize(SA->Elem);
-      L->PlanePrefix = "colored_" + K.Name;
       L->Shape = Shape;
-      L->Schedule = std::make_shared<const HmmSchedule>(
-          Whole ? scheduleHmmPermutation(*Whole, L->Shape)
-                : scheduleHmmPermutation(Direct ? Permutation::ofBijection(std::move(Map))
-                                                : Permutation(std::move(Map)),
-                                         L->Shape));
-      L->Passes = hmmPassPlans(*L, SA->Name, DA->Name, Copy->Value.Loc, CopyLoc);
+      L->Schedule = sharedHmmSchedule(
+          Whole ? Perms.share(Base.Name, Base.Inverse)
+                : std::make_shared<const Permutation>(Direct ? Permutation::ofBijection(std::move(Map))
+                                                             : Permutation(std::move(Map))));
+      std::vector<ir::Kernel> Passes;
+      for (int Pass = 0; Pass < HmmSchedule::NumPasses; ++Pass) {
+        for (const auto &[Name, Kind] : {std::pair(Nm.SPerm[Pass], ir::PermKind::HmmSrc),
+                                         std::pair(Nm.DPerm[Pass], ir::PermKind::HmmDst)}) {
+          ir::Permutation T;
+          T.Name = Name;
+          T.Kind = Kind;
+          T.Base = Base.Name;
+          T.BaseInverse = Base.Inverse;
+          T.Args = {ir::makeInt(Pass, KLoc)};
+          T.ArgValues = {Pass};
+          T.Size = N;
+          T.Loc = KLoc;
+          AddedPerms.push_back(std::move(T));
+        }
+        Passes.push_back(hmmPassKernel(K, *L->Schedule, Pass, *SA, *DA, Nm, Copy->Value.Loc, CopyLoc));
+        L->PassKernels.push_back(Nm.Kernel[Pass]);
+      }
+      Prog.Launches.push_back({K.Name, L->PassKernels, K.Loc});
+      Lowered[KIndex] = std::move(Passes);
       Rep.Hmm = std::move(L);
       Out.push_back(std::move(Rep));
       continue;
@@ -581,6 +608,13 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
     Dst->Indices.front() = Apply(Rep.DstName, DstLoc);
     K.Schedule = ir::KernelSchedule::None;
     Out.push_back(Rep);
+  }
+  for (ir::Permutation &P : AddedPerms)
+    Prog.Perms.push_back(std::move(P));
+  for (auto It = Lowered.rbegin(); It != Lowered.rend(); ++It) {
+    const auto At = Prog.Kernels.begin() + static_cast<std::ptrdiff_t>(It->first);
+    Prog.Kernels.insert(Prog.Kernels.erase(At), std::make_move_iterator(It->second.begin()),
+                        std::make_move_iterator(It->second.end()));
   }
   return Result;
 }

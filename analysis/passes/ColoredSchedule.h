@@ -10,10 +10,12 @@
 // of dst, whatever f and g are.
 //
 // The same construct on a copy between global arrays (seed 001 Secs. V-VII)
-// keeps the kernel as written and plans the scheduled offline permutation of
-// global memory instead: P(g(t)) = f(t), the sm_90 shape chooseSm90Shape(n)
-// and scheduleHmmPermutation(P, shape), whose three passes (row, strip, row;
-// each coalesced and conflict-free) codegen emits in place of the kernel.
+// becomes the scheduled offline permutation of global memory: P(g(t)) =
+// f(t), the sm_90 shape chooseSm90Shape(n) and scheduleHmmPermutation(P,
+// shape), whose three passes (row, strip, row; each coalesced and
+// conflict-free) replace the kernel as three ordinary kernels K_pass0..2
+// reading the schedule's planes (hmm_src / hmm_dst tables), run in order by
+// `launch K = K_pass0, K_pass1, K_pass2`.
 #pragma once
 
 #include "analysis/passes/KernelAnalysis.h"
@@ -27,34 +29,15 @@
 
 namespace bankwise {
 
-/// The access sites of one generated pass kernel, in the order of its code:
-/// (1) load of the row (strip) and its store into the shared buffer; (2)-(3)
-/// the load of s[j] and the gather buf[s[j]]; the load of d[j] and the
-/// scatter buf[d[j]]; (4) the read of buf[j] and the store of the row.
-enum HmmSiteIndex : int {
-  HmmInRead, HmmBufWrite, HmmSRead, HmmBufGather, HmmDRead, HmmBufScatter, HmmBufRead, HmmOutWrite,
-  HmmNumSites
-};
-
-/// One pass of a planned seed 001 permutation: its hmmPassCosts line and the
-/// access sites of the kernel codegen emits for it (HmmSiteIndex order).
-struct HmmPassPlan {
-  HmmPassCost Cost;
-  std::uint32_t Threads = 0;   ///< CUDA threads per block: min(1024, words)
-  std::uint32_t PerThread = 0; ///< words per thread: ceil(words / Threads)
-  std::vector<AccessSiteReport> Sites;
-};
-
-/// The lowering of a global `schedule colored` copy to seed 001's three passes.
+/// The lowering of a global `schedule colored` copy to seed 001's three
+/// passes: the schedule, and the kernels the program now runs instead.
 struct HmmLowering {
   HmmShape Shape;
   std::int64_t ElemBytes = 4;
   std::shared_ptr<const HmmSchedule> Schedule;
-  std::vector<HmmPassPlan> Passes; ///< three
-  /// Names of the index planes in sites and tables: colored_K_s0 ... d2.
-  std::string planeName(int Pass, bool D) const { return PlanePrefix + (D ? "_d" : "_s") + std::to_string(Pass); }
-  std::string PlanePrefix;
-  std::string BufferName = "bw_buf"; ///< the block's shared buffer
+  /// The pass kernels, in order; the launch that runs them has the
+  /// kernel's name.
+  std::vector<std::string> PassKernels;
 };
 
 struct ColoredScheduleReport {
@@ -64,8 +47,7 @@ struct ColoredScheduleReport {
   std::int64_t N = 0;   ///< elements and threads
   std::int64_t W = 0;   ///< banks
   std::string PermName, SrcName, DstName; ///< the permutations added (shared copies)
-  /// Set for a global copy: the kernel stays as written (Schedule still
-  /// Colored) and codegen emits these three passes instead.
+  /// Set for a global copy: the kernel was replaced by these passes.
   std::shared_ptr<const HmmLowering> Hmm;
 };
 
@@ -78,17 +60,12 @@ struct ColoredScheduling {
 
 /// Prog with every `schedule colored` kernel that copies between shared
 /// arrays rewritten, adding the permutations P, S and D it uses; a copy
-/// between global arrays planned as seed 001's three passes (Hmm set; the
-/// kernel is left as written, Schedule Colored). Prog itself is unchanged.
+/// between global arrays replaced by seed 001's three pass kernels and a
+/// launch of them (Hmm set). Prog itself is unchanged.
 /// Throws UserError, located, when a body is not one copy, the arrays are
 /// not one-dimensional with n elements, the map is not one-to-one (naming
 /// two threads), a global copy's element is not 4 bytes or no sm_90 shape
 /// fits n.
 ColoredScheduling applyColoredSchedules(const ir::Program &Prog);
-
-/// True for a kernel applyColoredSchedules planned as seed 001's passes.
-inline bool isHmmScheduled(const ir::Kernel &K) {
-  return K.Schedule == ir::KernelSchedule::Colored;
-}
 
 } // namespace bankwise

@@ -258,7 +258,7 @@ void Analyzer::collectArrays() {
     Add(*A);
   for (auto &[Name, Info] : Arrays)
     if (Info.Decl->Holds)
-      Info.Holds = &permutation(Info.Decl->Holds->Perm, Info.Decl->Holds->Inverse);
+      Info.Holds = Perms.table(Info.Decl->Holds->Perm, Info.Decl->Holds->Inverse);
 }
 
 void Analyzer::collectSitesInExpr(const ir::Expr &E) {

@@ -80,6 +80,10 @@ const Permutation &PermutationTables::get(const std::string &Name, bool Inverse)
   const ir::Permutation *P = Prog.findPerm(Name);
   if (!P)
     throw UserError(fmt::format("unknown permutation '{}'", Name));
+  if (ir::isBlockLocalTable(P->Kind))
+    throw UserError(P->Loc, fmt::format("'{}' is a table of block-local indices, not a permutation: "
+                                        "read it through an array that holds it",
+                                        Name));
   const std::string Def = definitionKey(*P);
   // Identity and bit reversal are their own inverses: one table for both
   // (a global copy's schedule reads Q^-1 where its analysis reads Q).
@@ -99,6 +103,70 @@ const Permutation &PermutationTables::get(const std::string &Name, bool Inverse)
 std::shared_ptr<const Permutation> PermutationTables::share(const std::string &Name, bool Inverse) {
   get(Name, Inverse);
   return Cache.find(tableKey(Name, Inverse))->second;
+}
+
+namespace {
+/// Schedules by the table they schedule: an entry is found by the table's
+/// address or, for an equal table built again (a list declared by the
+/// schedule-colored pass and read back by the analysis), by its contents.
+class SharedSchedules {
+public:
+  std::shared_ptr<const HmmSchedule> get(std::shared_ptr<const Permutation> P) {
+    {
+      std::lock_guard<std::mutex> Lock(M);
+      for (auto It = Entries.begin(); It != Entries.end(); ++It)
+        if (It->first == P || *It->first == *P) {
+          Entries.splice(Entries.begin(), Entries, It);
+          return It->second;
+        }
+    }
+    auto S = std::make_shared<const HmmSchedule>(scheduleHmmPermutation(*P, chooseSm90Shape(P->size())));
+    std::lock_guard<std::mutex> Lock(M);
+    Entries.emplace_front(std::move(P), S);
+    std::uint64_t Bytes = 0;
+    for (auto It = Entries.begin(); It != Entries.end();) {
+      Bytes += It->second->size() * 2 * HmmSchedule::NumPasses * sizeof(std::uint16_t);
+      It = It != Entries.begin() && Bytes > MaxBytes ? Entries.erase(It) : std::next(It);
+    }
+    return S;
+  }
+
+private:
+  static constexpr std::uint64_t MaxBytes = std::uint64_t(2) << 30;
+  std::mutex M;
+  std::list<std::pair<std::shared_ptr<const Permutation>, std::shared_ptr<const HmmSchedule>>> Entries;
+};
+} // namespace
+
+std::shared_ptr<const HmmSchedule> sharedHmmSchedule(std::shared_ptr<const Permutation> P) {
+  static SharedSchedules S;
+  return S.get(std::move(P));
+}
+
+std::shared_ptr<const HmmSchedule> PermutationTables::hmmSchedule(const std::string &Name) {
+  const ir::Permutation *P = Prog.findPerm(Name);
+  if (!P || !ir::isBlockLocalTable(P->Kind))
+    throw UserError(fmt::format("'{}' is not an hmm_src or hmm_dst table", Name));
+  auto &Slot = Schedules[P->Base + (P->BaseInverse ? "~" : "")];
+  if (!Slot) {
+    try {
+      Slot = sharedHmmSchedule(share(P->Base, P->BaseInverse));
+    } catch (const UserError &E) {
+      throw UserError(P->Loc, fmt::format("{}: {}", Name, E.diagnostic().Message));
+    }
+  }
+  return Slot;
+}
+
+TableView PermutationTables::table(const std::string &Name, bool Inverse) {
+  const ir::Permutation *P = Prog.findPerm(Name);
+  if (!P || !ir::isBlockLocalTable(P->Kind))
+    return TableView(get(Name, Inverse));
+  if (Inverse)
+    throw UserError(P->Loc, fmt::format("'{}' is a table of block-local indices: it has no inverse", Name));
+  const std::shared_ptr<const HmmSchedule> S = hmmSchedule(Name);
+  const int Pass = static_cast<int>(P->ArgValues.at(0));
+  return TableView(P->Kind == ir::PermKind::HmmSrc ? S->s(Pass) : S->d(Pass), S->blockWords(Pass));
 }
 
 Permutation PermutationTables::build(const ir::Permutation &P, bool Inverse) {

@@ -1,19 +1,53 @@
 // The tables of a program's permutations: closed forms, random(n, seed:),
-// file(...), and the edge-coloring schedules schedule_src / schedule_dst
-// (seed 003), materialized once and cached. Analysis and code generation
+// file(...), the edge-coloring schedules schedule_src / schedule_dst
+// (seed 003) and the planes hmm_src / hmm_dst of seed 001's schedule,
+// materialized once and cached. Analysis and code generation
 // both read permutations through this, so they agree entry by entry. Tables
 // defined by their values alone (closed forms, random) are also shared
 // between the PermutationTables of one process, keyed by that definition.
 #pragma once
 
 #include "analysis/models/Permutation.h"
+#include "analysis/schedule/HmmSchedule.h"
 #include "ir/Program.h"
 
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 
 namespace bankwise {
+
+/// The entries of a table an array holds, without a copy: a permutation's
+/// (32-bit, values 0..n-1) or a plane of seed 001's schedule (hmm_src /
+/// hmm_dst: 16-bit block-local indices, values 0..m-1 for m words a block).
+/// It points into storage its PermutationTables keeps alive.
+class TableView {
+public:
+  TableView() = default;
+  explicit TableView(const Permutation &P)
+      : U32(P.map().data()), N(P.size()), Bound(P.size()) {}
+  TableView(std::span<const std::uint16_t> Plane, std::uint64_t Bound)
+      : U16(Plane.data()), N(Plane.size()), Bound(Bound) {}
+
+  std::uint64_t size() const { return N; }
+  /// Every entry is below this: n for a permutation, m for a plane.
+  std::uint64_t bound() const { return Bound; }
+  std::uint64_t operator()(std::uint64_t I) const { return U16 ? U16[I] : U32[I]; }
+
+private:
+  const std::uint32_t *U32 = nullptr;
+  const std::uint16_t *U16 = nullptr;
+  std::uint64_t N = 0, Bound = 0;
+};
+
+/// Seed 001's schedule of P on sm_90's shape (chooseSm90Shape(n)), computed
+/// once per table: the schedule-colored pass, the analysis of the kernels it
+/// makes and codegen's side file all read the same one. Kept for the
+/// process, the most recently used first, up to 2 GiB of planes. Throws
+/// UserError when no shape fits n.
+std::shared_ptr<const HmmSchedule> sharedHmmSchedule(std::shared_ptr<const Permutation> P);
 
 class PermutationTables {
 public:
@@ -25,12 +59,20 @@ public:
   const Permutation &get(const std::string &Name, bool Inverse = false);
   /// The same table, shared: it outlives this PermutationTables.
   std::shared_ptr<const Permutation> share(const std::string &Name, bool Inverse = false);
+  /// The entries an array holding Name (or its inverse) holds: get(Name,
+  /// Inverse)'s, or for hmm_src(P, pass: k) / hmm_dst the plane of P's
+  /// seed 001 schedule. Throws UserError as get does, and for the inverse of
+  /// a plane (block-local indices have none).
+  TableView table(const std::string &Name, bool Inverse = false);
+  /// The schedule behind hmm_src / hmm_dst table Name.
+  std::shared_ptr<const HmmSchedule> hmmSchedule(const std::string &Name);
 
 private:
   Permutation build(const ir::Permutation &P, bool Inverse);
 
   const ir::Program &Prog;
   std::map<std::string, std::shared_ptr<const Permutation>, std::less<>> Cache;
+  std::map<std::string, std::shared_ptr<const HmmSchedule>, std::less<>> Schedules;
 };
 
 } // namespace bankwise

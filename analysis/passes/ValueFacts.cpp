@@ -332,13 +332,13 @@ ValueRange ValueFacts::rangeOf(const ir::Expr &E) const {
           if (!A)
             return unknownRange();
           if (A->Holds) // a table: the permutation's values
-            return span(0, WideInt(In.PermSize(A->Holds->Perm, A->Holds->Inverse)) - 1);
+            return span(0, WideInt(In.TableBound(A->Holds->Perm, A->Holds->Inverse)) - 1);
           return elemRange(A->Elem);
         } else if constexpr (std::is_same_v<T, ir::PermApply>) {
           const ir::Permutation *P = Prog.findPerm(N.Perm);
           if (P && P->Size)
             return span(0, WideInt(*P->Size) - 1);
-          return span(0, WideInt(In.PermSize(N.Perm, N.Inverse)) - 1);
+          return span(0, WideInt(In.TableBound(N.Perm, N.Inverse)) - 1);
         } else {
           return unknownRange();
         }

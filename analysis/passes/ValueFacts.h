@@ -99,9 +99,9 @@ struct LoopFacts {
 struct ValueFactsInput {
   /// Params without a value (runtime sizes, derived ones included).
   std::set<std::string, std::less<>> Runtime;
-  /// Entries of a table permutation (P or its inverse): the range of P(i)
-  /// and of a `holds` array's elements.
-  std::function<std::uint64_t(const std::string &Perm, bool Inverse)> PermSize;
+  /// A bound on the entries of a table (P or its inverse, or an hmm_src /
+  /// hmm_dst plane): P(i) and a `holds` array's elements lie in [0, bound).
+  std::function<std::uint64_t(const std::string &Perm, bool Inverse)> TableBound;
 };
 
 /// The facts of kernel K of Prog (a least fixed point over its locals and

@@ -537,7 +537,7 @@ void Analyzer::checkBounds(const ArrayInfo &A, const std::vector<Val> &Idx,
       if (T.IsPerm)
         Top = static_cast<Wide>(static_cast<const Permutation *>(T.Ref)->size()) - 1;
       else if (const auto *AI = static_cast<const ArrayInfo *>(T.Ref); AI->Holds)
-        Top = static_cast<Wide>(AI->Holds->size()) - 1;
+        Top = static_cast<Wide>(AI->Holds->bound()) - 1;
       else
         throw NotAffine{"an index read from --data per lane (checked thread by thread)"};
       const Wide A1 = 0, A2 = Top * X.LtScale;

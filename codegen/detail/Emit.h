@@ -6,7 +6,7 @@
 //   ModuleState.cpp   tables, closed forms and names of the module
 //   KernelFacts.cpp   the scan and the dataflow facts of one kernel
 //   DeviceCode.cpp    the __global__ function, its launch function, checks
-//   Seed001.cpp       the three pass kernels of a global schedule colored
+//   Launches.cpp      launch_NAME of a `launch` (kernels run in sequence)
 //   Reference.cpp     the CPU reference
 //   Harness.cpp       the harness's run of one kernel
 //   Codegen.cpp       the module: shared-memory plan, tables, compileToCuda
@@ -213,9 +213,9 @@ public:
   std::vector<std::string> dimTexts(const ir::Array &A, Mode M) const;
   /// The element count of A as C++: a literal, or the product of its dims.
   std::string countText(const ir::Array &A, Mode M) const;
-  /// `schedule colored` on a global copy: seed 001's passes and their table.
-  const HmmLowering *Hmm = nullptr;
-  int HmmTable = -1;
+  /// The launch that runs this kernel with others (`launch L = ...`), or
+  /// null when the kernel is launched alone.
+  const ir::Launch *InLaunch = nullptr;
 
   std::string indexType() const { return LongIndex ? "long long" : "int"; }
   ArrayPlan &array(const std::string &Name) { return Arrays.at(ArrayIndex.at(Name)); }
@@ -259,8 +259,6 @@ public:
   bool runtime(const Expr &E) const;
   /// The table of Perm (inverse when Inverse) with device type DevType.
   int table(const std::string &Perm, bool Inverse, const std::string &DevType, bool Narrow);
-  /// The s and d planes of a seed 001 schedule: one table of 6n uint16.
-  int hmmTable(const std::string &Kernel, const HmmLowering &L);
   /// The side-file offset of the next stored table.
   std::uint64_t nextOffset() const {
     std::uint64_t Offset = 0;
@@ -280,7 +278,6 @@ std::string closedFormText(const ir::Permutation &P, bool Inverse, const std::st
 bool isClosedForm(const ir::Program &Prog, const std::string &Perm);
 VClass joinClass(const VClass &A, const VClass &B, const SourceLoc &Loc);
 std::string siteComment(const AccessSiteReport &S, const KernelFacts &F);
-std::string hmmCostText(const HmmPassCost &C);
 std::string referenceParams(const KernelFacts &F, const ModuleState &Mod);
 
 //===-- Expressions -----------------------------------------------------------===//
@@ -676,14 +673,11 @@ public:
                        F.runtimeShape(*A.Decl) ? F.countText(*A.Decl, Mode::Host) : fmt::format("{}", A.footprint()),
                        A.Lay.Kind == LayoutKind::Raw ? "row-major" : A.LayoutName, Role);
     }
-    if (F.Hmm) {
-      const HmmShape &Sh = F.Hmm->Shape;
-      S += fmt::format("/// schedule colored: runs as seed 001's scheduled permutation, three kernels on `stream`\n"
-                       "/// ({0}_pass0: {1} -> {2} by rows; {0}_pass1: {2} in place by strips of {3} columns;\n"
-                       "/// {0}_pass2: {2} in place by rows) over {4} x {5}; the s and d tables are the module's.\n",
-                       kernelName(), hmmSrc(), hmmDst(),
-                       Sh.StripCols, Sh.Rows, Sh.Cols);
-    }
+    if (F.InLaunch)
+      S += fmt::format("/// Stage {} of launch_{}, which runs it after the stages before it.\n",
+                       std::find(F.InLaunch->Kernels.begin(), F.InLaunch->Kernels.end(), F.K.Name) -
+                           F.InLaunch->Kernels.begin(),
+                       F.InLaunch->Name);
     if (F.RuntimeUsed.empty()) {
       S += "/// Returns cudaErrorInvalidValue when a count differs from the one above.\n";
       return S;
@@ -710,20 +704,17 @@ public:
   std::string runtimeChecks() const;
   std::string reference();
   std::string harnessRun() const;
-  /// Seed 001's three pass kernels and their launch sequence.
-  std::string hmmDevice();
-  std::string hmmLaunch() const;
-  const ir::Assign &hmmCopy() const { return *F.K.Body.front().as<ir::Assign>(); }
-  std::string hmmSrc() const { return hmmCopy().Value.as<ir::ArrayRead>()->Array; }
-  std::string hmmDst() const { return std::get<ir::ArrayRead>(hmmCopy().Target).Array; }
-  std::string passName(int Pass) const { return fmt::format("{}_pass{}", kernelName(), Pass); }
-  /// Bytes of shared memory of a pass block, and whether it needs the opt-in.
-  std::int64_t passSmem(int Pass) const {
-    return static_cast<std::int64_t>(F.Hmm->Passes[static_cast<std::size_t>(Pass)].Cost.BlockWords) * F.Hmm->ElemBytes;
-  }
-  bool passDynamic(int Pass) const {
-    return passSmem(Pass) > ir::targetInfo(Opts.Arch)->DefaultSharedPerBlock;
-  }
+  /// The harness run of Stages launched by LaunchFn one after another
+  /// (a kernel alone, or a `launch`): the union of their arrays, each
+  /// stage's CPU reference in order, one comparison of what they wrote.
+  static std::string harnessRunOf(const std::string &Name, const std::string &LaunchFn,
+                                  const std::vector<const KernelEmitter *> &Stages, std::size_t SeedIndex);
+  /// launch_NAME of `launch NAME = K1, ...`: its declaration (with the API
+  /// doc) or its definition, over the stages' emitters in order.
+  static std::string launchSequence(const ir::Launch &L, const std::vector<const KernelEmitter *> &Stages,
+                                    bool Declaration);
+  /// The runtime sizes the stages take, each once, in declaration order.
+  static std::vector<const ir::Param *> sizeArgsOf(const std::vector<const KernelEmitter *> &Stages);
 
 private:
   const KernelFacts &F;
@@ -746,6 +737,10 @@ private:
   std::string layoutObject(const ArrayPlan &A) const;
   void emitDeviceArray(int Indent, const ArrayPlan &A);
   void deviceBlock(const ir::Block &B, int Indent);
+  /// Fo gets `#pragma unroll`: constant bounds, at most 64 trips, and a
+  /// local array indexed by its variable (else the array lives in local
+  /// memory, a global-memory round trip per access).
+  bool unrollsLocals(const ir::For &Fo) const;
   void hostBlock(const ir::Block &B, int Indent, const std::string &Mask);
   void perThread(int Indent, const std::string &Mask, const std::vector<std::string> &Body);
 };

@@ -13,7 +13,7 @@ namespace {
 
 ValueFactsInput noTables() {
   ValueFactsInput In;
-  In.PermSize = [](const std::string &, bool) -> std::uint64_t { return 0; };
+  In.TableBound = [](const std::string &, bool) -> std::uint64_t { return 0; };
   return In;
 }
 

@@ -264,23 +264,32 @@ TEST_CASE("analyze: layout auto is explained, --transformed shows before and aft
   CHECK(J["kernels"][0]["sites"][3]["sm90_wavefronts"]["max"] == 1);
 }
 
-TEST_CASE("schedule colored on a global copy: analyze shows seed 001's shape and passes, compile emits them") {
+TEST_CASE("schedule colored on a global copy: analyze shows seed 001's shape and pass kernels, compile emits them") {
   const std::string Sample = std::string(BANKWISE_SOURCE_DIR) + "/samples/offline_permutation_scheduled.bw";
   Result R = bankwise("analyze " + Sample + " -D N=65536 --transformed");
   REQUIRE(R.Code == 0);
   CHECK(contains(R.Out, "schedule colored of 'permute_random': b[P(i)] = a[i] for n = 65536 as seed 001's "
                         "scheduled permutation of global memory: shape 64 x 1024 (R x C), StripCols 8"));
-  CHECK(contains(R.Out, "pass 1 (strip): 128 blocks of 512 words; DMM congestion 1"));
-  CHECK(contains(R.Out, "per request at most 4 sectors / 4 lines / 4 UMM groups"));
-  CHECK(contains(R.Out, "as written: 4096 global requests"));
+  CHECK(contains(R.Out, "launch permute_random = permute_random_pass0, permute_random_pass1, permute_random_pass2"));
+  // The pass kernels are kernels like any other: each analyzed, then the
+  // launch against the scatter as written.
+  CHECK(contains(R.Out, "kernel 'permute_random_pass1' (" + Sample));
+  CHECK(contains(R.Out, "launch 'permute_random' as written (kernel 'permute_random'): 4096 global requests"));
+  CHECK(contains(R.Out, "12288 data requests, 73728 sectors with the s and d loads (6 per data request), every "
+                        "shared access congestion 1"));
   R = bankwise("analyze " + Sample + " -D N=65536 --transformed --json");
   REQUIRE(R.Code == 0);
   const auto J = nlohmann::json::parse(R.Out);
   CHECK(J["schedules"][0]["shape"]["rows"] == 64);
   CHECK(J["schedules"][0]["shape"]["cols"] == 1024);
-  CHECK(J["schedules"][0]["passes"][2]["max_sectors_per_request"] == 4);
-  CHECK(J["kernels"][0]["passes"][0]["sites"].size() == 8);
-  CHECK(J["kernels"][0]["transformed"]["after"]["global_requests"] == 3 * 65536 / 32 * 2);
+  CHECK(J["schedules"][0]["kernels"][2] == "permute_random_pass2");
+  REQUIRE(J["kernels"].size() == 6);
+  CHECK(J["kernels"][1]["kernel"] == "permute_random_pass1");
+  CHECK(J["kernels"][1]["sites"].size() == 8);
+  for (const auto &S : J["kernels"][1]["sites"])
+    CHECK(((S["space"] == "shared" && S["sm90_wavefronts"]["max"] == 1) ||
+           (S["space"] == "global" && S["sm90_sectors"]["max"] <= 4)));
+  CHECK(J["kernels"][2]["transformed_launch"]["after"]["global_requests"] == 3 * 65536 / 32 * 2);
   const std::string Cu = tmp("scheduled.cu"), Report = tmp("scheduled.report.json");
   R = bankwise("compile " + Sample + " -D N=4096 -o " + Cu + " --header " + tmp("scheduled.h") +
                " --harness --report " + Report);

@@ -437,30 +437,66 @@ TEST_CASE("schedule colored on global copies: the side file's planes run as thre
     REQUIRE(C.Hmm);
     const HmmSchedule &Sched = *C.Hmm->Schedule;
     CHECK(C.Hmm->Shape == chooseSm90Shape(4096));
-    // The plans' cost lines (derived from their per-site walk) are
-    // hmmPassCosts's.
+    // The analysis of the three kernels the copy became, like any kernel's,
+    // gives hmmPassCosts's figures (the seed's model, warp by warp from the
+    // schedule): shared congestion, data requests, sectors, lines, groups,
+    // and the sectors of the s and d loads.
     const std::vector<HmmPassCost> Costs = hmmPassCosts(Sched);
-    REQUIRE(C.Hmm->Passes.size() == Costs.size());
-    for (std::size_t Pass = 0; Pass < Costs.size(); ++Pass)
-      CHECK(C.Hmm->Passes[Pass].Cost == Costs[Pass]);
-    // The planes are in the side file, readable as the host API reads them.
-    const std::span<const std::uint16_t> Planes(Sched.plane(0).data(), 6 * Sched.size());
-    std::vector<unsigned char> Bytes;
-    for (std::uint16_t V : Planes)
-      Bytes.push_back(static_cast<unsigned char>(V)), Bytes.push_back(static_cast<unsigned char>(V >> 8));
-    const auto At = std::search(SideBytes.begin() + 8, SideBytes.end(), Bytes.begin(), Bytes.end());
-    REQUIRE(At != SideBytes.end());
-    const std::uint64_t Offset = static_cast<std::uint64_t>(At - SideBytes.begin()) - 8;
-    const fs::path Side = fs::path(BANKWISE_TEST_TMPDIR) / "scheduled.tables.bin";
-    std::ofstream(Side, std::ios::binary).write(reinterpret_cast<const char *>(SideBytes.data()),
-                                                static_cast<std::streamsize>(SideBytes.size()));
-    const std::uint64_t Hash = bankwise::tableHash(Bytes.data(), Bytes.size());
-    CHECK(R.Source.find(fmt::format("bankwise::readTable<std::uint16_t>(bw_table_file, {}ULL, {}, 0x{:016x}ULL",
-                                    Offset, Planes.size(), Hash)) != std::string::npos);
-    std::vector<std::uint16_t> Loaded;
-    REQUIRE(bankwise::readTable<std::uint16_t>(Side.string().c_str(), Offset, Planes.size(), Hash, Loaded));
-    // The three passes from the loaded planes: a -> b, b -> b, b -> b.
+    REQUIRE(C.Hmm->PassKernels.size() == Costs.size());
+    const ir::Launch *L = Prog.findLaunch(C.Kernel);
+    REQUIRE(L);
+    CHECK(L->Kernels == C.Hmm->PassKernels);
+    CHECK(Prog.findKernel(C.Kernel) == nullptr);
+    for (std::size_t Pass = 0; Pass < Costs.size(); ++Pass) {
+      const ir::Kernel *K = Prog.findKernel(C.Hmm->PassKernels[Pass]);
+      REQUIRE(K);
+      const KernelReport Rep = analyzeKernel(Prog, *K);
+      HmmPassCost Got;
+      Got.Kind = Costs[Pass].Kind;
+      Got.Blocks = static_cast<std::uint32_t>(K->Geo.GridDim[0]);
+      Got.BlockWords = Costs[Pass].BlockWords;
+      for (const AccessSiteReport &S : Rep.Sites) {
+        CAPTURE(S.Array);
+        REQUIRE_FALSE(S.DataDependent);
+        if (S.Space == ir::MemSpace::Shared) {
+          Got.MaxSharedCongestion = std::max(Got.MaxSharedCongestion, S.Congestion.Max);
+        } else if (Prog.findArray(*K, S.Array)->Holds) {
+          Got.IndexSectors += static_cast<std::uint64_t>(S.Sectors.Sum);
+        } else {
+          Got.GlobalRequests += static_cast<std::uint64_t>(S.Sectors.Count);
+          Got.Sectors += static_cast<std::uint64_t>(S.Sectors.Sum);
+          Got.MaxSectorsPerRequest = std::max(Got.MaxSectorsPerRequest, S.Sectors.Max);
+          Got.MaxLinesPerRequest = std::max(Got.MaxLinesPerRequest, S.Lines.Max);
+          Got.MaxUmmGroups = std::max(Got.MaxUmmGroups, S.Groups.Max);
+        }
+      }
+      CHECK(Got == Costs[Pass]);
+      CHECK(Got.MaxSharedCongestion == 1);
+      CHECK(Got.MaxSectorsPerRequest == 4);
+    }
+    // The planes are in the side file, each its own table, readable as the
+    // host API reads them.
     const std::uint64_t N = Sched.size();
+    std::vector<std::uint16_t> Loaded(6 * N);
+    for (int Plane = 0; Plane < 6; ++Plane) {
+      const std::span<const std::uint16_t> Values = Sched.plane(Plane);
+      std::vector<unsigned char> Bytes;
+      for (std::uint16_t V : Values)
+        Bytes.push_back(static_cast<unsigned char>(V)), Bytes.push_back(static_cast<unsigned char>(V >> 8));
+      const auto At = std::search(SideBytes.begin() + 8, SideBytes.end(), Bytes.begin(), Bytes.end());
+      REQUIRE(At != SideBytes.end());
+      const std::uint64_t Offset = static_cast<std::uint64_t>(At - SideBytes.begin()) - 8;
+      const fs::path Side = fs::path(BANKWISE_TEST_TMPDIR) / "scheduled.tables.bin";
+      std::ofstream(Side, std::ios::binary).write(reinterpret_cast<const char *>(SideBytes.data()),
+                                                  static_cast<std::streamsize>(SideBytes.size()));
+      const std::uint64_t Hash = bankwise::tableHash(Bytes.data(), Bytes.size());
+      CHECK(R.Source.find(fmt::format("bankwise::readTable<std::uint16_t>(bw_table_file, {}ULL, {}, 0x{:016x}ULL",
+                                      Offset, Values.size(), Hash)) != std::string::npos);
+      std::vector<std::uint16_t> One;
+      REQUIRE(bankwise::readTable<std::uint16_t>(Side.string().c_str(), Offset, Values.size(), Hash, One));
+      std::copy(One.begin(), One.end(), Loaded.begin() + static_cast<std::ptrdiff_t>(Plane * N));
+    }
+    // The three passes from the loaded planes: a -> b, b -> b, b -> b.
     std::vector<std::uint32_t> A(N), B(N, 0xFFFFFFFFu);
     for (std::uint64_t I = 0; I < N; ++I)
       A[I] = static_cast<std::uint32_t>(I * 2654435761u + 17);
@@ -472,11 +508,6 @@ TEST_CASE("schedule colored on global copies: the side file's planes run as thre
       REQUIRE(B[P(I)] == A[I]);
     // And the schedule's own reference agrees.
     CHECK(applyHmmSchedule(Sched, A) == B);
-    // Every pass: congestion 1, whole sectors.
-    for (const HmmPassPlan &Pass : C.Hmm->Passes) {
-      CHECK(Pass.Cost.MaxSharedCongestion == 1);
-      CHECK(Pass.Cost.MaxSectorsPerRequest == 4);
-    }
   }
 }
 
@@ -489,7 +520,7 @@ TEST_CASE("schedule colored on global copies: a site comment above every access,
   for (std::string L; std::getline(In, L);)
     Lines.push_back(L);
   const std::regex Kernel(R"(__global__ void __launch_bounds__\(\d+\) (\w+_pass[012])\()");
-  const std::regex Access(R"((\bsrc\[|\bdst\[|\bbw_buf\[|\bbw_s\[|\bbw_d\[))");
+  const std::regex Access(R"((\ba\[|\bb\[|\bbuf\[|\b[sd][012]\[))");
   const std::regex Comment(R"(^\s*// (\d+):(\d+) (read|write) of '([A-Za-z_0-9]+)' \[raw\] \((shared|global)\): sm_90 .*)");
   std::string Current;
   int Checked = 0;
@@ -509,18 +540,23 @@ TEST_CASE("schedule colored on global copies: a site comment above every access,
       continue;
     CAPTURE(Current);
     CAPTURE(Lines[I]);
-    std::smatch C;
-    REQUIRE(I > 0);
-    REQUIRE(std::regex_match(Lines[I - 1], C, Comment));
-    const std::string Loc = fmt::format("samples/offline_permutation_scheduled.bw:{}:{}", C[1].str(), C[2].str());
-    bool Found = false;
-    for (const auto &K : J["kernels"])
-      if (K["kernel"] == Current)
-        for (const auto &S : K["sites"])
-          Found = Found || (S["location"] == Loc && S["array"] == C[4].str() && S["access"] == C[3].str() &&
-                            S["space"] == C[5].str());
-    CHECK(Found);
-    ++Checked;
+    // One marker per access of the statement, in the lines right above it.
+    const auto Accesses = std::distance(std::sregex_iterator(Lines[I].begin(), Lines[I].end(), Access),
+                                        std::sregex_iterator());
+    REQUIRE(I >= static_cast<std::size_t>(Accesses));
+    for (std::size_t Above = I - static_cast<std::size_t>(Accesses); Above < I; ++Above) {
+      std::smatch C;
+      REQUIRE(std::regex_match(Lines[Above], C, Comment));
+      const std::string Loc = fmt::format("samples/offline_permutation_scheduled.bw:{}:{}", C[1].str(), C[2].str());
+      bool Found = false;
+      for (const auto &K : J["kernels"])
+        if (K["kernel"] == Current)
+          for (const auto &S : K["sites"])
+            Found = Found || (S["location"] == Loc && S["array"] == C[4].str() && S["access"] == C[3].str() &&
+                              S["space"] == C[5].str());
+      CHECK(Found);
+      ++Checked;
+    }
   }
   // Two kernels, three passes each, eight sites per pass.
   CHECK(PassKernels.size() == 6);
@@ -528,6 +564,7 @@ TEST_CASE("schedule colored on global copies: a site comment above every access,
   for (const auto &K : J["kernels"]) {
     REQUIRE(PassKernels.count(K["kernel"].get<std::string>()));
     CHECK(K["sites"].size() == 8);
+    CHECK(K["program_kernel"].get<std::string>() + "_pass" == K["kernel"].get<std::string>().substr(0, K["kernel"].get<std::string>().size() - 1));
     for (const auto &S : K["sites"]) {
       CHECK(S.contains("warp_executions"));
       CHECK(S.contains("data_dependent"));

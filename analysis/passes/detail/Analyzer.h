@@ -216,7 +216,7 @@ struct ArrayInfo {
   std::int64_t ElemBytes = 4;
   LayoutFn Layout;
   const std::vector<std::int64_t> *Data = nullptr; ///< --data values
-  const Permutation *Holds = nullptr;              ///< p[i] = P(i) or P^-1(i)
+  std::optional<TableView> Holds;                  ///< p[i] = P(i) or P^-1(i), or a plane
 };
 
 /// An access site: one ArrayRead of the source.

@@ -11,22 +11,68 @@ namespace offline_permutation_scheduled {
 
 inline constexpr long long N = 1048576LL; // param
 
-/// Kernel 'permute_random' (samples/offline_permutation_scheduled.bw:32): grid (4096, 1, 1) x block (256, 1, 1).
+/// Kernel 'permute_random_pass0' (samples/offline_permutation_scheduled.bw:32): grid (256, 1, 1) x block (1024, 1, 1).
 ///   a: global f32[N], 1048576 elements (row-major), read.
 ///   b: global f32[N], 1048576 elements (row-major), written.
-/// schedule colored: runs as seed 001's scheduled permutation, three kernels on `stream`
-/// (permute_random_pass0: a -> b by rows; permute_random_pass1: b in place by strips of 8 columns;
-/// permute_random_pass2: b in place by rows) over 256 x 4096; the s and d tables are the module's.
+///   s0: global u16[N] holds colored_permute_random_s0, 1048576 elements (row-major), a table the module uploads itself.
+///   d0: global u16[N] holds colored_permute_random_d0, 1048576 elements (row-major), a table the module uploads itself.
+/// Stage 0 of launch_permute_random, which runs it after the stages before it.
 /// Returns cudaErrorInvalidValue when a count differs from the one above.
-cudaError_t launch_permute_random(const float *a, std::size_t a_count, float *b, std::size_t b_count, cudaStream_t stream = 0);
+cudaError_t launch_permute_random_pass0(const float *a, std::size_t a_count, float *b, std::size_t b_count, cudaStream_t stream = 0);
 
-/// Kernel 'permute_bitrev' (samples/offline_permutation_scheduled.bw:38): grid (4096, 1, 1) x block (256, 1, 1).
+/// Kernel 'permute_random_pass1' (samples/offline_permutation_scheduled.bw:32): grid (512, 1, 1) x block (1024, 1, 1).
+///   b: global f32[N], 1048576 elements (row-major), read and written.
+///   s1: global u16[N] holds colored_permute_random_s1, 1048576 elements (row-major), a table the module uploads itself.
+///   d1: global u16[N] holds colored_permute_random_d1, 1048576 elements (row-major), a table the module uploads itself.
+/// Stage 1 of launch_permute_random, which runs it after the stages before it.
+/// Returns cudaErrorInvalidValue when a count differs from the one above.
+cudaError_t launch_permute_random_pass1(float *b, std::size_t b_count, cudaStream_t stream = 0);
+
+/// Kernel 'permute_random_pass2' (samples/offline_permutation_scheduled.bw:32): grid (256, 1, 1) x block (1024, 1, 1).
+///   b: global f32[N], 1048576 elements (row-major), read and written.
+///   s2: global u16[N] holds colored_permute_random_s2, 1048576 elements (row-major), a table the module uploads itself.
+///   d2: global u16[N] holds colored_permute_random_d2, 1048576 elements (row-major), a table the module uploads itself.
+/// Stage 2 of launch_permute_random, which runs it after the stages before it.
+/// Returns cudaErrorInvalidValue when a count differs from the one above.
+cudaError_t launch_permute_random_pass2(float *b, std::size_t b_count, cudaStream_t stream = 0);
+
+/// Kernel 'permute_bitrev_pass0' (samples/offline_permutation_scheduled.bw:38): grid (256, 1, 1) x block (1024, 1, 1).
 ///   a: global u32[N], 1048576 elements (row-major), read.
 ///   b: global u32[N], 1048576 elements (row-major), written.
-/// schedule colored: runs as seed 001's scheduled permutation, three kernels on `stream`
-/// (permute_bitrev_pass0: a -> b by rows; permute_bitrev_pass1: b in place by strips of 8 columns;
-/// permute_bitrev_pass2: b in place by rows) over 256 x 4096; the s and d tables are the module's.
+///   s0: global u16[N] holds colored_permute_bitrev_s0, 1048576 elements (row-major), a table the module uploads itself.
+///   d0: global u16[N] holds colored_permute_bitrev_d0, 1048576 elements (row-major), a table the module uploads itself.
+/// Stage 0 of launch_permute_bitrev, which runs it after the stages before it.
 /// Returns cudaErrorInvalidValue when a count differs from the one above.
+cudaError_t launch_permute_bitrev_pass0(const std::uint32_t *a, std::size_t a_count, std::uint32_t *b, std::size_t b_count, cudaStream_t stream = 0);
+
+/// Kernel 'permute_bitrev_pass1' (samples/offline_permutation_scheduled.bw:38): grid (512, 1, 1) x block (1024, 1, 1).
+///   b: global u32[N], 1048576 elements (row-major), read and written.
+///   s1: global u16[N] holds colored_permute_bitrev_s1, 1048576 elements (row-major), a table the module uploads itself.
+///   d1: global u16[N] holds colored_permute_bitrev_d1, 1048576 elements (row-major), a table the module uploads itself.
+/// Stage 1 of launch_permute_bitrev, which runs it after the stages before it.
+/// Returns cudaErrorInvalidValue when a count differs from the one above.
+cudaError_t launch_permute_bitrev_pass1(std::uint32_t *b, std::size_t b_count, cudaStream_t stream = 0);
+
+/// Kernel 'permute_bitrev_pass2' (samples/offline_permutation_scheduled.bw:38): grid (256, 1, 1) x block (1024, 1, 1).
+///   b: global u32[N], 1048576 elements (row-major), read and written.
+///   s2: global u16[N] holds colored_permute_bitrev_s2, 1048576 elements (row-major), a table the module uploads itself.
+///   d2: global u16[N] holds colored_permute_bitrev_d2, 1048576 elements (row-major), a table the module uploads itself.
+/// Stage 2 of launch_permute_bitrev, which runs it after the stages before it.
+/// Returns cudaErrorInvalidValue when a count differs from the one above.
+cudaError_t launch_permute_bitrev_pass2(std::uint32_t *b, std::size_t b_count, cudaStream_t stream = 0);
+
+/// Launch 'permute_random' (samples/offline_permutation_scheduled.bw:32): launch_permute_random_pass0, then launch_permute_random_pass1, then launch_permute_random_pass2 on `stream`, each after the one before it.
+///   a: global f32[N], read.
+///   b: global f32[N], written.
+/// Returns the first error of a stage (cudaErrorInvalidValue, launching nothing, for a count that
+/// differs from the one above).
+cudaError_t launch_permute_random(const float *a, std::size_t a_count, float *b, std::size_t b_count, cudaStream_t stream = 0);
+
+/// Launch 'permute_bitrev' (samples/offline_permutation_scheduled.bw:38): launch_permute_bitrev_pass0, then launch_permute_bitrev_pass1, then launch_permute_bitrev_pass2 on `stream`, each after the one before it.
+///   a: global u32[N], read.
+///   b: global u32[N], written.
+/// Returns the first error of a stage (cudaErrorInvalidValue, launching nothing, for a count that
+/// differs from the one above).
 cudaError_t launch_permute_bitrev(const std::uint32_t *a, std::size_t a_count, std::uint32_t *b, std::size_t b_count, cudaStream_t stream = 0);
 
 /// Reads the module's offline tables (permutations, schedules) and uploads them once; every

@@ -1,41 +1,338 @@
 // ---- harness: CPU references, checked runs and main (--harness) ----
 
-// CPU reference of 'permute_random': the .bw semantics run directly on logical (row-major)
+// CPU reference of 'permute_random_pass0': the .bw semantics run directly on logical (row-major)
 // arrays, one block after another; inside a block each statement runs for every
 // thread before the next one starts (statement-level lockstep), which is exact
 // for race-free programs. Per-thread locals are arrays indexed by the thread t.
-static void reference_permute_random(const std::vector<float> &a, std::vector<float> &b, const std::vector<std::uint32_t> &bw_perm_P) {
+static void reference_permute_random_pass0(const std::vector<float> &a, std::vector<float> &b, const std::vector<std::uint16_t> &s0, const std::vector<std::uint16_t> &d0) {
   using Index = long long;
-  constexpr Index NT = 256;
+  constexpr Index NT = 1024;
   for (Index bz = 0; bz < 1; ++bz)
   for (Index by = 0; by < 1; ++by)
-  for (Index bx = 0; bx < 4096; ++bx) {
+  for (Index bx = 0; bx < 256; ++bx) {
     (void)bx, (void)by, (void)bz;
-    for (Index t = 0; t < NT; ++t) {
-      b[static_cast<Index>(bw_perm_P[(bx) * 256 + t])] = a[(bx) * 256 + t];
+    std::vector<float> buf(4096); // shared, per block
+    std::vector<float> v(NT * 4); // local, per thread
+    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        buf[j[t]] = a[bx * 4096 + j[t]];
+      }
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        v[t * 4 + k] = buf[static_cast<Index>(s0[bx * 4096 + j[t]])];
+      }
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        buf[static_cast<Index>(d0[bx * 4096 + j[t]])] = v[t * 4 + k];
+      }
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        b[bx * 4096 + j[t]] = buf[j[t]];
+      }
     }
   }
 }
 
-// CPU reference of 'permute_bitrev': the .bw semantics run directly on logical (row-major)
+// CPU reference of 'permute_random_pass1': the .bw semantics run directly on logical (row-major)
 // arrays, one block after another; inside a block each statement runs for every
 // thread before the next one starts (statement-level lockstep), which is exact
 // for race-free programs. Per-thread locals are arrays indexed by the thread t.
-static void reference_permute_bitrev(const std::vector<std::uint32_t> &a, std::vector<std::uint32_t> &b) {
+static void reference_permute_random_pass1(std::vector<float> &b, const std::vector<std::uint16_t> &s1, const std::vector<std::uint16_t> &d1) {
   using Index = long long;
-  constexpr Index NT = 256;
+  constexpr Index NT = 1024;
   for (Index bz = 0; bz < 1; ++bz)
   for (Index by = 0; by < 1; ++by)
-  for (Index bx = 0; bx < 4096; ++bx) {
+  for (Index bx = 0; bx < 512; ++bx) {
     (void)bx, (void)by, (void)bz;
-    for (Index t = 0; t < NT; ++t) {
-      b[(bx) * 256 + t] = a[bankwise::bitReverse((bx) * 256 + t, 20)];
+    std::vector<float> buf(2048); // shared, per block
+    std::vector<float> v(NT * 2); // local, per thread
+    for (Index k = 0, k_end = 2; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        buf[j[t]] = b[j[t] / 8 * 4096 + bx * 8 + j[t] % 8];
+      }
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index k = 0, k_end = 2; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        v[t * 2 + k] = buf[static_cast<Index>(s1[bx * 2048 + j[t]])];
+      }
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index k = 0, k_end = 2; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        buf[static_cast<Index>(d1[bx * 2048 + j[t]])] = v[t * 2 + k];
+      }
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index k = 0, k_end = 2; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        b[j[t] / 8 * 4096 + bx * 8 + j[t] % 8] = buf[j[t]];
+      }
     }
   }
 }
 
-// Runs 'permute_random' on fresh random inputs (outputs poisoned with 0xFF bytes first), checks
-// every element it writes against reference_permute_random, and times it with CUDA events.
+// CPU reference of 'permute_random_pass2': the .bw semantics run directly on logical (row-major)
+// arrays, one block after another; inside a block each statement runs for every
+// thread before the next one starts (statement-level lockstep), which is exact
+// for race-free programs. Per-thread locals are arrays indexed by the thread t.
+static void reference_permute_random_pass2(std::vector<float> &b, const std::vector<std::uint16_t> &s2, const std::vector<std::uint16_t> &d2) {
+  using Index = long long;
+  constexpr Index NT = 1024;
+  for (Index bz = 0; bz < 1; ++bz)
+  for (Index by = 0; by < 1; ++by)
+  for (Index bx = 0; bx < 256; ++bx) {
+    (void)bx, (void)by, (void)bz;
+    std::vector<float> buf(4096); // shared, per block
+    std::vector<float> v(NT * 4); // local, per thread
+    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        buf[j[t]] = b[bx * 4096 + j[t]];
+      }
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        v[t * 4 + k] = buf[static_cast<Index>(s2[bx * 4096 + j[t]])];
+      }
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        buf[static_cast<Index>(d2[bx * 4096 + j[t]])] = v[t * 4 + k];
+      }
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        b[bx * 4096 + j[t]] = buf[j[t]];
+      }
+    }
+  }
+}
+
+// CPU reference of 'permute_bitrev_pass0': the .bw semantics run directly on logical (row-major)
+// arrays, one block after another; inside a block each statement runs for every
+// thread before the next one starts (statement-level lockstep), which is exact
+// for race-free programs. Per-thread locals are arrays indexed by the thread t.
+static void reference_permute_bitrev_pass0(const std::vector<std::uint32_t> &a, std::vector<std::uint32_t> &b, const std::vector<std::uint16_t> &s0, const std::vector<std::uint16_t> &d0) {
+  using Index = long long;
+  constexpr Index NT = 1024;
+  for (Index bz = 0; bz < 1; ++bz)
+  for (Index by = 0; by < 1; ++by)
+  for (Index bx = 0; bx < 256; ++bx) {
+    (void)bx, (void)by, (void)bz;
+    std::vector<std::uint32_t> buf(4096); // shared, per block
+    std::vector<std::uint32_t> v(NT * 4); // local, per thread
+    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        buf[j[t]] = a[bx * 4096 + j[t]];
+      }
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        v[t * 4 + k] = buf[static_cast<Index>(s0[bx * 4096 + j[t]])];
+      }
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        buf[static_cast<Index>(d0[bx * 4096 + j[t]])] = v[t * 4 + k];
+      }
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        b[bx * 4096 + j[t]] = buf[j[t]];
+      }
+    }
+  }
+}
+
+// CPU reference of 'permute_bitrev_pass1': the .bw semantics run directly on logical (row-major)
+// arrays, one block after another; inside a block each statement runs for every
+// thread before the next one starts (statement-level lockstep), which is exact
+// for race-free programs. Per-thread locals are arrays indexed by the thread t.
+static void reference_permute_bitrev_pass1(std::vector<std::uint32_t> &b, const std::vector<std::uint16_t> &s1, const std::vector<std::uint16_t> &d1) {
+  using Index = long long;
+  constexpr Index NT = 1024;
+  for (Index bz = 0; bz < 1; ++bz)
+  for (Index by = 0; by < 1; ++by)
+  for (Index bx = 0; bx < 512; ++bx) {
+    (void)bx, (void)by, (void)bz;
+    std::vector<std::uint32_t> buf(2048); // shared, per block
+    std::vector<std::uint32_t> v(NT * 2); // local, per thread
+    for (Index k = 0, k_end = 2; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        buf[j[t]] = b[j[t] / 8 * 4096 + bx * 8 + j[t] % 8];
+      }
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index k = 0, k_end = 2; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        v[t * 2 + k] = buf[static_cast<Index>(s1[bx * 2048 + j[t]])];
+      }
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index k = 0, k_end = 2; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        buf[static_cast<Index>(d1[bx * 2048 + j[t]])] = v[t * 2 + k];
+      }
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index k = 0, k_end = 2; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        b[j[t] / 8 * 4096 + bx * 8 + j[t] % 8] = buf[j[t]];
+      }
+    }
+  }
+}
+
+// CPU reference of 'permute_bitrev_pass2': the .bw semantics run directly on logical (row-major)
+// arrays, one block after another; inside a block each statement runs for every
+// thread before the next one starts (statement-level lockstep), which is exact
+// for race-free programs. Per-thread locals are arrays indexed by the thread t.
+static void reference_permute_bitrev_pass2(std::vector<std::uint32_t> &b, const std::vector<std::uint16_t> &s2, const std::vector<std::uint16_t> &d2) {
+  using Index = long long;
+  constexpr Index NT = 1024;
+  for (Index bz = 0; bz < 1; ++bz)
+  for (Index by = 0; by < 1; ++by)
+  for (Index bx = 0; bx < 256; ++bx) {
+    (void)bx, (void)by, (void)bz;
+    std::vector<std::uint32_t> buf(4096); // shared, per block
+    std::vector<std::uint32_t> v(NT * 4); // local, per thread
+    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        buf[j[t]] = b[bx * 4096 + j[t]];
+      }
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        v[t * 4 + k] = buf[static_cast<Index>(s2[bx * 4096 + j[t]])];
+      }
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        buf[static_cast<Index>(d2[bx * 4096 + j[t]])] = v[t * 4 + k];
+      }
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
+      std::vector<Index> j(NT);
+      for (Index t = 0; t < NT; ++t) {
+        j[t] = t + k * 1024;
+      }
+      for (Index t = 0; t < NT; ++t) {
+        b[bx * 4096 + j[t]] = buf[j[t]];
+      }
+    }
+  }
+}
+
+// Runs launch 'permute_random' (permute_random_pass0, permute_random_pass1, permute_random_pass2) on fresh random inputs (outputs poisoned with 0xFF bytes
+// first), checks every element it writes against the stages' CPU references run in order, and
+// times the whole launch with CUDA events.
 static bool run_permute_random(unsigned long long Seed, int Runs, bool Time, std::string &Json) {
   bankwise::HarnessRng Rng{Seed + 0ULL};
   std::size_t Checked = 0, Mismatches = 0;
@@ -52,9 +349,11 @@ static bool run_permute_random(unsigned long long Seed, int Runs, bool Time, std
   BANKWISE_CHECK(cudaMalloc(&a, a_img.size() * sizeof(float)));
   BANKWISE_CHECK(cudaMemcpy(a, a_img.data(), a_img.size() * sizeof(float), cudaMemcpyHostToDevice));
   Bytes += 1048576.0 * sizeof(float);
-  // 'b': global f32[N], written only: poisoned.
+  // 'b': global f32[N], read and written: random.
   std::vector<float> b_img(1048576); // the device bytes
   std::memset(static_cast<void *>(b_img.data()), 0xFF, b_img.size() * sizeof(float));
+  for (long long I = 0; I < 1048576; ++I)
+    b_img[I] = bankwise::randomElement<float>(Rng);
   std::vector<float> b_ref(1048576);
   for (long long I = 0; I < 1048576; ++I)
     b_ref[I] = bankwise::toHost(b_img[I]);
@@ -62,12 +361,47 @@ static bool run_permute_random(unsigned long long Seed, int Runs, bool Time, std
   BANKWISE_CHECK(cudaMalloc(&b, b_img.size() * sizeof(float)));
   BANKWISE_CHECK(cudaMemcpy(b, b_img.data(), b_img.size() * sizeof(float), cudaMemcpyHostToDevice));
   Bytes += 1048576.0 * sizeof(float);
-  std::vector<std::uint32_t> bw_perm_P;
-  if (!bw_read_table_0(bw_perm_P))
+  // 's0' holds hmm_src(P, pass: 0) (seed 001 schedule plane: 16-bit block-local indices): the module's table 0.
+  std::vector<std::uint16_t> s0_ref;
+  if (!bw_read_table_0(s0_ref)) {
+    std::fprintf(stderr, "harness: cannot read table 0 (side file '%s')\n", bw_table_file);
     return false;
+  }
+  // 'd0' holds hmm_dst(P, pass: 0) (seed 001 schedule plane: 16-bit block-local indices): the module's table 1.
+  std::vector<std::uint16_t> d0_ref;
+  if (!bw_read_table_1(d0_ref)) {
+    std::fprintf(stderr, "harness: cannot read table 1 (side file '%s')\n", bw_table_file);
+    return false;
+  }
+  // 's1' holds hmm_src(P, pass: 1) (seed 001 schedule plane: 16-bit block-local indices): the module's table 2.
+  std::vector<std::uint16_t> s1_ref;
+  if (!bw_read_table_2(s1_ref)) {
+    std::fprintf(stderr, "harness: cannot read table 2 (side file '%s')\n", bw_table_file);
+    return false;
+  }
+  // 'd1' holds hmm_dst(P, pass: 1) (seed 001 schedule plane: 16-bit block-local indices): the module's table 3.
+  std::vector<std::uint16_t> d1_ref;
+  if (!bw_read_table_3(d1_ref)) {
+    std::fprintf(stderr, "harness: cannot read table 3 (side file '%s')\n", bw_table_file);
+    return false;
+  }
+  // 's2' holds hmm_src(P, pass: 2) (seed 001 schedule plane: 16-bit block-local indices): the module's table 4.
+  std::vector<std::uint16_t> s2_ref;
+  if (!bw_read_table_4(s2_ref)) {
+    std::fprintf(stderr, "harness: cannot read table 4 (side file '%s')\n", bw_table_file);
+    return false;
+  }
+  // 'd2' holds hmm_dst(P, pass: 2) (seed 001 schedule plane: 16-bit block-local indices): the module's table 5.
+  std::vector<std::uint16_t> d2_ref;
+  if (!bw_read_table_5(d2_ref)) {
+    std::fprintf(stderr, "harness: cannot read table 5 (side file '%s')\n", bw_table_file);
+    return false;
+  }
   BANKWISE_CHECK(launch_permute_random(a, 1048576, b, 1048576, 0));
   BANKWISE_CHECK(cudaDeviceSynchronize());
-  reference_permute_random(a_ref, b_ref, bw_perm_P);
+  reference_permute_random_pass0(a_ref, b_ref, s0_ref, d0_ref);
+  reference_permute_random_pass1(b_ref, s1_ref, d1_ref);
+  reference_permute_random_pass2(b_ref, s2_ref, d2_ref);
   BANKWISE_CHECK(cudaMemcpy(b_img.data(), b, b_img.size() * sizeof(float), cudaMemcpyDeviceToHost));
   for (long long I = 0; I < 1048576; ++I) {
     const auto Got = bankwise::toHost(b_img[I]);
@@ -109,10 +443,11 @@ static bool run_permute_random(unsigned long long Seed, int Runs, bool Time, std
   return Mismatches == 0;
 }
 
-// Runs 'permute_bitrev' on fresh random inputs (outputs poisoned with 0xFF bytes first), checks
-// every element it writes against reference_permute_bitrev, and times it with CUDA events.
+// Runs launch 'permute_bitrev' (permute_bitrev_pass0, permute_bitrev_pass1, permute_bitrev_pass2) on fresh random inputs (outputs poisoned with 0xFF bytes
+// first), checks every element it writes against the stages' CPU references run in order, and
+// times the whole launch with CUDA events.
 static bool run_permute_bitrev(unsigned long long Seed, int Runs, bool Time, std::string &Json) {
-  bankwise::HarnessRng Rng{Seed + 1ULL};
+  bankwise::HarnessRng Rng{Seed + 3ULL};
   std::size_t Checked = 0, Mismatches = 0;
   double Bytes = 0;
   // 'a': global u32[N], read: random.
@@ -127,9 +462,11 @@ static bool run_permute_bitrev(unsigned long long Seed, int Runs, bool Time, std
   BANKWISE_CHECK(cudaMalloc(&a, a_img.size() * sizeof(std::uint32_t)));
   BANKWISE_CHECK(cudaMemcpy(a, a_img.data(), a_img.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
   Bytes += 1048576.0 * sizeof(std::uint32_t);
-  // 'b': global u32[N], written only: poisoned.
+  // 'b': global u32[N], read and written: random.
   std::vector<std::uint32_t> b_img(1048576); // the device bytes
   std::memset(static_cast<void *>(b_img.data()), 0xFF, b_img.size() * sizeof(std::uint32_t));
+  for (long long I = 0; I < 1048576; ++I)
+    b_img[I] = bankwise::randomElement<std::uint32_t>(Rng);
   std::vector<std::uint32_t> b_ref(1048576);
   for (long long I = 0; I < 1048576; ++I)
     b_ref[I] = bankwise::toHost(b_img[I]);
@@ -137,9 +474,47 @@ static bool run_permute_bitrev(unsigned long long Seed, int Runs, bool Time, std
   BANKWISE_CHECK(cudaMalloc(&b, b_img.size() * sizeof(std::uint32_t)));
   BANKWISE_CHECK(cudaMemcpy(b, b_img.data(), b_img.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
   Bytes += 1048576.0 * sizeof(std::uint32_t);
+  // 's0' holds hmm_src(inverse(Q), pass: 0) (seed 001 schedule plane: 16-bit block-local indices): the module's table 6.
+  std::vector<std::uint16_t> s0_ref;
+  if (!bw_read_table_6(s0_ref)) {
+    std::fprintf(stderr, "harness: cannot read table 6 (side file '%s')\n", bw_table_file);
+    return false;
+  }
+  // 'd0' holds hmm_dst(inverse(Q), pass: 0) (seed 001 schedule plane: 16-bit block-local indices): the module's table 7.
+  std::vector<std::uint16_t> d0_ref;
+  if (!bw_read_table_7(d0_ref)) {
+    std::fprintf(stderr, "harness: cannot read table 7 (side file '%s')\n", bw_table_file);
+    return false;
+  }
+  // 's1' holds hmm_src(inverse(Q), pass: 1) (seed 001 schedule plane: 16-bit block-local indices): the module's table 8.
+  std::vector<std::uint16_t> s1_ref;
+  if (!bw_read_table_8(s1_ref)) {
+    std::fprintf(stderr, "harness: cannot read table 8 (side file '%s')\n", bw_table_file);
+    return false;
+  }
+  // 'd1' holds hmm_dst(inverse(Q), pass: 1) (seed 001 schedule plane: 16-bit block-local indices): the module's table 9.
+  std::vector<std::uint16_t> d1_ref;
+  if (!bw_read_table_9(d1_ref)) {
+    std::fprintf(stderr, "harness: cannot read table 9 (side file '%s')\n", bw_table_file);
+    return false;
+  }
+  // 's2' holds hmm_src(inverse(Q), pass: 2) (seed 001 schedule plane: 16-bit block-local indices): the module's table 10.
+  std::vector<std::uint16_t> s2_ref;
+  if (!bw_read_table_10(s2_ref)) {
+    std::fprintf(stderr, "harness: cannot read table 10 (side file '%s')\n", bw_table_file);
+    return false;
+  }
+  // 'd2' holds hmm_dst(inverse(Q), pass: 2) (seed 001 schedule plane: 16-bit block-local indices): the module's table 11.
+  std::vector<std::uint16_t> d2_ref;
+  if (!bw_read_table_11(d2_ref)) {
+    std::fprintf(stderr, "harness: cannot read table 11 (side file '%s')\n", bw_table_file);
+    return false;
+  }
   BANKWISE_CHECK(launch_permute_bitrev(a, 1048576, b, 1048576, 0));
   BANKWISE_CHECK(cudaDeviceSynchronize());
-  reference_permute_bitrev(a_ref, b_ref);
+  reference_permute_bitrev_pass0(a_ref, b_ref, s0_ref, d0_ref);
+  reference_permute_bitrev_pass1(b_ref, s1_ref, d1_ref);
+  reference_permute_bitrev_pass2(b_ref, s2_ref, d2_ref);
   BANKWISE_CHECK(cudaMemcpy(b_img.data(), b, b_img.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
   for (long long I = 0; I < 1048576; ++I) {
     const auto Got = bankwise::toHost(b_img[I]);
