@@ -320,7 +320,21 @@ void Analyzer::runtimeError(const SourceLoc &Loc, const std::string &Msg,
 }
 
 AccessCosts Analyzer::costsOf(const SiteInfo &S, const std::vector<Address> &Addrs) const {
-  return warpAccessCosts(Addrs, W, S.Arr->ElemBytes, S.Arr->Decl->Space == ir::MemSpace::Shared);
+  const bool Shared = S.Arr->Decl->Space == ir::MemSpace::Shared;
+  // A whole warp of 4-byte shared words below 2^16 (seed 001's gather and
+  // scatter through its planes, 2^21 warps a site at n = 2^26): the same
+  // costs by sharedWordWarpCosts' bank mask, without the general sort.
+  if (Shared && W == 32 && S.Arr->ElemBytes == 4 && Addrs.size() == 32) {
+    std::array<std::uint16_t, 32> Words;
+    bool Fits = true;
+    for (std::size_t I = 0; I < 32 && Fits; ++I) {
+      Fits = Addrs[I] >= 0 && Addrs[I] < 65536;
+      Words[I] = static_cast<std::uint16_t>(Addrs[I]);
+    }
+    if (Fits)
+      return sharedWordWarpCosts(Words);
+  }
+  return warpAccessCosts(Addrs, W, S.Arr->ElemBytes, Shared);
 }
 
 std::int64_t Analyzer::timeCost(const SiteInfo &S, const AccessCosts &C,
