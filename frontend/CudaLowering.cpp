@@ -945,6 +945,12 @@ private:
   bool tryUnroll(const clang::ForStmt *F, const clang::ValueDecl *Var, const clang::Expr *Begin,
                  ir::Block &Out) {
     std::optional<std::int64_t> V = evalInt(Ctx, Begin);
+    if (!V) { // blockDim.x / 2: constant once the launch is known
+      ir::Block Scratch;
+      LVal B = lowerValue(Begin, Scratch);
+      if (const auto *I = B.Exact && Scratch.empty() ? B.E.as<ir::IntLit>() : nullptr)
+        V = I->Value;
+    }
     if (!V || !F->getInc())
       return false;
     // Evaluate the condition and increment with Var bound, through the IR.
@@ -1028,6 +1034,8 @@ private:
     }
     if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E); U && U->isIncrementDecrementOp())
       return lowerIncDec(U, Out);
+    if (const auto *Op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(E); Op && lowerOperatorAssign(Op, Out))
+      return;
     if (const auto *C = llvm::dyn_cast<clang::CallExpr>(E)) {
       LVal V = lowerCall(C, Out);
       keepReads(V, loc(C), Out);
@@ -1049,15 +1057,35 @@ private:
   }
 
   void lowerAssign(const clang::BinaryOperator *B, ir::Block &Out) {
-    const clang::Expr *Lhs = B->getLHS()->IgnoreParens();
-    LVal Rhs = lowerValue(B->getRHS(), Out);
+    lowerAssign(B->getLHS(), B->getRHS(), B->getOpcode(), B, Out);
+  }
+
+  /// `a = b` and `a op= b` of a class type (float4 and kin), which Clang
+  /// writes as operator calls.
+  bool lowerOperatorAssign(const clang::CXXOperatorCallExpr *C, ir::Block &Out) {
+    static const std::map<clang::OverloadedOperatorKind, clang::BinaryOperatorKind> Ops = {
+        {clang::OO_Equal, clang::BO_Assign},       {clang::OO_PlusEqual, clang::BO_AddAssign},
+        {clang::OO_MinusEqual, clang::BO_SubAssign}, {clang::OO_StarEqual, clang::BO_MulAssign},
+        {clang::OO_SlashEqual, clang::BO_DivAssign}};
+    const auto It = Ops.find(C->getOperator());
+    if (It == Ops.end() || C->getNumArgs() != 2)
+      return false;
+    lowerAssign(C->getArg(0), C->getArg(1), It->second, C, Out);
+    return true;
+  }
+
+  void lowerAssign(const clang::Expr *LhsExpr, const clang::Expr *RhsExpr, clang::BinaryOperatorKind Opcode,
+                   const clang::Expr *B, ir::Block &Out) {
+    const clang::Expr *Lhs = LhsExpr->IgnoreParens();
+    LVal Rhs = lowerValue(RhsExpr, Out);
     std::optional<BinaryOp> Op;
-    if (B->getOpcode() != clang::BO_Assign)
-      Op = binaryOp(clang::BinaryOperator::getOpForCompoundAssignment(B->getOpcode()));
-    const bool Compound = B->getOpcode() != clang::BO_Assign;
+    if (Opcode != clang::BO_Assign)
+      Op = binaryOp(clang::BinaryOperator::getOpForCompoundAssignment(Opcode));
+    const bool Compound = Opcode != clang::BO_Assign;
     if (const clang::ValueDecl *D = namedDecl(Lhs)) {
-      if (Ptrs.count(D) || BadPtrs.count(D) || D->getType()->isPointerType())
-        return assignPointer(D, B, Out);
+      if (const auto *BO = llvm::dyn_cast<clang::BinaryOperator>(B);
+          BO && (Ptrs.count(D) || BadPtrs.count(D) || D->getType()->isPointerType()))
+        return assignPointer(D, BO, Out);
       if (auto It = Locals.find(D); It != Locals.end()) {
         LVal New = Rhs;
         if (Compound) {
@@ -1259,6 +1287,8 @@ private:
       return lowerBinary(B, Out);
     if (const auto *C = llvm::dyn_cast<clang::ConditionalOperator>(E))
       return lowerConditional(C, Out);
+    if (const auto *Op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(E); Op && lowerOperatorAssign(Op, Out))
+      return lowerValue(Op->getArg(0), Out);
     if (const auto *C = llvm::dyn_cast<clang::CallExpr>(E))
       return lowerCall(C, Out);
     if (llvm::isa<clang::FloatingLiteral>(E))
