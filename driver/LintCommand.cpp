@@ -216,6 +216,8 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
   if (O.EmitBw)
     R.Bw = ir::print(L.Program);
   std::size_t Next = 0;
+  const std::vector<ir::Kernel> AllKernels = std::move(L.Program.Kernels);
+  ir::Program One = L.Program; // params, machine; one kernel at a time
   for (const frontend::LoweredKernel &LK : L.Kernels) {
     for (const Diagnostic &D : LK.Notes)
       addFinding(R, {"bankwise-unanalyzed", Severity::Note, D.Loc, D.Message, {}}, LK.Display);
@@ -225,13 +227,16 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
       R.Kernels.push_back(std::move(KR));
       continue;
     }
-    const ir::Kernel &K = L.Program.Kernels[Next++];
+    // The kernel alone: the passes copy and bind the program once per size
+    // they evaluate, and a file may hold hundreds of kernels.
+    One.Kernels = {AllKernels[Next++]};
+    const ir::Kernel &K = One.Kernels.front();
     LintSiteOptions SO;
     SO.UncertainMask = LK.UncertainMask;
     SO.SourceNames = LK.SourceNames;
     SO.Threads = AnalysisThreads;
     try {
-      KR.Sites = lintSites(L.Program, K, SO);
+      KR.Sites = lintSites(One, K, SO);
       KR.Analyzed = true;
     } catch (const UserError &E) {
       KR.Why = E.diagnostic().Message;
@@ -252,6 +257,7 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
   std::stable_sort(R.Findings.begin(), R.Findings.end(), [](const FileFinding &A, const FileFinding &B) {
     return std::tie(A.F.Loc.Line, A.F.Loc.Col) < std::tie(B.F.Loc.Line, B.F.Loc.Col);
   });
+  L.Program.Kernels = AllKernels;
   if (O.Fix)
     R.FixSummary = applyFixes(File, L, R.Findings);
   return R;

@@ -363,9 +363,15 @@ std::vector<LintSite> lintSites(const ir::Program &Prog, const ir::Kernel &K, co
         S.Wavefronts.Max > idealWavefronts(S.ElemBytes))
       if (const ir::Array *A = Prog.findArray(K, S.Array))
         Arrays[S.Array] = fixCandidates(*A);
+  // At representative sizes: a layout's effect on a shared site does not
+  // depend on the runtime sizes the way alignment does, and one analysis
+  // is far cheaper than the figures over every size.
+  const ir::Program &Base = Prog.runtimeParams().empty() ? Prog : Bound;
+  if (&Base == &Bound && !Bound.findKernel(K.Name))
+    return Out;
   for (const auto &[Array, Candidates] : Arrays)
     for (const auto &[Fix, Layout] : Candidates) {
-      ir::Program Changed = Prog;
+      ir::Program Changed = Base;
       ir::Kernel *CK = nullptr;
       for (ir::Kernel &X : Changed.Kernels)
         if (X.Name == K.Name)
