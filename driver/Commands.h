@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace bankwise::driver {
 
@@ -21,5 +23,10 @@ void registerExperimentCommand(CLI::App &App, Action &Run);
 void registerPermStatsCommand(CLI::App &App, Action &Run);
 /// `bankwise compile`: CUDA C++ from a .bw program.
 void registerCompileCommand(CLI::App &App, Action &Run);
+/// `bankwise lint`: bank conflicts and uncoalesced accesses in CUDA files
+/// (built with the Clang frontend only).
+void registerLintCommand(CLI::App &App, Action &Run);
+/// The arguments after `--` on the command line (lint passes them to Clang).
+std::vector<std::string> &passthroughArgs();
 
 } // namespace bankwise::driver

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <new>
+#include <string_view>
 
 #ifndef BANKWISE_VERSION
 #define BANKWISE_VERSION "0.0.0"
@@ -24,6 +25,17 @@ int main(int Argc, char **Argv) {
   driver::registerExperimentCommand(App, Run);
   driver::registerPermStatsCommand(App, Run);
   driver::registerCompileCommand(App, Run);
+#ifdef BANKWISE_HAVE_LINT
+  driver::registerLintCommand(App, Run);
+  // `bankwise lint a.cu -- -DFOO=1`: what follows -- goes to Clang.
+  for (int I = 1; I < Argc; ++I)
+    if (std::string_view(Argv[I]) == "--") {
+      for (int J = I + 1; J < Argc; ++J)
+        driver::passthroughArgs().push_back(Argv[J]);
+      Argc = I;
+      break;
+    }
+#endif
 
   try {
     App.parse(Argc, Argv);

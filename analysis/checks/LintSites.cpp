@@ -1,0 +1,397 @@
+#include "analysis/checks/LintSites.h"
+
+#include "analysis/passes/KernelAnalysis.h"
+#include "ir/Bind.h"
+#include "ir/Eval.h"
+#include "ir/Walk.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <tuple>
+
+namespace bankwise {
+
+namespace {
+
+//===-- Lane stride: lanes 0 and 1 walked through the kernel ------------------===//
+
+/// Runs one thread of block 0 through K until it reaches Target, and gives
+/// the flat element index it accesses there.
+class FirstAccess {
+public:
+  FirstAccess(const ir::Program &P, const ir::Kernel &K, const ir::ArrayRead *Target, std::int64_t Thread)
+      : P(P), K(K), Target(Target) {
+    const auto &B = K.Geo.BlockDim;
+    T = {Thread % B[0], Thread / B[0] % B[1], Thread / (B[0] * B[1])};
+    Tid = Thread;
+  }
+
+  std::optional<std::int64_t> run() {
+    walk(K.Body);
+    return Found;
+  }
+
+private:
+  const ir::Program &P;
+  const ir::Kernel &K;
+  const ir::ArrayRead *Target;
+  std::array<std::int64_t, 3> T{};
+  std::int64_t Tid = 0;
+  std::map<std::string, std::int64_t> Env;
+  std::optional<std::int64_t> Found;
+  bool Done = false;
+  int Budget = 20000;
+
+  std::optional<std::int64_t> eval(const ir::Expr &E) {
+    ir::EvalHooks H;
+    H.Var = [&](const ir::VarRef &R) -> std::optional<std::int64_t> {
+      if (auto It = Env.find(R.Name); It != Env.end())
+        return It->second;
+      if (const ir::Param *Pm = P.findParam(R.Name); Pm && !Pm->Runtime)
+        return Pm->Value;
+      return std::nullopt;
+    };
+    H.BuiltinValue = [&](ir::Builtin B) -> std::optional<std::int64_t> {
+      switch (B) {
+      case ir::Builtin::Tid: return Tid;
+      case ir::Builtin::Lane: return Tid % 32;
+      case ir::Builtin::Warp: return Tid / 32;
+      case ir::Builtin::Tx: return T[0];
+      case ir::Builtin::Ty: return T[1];
+      case ir::Builtin::Tz: return T[2];
+      default: return 0; // block 0
+      }
+    };
+    const ir::EvalResult R = ir::evaluate(E, H);
+    return R.ok() ? std::optional<std::int64_t>(R.Value) : std::nullopt;
+  }
+
+  void reach(const ir::ArrayRead &R) {
+    if (&R != Target || Done)
+      return;
+    Done = true;
+    const ir::Array *A = P.findArray(K, R.Array);
+    if (!A || A->Shape.size() != R.Indices.size())
+      return;
+    std::int64_t Flat = 0;
+    for (std::size_t I = 0; I < R.Indices.size(); ++I) {
+      std::optional<std::int64_t> V = eval(R.Indices[I]);
+      if (!V)
+        return;
+      Flat = Flat * A->Shape[I] + *V;
+    }
+    Found = Flat;
+  }
+
+  void scan(const ir::Expr &E) {
+    ir::forEachChild(E, [&](const ir::Expr &C) { scan(C); });
+    if (const auto *R = E.as<ir::ArrayRead>())
+      reach(*R);
+  }
+
+  void set(const std::string &Name, const ir::Expr &E) {
+    if (std::optional<std::int64_t> V = eval(E))
+      Env[Name] = *V;
+    else
+      Env.erase(Name);
+  }
+
+  void walk(const ir::Block &B) {
+    for (const ir::Stmt &S : B) {
+      if (Done || --Budget < 0)
+        return;
+      if (const auto *L = S.as<ir::Let>()) {
+        scan(L->Init);
+        set(L->Name, L->Init);
+      } else if (const auto *A = S.as<ir::Assign>()) {
+        scan(A->Value);
+        if (const auto *R = std::get_if<ir::ArrayRead>(&A->Target)) {
+          for (const ir::Expr &I : R->Indices)
+            scan(I);
+          reach(*R);
+        } else {
+          set(std::get<ir::VarRef>(A->Target).Name, A->Value);
+        }
+      } else if (const auto *F = S.as<ir::For>()) {
+        std::optional<std::int64_t> Begin = eval(F->Begin), End = eval(F->End);
+        std::optional<std::int64_t> Step = F->Step ? eval(*F->Step) : std::optional<std::int64_t>(1);
+        if (!Begin || !End || !Step || *Step == 0)
+          return;
+        for (std::int64_t V = *Begin, Trip = 0; (*Step > 0 ? V < *End : V > *End) && Trip < 64 && !Done;
+             V += *Step, ++Trip) {
+          Env[F->Var] = V;
+          walk(F->Body);
+        }
+        Env.erase(F->Var);
+      } else if (const auto *I = S.as<ir::If>()) {
+        scan(I->Cond);
+        std::optional<std::int64_t> C = eval(I->Cond);
+        if (!C)
+          return;
+        walk(*C ? I->Then : I->Else);
+      }
+    }
+  }
+};
+
+std::optional<double> laneStride(const ir::Program &P, const ir::Kernel &K, const ir::ArrayRead *Node) {
+  if (!Node || K.Geo.threadsPerBlock() < 2)
+    return std::nullopt;
+  const ir::Array *A = P.findArray(K, Node->Array);
+  std::optional<std::int64_t> A0 = FirstAccess(P, K, Node, 0).run();
+  std::optional<std::int64_t> A1 = FirstAccess(P, K, Node, 1).run();
+  if (!A || !A0 || !A1)
+    return std::nullopt;
+  return static_cast<double>(*A1 - *A0) * static_cast<double>(byteSize(A->Elem)) / 4.0;
+}
+
+//===-- Figures ----------------------------------------------------------------===//
+
+SizeRange rangeOf(const CostStats &S) {
+  SizeRange R;
+  R.Any = S.Count > 0;
+  R.Min = S.Min;
+  R.Max = S.Max;
+  return R;
+}
+
+/// The worse of two ranges (larger max; its condition), min of both.
+void mergeRange(SizeRange &Into, const SizeRange &O) {
+  if (!O.Any)
+    return;
+  if (!Into.Any) {
+    Into = O;
+    return;
+  }
+  if (O.Max > Into.Max) {
+    Into.Max = O.Max;
+    Into.MaxWhen = O.MaxWhen;
+  } else if (O.Max == Into.Max && (O.MaxWhen.empty() || Into.MaxWhen.empty())) {
+    Into.MaxWhen.clear();
+  }
+  if (O.Min < Into.Min) {
+    Into.Min = O.Min;
+    Into.MinWhen = O.MinWhen;
+  }
+}
+
+/// One record per (location, array, load/store) of the per-node figures.
+struct RawSite {
+  SourceLoc Loc;
+  std::string Array;
+  ir::MemSpace Space;
+  bool IsWrite;
+  bool DataDependent;
+  std::string DataSource;
+  SizeRange Wavefronts, Sectors, Lines;
+  const ir::ArrayRead *Node; ///< in the program the strides are taken from
+};
+
+struct Figures {
+  std::vector<RawSite> Sites;
+  std::string Domain;
+  const ir::Program *StrideProgram = nullptr;
+  const ir::Kernel *StrideKernel = nullptr;
+};
+
+/// Whether K reads a param that has no value (in its body, grid or arrays).
+bool usesRuntimeParam(const ir::Program &Prog, const ir::Kernel &K) {
+  bool Uses = false;
+  auto Check = [&](const ir::Expr &E) {
+    Uses = Uses || ir::anySubexpr(E, [&](const ir::Expr &X) {
+             const auto *V = X.as<ir::VarRef>();
+             const ir::Param *P = V && V->Kind == ir::VarKind::Param ? Prog.findParam(V->Name) : nullptr;
+             return P && P->Runtime;
+           });
+  };
+  ir::forEachStmtExpr(K.Body, Check);
+  for (const ir::Expr &E : K.Geo.Grid)
+    Check(E);
+  for (const ir::Array *A : K.arrays())
+    for (const ir::Expr &E : A->Dims)
+      Check(E);
+  return Uses;
+}
+
+/// Every site's figures: at Prog's sizes, or over all sizes (Bound then
+/// holds the program at representative sizes, for the strides).
+Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, unsigned Threads, ir::Program &Bound) {
+  AnalysisOptions AO;
+  AO.SimulateTime = false;
+  Figures F;
+  if (!Prog.runtimeParams().empty() && !usesRuntimeParam(Prog, K)) {
+    // Sizes of other kernels: any value will do for this one.
+    Bound = ir::bindParams(Prog, ir::representativeSizes(Prog, {}));
+    if (const ir::Kernel *BK = Bound.findKernel(K.Name))
+      return figuresOf(Bound, *BK, Threads, Bound);
+  }
+  if (Prog.runtimeParams().empty()) {
+    const KernelReport R = analyzeKernel(Prog, K, AO);
+    for (const AccessSiteReport &S : R.Sites)
+      F.Sites.push_back({S.Loc, S.Array, S.Space, S.IsWrite, S.DataDependent, S.DataSource,
+                         rangeOf(S.Wavefronts), rangeOf(S.Sectors), rangeOf(S.Lines), S.Node.Read});
+    F.StrideProgram = &Prog;
+    F.StrideKernel = &K;
+    return F;
+  }
+  AllSizesOptions SO;
+  SO.Analysis = AO;
+  SO.Threads = Threads;
+  const AllSizesReport R = analyzeAllSizes(Prog, K, SO);
+  F.Domain = R.Domain;
+  std::vector<const ir::ArrayRead *> Nodes;
+  try {
+    Bound = ir::bindParams(Prog, ir::representativeSizes(Prog, {}));
+    if (const ir::Kernel *BK = Bound.findKernel(K.Name)) {
+      const KernelReport BR = analyzeKernel(Bound, *BK, AO);
+      if (BR.Sites.size() == R.Sites.size())
+        for (const AccessSiteReport &S : BR.Sites)
+          Nodes.push_back(S.Node.Read);
+      F.StrideProgram = &Bound;
+      F.StrideKernel = BK;
+    }
+  } catch (const UserError &) {
+    Nodes.clear(); // no strides: the figures stand on their own
+  }
+  for (std::size_t I = 0; I < R.Sites.size(); ++I) {
+    const AllSizesSite &S = R.Sites[I];
+    F.Sites.push_back({S.Loc, S.Array, S.Space, S.IsWrite, S.DataDependent, {}, S.Wavefronts, S.Sectors,
+                       S.Lines, I < Nodes.size() ? Nodes[I] : nullptr});
+  }
+  return F;
+}
+
+using SiteKey = std::tuple<int, int, std::string, bool>;
+
+SiteKey keyOf(const SourceLoc &L, const std::string &Array, bool IsWrite) {
+  return {L.Line, L.Col, Array, IsWrite};
+}
+
+/// The worst wavefronts at each merged site under figures F.
+std::map<SiteKey, SizeRange> wavefrontsBySite(const Figures &F) {
+  std::map<SiteKey, SizeRange> Out;
+  for (const RawSite &S : F.Sites)
+    mergeRange(Out[keyOf(S.Loc, S.Array, S.IsWrite)], S.Wavefronts);
+  return Out;
+}
+
+std::int64_t idealWavefronts(std::int64_t ElemBytes) { return std::max<std::int64_t>(1, ElemBytes / 4); }
+
+/// Layout fixes for an array of inner extent C: padding (the fewest extra
+/// elements that could help), the XOR swizzle (C a power of two) and RAP.
+std::vector<std::pair<std::string, ir::Layout>> fixCandidates(const ir::Array &A) {
+  std::vector<std::pair<std::string, ir::Layout>> Out;
+  const std::int64_t C = A.Shape.back();
+  const std::int64_t Bytes = byteSize(A.Elem);
+  // Enough extra elements to move a row by one 4-byte word, and by one
+  // access's worth of words for 8- and 16-byte elements.
+  std::vector<std::int64_t> Pads = {std::max<std::int64_t>(1, 4 / Bytes)};
+  if (Bytes > 4)
+    Pads = {1};
+  for (std::int64_t K : Pads) {
+    ir::Layout L;
+    L.Kind = ir::LayoutKind::Pad;
+    L.Arg = ir::makeInt(K);
+    L.ArgValue = K;
+    Out.push_back({fmt::format("pad the inner dimension to {}", C + K), L});
+  }
+  if (std::has_single_bit(static_cast<std::uint64_t>(C))) {
+    ir::Layout L;
+    L.Kind = ir::LayoutKind::Xor;
+    Out.push_back({fmt::format("XOR swizzle: index [r][c ^ (r % {})]", C), L});
+  }
+  ir::Layout R;
+  R.Kind = ir::LayoutKind::Rap;
+  R.Arg = ir::makeInt(1);
+  R.ArgValue = 1;
+  Out.push_back({"RAP: rotate each row by a random permutation of the columns (seed 002; seed 1 here)", R});
+  return Out;
+}
+
+} // namespace
+
+std::vector<LintSite> lintSites(const ir::Program &Prog, const ir::Kernel &K, const LintSiteOptions &Opts) {
+  ir::Program Bound;
+  const Figures F = figuresOf(Prog, K, Opts.Threads, Bound);
+  std::vector<LintSite> Out;
+  std::map<SiteKey, std::size_t> Index;
+  std::map<SiteKey, std::int64_t> WorstOf; // the worst copy's wavefronts or sectors
+  for (const RawSite &S : F.Sites) {
+    const SiteKey Key = keyOf(S.Loc, S.Array, S.IsWrite);
+    auto [It, New] = Index.try_emplace(Key, Out.size());
+    if (New) {
+      LintSite L;
+      L.Loc = S.Loc;
+      L.Array = S.Array;
+      const auto Src = Opts.SourceNames.find(S.Array);
+      L.Source = Src == Opts.SourceNames.end() ? S.Array : Src->second;
+      L.Space = S.Space;
+      L.IsWrite = S.IsWrite;
+      if (const ir::Array *A = Prog.findArray(K, S.Array)) {
+        L.ElemBytes = byteSize(A->Elem);
+        L.Dims = static_cast<std::int64_t>(A->Shape.size());
+        L.InnerDim = A->Shape.back();
+      }
+      L.Domain = F.Domain;
+      L.UncertainMask = std::find(Opts.UncertainMask.begin(), Opts.UncertainMask.end(), S.Loc) !=
+                        Opts.UncertainMask.end();
+      Out.push_back(L);
+    }
+    LintSite &L = Out[It->second];
+    L.DataDependent |= S.DataDependent;
+    if (L.DataSource.empty())
+      L.DataSource = S.DataSource;
+    mergeRange(L.Wavefronts, S.Wavefronts);
+    mergeRange(L.Sectors, S.Sectors);
+    mergeRange(L.Lines, S.Lines);
+    const SizeRange &Cost = S.Space == ir::MemSpace::Shared ? S.Wavefronts : S.Sectors;
+    auto [W, First] = WorstOf.try_emplace(Key, Cost.Max);
+    if ((First || Cost.Max > W->second) && F.StrideProgram && S.Node) {
+      W->second = Cost.Max;
+      L.LaneStrideWords = laneStride(*F.StrideProgram, *F.StrideKernel, S.Node);
+    }
+  }
+  if (!Opts.Fixes)
+    return Out;
+  // Layout fixes of conflicting shared arrays of two or more dimensions:
+  // the kernel analyzed again with the array's layout changed.
+  std::map<std::string, std::vector<std::pair<std::string, ir::Layout>>> Arrays;
+  for (const LintSite &S : Out)
+    if (S.Space == ir::MemSpace::Shared && !S.DataDependent && S.Dims >= 2 && S.Wavefronts.Any &&
+        S.Wavefronts.Max > idealWavefronts(S.ElemBytes))
+      if (const ir::Array *A = Prog.findArray(K, S.Array))
+        Arrays[S.Array] = fixCandidates(*A);
+  // At representative sizes: a layout's effect on a shared site does not
+  // depend on the runtime sizes the way alignment does, and one analysis
+  // is far cheaper than the figures over every size.
+  const ir::Program &Base = Prog.runtimeParams().empty() ? Prog : Bound;
+  if (&Base == &Bound && !Bound.findKernel(K.Name))
+    return Out;
+  for (const auto &[Array, Candidates] : Arrays)
+    for (const auto &[Fix, Layout] : Candidates) {
+      ir::Program Changed = Base;
+      ir::Kernel *CK = nullptr;
+      for (ir::Kernel &X : Changed.Kernels)
+        if (X.Name == K.Name)
+          CK = &X;
+      for (ir::Array *A : CK->arrays())
+        if (A->Name == Array)
+          A->Lay = Layout;
+      std::map<SiteKey, SizeRange> Waves;
+      try {
+        ir::Program Unused;
+        Waves = wavefrontsBySite(figuresOf(Changed, *CK, Opts.Threads, Unused));
+      } catch (const UserError &) {
+        continue; // this layout does not apply here
+      }
+      for (LintSite &S : Out)
+        if (S.Array == Array)
+          if (auto It = Waves.find(keyOf(S.Loc, S.Array, S.IsWrite)); It != Waves.end())
+            S.Fixes.push_back({Fix, Layout, It->second});
+    }
+  return Out;
+}
+
+} // namespace bankwise

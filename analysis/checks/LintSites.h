@@ -1,0 +1,68 @@
+// What the lint's checks read: one record per access site of a kernel (by
+// source location, load or store), its sm_90 figures over every size of the
+// kernel's runtime parameters (or at the sizes given), the lanes' stride,
+// and, for shared arrays of two or more dimensions, the figures the layout
+// fixes would give. No Clang here: the sites come from the IR, whichever
+// front end made it.
+#pragma once
+
+#include "analysis/passes/AllSizes.h"
+#include "ir/Program.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bankwise {
+
+/// A layout fix and its predicted wavefronts at the site.
+struct FixFigure {
+  std::string Fix;    ///< "pad the inner dimension to 33"
+  ir::Layout Layout;  ///< the layout the analysis evaluated
+  SizeRange Wavefronts;
+};
+
+struct LintSite {
+  SourceLoc Loc;
+  std::string Array;  ///< the IR array
+  std::string Source; ///< the name the source gives it
+  ir::MemSpace Space = ir::MemSpace::Global;
+  bool IsWrite = false;
+  std::int64_t ElemBytes = 4;
+  std::int64_t Dims = 1;       ///< dimensions of the array
+  std::int64_t InnerDim = 0;   ///< its innermost extent
+  bool DataDependent = false;
+  std::string DataSource;
+  SizeRange Wavefronts, Sectors, Lines;
+  /// Words between the addresses of lanes 0 and 1 at the site's first
+  /// execution (in its worst copy when a loop was unrolled); nullopt when
+  /// they do not both reach it or an index is not known.
+  std::optional<double> LaneStrideWords;
+  /// Figures assume every lane active (a condition the lint cannot see).
+  bool UncertainMask = false;
+  /// Runtime sizes the figures were taken over ("" when all are fixed).
+  std::string Domain;
+  std::vector<FixFigure> Fixes;
+};
+
+struct LintSiteOptions {
+  /// Site locations whose lane masks are not known (LoweredKernel's).
+  std::vector<SourceLoc> UncertainMask;
+  /// IR array name -> source name.
+  std::map<std::string, std::string> SourceNames;
+  /// Evaluate the layout fixes of conflicting shared sites.
+  bool Fixes = true;
+  /// Worker threads of the all-sizes analysis (0: the hardware's).
+  unsigned Threads = 0;
+};
+
+/// The sites of kernel K of Prog with their figures: at the sizes Prog
+/// binds, or over every size of its runtime params. Sites at one location
+/// and of one kind (load or store; copies of an unrolled loop) are merged,
+/// keeping the worst. Throws UserError where the analysis does (an index
+/// out of bounds at every size, say).
+std::vector<LintSite> lintSites(const ir::Program &Prog, const ir::Kernel &K,
+                                const LintSiteOptions &Opts = {});
+
+} // namespace bankwise

@@ -1,0 +1,512 @@
+// bankwise lint: bank conflicts and uncoalesced accesses in existing CUDA,
+// read with Clang (frontend/), lowered into the IR and analyzed by the same
+// passes as `analyze`, reported in Clang's format, JSON or SARIF 2.1.0.
+//
+//   bankwise lint FILE.cu... [-p BUILD_DIR] [--block X,Y,Z] [--grid X,Y,Z]
+//                [-D NAME=VALUE] [--emit-bw] [--format text|json|sarif]
+//                [--werror] [--fix] [-j N] [-- CLANG_ARGS]
+
+#include "analysis/checks/Checks.h"
+#include "analysis/checks/LintSites.h"
+#include "driver/Commands.h"
+#include "driver/ProgramInput.h"
+#include "frontend/CudaLowering.h"
+#include "ir/Printer.h"
+#include "support/Diagnostic.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+namespace bankwise::driver {
+
+std::vector<std::string> &passthroughArgs() {
+  static std::vector<std::string> Args;
+  return Args;
+}
+
+namespace {
+
+struct LintOptions {
+  std::vector<std::string> Files;
+  std::string BuildDir;
+  std::string Block, Grid;
+  std::vector<std::string> Defines;
+  bool EmitBw = false;
+  std::string Format = "text";
+  bool Werror = false;
+  bool Fix = false;
+  unsigned Jobs = 0;
+};
+
+/// "32,8" -> {32, 8, 1}; throws UserError naming Flag for anything else.
+frontend::Dim3 parseDim3(const std::string &Text, const char *Flag) {
+  frontend::Dim3 D{1, 1, 1};
+  std::stringstream SS(Text);
+  std::string Part;
+  std::size_t I = 0;
+  while (std::getline(SS, Part, ',')) {
+    std::int64_t V = 0;
+    std::size_t Used = 0;
+    try {
+      V = std::stoll(Part, &Used);
+    } catch (const std::exception &) {
+      Used = 0;
+    }
+    if (I >= 3 || Used != Part.size() || V < 1)
+      throw UserError(fmt::format("{} '{}': expected 1 to 3 positive integers separated by commas", Flag, Text));
+    D[I++] = V;
+  }
+  if (I == 0)
+    throw UserError(fmt::format("{} '{}': expected 1 to 3 positive integers separated by commas", Flag, Text));
+  return D;
+}
+
+std::string locText(const SourceLoc &L) {
+  if (L.Line == 0)
+    return L.File;
+  return fmt::format("{}:{}:{}", L.File, L.Line, L.Col);
+}
+
+const char *severityName(Severity S) {
+  return S == Severity::Error ? "error" : S == Severity::Warning ? "warning" : "note";
+}
+
+/// A finding with the kernels it was found in (a __device__ function or a
+/// template instantiated twice reports once).
+struct FileFinding {
+  LintFinding F;
+  std::vector<std::string> Kernels;
+};
+
+struct KernelResult {
+  std::string Name, Display;
+  SourceLoc Loc;
+  std::string Launch;
+  std::string LaunchFrom;
+  bool Analyzed = false;
+  std::string Why; ///< when not analyzed
+  std::vector<LintSite> Sites;
+};
+
+struct FileResult {
+  std::string File;
+  bool Readable = true;
+  std::vector<FileFinding> Findings;
+  std::vector<KernelResult> Kernels;
+  std::string Bw; ///< --emit-bw
+  std::string FixSummary;
+};
+
+const char *launchKind(frontend::LaunchSource S) {
+  switch (S) {
+  case frontend::LaunchSource::CommandLine: return "command line";
+  case frontend::LaunchSource::LaunchSite: return "launch site";
+  case frontend::LaunchSource::LaunchBounds: return "__launch_bounds__";
+  case frontend::LaunchSource::Implied: return "implied";
+  }
+  return "implied";
+}
+
+void addFinding(FileResult &R, LintFinding F, const std::string &Kernel) {
+  for (FileFinding &X : R.Findings)
+    if (X.F.Loc == F.Loc && X.F.Message == F.Message && X.F.Check == F.Check) {
+      if (std::find(X.Kernels.begin(), X.Kernels.end(), Kernel) == X.Kernels.end())
+        X.Kernels.push_back(Kernel);
+      return;
+    }
+  R.Findings.push_back({std::move(F), {Kernel}});
+}
+
+/// Pads the static shared arrays whose every access was understood and
+/// whose warnings the padding removes; rewrites the file in one step.
+std::string applyFixes(const std::string &File, const frontend::LoweredFile &L,
+                       const std::vector<FileFinding> &Findings) {
+  struct Edit {
+    unsigned Offset, Length;
+    std::string Text, Array;
+  };
+  std::vector<Edit> Edits;
+  std::size_t K = 0;
+  for (const frontend::LoweredKernel &LK : L.Kernels) {
+    if (!LK.Lowered)
+      continue;
+    ++K;
+    for (const frontend::SharedArraySource &S : LK.Shared) {
+      if (!S.AllUnderstood || S.InnerDimLength == 0)
+        continue;
+      // The padding every conflicting site of it agrees removes its conflicts.
+      std::optional<std::int64_t> Pad;
+      bool Conflicts = false, Agree = true;
+      for (const FileFinding &F : Findings) {
+        if (F.F.Check != "bankwise-bank-conflict" || F.F.Sev != Severity::Warning ||
+            std::find(F.Kernels.begin(), F.Kernels.end(), LK.Display) == F.Kernels.end() ||
+            F.F.Message.find("'" + S.SourceName + "'") == std::string::npos)
+          continue;
+        Conflicts = true;
+        std::optional<std::int64_t> Here;
+        const std::string Prefix = "pad the inner dimension to ";
+        for (const LintFinding::Note &N : F.F.Notes)
+          if (N.Message.rfind(Prefix, 0) == 0 && N.Message.find("(conflict-free)") != std::string::npos)
+            Here = std::stoll(N.Message.substr(Prefix.size()));
+        if (!Here || (Pad && *Pad != *Here))
+          Agree = false;
+        Pad = Here;
+      }
+      if (!Conflicts || !Agree || !Pad)
+        continue;
+      Edits.push_back({S.InnerDimOffset, S.InnerDimLength, std::to_string(*Pad), S.SourceName});
+    }
+  }
+  if (Edits.empty())
+    return "";
+  std::ifstream In(File, std::ios::binary);
+  std::stringstream SS;
+  SS << In.rdbuf();
+  std::string Text = SS.str();
+  std::sort(Edits.begin(), Edits.end(), [](const Edit &A, const Edit &B) { return A.Offset > B.Offset; });
+  std::vector<std::string> Done;
+  unsigned Last = ~0u;
+  for (const Edit &E : Edits) {
+    if (E.Offset + E.Length > Text.size() || E.Offset == Last)
+      continue;
+    // Only a literal of the array's extent is rewritten (never a macro or
+    // a template parameter shared by other declarations).
+    const std::string Old = Text.substr(E.Offset, E.Length);
+    if (Old.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    Text.replace(E.Offset, E.Length, E.Text);
+    Last = E.Offset;
+    Done.push_back(fmt::format("'{}' [{}] -> [{}]", E.Array, Old, E.Text));
+  }
+  if (Done.empty())
+    return "";
+  const std::string Tmp = File + ".bankwise-fix.tmp";
+  {
+    std::ofstream Out(Tmp, std::ios::binary);
+    Out << Text;
+    if (!Out)
+      throw UserError(fmt::format("--fix: cannot write '{}'", Tmp));
+  }
+  std::filesystem::rename(Tmp, File);
+  (void)K;
+  return fmt::format("{}: padded {}", File, fmt::join(Done, ", "));
+}
+
+FileResult lintFile(const std::string &File, const LintOptions &O, const frontend::LowerOptions &LO,
+                    unsigned AnalysisThreads) {
+  FileResult R;
+  R.File = File;
+  frontend::LoweredFile L = frontend::lowerCudaFile(File, LO);
+  R.Readable = L.Readable;
+  for (const Diagnostic &D : L.ClangDiags)
+    if (D.Sev == Severity::Error)
+      addFinding(R, {"clang-diagnostic-error", Severity::Error, D.Loc, D.Message, {}}, "");
+  if (!L.Readable)
+    return R;
+  if (O.EmitBw)
+    R.Bw = ir::print(L.Program);
+  std::size_t Next = 0;
+  const std::vector<ir::Kernel> AllKernels = std::move(L.Program.Kernels);
+  ir::Program One = L.Program; // params, machine; one kernel at a time
+  for (const frontend::LoweredKernel &LK : L.Kernels) {
+    for (const Diagnostic &D : LK.Notes)
+      addFinding(R, {"bankwise-unanalyzed", Severity::Note, D.Loc, D.Message, {}}, LK.Display);
+    KernelResult KR{LK.Name, LK.Display, LK.Loc, LK.LaunchNote, launchKind(LK.Launch), false, {}, {}};
+    if (!LK.Lowered) {
+      KR.Why = LK.Notes.empty() ? "not lowered" : LK.Notes.front().Message;
+      R.Kernels.push_back(std::move(KR));
+      continue;
+    }
+    // The kernel alone: the passes copy and bind the program once per size
+    // they evaluate, and a file may hold hundreds of kernels.
+    One.Kernels = {AllKernels[Next++]};
+    const ir::Kernel &K = One.Kernels.front();
+    LintSiteOptions SO;
+    SO.UncertainMask = LK.UncertainMask;
+    SO.SourceNames = LK.SourceNames;
+    SO.Threads = AnalysisThreads;
+    try {
+      KR.Sites = lintSites(One, K, SO);
+      KR.Analyzed = true;
+    } catch (const UserError &E) {
+      KR.Why = E.diagnostic().Message;
+      addFinding(R,
+                 {"bankwise-unanalyzed", Severity::Note, E.diagnostic().Loc.Line ? E.diagnostic().Loc : LK.Loc,
+                  fmt::format("kernel '{}' not analyzed: {}", LK.Display, E.diagnostic().Message), {}},
+                 LK.Display);
+      R.Kernels.push_back(std::move(KR));
+      continue;
+    }
+    for (const CheckInfo &C : allChecks())
+      for (LintFinding &F : C.Run(KR.Sites)) {
+        F.Notes.push_back({LK.Loc, fmt::format("figures for kernel '{}' with {}", LK.Display, LK.LaunchNote)});
+        addFinding(R, std::move(F), LK.Display);
+      }
+    R.Kernels.push_back(std::move(KR));
+  }
+  std::stable_sort(R.Findings.begin(), R.Findings.end(), [](const FileFinding &A, const FileFinding &B) {
+    return std::tie(A.F.Loc.Line, A.F.Loc.Col) < std::tie(B.F.Loc.Line, B.F.Loc.Col);
+  });
+  L.Program.Kernels = AllKernels;
+  if (O.Fix)
+    R.FixSummary = applyFixes(File, L, R.Findings);
+  return R;
+}
+
+//===-- Output -----------------------------------------------------------------===//
+
+/// The text of line N (1-based) of File; empty when unreadable.
+std::string sourceLine(const std::string &File, int N, std::map<std::string, std::vector<std::string>> &Cache) {
+  auto It = Cache.find(File);
+  if (It == Cache.end()) {
+    std::vector<std::string> Lines;
+    std::ifstream In(File);
+    std::string S;
+    while (std::getline(In, S))
+      Lines.push_back(S);
+    It = Cache.emplace(File, std::move(Lines)).first;
+  }
+  return N >= 1 && static_cast<std::size_t>(N) <= It->second.size() ? It->second[static_cast<std::size_t>(N - 1)]
+                                                                     : "";
+}
+
+std::string textReport(const std::vector<FileResult> &Results) {
+  std::string Out;
+  std::map<std::string, std::vector<std::string>> Cache;
+  for (const FileResult &R : Results) {
+    for (const FileFinding &F : R.Findings) {
+      Out += fmt::format("{}: {}: {} [{}]\n", locText(F.F.Loc), severityName(F.F.Sev), F.F.Message, F.F.Check);
+      const std::string Line = sourceLine(F.F.Loc.File, F.F.Loc.Line, Cache);
+      if (!Line.empty() && F.F.Loc.Col > 0) {
+        std::string Caret;
+        for (int I = 1; I < F.F.Loc.Col && static_cast<std::size_t>(I) <= Line.size(); ++I)
+          Caret += Line[static_cast<std::size_t>(I - 1)] == '\t' ? '\t' : ' ';
+        Out += Line + "\n" + Caret + "^\n";
+      }
+      for (const LintFinding::Note &N : F.F.Notes)
+        Out += fmt::format("{}: note: {}\n", locText(N.Loc), N.Message);
+      if (F.Kernels.size() > 1)
+        Out += fmt::format("{}: note: in kernels {}\n", locText(F.F.Loc), fmt::join(F.Kernels, ", "));
+    }
+    if (!R.FixSummary.empty())
+      Out += R.FixSummary + "\n";
+  }
+  return Out;
+}
+
+nlohmann::json rangeJson(const SizeRange &R) {
+  if (!R.Any)
+    return nullptr;
+  return {{"min", R.Min}, {"max", R.Max}, {"max_when", R.MaxWhen}, {"min_when", R.MinWhen}};
+}
+
+nlohmann::json jsonReport(const std::vector<FileResult> &Results) {
+  nlohmann::json J;
+  J["files"] = nlohmann::json::array();
+  for (const FileResult &R : Results) {
+    nlohmann::json JF = {{"file", R.File}, {"readable", R.Readable}};
+    JF["kernels"] = nlohmann::json::array();
+    for (const KernelResult &K : R.Kernels) {
+      nlohmann::json JK = {{"name", K.Display}, {"ir_name", K.Name}, {"location", locText(K.Loc)},
+                           {"launch", K.Launch}, {"launch_from", K.LaunchFrom}, {"analyzed", K.Analyzed}};
+      if (!K.Analyzed)
+        JK["why"] = K.Why;
+      JK["sites"] = nlohmann::json::array();
+      for (const LintSite &S : K.Sites) {
+        nlohmann::json JS = {{"location", locText(S.Loc)},
+                             {"array", S.Source},
+                             {"space", std::string(ir::spelling(S.Space))},
+                             {"access", S.IsWrite ? "store" : "load"},
+                             {"elem_bytes", S.ElemBytes},
+                             {"data_dependent", S.DataDependent},
+                             {"uncertain_mask", S.UncertainMask}};
+        if (S.LaneStrideWords)
+          JS["lane_stride_words"] = *S.LaneStrideWords;
+        if (S.Space == ir::MemSpace::Shared)
+          JS["sm90_wavefronts"] = rangeJson(S.Wavefronts);
+        else {
+          JS["sm90_sectors"] = rangeJson(S.Sectors);
+          JS["sm90_lines"] = rangeJson(S.Lines);
+        }
+        for (const FixFigure &X : S.Fixes)
+          JS["fixes"].push_back({{"fix", X.Fix}, {"layout", X.Layout.str()}, {"sm90_wavefronts", rangeJson(X.Wavefronts)}});
+        JK["sites"].push_back(JS);
+      }
+      JF["kernels"].push_back(JK);
+    }
+    JF["diagnostics"] = nlohmann::json::array();
+    for (const FileFinding &F : R.Findings) {
+      nlohmann::json JD = {{"check", F.F.Check},      {"severity", severityName(F.F.Sev)},
+                           {"location", locText(F.F.Loc)}, {"file", F.F.Loc.File},
+                           {"line", F.F.Loc.Line},     {"column", F.F.Loc.Col},
+                           {"message", F.F.Message},   {"kernels", F.Kernels}};
+      JD["notes"] = nlohmann::json::array();
+      for (const LintFinding::Note &N : F.F.Notes)
+        JD["notes"].push_back({{"location", locText(N.Loc)}, {"message", N.Message}});
+      JF["diagnostics"].push_back(JD);
+    }
+    J["files"].push_back(JF);
+  }
+  return J;
+}
+
+nlohmann::json sarifLocation(const SourceLoc &L) {
+  nlohmann::json Region = {{"startLine", std::max(1, L.Line)}};
+  if (L.Col > 0)
+    Region["startColumn"] = L.Col;
+  return {{"physicalLocation", {{"artifactLocation", {{"uri", L.File}}}, {"region", Region}}}};
+}
+
+/// SARIF 2.1.0 (OASIS): one run, the checks as rules, findings as results
+/// with their notes as related locations.
+nlohmann::json sarifReport(const std::vector<FileResult> &Results) {
+  nlohmann::json Rules = nlohmann::json::array();
+  std::vector<std::string> Ids;
+  for (const CheckInfo &C : allChecks()) {
+    Ids.push_back(C.Name);
+    Rules.push_back({{"id", C.Name}, {"shortDescription", {{"text", C.Summary}}},
+                     {"helpUri", "docs/lint.md"}});
+  }
+  for (const char *Extra : {"bankwise-unanalyzed", "clang-diagnostic-error"}) {
+    Ids.push_back(Extra);
+    Rules.push_back({{"id", Extra},
+                     {"shortDescription",
+                      {{"text", std::string(Extra) == "bankwise-unanalyzed"
+                                    ? "code the lint could not analyze"
+                                    : "errors Clang reported while parsing"}}}});
+  }
+  nlohmann::json Out = nlohmann::json::array();
+  for (const FileResult &R : Results)
+    for (const FileFinding &F : R.Findings) {
+      const auto Id = std::find(Ids.begin(), Ids.end(), F.F.Check);
+      nlohmann::json Res = {{"ruleId", F.F.Check},
+                            {"ruleIndex", Id - Ids.begin()},
+                            {"level", F.F.Sev == Severity::Error ? "error"
+                                      : F.F.Sev == Severity::Warning ? "warning" : "note"},
+                            {"message", {{"text", F.F.Message}}},
+                            {"locations", nlohmann::json::array({sarifLocation(F.F.Loc)})}};
+      int Id2 = 0;
+      for (const LintFinding::Note &N : F.F.Notes) {
+        nlohmann::json Rel = sarifLocation(N.Loc);
+        Rel["id"] = Id2++;
+        Rel["message"] = {{"text", N.Message}};
+        Res["relatedLocations"].push_back(Rel);
+      }
+      Out.push_back(Res);
+    }
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs",
+           nlohmann::json::array({{{"tool",
+                                    {{"driver",
+                                      {{"name", "bankwise"},
+                                       {"informationUri", "https://github.com/bankwise/bankwise"},
+                                       {"version", BANKWISE_VERSION},
+                                       {"rules", Rules}}}}},
+                                   {"results", Out}}})}};
+}
+
+int runLint(const LintOptions &O) {
+  if (O.Format != "text" && O.Format != "json" && O.Format != "sarif")
+    throw UserError(fmt::format("--format '{}': expected text, json or sarif", O.Format));
+  frontend::LowerOptions LO;
+  if (!O.Block.empty())
+    LO.Block = parseDim3(O.Block, "--block");
+  if (!O.Grid.empty())
+    LO.Grid = parseDim3(O.Grid, "--grid");
+  for (const auto &[Name, Value] : parseNameValues<std::map<std::string, std::int64_t>>(O.Defines, "-D"))
+    LO.Defines[Name] = Value;
+  LO.BuildDir = O.BuildDir;
+  LO.Cuda.ExtraArgs = passthroughArgs();
+
+  // One worker per core over the files; the all-sizes analysis of a file
+  // gets the cores the files leave.
+  const unsigned Cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned Workers = std::min<unsigned>(O.Jobs ? O.Jobs : Cores, static_cast<unsigned>(O.Files.size()));
+  const unsigned AnalysisThreads = Workers > 1 ? 1 : 0;
+  std::vector<FileResult> Results(O.Files.size());
+  std::vector<std::string> Errors(O.Files.size());
+  std::atomic<std::size_t> NextFile{0};
+  auto Work = [&] {
+    for (std::size_t I; (I = NextFile++) < O.Files.size();) {
+      try {
+        Results[I] = lintFile(O.Files[I], O, LO, AnalysisThreads);
+      } catch (const UserError &E) {
+        Errors[I] = fmt::format("{}: error: {}", O.Files[I], E.diagnostic().Message);
+        Results[I].File = O.Files[I];
+        Results[I].Readable = false;
+      }
+    }
+  };
+  if (Workers <= 1) {
+    Work();
+  } else {
+    std::vector<std::thread> Pool;
+    for (unsigned W = 0; W < Workers; ++W)
+      Pool.emplace_back(Work);
+    for (std::thread &T : Pool)
+      T.join();
+  }
+
+  bool ToolError = false, Findings = false;
+  for (std::size_t I = 0; I < Results.size(); ++I) {
+    if (!Errors[I].empty()) {
+      std::cerr << Errors[I] << '\n';
+      ToolError = true;
+    }
+    if (!Results[I].Readable) {
+      ToolError = true;
+      if (O.Format != "text") // text prints the reason among the diagnostics
+        for (const FileFinding &F : Results[I].Findings)
+          std::cerr << fmt::format("{}: error: {}\n", locText(F.F.Loc), F.F.Message);
+    }
+    for (const FileFinding &F : Results[I].Findings)
+      Findings |= F.F.Sev == Severity::Warning;
+  }
+  if (O.EmitBw) {
+    for (const FileResult &R : Results)
+      if (R.Readable)
+        std::cout << (Results.size() > 1 ? fmt::format("# {}\n", R.File) : "") << R.Bw;
+  } else if (O.Format == "json") {
+    std::cout << jsonReport(Results).dump() << '\n';
+  } else if (O.Format == "sarif") {
+    std::cout << sarifReport(Results).dump(2) << '\n';
+  } else {
+    std::cout << textReport(Results);
+  }
+  if (ToolError)
+    return 2;
+  return Findings && O.Werror ? 1 : 0;
+}
+
+} // namespace
+
+void registerLintCommand(CLI::App &App, Action &Run) {
+  auto O = std::make_shared<LintOptions>();
+  CLI::App *Cmd = App.add_subcommand(
+      "lint", "Bank conflicts and uncoalesced accesses in CUDA files (Clang 19; arguments after -- go to Clang)");
+  Cmd->add_option("files", O->Files, "the .cu files")->required();
+  Cmd->add_option("-p", O->BuildDir, "a build directory with compile_commands.json");
+  Cmd->add_option("--block", O->Block, "every kernel's block shape: X[,Y[,Z]]");
+  Cmd->add_option("--grid", O->Grid, "every kernel's grid: X[,Y[,Z]]");
+  Cmd->add_option("-D", O->Defines, "the value of an integer kernel parameter: -D n=4096 (repeatable)");
+  Cmd->add_flag("--emit-bw", O->EmitBw, "print what was extracted as a .bw program (bankwise analyze reads it)");
+  Cmd->add_option("--format", O->Format, "text, json or sarif (SARIF 2.1.0)")->capture_default_str();
+  Cmd->add_flag("--werror", O->Werror, "exit with code 1 when there are warnings");
+  Cmd->add_flag("--fix", O->Fix,
+                "pad static shared arrays whose every access was understood, where padding removes the conflict");
+  Cmd->add_option("-j", O->Jobs, "files linted at once (default: one per core)");
+  Cmd->callback([O, &Run] { Run = [O] { return runLint(*O); }; });
+}
+
+} // namespace bankwise::driver

@@ -1,0 +1,103 @@
+// Lowering CUDA kernels into bankwise's IR (issue [7]), so `bankwise lint`,
+// `analyze` and `compile` share one analysis. In: a .cu file; out: an
+// ir::Program with one kernel per __global__ function (per instantiation of
+// a template), and, beside it, what the IR cannot say: source names, the
+// launch configuration's origin, and a located note for everything the
+// lowering did not understand (such accesses are left out of the IR, never
+// guessed).
+//
+// What is understood: static and `extern` shared arrays, global pointer
+// parameters, element types of 1..16 bytes (float2/float4/int4/double2 and
+// reinterpret_cast to them), threadIdx/blockIdx/blockDim/gridDim, constants
+// (macros, constexpr, template arguments: Clang evaluates them), integer
+// kernel parameters (runtime params of the IR, or bound by -D), integer
+// locals, pointer locals into known arrays, for loops with an affine
+// induction variable (others with constant bounds are unrolled), if/else,
+// early `return`, __syncthreads(), atomics (as writes) and __device__
+// functions (inlined at their calls).
+#pragma once
+
+#include "frontend/CudaFrontend.h"
+#include "ir/Program.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bankwise::frontend {
+
+using Dim3 = std::array<std::int64_t, 3>;
+
+struct LowerOptions {
+  CudaOptions Cuda;
+  /// --block / --grid: every kernel's launch, over what the file says.
+  std::optional<Dim3> Block, Grid;
+  /// -D NAME=VALUE: values of integer kernel parameters (else runtime).
+  std::map<std::string, std::int64_t> Defines;
+  /// -p: a directory with compile_commands.json; its -I, -D, -U, -isystem,
+  /// -include and -std= arguments for the file are added to Cuda's.
+  std::string BuildDir;
+};
+
+/// Where a kernel's block shape came from.
+enum class LaunchSource { CommandLine, LaunchSite, LaunchBounds, Implied };
+
+/// A static shared array as the source declares it, for `--fix`.
+struct SharedArraySource {
+  std::string IrName;
+  std::string SourceName;
+  /// Every access to the array was lowered into the IR, none through a
+  /// pointer, a cast or an unknown index: padding it is provably safe.
+  bool AllUnderstood = true;
+  /// The innermost dimension's size expression: where and how long (bytes).
+  SourceLoc InnerDimLoc;
+  unsigned InnerDimOffset = 0, InnerDimLength = 0;
+  std::int64_t InnerDim = 0;
+};
+
+struct LoweredKernel {
+  std::string Name;    ///< in the IR (unique in the program)
+  std::string Display; ///< as the source spells it: "reduce<256>"
+  SourceLoc Loc;
+  LaunchSource Launch = LaunchSource::Implied;
+  /// How the launch was found, for diagnostics: "block (32, 8, 1) from the
+  /// launch at t.cu:40:3", "assumed block (256, 1, 1): no launch found".
+  std::string LaunchNote;
+  /// What was not understood, located (accesses left out of the IR, loops
+  /// analyzed for one iteration, ...).
+  std::vector<Diagnostic> Notes;
+  /// IR array name -> the name the source gives it.
+  std::map<std::string, std::string> SourceNames;
+  std::vector<SharedArraySource> Shared;
+  /// Sites lowered under a condition the lint could not evaluate: their
+  /// figures assume every lane active, so they are worst cases.
+  std::vector<SourceLoc> UncertainMask;
+  /// False when the kernel could not be lowered at all (Notes say why); it
+  /// then has no IR kernel.
+  bool Lowered = true;
+};
+
+struct LoweredFile {
+  /// One IR kernel per LoweredKernel with Lowered set, in order.
+  ir::Program Program;
+  std::vector<LoweredKernel> Kernels;
+  /// Clang's errors and warnings (host code may have errors; device code
+  /// is still lowered).
+  std::vector<Diagnostic> ClangDiags;
+  /// False when Clang could not read the file at all (ClangDiags says why).
+  bool Readable = true;
+};
+
+/// Parses Path as CUDA for sm_90 and lowers every __global__ function of the
+/// main file (and every instantiation of a __global__ template) into the
+/// IR. Never throws for bad CUDA: problems become diagnostics.
+LoweredFile lowerCudaFile(const std::string &Path, const LowerOptions &Opts = {});
+
+/// The elements of a global pointer parameter's IR array: pointers have no
+/// size, so they are modelled as this long (2^40 elements).
+inline constexpr std::int64_t PointerExtent = std::int64_t(1) << 40;
+
+} // namespace bankwise::frontend

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""End-to-end checks of `bankwise lint` beyond the annotated corpus:
+--emit-bw output that `bankwise analyze` accepts, exit codes (0, 1 with
+--werror, 2 for a file Clang cannot read), the JSON report, the SARIF 2.1.0
+report's required structure, and --fix.
+
+The official SARIF 2.1.0 JSON schema is not available offline, so SARIF is
+checked against SARIF_SUBSET below: the properties the OASIS standard
+requires of a log, run, tool, result, location and region (sections 3.13,
+3.14, 3.18, 3.19, 3.27, 3.28, 3.29, 3.30), with jsonschema when it is
+installed and by hand otherwise.
+
+    cli_checks.py BANKWISE SOURCE_DIR WORK_DIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+BW, SRC, WORK = sys.argv[1:4]
+FAILS = []
+
+
+def run(*args, **kw):
+    return subprocess.run([BW, *args], capture_output=True, text=True, timeout=120, **kw)
+
+
+def check(cond, what):
+    if not cond:
+        FAILS.append(what)
+        print("FAIL:", what)
+    else:
+        print("ok:", what)
+
+
+transpose = os.path.join(SRC, "tests/lint/bank-conflict/transpose.cu")
+os.makedirs(WORK, exist_ok=True)
+
+# --emit-bw: a .bw program analyze reads, with the conflict the lint saw.
+r = run("lint", transpose, "--emit-bw")
+check(r.returncode == 0 and "kernel transpose_naive" in r.stdout, "--emit-bw prints the kernels")
+bw = os.path.join(WORK, "transpose.bw")
+open(bw, "w").write(r.stdout)
+a = run("analyze", bw, "-D", "n=4096", "--json")
+check(a.returncode == 0, f"analyze accepts the emitted program ({a.stderr.strip()[:300]})")
+if a.returncode == 0:
+    rep = json.loads(a.stdout)
+    naive = [k for k in rep["kernels"] if k["kernel"] == "transpose_naive"][0]
+    waves = [s["sm90_wavefronts"]["max"] for s in naive["sites"] if s["space"] == "shared"]
+    check(max(waves) == 32, "analyze of the emitted program finds the 32-way read")
+
+# Exit codes.
+check(run("lint", transpose).returncode == 0, "findings without --werror: exit 0")
+check(run("lint", transpose, "--werror").returncode == 1, "findings with --werror: exit 1")
+clean = os.path.join(SRC, "tests/lint/bank-conflict/matmul.cu")
+check(run("lint", clean, "--werror").returncode == 0, "a clean file with --werror: exit 0")
+missing = run("lint", os.path.join(WORK, "no-such-file.cu"))
+check(missing.returncode == 2 and "cannot open CUDA file" in missing.stdout + missing.stderr,
+      "a file Clang cannot read: a clear error and exit 2")
+check(run("lint", transpose, "--block", "32,x").returncode == 2, "a malformed --block: exit 2")
+
+# JSON: every kernel, every diagnostic with its check.
+j = json.loads(run("lint", transpose, "--format", "json").stdout)
+f = j["files"][0]
+check([k["name"] for k in f["kernels"]] ==
+      ["transpose_naive", "transpose_padded", "transpose_diagonal", "transpose_swizzled"], "JSON lists the kernels")
+warn = [d for d in f["diagnostics"] if d["severity"] == "warning"]
+check(len(warn) == 1 and warn[0]["check"] == "bankwise-bank-conflict" and warn[0]["line"] == 19,
+      "JSON has the one warning, located")
+
+# SARIF 2.1.0.
+SARIF_SUBSET = {
+    "type": "object",
+    "required": ["version", "runs"],
+    "properties": {
+        "version": {"const": "2.1.0"},
+        "runs": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "required": ["tool"],
+            "properties": {
+                "tool": {"type": "object", "required": ["driver"], "properties": {
+                    "driver": {"type": "object", "required": ["name"], "properties": {
+                        "name": {"type": "string"},
+                        "rules": {"type": "array", "items": {"type": "object", "required": ["id"]}}}}}},
+                "results": {"type": "array", "items": {
+                    "type": "object", "required": ["message"],
+                    "properties": {
+                        "ruleId": {"type": "string"},
+                        "ruleIndex": {"type": "integer", "minimum": -1},
+                        "level": {"enum": ["none", "note", "warning", "error"]},
+                        "message": {"type": "object", "required": ["text"]},
+                        "locations": {"type": "array", "items": {"$ref": "#/$defs/location"}},
+                        "relatedLocations": {"type": "array", "items": {"$ref": "#/$defs/location"}}}}}}}}},
+    "$defs": {"location": {"type": "object", "properties": {
+        "id": {"type": "integer", "minimum": -1},
+        "message": {"type": "object", "required": ["text"]},
+        "physicalLocation": {"type": "object", "required": ["artifactLocation"], "properties": {
+            "artifactLocation": {"type": "object", "properties": {"uri": {"type": "string"}}},
+            "region": {"type": "object", "properties": {
+                "startLine": {"type": "integer", "minimum": 1},
+                "startColumn": {"type": "integer", "minimum": 1}}}}}}}},
+}
+s = json.loads(run("lint", transpose, "--format", "sarif").stdout)
+try:
+    import jsonschema
+    try:
+        jsonschema.validate(s, SARIF_SUBSET)
+        check(True, "SARIF validates against the 2.1.0 subset schema")
+    except jsonschema.ValidationError as e:
+        check(False, f"SARIF validates against the 2.1.0 subset schema: {e.message}")
+except ImportError:
+    check(s.get("version") == "2.1.0" and s["runs"][0]["tool"]["driver"]["name"] == "bankwise",
+          "SARIF has version and tool (jsonschema not installed)")
+res = s["runs"][0]["results"]
+rules = s["runs"][0]["tool"]["driver"]["rules"]
+check(all(rules[x["ruleIndex"]]["id"] == x["ruleId"] for x in res), "SARIF ruleIndex points at ruleId")
+check(any(x["level"] == "warning" and x["locations"][0]["physicalLocation"]["region"]["startLine"] == 19
+          for x in res), "SARIF has the warning at line 19")
+
+# --fix: pads the literal tile; the conflict is gone afterwards; again is a no-op.
+fixable = os.path.join(WORK, "fixable.cu")
+shutil.copy(os.path.join(SRC, "tests/lint/cli/fixable.cu"), fixable)
+r = run("lint", fixable, "--fix")
+text = open(fixable).read()
+check("__shared__ float tile[32][33];" in text, "--fix pads the tile to 33")
+check(run("lint", fixable, "--werror").returncode == 0, "after --fix the file is clean")
+before = open(fixable).read()
+run("lint", fixable, "--fix")
+check(open(fixable).read() == before, "--fix again changes nothing")
+macro = os.path.join(WORK, "macro.cu")
+shutil.copy(transpose, macro)
+run("lint", macro, "--fix")
+check(open(macro).read() == open(transpose).read(), "--fix leaves a tile sized by a macro alone")
+
+sys.exit(1 if FAILS else 0)
