@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what bankwise needs to build and test on Debian 12 (bookworm):
 # CMake, Ninja, a C++20 compiler, doctest, CLI11, fmt, nlohmann-json, and
-# Clang/LLVM 19 libTooling for frontend/. Skips apt when all are present.
+# Clang/LLVM 19 libTooling for frontend/, python3 and jsonschema (the lint
+# tests validate its SARIF). Skips apt when all are present.
 # The CUDA toolkit (nvcc) is expected to be on the machine already.
 set -euo pipefail
 
 packages=(cmake ninja-build g++ doctest-dev libcli11-dev libfmt-dev
-  nlohmann-json3-dev clang-19 libclang-cpp19-dev libclang-19-dev llvm-19-dev)
+  nlohmann-json3-dev clang-19 libclang-cpp19-dev libclang-19-dev llvm-19-dev
+  python3 python3-jsonschema)
 
 missing=()
 for p in "${packages[@]}"; do
