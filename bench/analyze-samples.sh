@@ -43,7 +43,7 @@ jobs=(
   "prefix_sum_simple n = 2^30|samples/prefix_sum_simple.bw|-D M=30|prefix_sum_simple:a:write:congestion=1..1"
   "prefix_sum_optimal n = 2^30|samples/prefix_sum_optimal.bw|-D M=30|"
   "copy of 2^33 elements|$work/copy_2p33.bw||copy:b:write:sm90_sectors=4..4"
-  "offline_permutation_scheduled n = 2^26|samples/offline_permutation_scheduled.bw|-D N=67108864|permute_bitrev:b:write:sm90_sectors=4..4"
+  "offline_permutation_scheduled n = 2^26|samples/offline_permutation_scheduled.bw|-D N=67108864|permute_bitrev_pass2:b:write:sm90_sectors=4..4"
 )
 for f in "$root"/samples/*.bw; do
   s=$(basename "$f" .bw)
@@ -96,10 +96,7 @@ for j in "${jobs[@]}"; do
       -o "$work/out.cu" >"$work/c.log" 2>&1); then
     echo "analyze-samples: compile failed on $name:" >&2; cat "$work/c.log" >&2; status=1; continue
   fi
-  # Seed 001's scheduled passes (schedule colored on global arrays) carry
-  # the pass plans instead of one analysis line per kernel.
   kernels=$(grep -c "^// Kernel '" "$work/out.cu" || true)
-  grep -q "_pass0" "$work/out.cu" && kernels=$(grep -c "analyzed by class\|indexed by block indices" "$work/out.cu" || true)
   byclass=$(grep -c "analyzed by class\|indexed by block indices" "$work/out.cu" || true)
   if [ "$kernels" != "$byclass" ]; then
     echo "analyze-samples: $name: $byclass of $kernels kernels analyzed by class" >&2; status=1

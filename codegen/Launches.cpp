@@ -49,12 +49,12 @@ std::string KernelEmitter::launchSequence(const ir::Launch &L, const std::vector
   for (const ColoredScheduleReport &C : First.Opts.ColoredSchedules)
     if (C.Hmm && C.Kernel == L.Name) {
       const HmmShape &Sh = C.Hmm->Shape;
-      S += fmt::format("// Kernel '{}' ({}:{}:{}) was `schedule colored` on the copy {}[f(t)] = {}[g(t)] of {} elements:\n"
-                       "// it runs as seed 001's scheduled offline permutation {}[P(i)] = {}[i], P(g(t)) = f(t), over a\n"
-                       "// {} x {} row-major matrix: pass 0 by rows, pass 1 by strips of {} columns, pass 2 by rows, each\n"
-                       "// pass coalesced in global memory and conflict-free in shared memory (its s and d planes).\n",
-                       L.Name, First.Opts.SourceName, C.Loc.Line, C.Loc.Col, C.Dst, C.Src, C.N, C.Dst, C.Src, Sh.Rows,
-                       Sh.Cols, Sh.StripCols);
+      S += fmt::format("// Launch '{0}': kernel '{0}' ({1}:{2}:{3}) was `schedule colored` on the copy {4}[f(t)] = {5}[g(t)] of {6}\n"
+                       "// elements: it runs as seed 001's scheduled offline permutation {4}[P(i)] = {5}[i], P(g(t)) = f(t),\n"
+                       "// over a {7} x {8} row-major matrix: pass 0 by rows, pass 1 by strips of {9} columns, pass 2 by\n"
+                       "// rows, each pass coalesced in global memory and conflict-free in shared memory (its s and d planes).\n",
+                       L.Name, First.Opts.SourceName, C.Loc.Line, C.Loc.Col, C.Dst, C.Src, C.N, Sh.Rows, Sh.Cols,
+                       Sh.StripCols);
     }
   S += fmt::format("cudaError_t launch_{}({}) {{\n", L.Name, fmt::join(Params, ", "));
   std::vector<std::string> Checks;

@@ -551,10 +551,10 @@ cudaError_t launch_permute_bitrev_pass2(std::uint32_t *b, std::size_t b_count, c
   return cudaGetLastError();
 }
 
-// Kernel 'permute_random' (samples/offline_permutation_scheduled.bw:32:8) was `schedule colored` on the copy b[f(t)] = a[g(t)] of 1048576 elements:
-// it runs as seed 001's scheduled offline permutation b[P(i)] = a[i], P(g(t)) = f(t), over a
-// 256 x 4096 row-major matrix: pass 0 by rows, pass 1 by strips of 8 columns, pass 2 by rows, each
-// pass coalesced in global memory and conflict-free in shared memory (its s and d planes).
+// Launch 'permute_random': kernel 'permute_random' (samples/offline_permutation_scheduled.bw:32:8) was `schedule colored` on the copy b[f(t)] = a[g(t)] of 1048576
+// elements: it runs as seed 001's scheduled offline permutation b[P(i)] = a[i], P(g(t)) = f(t),
+// over a 256 x 4096 row-major matrix: pass 0 by rows, pass 1 by strips of 8 columns, pass 2 by
+// rows, each pass coalesced in global memory and conflict-free in shared memory (its s and d planes).
 cudaError_t launch_permute_random(const float *a, std::size_t a_count, float *b, std::size_t b_count, cudaStream_t stream) {
   if (a_count != 1048576 || b_count != 1048576)
     return cudaErrorInvalidValue;
@@ -567,10 +567,10 @@ cudaError_t launch_permute_random(const float *a, std::size_t a_count, float *b,
   return cudaSuccess;
 }
 
-// Kernel 'permute_bitrev' (samples/offline_permutation_scheduled.bw:38:8) was `schedule colored` on the copy b[f(t)] = a[g(t)] of 1048576 elements:
-// it runs as seed 001's scheduled offline permutation b[P(i)] = a[i], P(g(t)) = f(t), over a
-// 256 x 4096 row-major matrix: pass 0 by rows, pass 1 by strips of 8 columns, pass 2 by rows, each
-// pass coalesced in global memory and conflict-free in shared memory (its s and d planes).
+// Launch 'permute_bitrev': kernel 'permute_bitrev' (samples/offline_permutation_scheduled.bw:38:8) was `schedule colored` on the copy b[f(t)] = a[g(t)] of 1048576
+// elements: it runs as seed 001's scheduled offline permutation b[P(i)] = a[i], P(g(t)) = f(t),
+// over a 256 x 4096 row-major matrix: pass 0 by rows, pass 1 by strips of 8 columns, pass 2 by
+// rows, each pass coalesced in global memory and conflict-free in shared memory (its s and d planes).
 cudaError_t launch_permute_bitrev(const std::uint32_t *a, std::size_t a_count, std::uint32_t *b, std::size_t b_count, cudaStream_t stream) {
   if (a_count != 1048576 || b_count != 1048576)
     return cudaErrorInvalidValue;
