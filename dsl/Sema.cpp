@@ -856,6 +856,22 @@ void Sema::actOnLaunch(Launch L) {
       error(L.Loc, fmt::format("kernel '{}' is already launched by '{}'",
                                Name, Other->Name));
   }
+  // launch_NAME takes each array once: the kernels must agree on it.
+  std::map<std::string, std::pair<const Array *, std::string>, std::less<>>
+      Seen;
+  for (const std::string &Name : L.Kernels)
+    if (const Kernel *K = Out.findKernel(Name))
+      for (const Array &A : K->Params) {
+        const auto [It, New] = Seen.emplace(A.Name, std::pair(&A, Name));
+        const Array &B = *It->second.first;
+        if (!New && (A.Space != B.Space || A.Elem != B.Elem ||
+                     A.Shape != B.Shape || A.Holds != B.Holds))
+          error(L.Loc, fmt::format("launch '{}': kernels '{}' and '{}' both "
+                                   "take an array '{}', as {} {} and {} {}",
+                                   L.Name, It->second.second, Name, A.Name,
+                                   spelling(B.Space), printArrayType(B),
+                                   spelling(A.Space), printArrayType(A)));
+      }
   Out.Launches.push_back(std::move(L));
 }
 
