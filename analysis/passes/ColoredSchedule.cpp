@@ -1,17 +1,13 @@
 #include "analysis/passes/ColoredSchedule.h"
 
-#include "analysis/models/MemoryModel.h"
 #include "analysis/passes/PermutationTables.h"
 #include "ir/Eval.h"
 #include "support/Diagnostic.h"
-#include "support/Parallel.h"
 
 #include <algorithm>
-#include <array>
 #include <fmt/format.h>
 #include <functional>
 #include <map>
-#include <numeric>
 #include <set>
 
 namespace bankwise {
