@@ -10,7 +10,8 @@
 //                     the generated code keeps them as arguments
 //   schedule-colored  `schedule colored` copies: shared ones rewritten
 //                     through seed 003's S and D tables; global ones
-//                     planned as seed 001's three passes (ColoredScheduleReport)
+//                     replaced by seed 001's three pass kernels and a
+//                     `launch` of them under the kernel's name
 //   layout-auto       every `layout auto` array given its chosen layout
 #pragma once
 
