@@ -1,0 +1,853 @@
+// CUDA -> IR, expressions (frontend/detail/Lowering.h): the small IR
+// builders and Clang type helpers the lowering shares, the lowered values, and
+// KernelLowering's values, calls (__device__ functions inlined) and memory
+// accesses (pointers followed into shared and global arrays).
+#include "frontend/detail/Lowering.h"
+
+#include "ir/Eval.h"
+
+#include <clang/AST/Attr.h>
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/StmtCXX.h>
+#include <clang/AST/TypeLoc.h>
+#include <clang/Lex/Lexer.h>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
+
+namespace bankwise::frontend::detail {
+
+//===-- Small IR builders ---------------------------------------------------===//
+
+Expr node(Expr::Kind K, const SourceLoc &L) { return Expr{std::move(K), ir::NodeLoc(L)}; }
+
+namespace {
+
+bool isInt(const Expr &E, std::int64_t V) {
+  const auto *I = E.as<ir::IntLit>();
+  return I && I->Value == V;
+}
+
+} // namespace
+
+Expr binary(BinaryOp Op, Expr A, Expr B, const SourceLoc &L) {
+  if ((Op == BinaryOp::Add || Op == BinaryOp::Sub) && isInt(B, 0))
+    return A;
+  if (Op == BinaryOp::Add && isInt(A, 0))
+    return B;
+  if ((Op == BinaryOp::Mul || Op == BinaryOp::Div) && isInt(B, 1))
+    return A;
+  if (Op == BinaryOp::Mul && isInt(A, 1))
+    return B;
+  const auto *IA = A.as<ir::IntLit>();
+  const auto *IB = B.as<ir::IntLit>();
+  if (IA && IB) {
+    const ir::EvalResult R = ir::applyBinary(Op, IA->Value, IB->Value);
+    if (R.ok())
+      return ir::makeInt(R.Value, L);
+  }
+  return ir::makeBinary(Op, std::move(A), std::move(B), L);
+}
+
+Expr sumOf(const std::vector<Expr> &Terms, const SourceLoc &L) {
+  if (Terms.empty())
+    return ir::makeInt(0, L);
+  Expr S = Terms.front();
+  for (std::size_t I = 1; I < Terms.size(); ++I)
+    S = ir::makeBinary(BinaryOp::Add, S, Terms[I], L);
+  return S;
+}
+
+constexpr std::array<std::string_view, 29> Reserved{
+    "target", "machine", "param", "permutation", "kernel", "let",  "for",  "if",
+    "else",   "sync",    "global", "shared",     "local",  "layout", "holds", "inverse",
+    "tid",    "lane",    "warp",  "tx",          "ty",     "tz",   "bx",   "by",
+    "bz",     "min",     "max",   "log2",        "bitrev"};
+
+std::string identifier(std::string_view Name) {
+  std::string S;
+  for (char C : Name)
+    S += (std::isalnum(static_cast<unsigned char>(C)) || C == '_') ? C : '_';
+  while (!S.empty() && S.back() == '_' && S.size() > 1 && Name.back() != '_')
+    S.pop_back();
+  if (S.empty() || std::isdigit(static_cast<unsigned char>(S[0])))
+    S = "_" + S;
+  if (std::find(Reserved.begin(), Reserved.end(), S) != Reserved.end())
+    S += "_";
+  return S;
+}
+
+std::string freshName(std::string_view Base, std::set<std::string> &Used) {
+  const std::string B = identifier(Base);
+  std::string N = B;
+  for (int I = 1; Used.count(N); ++I)
+    N = fmt::format("{}_{}", B, I);
+  Used.insert(N);
+  return N;
+}
+
+//===-- Types ---------------------------------------------------------------===//
+
+std::optional<ir::ElemType> elemTypeOf(const clang::ASTContext &Ctx, clang::QualType T) {
+  T = T.getCanonicalType().getUnqualifiedType();
+  if (const auto *E = T->getAs<clang::EnumType>())
+    T = E->getDecl()->getIntegerType().getCanonicalType();
+  using ir::ScalarType;
+  if (const auto *B = T->getAs<clang::BuiltinType>()) {
+    switch (B->getKind()) {
+    case clang::BuiltinType::Bool:
+    case clang::BuiltinType::UChar:
+    case clang::BuiltinType::Char_U:
+      return ir::ElemType{ScalarType::U8};
+    case clang::BuiltinType::Char_S:
+    case clang::BuiltinType::SChar:
+      return ir::ElemType{ScalarType::I8};
+    case clang::BuiltinType::Short:
+      return ir::ElemType{ScalarType::I16};
+    case clang::BuiltinType::UShort:
+      return ir::ElemType{ScalarType::U16};
+    case clang::BuiltinType::Int:
+      return ir::ElemType{ScalarType::I32};
+    case clang::BuiltinType::UInt:
+      return ir::ElemType{ScalarType::U32};
+    case clang::BuiltinType::Long:
+    case clang::BuiltinType::LongLong:
+      return ir::ElemType{ScalarType::I64};
+    case clang::BuiltinType::ULong:
+    case clang::BuiltinType::ULongLong:
+      return ir::ElemType{ScalarType::U64};
+    case clang::BuiltinType::Float:
+      return ir::ElemType{ScalarType::F32};
+    case clang::BuiltinType::Double:
+      return ir::ElemType{ScalarType::F64};
+    case clang::BuiltinType::Half:
+    case clang::BuiltinType::Float16:
+      return ir::ElemType{ScalarType::F16};
+    case clang::BuiltinType::BFloat16:
+      return ir::ElemType{ScalarType::BF16};
+    default:
+      return std::nullopt;
+    }
+  }
+  const clang::RecordDecl *R = T->getAsRecordDecl();
+  if (!R || !R->getIdentifier())
+    return std::nullopt;
+  const std::string Name = R->getName().str();
+  if (Name == "__half")
+    return ir::ElemType{ScalarType::F16};
+  if (Name == "__nv_bfloat16")
+    return ir::ElemType{ScalarType::BF16};
+  if (Name == "__half2")
+    return ir::ElemType{ScalarType::F16, 2};
+  if (Name == "__nv_bfloat162")
+    return ir::ElemType{ScalarType::BF16, 2};
+  // CUDA's vector types: float4, int2, uchar4, double2, longlong2, ...
+  static const std::map<std::string, ScalarType, std::less<>> Bases = {
+      {"char", ScalarType::I8},       {"uchar", ScalarType::U8},
+      {"short", ScalarType::I16},     {"ushort", ScalarType::U16},
+      {"int", ScalarType::I32},       {"uint", ScalarType::U32},
+      {"long", ScalarType::I64},      {"ulong", ScalarType::U64},
+      {"longlong", ScalarType::I64},  {"ulonglong", ScalarType::U64},
+      {"float", ScalarType::F32},     {"double", ScalarType::F64}};
+  if (Name.size() < 2)
+    return std::nullopt;
+  const char Last = Name.back();
+  const auto It = Bases.find(std::string_view(Name).substr(0, Name.size() - 1));
+  if (It == Bases.end() || (Last != '1' && Last != '2' && Last != '4'))
+    return std::nullopt;
+  const ir::ElemType E{It->second, Last - '0'};
+  // Check the layout is CUDA's (a user type of the same name might not be).
+  if (Ctx.getTypeSizeInChars(T).getQuantity() != ir::byteSize(E))
+    return std::nullopt;
+  return E;
+}
+
+bool isIntegral(clang::QualType T) {
+  T = T.getCanonicalType();
+  return T->isIntegralOrEnumerationType() || T->isBooleanType();
+}
+
+std::optional<std::int64_t> evalInt(const clang::ASTContext &Ctx, const clang::Expr *E) {
+  if (!E || E->isValueDependent() || E->isTypeDependent() || !isIntegral(E->getType()))
+    return std::nullopt;
+  clang::Expr::EvalResult R;
+  if (!E->EvaluateAsInt(R, Ctx, clang::Expr::SE_NoSideEffects))
+    return std::nullopt;
+  return R.Val.getInt().tryExtValue();
+}
+
+const clang::Expr *strip(const clang::Expr *E) {
+  while (true) {
+    E = E->IgnoreParens();
+    if (const auto *C = llvm::dyn_cast<clang::ImplicitCastExpr>(E);
+        C && (C->getCastKind() == clang::CK_NoOp || C->getCastKind() == clang::CK_IntegralCast ||
+              C->getCastKind() == clang::CK_LValueToRValue))
+      E = C->getSubExpr();
+    else if (const auto *M = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(E))
+      E = M->getSubExpr();
+    else if (const auto *W = llvm::dyn_cast<clang::ExprWithCleanups>(E))
+      E = W->getSubExpr();
+    else if (const auto *B = llvm::dyn_cast<clang::CXXBindTemporaryExpr>(E))
+      E = B->getSubExpr();
+    else if (const auto *K = llvm::dyn_cast<clang::ConstantExpr>(E))
+      E = K->getSubExpr();
+    else
+      return E;
+  }
+}
+
+std::optional<std::pair<std::string, int>> builtinMember(const clang::Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  const auto *P = llvm::dyn_cast<clang::PseudoObjectExpr>(E);
+  if (!P)
+    return std::nullopt;
+  const auto *M = llvm::dyn_cast<clang::MSPropertyRefExpr>(P->getSyntacticForm()->IgnoreParens());
+  if (!M)
+    return std::nullopt;
+  const clang::Expr *BaseExpr = M->getBaseExpr()->IgnoreParenImpCasts();
+  if (const auto *O = llvm::dyn_cast<clang::OpaqueValueExpr>(BaseExpr); O && O->getSourceExpr())
+    BaseExpr = O->getSourceExpr()->IgnoreParenImpCasts();
+  const auto *Base = llvm::dyn_cast<clang::DeclRefExpr>(BaseExpr);
+  if (!Base)
+    return std::nullopt;
+  const std::string Var = Base->getDecl()->getName().str();
+  const std::string Member = M->getPropertyDecl()->getName().str();
+  if (Member.size() != 1 || Member[0] < 'x' || Member[0] > 'z')
+    return std::nullopt;
+  if (Var != "threadIdx" && Var != "blockIdx" && Var != "blockDim" && Var != "gridDim")
+    return std::nullopt;
+  return std::make_pair(Var, Member[0] - 'x');
+}
+
+
+//===-- Lowered values --------------------------------------------------------===//
+
+LVal exact(Expr E) { return LVal{std::move(E), true, {}, {}, {}}; }
+
+LVal inexact(std::string Why, SourceLoc Loc, std::vector<Expr> Data) {
+  LVal V;
+  V.E = ir::makeInt(0, Loc);
+  V.Exact = false;
+  V.Data = std::move(Data);
+  V.Why = std::move(Why);
+  V.WhyLoc = std::move(Loc);
+  return V;
+}
+
+void absorb(LVal &Into, const LVal &Part) {
+  Into.Data.insert(Into.Data.end(), Part.Data.begin(), Part.Data.end());
+  if (!Part.Exact && Into.Exact) {
+    Into.Exact = false;
+    Into.Why = Part.Why;
+    Into.WhyLoc = Part.WhyLoc;
+  }
+}
+
+//===-- Kernel lowering: values, calls, memory ------------------------------===//
+
+//===-- Values ----------------------------------------------------------===//
+
+std::optional<BinaryOp> KernelLowering::binaryOp(clang::BinaryOperatorKind K) {
+  switch (K) {
+  case clang::BO_Add: return BinaryOp::Add;
+  case clang::BO_Sub: return BinaryOp::Sub;
+  case clang::BO_Mul: return BinaryOp::Mul;
+  case clang::BO_Div: return BinaryOp::Div;
+  case clang::BO_Rem: return BinaryOp::Mod;
+  case clang::BO_Shl: return BinaryOp::Shl;
+  case clang::BO_Shr: return BinaryOp::Shr;
+  case clang::BO_And: return BinaryOp::BitAnd;
+  case clang::BO_Or: return BinaryOp::BitOr;
+  case clang::BO_Xor: return BinaryOp::BitXor;
+  case clang::BO_LT: return BinaryOp::Lt;
+  case clang::BO_LE: return BinaryOp::Le;
+  case clang::BO_GT: return BinaryOp::Gt;
+  case clang::BO_GE: return BinaryOp::Ge;
+  case clang::BO_EQ: return BinaryOp::Eq;
+  case clang::BO_NE: return BinaryOp::Ne;
+  case clang::BO_LAnd: return BinaryOp::LogAnd;
+  case clang::BO_LOr: return BinaryOp::LogOr;
+  default: return std::nullopt;
+  }
+}
+
+LVal KernelLowering::local(const LocalInfo &LI, const SourceLoc &L) {
+  Expr V = ir::makeVar(LI.IrName, LI.Kind, L);
+  if (LI.Exact) {
+    LVal R = exact(V);
+    if (LI.FromReads)
+      R.Data.push_back(V);
+    return R;
+  }
+  return inexact(LI.Why, LI.WhyLoc, LI.FromReads ? std::vector<Expr>{V} : std::vector<Expr>{});
+}
+
+LVal KernelLowering::lowerValue(const clang::Expr *E, ir::Block &Out) {
+  if (!E)
+    return inexact("a missing expression", {});
+  const SourceLoc L = loc(E);
+  if (std::optional<std::int64_t> V = evalInt(Ctx, E))
+    return exact(ir::makeInt(*V, L));
+  E = E->IgnoreParens();
+  if (const auto B = builtinMember(E))
+    return builtinValue(B->first, B->second, L);
+  if (const auto *C = llvm::dyn_cast<clang::CastExpr>(E))
+    return lowerCast(C, Out);
+  if (llvm::isa<clang::MaterializeTemporaryExpr, clang::ExprWithCleanups, clang::CXXBindTemporaryExpr,
+                clang::ConstantExpr>(E))
+    return lowerValue(strip(E), Out);
+  if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E)) {
+    if (auto It = Locals.find(D->getDecl()); It != Locals.end())
+      return local(It->second, L);
+    return inexact(fmt::format("'{}' is not a value the lint follows", D->getDecl()->getName().str()), L);
+  }
+  if (llvm::isa<clang::ArraySubscriptExpr>(E) ||
+      (llvm::isa<clang::UnaryOperator>(E) &&
+       llvm::cast<clang::UnaryOperator>(E)->getOpcode() == clang::UO_Deref))
+    return load(E, Out);
+  if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E)) {
+    // A component of a vector element (a[i].x) loads the element; of a
+    // local, is that local's value.
+    if (isMemoryLValue(M->getBase()))
+      return load(M->getBase(), Out, /*Component=*/true);
+    LVal V = M->isArrow() ? inexact("a member through a pointer", L) : lowerValue(M->getBase(), Out);
+    if (V.Exact || V.Why.empty())
+      V = inexact(fmt::format("member '{}'", M->getMemberDecl()->getName().str()), L, V.Data);
+    return V;
+  }
+  if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E))
+    return lowerUnary(U, Out);
+  if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(E))
+    return lowerBinary(B, Out);
+  if (const auto *C = llvm::dyn_cast<clang::ConditionalOperator>(E))
+    return lowerConditional(C, Out);
+  if (const auto *Op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(E); Op && lowerOperatorAssign(Op, Out))
+    return lowerValue(Op->getArg(0), Out);
+  if (const auto *C = llvm::dyn_cast<clang::CallExpr>(E))
+    return lowerCall(C, Out);
+  if (llvm::isa<clang::FloatingLiteral>(E))
+    return inexact("a floating-point value", L);
+  if (llvm::isa<clang::RecoveryExpr>(E))
+    return inexact("code Clang could not parse", L);
+  // Constructors, initializer lists and the like: their parts' reads.
+  LVal V = inexact(fmt::format("a '{}' expression", E->getStmtClassName()), L);
+  for (const clang::Stmt *Child : E->children())
+    if (const auto *CE = llvm::dyn_cast_or_null<clang::Expr>(Child))
+      absorb(V, lowerValue(CE, Out));
+  return V;
+}
+
+LVal KernelLowering::builtinValue(const std::string &Var, int Dim, const SourceLoc &L) {
+  static const ir::Builtin Thread[] = {ir::Builtin::Tx, ir::Builtin::Ty, ir::Builtin::Tz};
+  static const ir::Builtin Block[] = {ir::Builtin::Bx, ir::Builtin::By, ir::Builtin::Bz};
+  if (Var == "threadIdx")
+    return exact(node(ir::BuiltinRef{Thread[Dim]}, L));
+  if (Var == "blockIdx")
+    return exact(node(ir::BuiltinRef{Block[Dim]}, L));
+  if (Var == "blockDim")
+    return exact(ir::makeInt(BlockDim[static_cast<std::size_t>(Dim)], L));
+  Expr G = Grid[static_cast<std::size_t>(Dim)];
+  G.Loc = ir::NodeLoc(L);
+  return exact(G);
+}
+
+LVal KernelLowering::lowerCast(const clang::CastExpr *C, ir::Block &Out) {
+  const clang::Expr *Sub = C->getSubExpr();
+  if (C->getCastKind() == clang::CK_LValueToRValue) {
+    if (isMemoryLValue(Sub))
+      return load(Sub, Out);
+    return lowerValue(Sub, Out);
+  }
+  if (C->getType()->isPointerType() || Sub->getType()->isPointerType()) {
+    // An array escaping (to a call, say): padding it is no longer safe.
+    std::string Why;
+    ir::Block Scratch;
+    if (std::optional<PtrVal> P = lowerPointer(C, Scratch, Why))
+      markUnderstood(P->Array, false);
+    return inexact("a pointer used as a value", loc(C));
+  }
+  LVal V = lowerValue(Sub, Out);
+  const bool FromInt = isIntegral(Sub->getType()), ToInt = isIntegral(C->getType());
+  if (FromInt && ToInt) {
+    if (C->getCastKind() == clang::CK_IntegralToBoolean && V.Exact)
+      V.E = binary(BinaryOp::Ne, V.E, ir::makeInt(0), loc(C));
+    return V;
+  }
+  if (V.Exact || V.Why.empty())
+    return inexact(ToInt ? "a value converted from floating point" : "a floating-point value", loc(C), V.Data);
+  return V;
+}
+
+LVal KernelLowering::lowerUnary(const clang::UnaryOperator *U, ir::Block &Out) {
+  const SourceLoc L = loc(U);
+  switch (U->getOpcode()) {
+  case clang::UO_Plus:
+    return lowerValue(U->getSubExpr(), Out);
+  case clang::UO_Minus:
+  case clang::UO_Not:
+  case clang::UO_LNot: {
+    LVal V = lowerValue(U->getSubExpr(), Out);
+    if (!V.Exact || !isIntegral(U->getType()) || !isIntegral(U->getSubExpr()->getType()))
+      return V.Exact ? inexact("a floating-point value", L, V.Data) : V;
+    const ir::UnaryOp Op = U->getOpcode() == clang::UO_Minus ? ir::UnaryOp::Neg
+                           : U->getOpcode() == clang::UO_Not ? ir::UnaryOp::BitNot
+                                                             : ir::UnaryOp::Not;
+    V.E = node(ir::Unary{Op, V.E}, L);
+    return V;
+  }
+  case clang::UO_PreInc:
+  case clang::UO_PreDec:
+    lowerIncDec(U, Out);
+    return lowerValue(U->getSubExpr(), Out);
+  case clang::UO_PostInc:
+  case clang::UO_PostDec: {
+    LVal Old = lowerValue(U->getSubExpr(), Out);
+    const std::string Name = freshName(fmt::format("v{}", TempCount++), Used);
+    Out.push_back({ir::Let{Name, Old.materialize()}, ir::NodeLoc(L)});
+    lowerIncDec(U, Out);
+    LocalInfo LI{Name, ir::VarKind::Let, Old.Exact, !Old.Data.empty(), Old.Why, Old.WhyLoc};
+    return local(LI, L);
+  }
+  default:
+    return inexact(fmt::format("operator '{}'", clang::UnaryOperator::getOpcodeStr(U->getOpcode()).str()), L);
+  }
+}
+
+LVal KernelLowering::lowerBinary(const clang::BinaryOperator *B, ir::Block &Out) {
+  const SourceLoc L = loc(B->getOperatorLoc());
+  if (B->isAssignmentOp()) {
+    lowerAssign(B, Out);
+    return lowerValue(B->getLHS(), Out);
+  }
+  if (B->getOpcode() == clang::BO_Comma) {
+    lowerEffect(B->getLHS(), Out);
+    return lowerValue(B->getRHS(), Out);
+  }
+  if (B->getLHS()->getType()->isPointerType() || B->getRHS()->getType()->isPointerType())
+    return inexact("pointer arithmetic used as a value", L);
+  LVal A = lowerValue(B->getLHS(), Out);
+  LVal R = lowerValue(B->getRHS(), Out);
+  std::optional<BinaryOp> Op = binaryOp(B->getOpcode());
+  const bool Integral = isIntegral(B->getLHS()->getType()) && isIntegral(B->getRHS()->getType());
+  combineInto(A, R, Op, Integral, L);
+  return A;
+}
+
+LVal KernelLowering::lowerConditional(const clang::ConditionalOperator *C, ir::Block &Out) {
+  const SourceLoc L = loc(C);
+  LVal Cond = lowerValue(C->getCond(), Out);
+  ir::Block Then, Else;
+  LVal A = lowerValue(C->getTrueExpr(), Then);
+  LVal B = lowerValue(C->getFalseExpr(), Else);
+  if (!Cond.Exact) {
+    ++Uncertain; // reads on both sides, each for every lane
+    LVal V = inexact(Cond.Why, Cond.WhyLoc, Cond.Data);
+    absorb(V, A);
+    absorb(V, B);
+    --Uncertain;
+    for (ir::Stmt &S : Then)
+      Out.push_back(std::move(S));
+    for (ir::Stmt &S : Else)
+      Out.push_back(std::move(S));
+    keepReads(V, L, Out);
+    return V;
+  }
+  const std::string Name = freshName(fmt::format("v{}", TempCount++), Used);
+  Out.push_back({ir::Let{Name, ir::makeInt(0, L)}, ir::NodeLoc(L)});
+  Then.push_back({ir::Assign{ir::VarRef{Name, ir::VarKind::Let}, A.materialize()}, ir::NodeLoc(L)});
+  Else.push_back({ir::Assign{ir::VarRef{Name, ir::VarKind::Let}, B.materialize()}, ir::NodeLoc(L)});
+  Out.push_back({ir::If{Cond.E, std::move(Then), std::move(Else)}, ir::NodeLoc(L)});
+  LVal R = A;
+  absorb(R, B);
+  LocalInfo LI{Name, ir::VarKind::Let, R.Exact && isIntegral(C->getType()), !R.Data.empty(),
+               R.Exact ? "a floating-point value" : R.Why, R.Exact ? L : R.WhyLoc};
+  return local(LI, L);
+}
+
+//===-- Calls -------------------------------------------------------------===//
+
+LVal KernelLowering::lowerCall(const clang::CallExpr *C, ir::Block &Out) {
+  const SourceLoc L = loc(C);
+  const clang::FunctionDecl *F = C->getDirectCallee();
+  const std::string Name = F && F->getIdentifier() ? F->getName().str() : "";
+  if (Name == "__syncthreads" || Name == "__syncthreads_count" || Name == "__syncthreads_and" ||
+      Name == "__syncthreads_or" || Name == "__barrier_sync") {
+    LVal V = inexact(fmt::format("the value of '{}'", Name), L);
+    for (const clang::Expr *A : C->arguments())
+      absorb(V, lowerValue(A, Out));
+    Out.push_back({ir::Sync{}, ir::NodeLoc(L)});
+    return V;
+  }
+  if ((Name == "min" || Name == "max" || Name == "umin" || Name == "umax" || Name == "llmin" ||
+       Name == "llmax" || Name == "__mul24" || Name == "__umul24") &&
+      C->getNumArgs() == 2 && isIntegral(C->getType())) {
+    LVal A = lowerValue(C->getArg(0), Out), B = lowerValue(C->getArg(1), Out);
+    if (A.Exact && B.Exact) {
+      LVal R = A;
+      R.Data.insert(R.Data.end(), B.Data.begin(), B.Data.end());
+      if (Name.find("mul24") != std::string::npos)
+        R.E = binary(BinaryOp::Mul, A.E, B.E, L);
+      else
+        R.E = node(ir::Call{Name.find("min") != std::string::npos ? ir::Function::Min : ir::Function::Max,
+                            {A.E, B.E}},
+                   L);
+      return R;
+    }
+  }
+  if (Name.rfind("__ld", 0) == 0 && C->getNumArgs() == 1) // __ldg(&a[i]) and kin
+    return loadThrough(C->getArg(0), L, Out);
+  if (Name.rfind("atomic", 0) == 0 && C->getNumArgs() >= 1) {
+    LVal V = inexact(fmt::format("the value of '{}'", Name), L);
+    for (unsigned I = 1; I < C->getNumArgs(); ++I)
+      absorb(V, lowerValue(C->getArg(I), Out));
+    std::string Why;
+    if (std::optional<PtrVal> P = lowerPointer(C->getArg(0), Out, Why)) {
+      if (std::optional<Expr> T = accessAt(*P, L, C->getBeginLoc()))
+        Out.push_back({ir::Assign{*T->as<ir::ArrayRead>(), V.materialize()}, ir::NodeLoc(L)});
+    } else {
+      unknownAccess(L, Why, C->getBeginLoc());
+    }
+    return inexact(V.Why, L); // the old value: data we do not know
+  }
+  if (F) {
+    const clang::FunctionDecl *Def = nullptr;
+    if (F->hasBody(Def) && Def && (Def->hasAttr<clang::CUDADeviceAttr>() || Def->isConstexpr()) &&
+        !Def->isVariadic())
+      return inlineCall(C, Def, Out);
+  }
+  LVal V = inexact(Name.empty() ? std::string("an indirect call") : fmt::format("a call to '{}'", Name), L);
+  for (const clang::Expr *A : C->arguments())
+    absorb(V, lowerValue(A, Out));
+  return V;
+}
+
+LVal KernelLowering::inlineCall(const clang::CallExpr *C, const clang::FunctionDecl *Def, ir::Block &Out) {
+  const SourceLoc L = loc(C);
+  if (InlineDepth >= 16 ||
+      std::find(InlineStack.begin(), InlineStack.end(), Def) != InlineStack.end())
+    return inexact(fmt::format("a recursive call to '{}'", Def->getName().str()), L);
+  const auto *Body = llvm::dyn_cast_or_null<clang::CompoundStmt>(Def->getBody());
+  if (!Body)
+    return inexact("a call without a body", L);
+  std::vector<std::pair<const clang::ValueDecl *, std::optional<LocalInfo>>> SavedLocals;
+  for (unsigned I = 0; I < Def->getNumParams() && I < C->getNumArgs(); ++I) {
+    const clang::ParmVarDecl *P = Def->getParamDecl(I);
+    const clang::QualType T = P->getType().getCanonicalType();
+    SavedLocals.push_back({P, Locals.count(P) ? std::optional<LocalInfo>(Locals[P]) : std::nullopt});
+    if (T->isPointerType()) {
+      std::string Why;
+      if (std::optional<PtrVal> Pv = lowerPointer(C->getArg(I), Out, Why)) {
+        Ptrs[P] = *Pv;
+        BadPtrs.erase(P);
+      } else {
+        Ptrs.erase(P);
+        BadPtrs[P] = Why;
+      }
+      continue;
+    }
+    if (T->isReferenceType()) {
+      BadPtrs[P] = fmt::format("'{}' is a reference parameter", P->getName().str());
+      continue;
+    }
+    LVal A = lowerValue(C->getArg(I), Out);
+    if (!isIntegral(T) && A.Exact)
+      A = inexact(fmt::format("'{}' is not an integer", P->getName().str()), loc(C->getArg(I)), A.Data);
+    const std::string IrName = freshName(P->getName().str(), Used);
+    Out.push_back({ir::Let{IrName, A.materialize()}, ir::NodeLoc(loc(C->getArg(I)))});
+    Locals[P] = {IrName, ir::VarKind::Let, A.Exact, !A.Data.empty(), A.Why, A.WhyLoc};
+  }
+  ++InlineDepth;
+  InlineStack.push_back(Def);
+  LVal Result = inexact(fmt::format("the value of '{}'", Def->getName().str()), L);
+  const auto Stmts = llvm::ArrayRef<clang::Stmt *>(Body->body_begin(), Body->body_end());
+  std::size_t N = Stmts.size();
+  const clang::ReturnStmt *Last = N ? llvm::dyn_cast<clang::ReturnStmt>(Stmts[N - 1]) : nullptr;
+  if (Last)
+    --N;
+  bool OtherReturn = false;
+  for (std::size_t I = 0; I < N; ++I)
+    OtherReturn |= hasJump(Stmts[I], true);
+  if (OtherReturn) {
+    note(L, fmt::format("'{}' returns from more than one place: its accesses are figured as if every "
+                        "lane ran all of it",
+                        Def->getName().str()),
+         C->getBeginLoc());
+    ++Uncertain;
+  }
+  lowerStmts(Stmts.take_front(N), Out);
+  if (OtherReturn)
+    --Uncertain;
+  if (Last && Last->getRetValue() && !OtherReturn)
+    Result = lowerValue(Last->getRetValue(), Out);
+  InlineStack.pop_back();
+  --InlineDepth;
+  for (auto &[P, Saved] : SavedLocals)
+    if (Saved)
+      Locals[P] = *Saved;
+  return Result;
+}
+
+//===-- Memory ------------------------------------------------------------===//
+
+bool KernelLowering::isMemoryLValue(const clang::Expr *E) {
+  E = E->IgnoreParens();
+  if (const auto *A = llvm::dyn_cast<clang::ArraySubscriptExpr>(E))
+    return !isRegisterArray(A->getBase());
+  if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E))
+    return U->getOpcode() == clang::UO_Deref;
+  if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E))
+    return M->isArrow() || isMemoryLValue(M->getBase());
+  return false;
+}
+
+bool KernelLowering::isRegisterArray(const clang::Expr *Base) {
+  const clang::Expr *E = Base->IgnoreParenImpCasts();
+  while (const auto *A = llvm::dyn_cast<clang::ArraySubscriptExpr>(E))
+    E = A->getBase()->IgnoreParenImpCasts();
+  const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E);
+  if (!D)
+    return false;
+  const auto *V = llvm::dyn_cast<clang::VarDecl>(D->getDecl());
+  return V && V->getType()->isArrayType() && !V->hasAttr<clang::CUDASharedAttr>() &&
+         !V->hasAttr<clang::CUDADeviceAttr>() && !V->hasAttr<clang::CUDAConstantAttr>() &&
+         V->hasLocalStorage();
+}
+
+LVal KernelLowering::load(const clang::Expr *E, ir::Block &Out, bool Component) {
+  const SourceLoc L = loc(E);
+  if (!isMemoryLValue(E))
+    return inexact("an element of a local array", L);
+  std::optional<Expr> R = access(E, Out, false);
+  if (!R)
+    return inexact("memory the lint does not model", L);
+  const bool Integral = !Component && isIntegral(E->getType());
+  LVal V = Integral ? exact(*R) : inexact("a floating-point element", L);
+  V.Data.push_back(*R);
+  return V;
+}
+
+LVal KernelLowering::loadThrough(const clang::Expr *Ptr, const SourceLoc &L, ir::Block &Out) {
+  std::string Why;
+  std::optional<PtrVal> P = lowerPointer(Ptr, Out, Why);
+  if (!P) {
+    unknownAccess(L, Why, Ptr->getBeginLoc());
+    return inexact("memory the lint does not model", L);
+  }
+  std::optional<Expr> R = accessAt(*P, L, Ptr->getBeginLoc());
+  if (!R)
+    return inexact("memory the lint does not model", L);
+  LVal V = isIntegral(Ptr->getType()->getPointeeType()) ? exact(*R) : inexact("a floating-point element", L);
+  V.Data.push_back(*R);
+  return V;
+}
+
+void KernelLowering::unknownAccess(const SourceLoc &L, const std::string &Why, clang::SourceLocation CL) {
+  note(L, fmt::format("access not analyzed: {}", Why), CL);
+}
+
+std::optional<Expr> KernelLowering::access(const clang::Expr *E, ir::Block &Out, bool IsStore) {
+  E = E->IgnoreParens();
+  const SourceLoc L = loc(E);
+  if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E)) {
+    if (M->isArrow()) {
+      std::string Why;
+      std::optional<PtrVal> P = lowerPointer(M->getBase(), Out, Why);
+      if (!P) {
+        unknownAccess(L, Why, E->getBeginLoc());
+        return std::nullopt;
+      }
+      return accessAt(*P, L, E->getBeginLoc());
+    }
+    return access(M->getBase(), Out, IsStore); // a[i].x: the element
+  }
+  if (!isMemoryLValue(E))
+    return std::nullopt; // registers
+  std::string Why;
+  std::optional<PtrVal> P;
+  if (const auto *A = llvm::dyn_cast<clang::ArraySubscriptExpr>(E)) {
+    P = lowerPointer(A->getBase(), Out, Why);
+    if (P) {
+      LVal I = lowerValue(A->getIdx(), Out);
+      if (!I.Exact && I.Data.empty()) {
+        markUnderstood(P->Array, false);
+        unknownAccess(L, fmt::format("the index of '{}' is not understood ({})", sourceName(P->Array), I.Why),
+                      E->getBeginLoc());
+        return std::nullopt;
+      }
+      P->Idx.back() = binary(BinaryOp::Add, P->Idx.back(), I.materialize(), L);
+    }
+  } else if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E)) {
+    P = lowerPointer(U->getSubExpr(), Out, Why);
+    if (P)
+      P->Direct = false;
+  }
+  if (!P) {
+    unknownAccess(L, Why, E->getBeginLoc());
+    return std::nullopt;
+  }
+  return accessAt(*P, L, E->getBeginLoc());
+}
+
+std::optional<Expr> KernelLowering::accessAt(const PtrVal &P, const SourceLoc &L, clang::SourceLocation CL) {
+  const ArrayInfo &A = Arrays.at(P.Array);
+  if (P.Idx.size() != A.Shape.size()) {
+    markUnderstood(P.Array, false);
+    unknownAccess(L,
+                  fmt::format("a pointer into '{}' that is not at an element of its innermost dimension",
+                              A.Source),
+                  CL);
+    return std::nullopt;
+  }
+  if (!P.Direct)
+    markUnderstood(P.Array, false);
+  if (Uncertain > 0 || AfterReturn)
+    Info.UncertainMask.push_back(L);
+  return node(ir::ArrayRead{P.Array, P.Idx}, L);
+}
+
+std::optional<PtrVal> KernelLowering::lowerPointer(const clang::Expr *E, ir::Block &Out, std::string &Why) {
+  E = E->IgnoreParens();
+  const SourceLoc L = loc(E);
+  if (const auto *C = llvm::dyn_cast<clang::CastExpr>(E)) {
+    const clang::Expr *Sub = C->getSubExpr();
+    if (C->getCastKind() == clang::CK_ArrayToPointerDecay) {
+      std::optional<PtrVal> P = arrayLValue(Sub, Out, Why);
+      if (P)
+        P->Idx.push_back(ir::makeInt(0, L));
+      return P;
+    }
+    if (C->getCastKind() == clang::CK_LValueToRValue || !Sub->getType()->isPointerType())
+      return C->getCastKind() == clang::CK_LValueToRValue ? lowerPointer(Sub, Out, Why) : failPtr(Why, "an integer cast to a pointer");
+    std::optional<PtrVal> P = lowerPointer(Sub, Out, Why);
+    if (!P)
+      return P;
+    return viewAs(*P, C->getType()->getPointeeType(), L, Why);
+  }
+  if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E)) {
+    if (auto It = Ptrs.find(D->getDecl()); It != Ptrs.end())
+      return It->second;
+    if (auto It = BadPtrs.find(D->getDecl()); It != BadPtrs.end())
+      return failPtr(Why, It->second);
+    return failPtr(Why, fmt::format("'{}' is a pointer the lint does not follow", D->getDecl()->getName().str()));
+  }
+  if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(E);
+      B && (B->getOpcode() == clang::BO_Add || B->getOpcode() == clang::BO_Sub)) {
+    const bool LhsPtr = B->getLHS()->getType()->isPointerType();
+    if (!LhsPtr && B->getOpcode() == clang::BO_Sub)
+      return failPtr(Why, "pointer difference");
+    std::optional<PtrVal> P = lowerPointer(LhsPtr ? B->getLHS() : B->getRHS(), Out, Why);
+    if (!P)
+      return P;
+    LVal I = lowerValue(LhsPtr ? B->getRHS() : B->getLHS(), Out);
+    if (!I.Exact && I.Data.empty())
+      return failPtr(Why, fmt::format("an offset not understood ({})", I.Why));
+    P->Idx.back() = binary(B->getOpcode() == clang::BO_Add ? BinaryOp::Add : BinaryOp::Sub, P->Idx.back(),
+                           I.materialize(), L);
+    P->Direct = false;
+    return P;
+  }
+  if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E); U && U->getOpcode() == clang::UO_AddrOf) {
+    const clang::Expr *Sub = U->getSubExpr()->IgnoreParens();
+    if (const auto *A = llvm::dyn_cast<clang::ArraySubscriptExpr>(Sub)) {
+      std::optional<PtrVal> P = lowerPointer(A->getBase(), Out, Why);
+      if (!P)
+        return P;
+      LVal I = lowerValue(A->getIdx(), Out);
+      if (!I.Exact && I.Data.empty())
+        return failPtr(Why, fmt::format("an index not understood ({})", I.Why));
+      P->Idx.back() = binary(BinaryOp::Add, P->Idx.back(), I.materialize(), L);
+      return P;
+    }
+    if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(Sub))
+      if (const auto *V = llvm::dyn_cast<clang::VarDecl>(D->getDecl()); V && V->hasAttr<clang::CUDASharedAttr>())
+        if (std::optional<std::string> A = sharedArray(V); A && !Arrays.at(*A).Shape.empty()) {
+          PtrVal P{*A, {}, true};
+          for (std::size_t I = 0; I < Arrays.at(*A).Shape.size(); ++I)
+            P.Idx.push_back(ir::makeInt(0, L));
+          return P;
+        }
+    return failPtr(Why, "the address of something the lint does not model");
+  }
+  if (llvm::isa<clang::RecoveryExpr>(E))
+    return failPtr(Why, "code Clang could not parse");
+  return failPtr(Why, fmt::format("a pointer from a '{}' expression", E->getStmtClassName()));
+}
+
+std::optional<PtrVal> KernelLowering::failPtr(std::string &Why, std::string Reason) {
+  Why = std::move(Reason);
+  return std::nullopt;
+}
+
+std::optional<PtrVal> KernelLowering::arrayLValue(const clang::Expr *E, ir::Block &Out, std::string &Why) {
+  E = E->IgnoreParens();
+  if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E)) {
+    const auto *V = llvm::dyn_cast<clang::VarDecl>(D->getDecl());
+    if (V && V->hasAttr<clang::CUDASharedAttr>()) {
+      std::optional<std::string> A = sharedArray(V);
+      if (!A)
+        return failPtr(Why, fmt::format("shared variable '{}' is not modelled", V->getName().str()));
+      return PtrVal{*A, {}, true};
+    }
+    if (V && V->hasLocalStorage())
+      return failPtr(Why, "a local array (registers)");
+    return failPtr(Why, fmt::format("'{}' is memory the lint does not model (constant or device globals)",
+                                    D->getDecl()->getName().str()));
+  }
+  if (const auto *A = llvm::dyn_cast<clang::ArraySubscriptExpr>(E)) {
+    std::optional<PtrVal> P = lowerPointer(A->getBase(), Out, Why);
+    if (!P)
+      return P;
+    LVal I = lowerValue(A->getIdx(), Out);
+    if (!I.Exact && I.Data.empty()) {
+      markUnderstood(P->Array, false);
+      return failPtr(Why, fmt::format("an index not understood ({})", I.Why));
+    }
+    P->Idx.back() = binary(BinaryOp::Add, P->Idx.back(), I.materialize(), loc(E));
+    return P;
+  }
+  return failPtr(Why, fmt::format("an array from a '{}' expression", E->getStmtClassName()));
+}
+
+std::optional<PtrVal> KernelLowering::viewAs(PtrVal P, clang::QualType To, const SourceLoc &L, std::string &Why) {
+  const ArrayInfo &A = Arrays.at(P.Array);
+  if (To->isVoidType() || To->isCharType())
+    return P; // a byte pointer on its way somewhere; sizes checked there
+  std::optional<ir::ElemType> E = elemTypeOf(Ctx, To);
+  if (!E)
+    return failPtr(Why, fmt::format("a cast to '{}'", To.getAsString()));
+  if (ir::byteSize(*E) == ir::byteSize(A.Elem))
+    return P;
+  // Flatten to a byte offset, then index the view.
+  Expr Flat = ir::makeInt(0, L);
+  std::int64_t Stride = 1;
+  for (std::size_t I = P.Idx.size(); I-- > 0;) {
+    if (I + 1 < P.Idx.size())
+      Stride *= A.Shape[I + 1];
+    Flat = binary(BinaryOp::Add, binary(BinaryOp::Mul, P.Idx[I], ir::makeInt(Stride), L), Flat, L);
+  }
+  if (P.Idx.size() != A.Shape.size())
+    for (std::size_t I = P.Idx.size(); I < A.Shape.size(); ++I)
+      Flat = binary(BinaryOp::Mul, Flat, ir::makeInt(A.Shape[I]), L);
+  const std::int64_t From = ir::byteSize(A.Elem), ToBytes = ir::byteSize(*E);
+  Expr Index = binary(BinaryOp::Div, binary(BinaryOp::Mul, Flat, ir::makeInt(From), L), ir::makeInt(ToBytes), L);
+  const std::string Key = P.Array + "/" + ir::spelling(*E);
+  std::string View;
+  if (auto It = Views.find(Key); It != Views.end()) {
+    View = It->second;
+  } else {
+    std::int64_t Total = From;
+    for (std::int64_t D : A.Shape)
+      Total *= D;
+    View = freshName(fmt::format("{}_{}", P.Array, ir::spelling(*E)), Used);
+    const std::int64_t Elems = A.Space == ir::MemSpace::Global ? PointerExtent : std::max<std::int64_t>(1, Total / ToBytes);
+    addArray(View, A.Source, *E, {Elems}, A.Space, L);
+    Views[Key] = View;
+  }
+  markUnderstood(P.Array, false);
+  return PtrVal{View, {Index}, false};
+}
+
+} // namespace bankwise::frontend::detail

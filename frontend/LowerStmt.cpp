@@ -1,0 +1,790 @@
+// CUDA -> IR, statements (frontend/detail/Lowering.h): KernelLowering's entry
+// point, its declarations (parameters, shared arrays and the source ranges
+// `--fix` pads), statements (if, for loops affine or unrolled, opaque loops)
+// and effects (assignments, pointer updates, atomics, barriers).
+#include "frontend/detail/Lowering.h"
+
+#include "ir/Eval.h"
+
+#include <clang/AST/Attr.h>
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/AST/StmtCXX.h>
+#include <clang/AST/TypeLoc.h>
+#include <clang/Lex/Lexer.h>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
+
+namespace bankwise::frontend::detail {
+
+void KernelLowering::lower(const clang::FunctionDecl *F, ir::Kernel &K, const Dim3 &Block,
+                           const std::array<Expr, 3> &GridExprs, std::int64_t DynamicSharedBytes) {
+  Kern = &K;
+  BlockDim = Block;
+  Grid = GridExprs;
+  DynShared = DynamicSharedBytes;
+  for (const clang::ParmVarDecl *P : F->parameters())
+    declareParam(P);
+  ir::Block Body;
+  if (const auto *CS = llvm::dyn_cast_or_null<clang::CompoundStmt>(F->getBody()))
+    lowerStmts({CS->body_begin(), CS->body_end()}, Body);
+  // Shared arrays first, wherever the source declares them.
+  for (ir::Stmt &S : SharedDecls)
+    K.Body.push_back(std::move(S));
+  for (ir::Stmt &S : Body)
+    K.Body.push_back(std::move(S));
+}
+
+void KernelLowering::note(const SourceLoc &L, std::string Msg, clang::SourceLocation CL) {
+  for (const Diagnostic &D : Info.Notes)
+    if (D.Loc == L && D.Message == Msg)
+      return;
+  Info.Notes.push_back({Severity::Note, L, std::move(Msg), lineAt(SM, CL)});
+}
+
+void KernelLowering::markUnderstood(const std::string &Array, bool Ok) {
+  const auto It = Arrays.find(Array);
+  if (!Ok && It != Arrays.end() && It->second.SharedIndex >= 0)
+    Info.Shared[static_cast<std::size_t>(It->second.SharedIndex)].AllUnderstood = false;
+}
+
+std::string KernelLowering::sourceName(const std::string &Array) const {
+  const auto It = Arrays.find(Array);
+  return It == Arrays.end() ? Array : It->second.Source;
+}
+
+//===-- Declarations -------------------------------------------------===//
+
+void KernelLowering::addArray(const std::string &IrName, const std::string &Source, ir::ElemType Elem,
+                              std::vector<std::int64_t> Shape, ir::MemSpace Space, const SourceLoc &L,
+                              int SharedIndex) {
+  ir::Array A;
+  A.Name = IrName;
+  A.Space = Space;
+  A.Elem = Elem;
+  A.Shape = Shape;
+  for (std::int64_t D : Shape)
+    A.Dims.push_back(ir::makeInt(D, L));
+  A.Lay.Kind = ir::LayoutKind::Raw;
+  A.Loc = L;
+  Arrays[IrName] = {Source, Elem, Shape, Space, SharedIndex};
+  Info.SourceNames[IrName] = Source;
+  if (Space == ir::MemSpace::Global)
+    Kern->Params.push_back(std::move(A));
+  else
+    SharedDecls.push_back({ir::ArrayDecl{std::move(A)}, ir::NodeLoc(L)});
+}
+
+void KernelLowering::declareParam(const clang::ParmVarDecl *P) {
+  const clang::QualType T = P->getType().getCanonicalType();
+  const std::string Name = P->getName().str();
+  if (T->isPointerType()) {
+    std::optional<ir::ElemType> E = elemTypeOf(Ctx, T->getPointeeType());
+    if (!E) {
+      BadPtrs[P] = fmt::format("'{}' points to '{}', which the lint does not model", Name,
+                               T->getPointeeType().getAsString());
+      return;
+    }
+    const std::string IrName = freshName(Name.empty() ? "ptr" : Name, Used);
+    addArray(IrName, Name, *E, {PointerExtent}, ir::MemSpace::Global, loc(P->getLocation()));
+    Ptrs[P] = {IrName, {ir::makeInt(0)}, true};
+    return;
+  }
+  const auto It = ScalarParams.find(P);
+  if (It != ScalarParams.end()) {
+    if (isAssigned(P)) { // a parameter the kernel changes: a local copy
+      const std::string IrName = freshName(Name, Used);
+      SharedDecls.push_back(
+          {ir::Let{IrName, ir::makeVar(It->second, ir::VarKind::Param)}, ir::NodeLoc(loc(P->getLocation()))});
+      Locals[P] = {IrName, ir::VarKind::Let, true, false, {}, {}};
+    } else {
+      Locals[P] = {It->second, ir::VarKind::Param, true, false, {}, {}};
+    }
+    return;
+  }
+  Locals[P] = {identifier(Name), ir::VarKind::Let, false, false,
+               fmt::format("'{}' is not an integer", Name), loc(P->getLocation())};
+}
+
+bool KernelLowering::isAssigned(const clang::ValueDecl *D) const {
+  struct Finder : clang::RecursiveASTVisitor<Finder> {
+    const clang::ValueDecl *D;
+    bool Found = false;
+    bool refersTo(const clang::Expr *E) const {
+      const auto *R = llvm::dyn_cast<clang::DeclRefExpr>(E->IgnoreParenImpCasts());
+      return R && R->getDecl() == D;
+    }
+    bool VisitBinaryOperator(clang::BinaryOperator *B) {
+      if (B->isAssignmentOp() && refersTo(B->getLHS()))
+        Found = true;
+      return true;
+    }
+    bool VisitUnaryOperator(clang::UnaryOperator *U) {
+      if ((U->isIncrementDecrementOp() || U->getOpcode() == clang::UO_AddrOf) &&
+          refersTo(U->getSubExpr()))
+        Found = true;
+      return true;
+    }
+  } F;
+  F.D = D;
+  if (const auto *P = llvm::dyn_cast<clang::ParmVarDecl>(D))
+    if (const auto *Fn = llvm::dyn_cast<clang::FunctionDecl>(P->getDeclContext()))
+      F.TraverseStmt(Fn->getBody());
+  return F.Found;
+}
+
+std::optional<std::string> KernelLowering::sharedArray(const clang::VarDecl *V) {
+  if (const auto It = ArrayOf.find(V); It != ArrayOf.end())
+    return It->second;
+  const std::string Name = V->getName().str();
+  clang::QualType T = V->getType();
+  std::vector<std::int64_t> Shape;
+  bool Dynamic = false;
+  if (const auto *IA = Ctx.getAsIncompleteArrayType(T)) {
+    Dynamic = true;
+    T = IA->getElementType();
+    Shape.push_back(0);
+  }
+  while (const auto *CA = Ctx.getAsConstantArrayType(T)) {
+    Shape.push_back(static_cast<std::int64_t>(CA->getSize().getZExtValue()));
+    T = CA->getElementType();
+  }
+  std::optional<ir::ElemType> E = elemTypeOf(Ctx, T);
+  if (E && Shape.empty()) { // a shared scalar: every lane reads one word, a broadcast
+    ArrayOf[V] = "";
+    return std::nullopt;
+  }
+  if (!E) {
+    note(loc(V->getLocation()),
+         fmt::format("shared variable '{}' of type '{}' is not modelled; its accesses are not analyzed",
+                     Name, V->getType().getAsString()),
+         V->getLocation());
+    ArrayOf[V] = "";
+    return std::nullopt;
+  }
+  if (Dynamic) {
+    // extern __shared__: the bytes the launch gives, else 48 KiB.
+    std::int64_t Bytes = DynShared > 0 ? DynShared : 49152;
+    std::int64_t Inner = 1;
+    for (std::size_t I = 1; I < Shape.size(); ++I)
+      Inner *= Shape[I];
+    Shape[0] = std::max<std::int64_t>(1, Bytes / (ir::byteSize(*E) * Inner));
+    if (DynShared <= 0)
+      note(loc(V->getLocation()),
+           fmt::format("dynamic shared array '{}' sized {} bytes (no launch gives its size)", Name,
+                       Shape[0] * Inner * ir::byteSize(*E)),
+           V->getLocation());
+  }
+  const std::string IrName = freshName(Name, Used);
+  int SharedIndex = -1;
+  if (!Dynamic) {
+    SharedArraySource S;
+    S.IrName = IrName;
+    S.SourceName = Name;
+    S.InnerDim = Shape.back();
+    innerDimRange(V, S);
+    Info.Shared.push_back(S);
+    SharedIndex = static_cast<int>(Info.Shared.size()) - 1;
+  }
+  addArray(IrName, Name, *E, Shape, ir::MemSpace::Shared, loc(V->getLocation()), SharedIndex);
+  ArrayOf[V] = IrName;
+  return IrName;
+}
+
+void KernelLowering::innerDimRange(const clang::VarDecl *V, SharedArraySource &S) const {
+  const clang::TypeSourceInfo *TSI = V->getTypeSourceInfo();
+  if (!TSI)
+    return;
+  clang::TypeLoc TL = TSI->getTypeLoc();
+  const clang::Expr *Size = nullptr;
+  while (auto AL = TL.getAs<clang::ArrayTypeLoc>()) {
+    Size = AL.getSizeExpr();
+    TL = AL.getElementLoc();
+  }
+  if (!Size)
+    return;
+  const clang::SourceLocation B = Size->getBeginLoc(), E = Size->getEndLoc();
+  if (B.isMacroID() || E.isMacroID() || !SM.isWrittenInMainFile(B))
+    return; // a macro: padding it would change every use
+  const clang::SourceLocation End =
+      clang::Lexer::getLocForEndOfToken(E, 0, SM, Ctx.getLangOpts());
+  S.InnerDimLoc = loc(B);
+  S.InnerDimOffset = SM.getFileOffset(B);
+  S.InnerDimLength = SM.getFileOffset(End) - S.InnerDimOffset;
+}
+
+//===-- Statements ------------------------------------------------------===//
+
+void KernelLowering::lowerStmts(llvm::ArrayRef<clang::Stmt *> Stmts, ir::Block &Out) {
+  for (std::size_t I = 0; I < Stmts.size(); ++I) {
+    const clang::Stmt *S = Stmts[I];
+    // if (c) return;  ->  if !c { rest }
+    if (const auto *If = llvm::dyn_cast<clang::IfStmt>(S); If && !If->getElse() && !If->getInit() &&
+                                                             !If->getConditionVariable() &&
+                                                             isReturn(If->getThen())) {
+      LVal C = lowerValue(If->getCond(), Out);
+      ir::Block Rest;
+      if (C.Exact) {
+        lowerStmts(Stmts.drop_front(I + 1), Rest);
+        Expr Not = node(ir::Unary{ir::UnaryOp::Not, C.E}, loc(If->getCond()));
+        Out.push_back({ir::If{std::move(Not), std::move(Rest), {}}, ir::NodeLoc(loc(If))});
+      } else {
+        note(loc(If), fmt::format("early return under a condition the lint cannot evaluate ({}): "
+                                  "the accesses after it assume every lane goes on",
+                                  C.Why),
+             If->getBeginLoc());
+        ++Uncertain;
+        lowerStmts(Stmts.drop_front(I + 1), Out);
+        --Uncertain;
+      }
+      return;
+    }
+    if (llvm::isa<clang::ReturnStmt>(S) && InlineDepth == 0)
+      return; // the rest is unreachable
+    lowerStmt(S, Out);
+  }
+}
+
+bool KernelLowering::isReturn(const clang::Stmt *S) {
+  if (const auto *C = llvm::dyn_cast<clang::CompoundStmt>(S))
+    return C->size() == 1 && isReturn(*C->body_begin());
+  const auto *R = llvm::dyn_cast<clang::ReturnStmt>(S);
+  return R && !R->getRetValue();
+}
+
+void KernelLowering::lowerStmt(const clang::Stmt *S, ir::Block &Out) {
+  if (!S)
+    return;
+  if (const auto *C = llvm::dyn_cast<clang::CompoundStmt>(S))
+    return lowerStmts({C->body_begin(), C->body_end()}, Out);
+  if (const auto *A = llvm::dyn_cast<clang::AttributedStmt>(S))
+    return lowerStmt(A->getSubStmt(), Out);
+  if (const auto *D = llvm::dyn_cast<clang::DeclStmt>(S)) {
+    for (const clang::Decl *Dc : D->decls())
+      if (const auto *V = llvm::dyn_cast<clang::VarDecl>(Dc))
+        declareLocal(V, Out);
+    return;
+  }
+  if (const auto *E = llvm::dyn_cast<clang::Expr>(S))
+    return lowerEffect(E, Out);
+  if (const auto *If = llvm::dyn_cast<clang::IfStmt>(S))
+    return lowerIf(If, Out);
+  if (const auto *F = llvm::dyn_cast<clang::ForStmt>(S))
+    return lowerFor(F, Out);
+  if (const auto *W = llvm::dyn_cast<clang::WhileStmt>(S))
+    return lowerOpaqueLoop(S, W->getCond(), W->getBody(), "a while loop", Out);
+  if (const auto *Do = llvm::dyn_cast<clang::DoStmt>(S))
+    return lowerOpaqueLoop(S, Do->getCond(), Do->getBody(), "a do loop", Out);
+  if (llvm::isa<clang::NullStmt>(S))
+    return;
+  if (const auto *R = llvm::dyn_cast<clang::ReturnStmt>(S)) {
+    if (InlineDepth == 0) {
+      note(loc(R), "return inside a branch or loop: the accesses after it assume every lane goes on",
+           R->getBeginLoc());
+      AfterReturn = true;
+    }
+    return;
+  }
+  if (llvm::isa<clang::BreakStmt>(S) || llvm::isa<clang::ContinueStmt>(S))
+    return; // handled by the loop (opaque)
+  note(loc(S), fmt::format("'{}' statement not understood; its accesses are not analyzed",
+                           S->getStmtClassName()),
+       S->getBeginLoc());
+}
+
+void KernelLowering::declareLocal(const clang::VarDecl *V, ir::Block &Out) {
+  if (V->hasAttr<clang::CUDASharedAttr>()) {
+    sharedArray(V);
+    return;
+  }
+  const clang::QualType T = V->getType().getCanonicalType();
+  const SourceLoc L = loc(V->getLocation());
+  if (V->isStaticLocal() || (T.isConstQualified() && evalInt(Ctx, V->getInit())))
+    return; // a constant: Clang evaluates its uses
+  if (T->isReferenceType()) {
+    BadPtrs[V] = fmt::format("'{}' is a reference", V->getName().str());
+    if (V->getInit())
+      lowerEffect(V->getInit(), Out);
+    return;
+  }
+  if (T->isPointerType()) {
+    std::string Why;
+    std::optional<PtrVal> P = V->getInit() ? lowerPointer(V->getInit(), Out, Why) : std::nullopt;
+    if (!P) {
+      BadPtrs[V] = V->getInit() ? Why : fmt::format("'{}' has no initial value", V->getName().str());
+      return;
+    }
+    Ptrs[V] = pointerLocal(V->getName().str(), *P, L, Out);
+    return;
+  }
+  if (T->isArrayType()) // registers
+    return;
+  LVal Init = V->getInit() ? lowerValue(V->getInit(), Out) : exact(ir::makeInt(0, L));
+  if (!isIntegral(T) && Init.Exact)
+    Init = inexact(fmt::format("'{}' is not an integer", V->getName().str()), L, Init.Data);
+  const std::string IrName = freshName(V->getName().str(), Used);
+  Out.push_back({ir::Let{IrName, Init.materialize()}, ir::NodeLoc(L)});
+  LocalInfo LI{IrName, ir::VarKind::Let, Init.Exact, !Init.Data.empty(), Init.Why, Init.WhyLoc};
+  Locals[V] = LI;
+}
+
+PtrVal KernelLowering::pointerLocal(const std::string &Name, PtrVal P, const SourceLoc &L, ir::Block &Out) {
+  P.Direct = false;
+  for (std::size_t I = 0; I < P.Idx.size(); ++I) {
+    if (P.Idx[I].is<ir::IntLit>() && I + 1 < P.Idx.size())
+      continue;
+    const std::string IrName = freshName(fmt::format("{}_i{}", Name, I), Used);
+    Out.push_back({ir::Let{IrName, P.Idx[I]}, ir::NodeLoc(L)});
+    P.Idx[I] = ir::makeVar(IrName, ir::VarKind::Let, L);
+  }
+  return P;
+}
+
+void KernelLowering::lowerIf(const clang::IfStmt *If, ir::Block &Out) {
+  if (If->getInit())
+    lowerStmt(If->getInit(), Out);
+  if (const clang::VarDecl *CV = If->getConditionVariable())
+    declareLocal(CV, Out);
+  if (If->isConstexpr()) { // only the taken branch was instantiated
+    std::optional<std::int64_t> C = evalInt(Ctx, If->getCond());
+    lowerStmt(C && *C ? If->getThen() : If->getElse(), Out);
+    return;
+  }
+  LVal C = lowerValue(If->getCond(), Out);
+  if (!C.Exact) {
+    note(loc(If->getCond()),
+         fmt::format("condition not understood ({}): accesses under it are figured as if every lane "
+                     "took each branch, so they give notes, not warnings",
+                     C.Why),
+         If->getBeginLoc());
+    ++Uncertain;
+    lowerStmt(If->getThen(), Out);
+    lowerStmt(If->getElse(), Out);
+    --Uncertain;
+    return;
+  }
+  ir::Block Then, Else;
+  lowerStmt(If->getThen(), Then);
+  lowerStmt(If->getElse(), Else);
+  if (Then.empty() && Else.empty())
+    return;
+  Out.push_back({ir::If{C.E, std::move(Then), std::move(Else)}, ir::NodeLoc(loc(If))});
+}
+
+bool KernelLowering::hasJump(const clang::Stmt *S, bool InLoop) {
+  if (!S)
+    return false;
+  if (llvm::isa<clang::ReturnStmt>(S))
+    return true;
+  if (!InLoop && (llvm::isa<clang::BreakStmt>(S) || llvm::isa<clang::ContinueStmt>(S)))
+    return true;
+  const bool Loop = llvm::isa<clang::ForStmt>(S) || llvm::isa<clang::WhileStmt>(S) ||
+                    llvm::isa<clang::DoStmt>(S);
+  for (const clang::Stmt *C : S->children())
+    if (hasJump(C, InLoop || Loop))
+      return true;
+  return false;
+}
+
+const clang::ValueDecl *KernelLowering::namedDecl(const clang::Expr *E) {
+  if (!E)
+    return nullptr;
+  const auto *R = llvm::dyn_cast<clang::DeclRefExpr>(E->IgnoreParenImpCasts());
+  return R ? R->getDecl() : nullptr;
+}
+
+std::set<const clang::ValueDecl *> KernelLowering::assignedIn(const clang::Stmt *S) {
+  struct Finder : clang::RecursiveASTVisitor<Finder> {
+    std::set<const clang::ValueDecl *> Out;
+    bool VisitBinaryOperator(clang::BinaryOperator *B) {
+      if (B->isAssignmentOp())
+        if (const clang::ValueDecl *D = namedDecl(B->getLHS()))
+          Out.insert(D);
+      return true;
+    }
+    bool VisitUnaryOperator(clang::UnaryOperator *U) {
+      if (U->isIncrementDecrementOp() || U->getOpcode() == clang::UO_AddrOf)
+        if (const clang::ValueDecl *D = namedDecl(U->getSubExpr()))
+          Out.insert(D);
+      return true;
+    }
+  } F;
+  F.TraverseStmt(const_cast<clang::Stmt *>(S));
+  return F.Out;
+}
+
+void KernelLowering::lowerOpaqueLoop(const clang::Stmt *Loop, const clang::Expr *Cond, const clang::Stmt *Body,
+                                     const std::string &What, ir::Block &Out) {
+  const std::set<const clang::ValueDecl *> Changed = assignedIn(Loop);
+  for (const clang::ValueDecl *D : Changed) {
+    const std::string Why = fmt::format("'{}' changes in {} the lint cannot follow", D->getName().str(), What);
+    if (auto It = Locals.find(D); It != Locals.end()) {
+      It->second.Exact = false;
+      It->second.Why = Why;
+      It->second.WhyLoc = loc(Loop);
+    }
+    if (Ptrs.erase(D))
+      BadPtrs[D] = Why;
+  }
+  const bool Jumps = hasJump(Body);
+  note(loc(Loop), fmt::format("{} not analyzable as a counted loop: its body is analyzed for one "
+                              "iteration{}",
+                              What, Jumps ? ", as if every lane ran it (it may exit early)" : ""),
+       Loop->getBeginLoc());
+  if (Cond) {
+    LVal C = lowerValue(Cond, Out);
+    (void)C;
+  }
+  if (Jumps)
+    ++Uncertain;
+  lowerStmt(Body, Out);
+  if (Jumps)
+    --Uncertain;
+}
+
+void KernelLowering::lowerFor(const clang::ForStmt *F, ir::Block &Out) {
+  const clang::ValueDecl *Var = nullptr;
+  const clang::Expr *Begin = nullptr;
+  if (const auto *DS = llvm::dyn_cast_or_null<clang::DeclStmt>(F->getInit());
+      DS && DS->isSingleDecl()) {
+    if (const auto *V = llvm::dyn_cast<clang::VarDecl>(DS->getSingleDecl());
+        V && V->getInit() && isIntegral(V->getType())) {
+      Var = V;
+      Begin = V->getInit();
+    }
+  } else if (const auto *A = llvm::dyn_cast_or_null<clang::BinaryOperator>(F->getInit());
+             A && A->getOpcode() == clang::BO_Assign && namedDecl(A->getLHS()) &&
+             Locals.count(namedDecl(A->getLHS()))) {
+    Var = namedDecl(A->getLHS());
+    Begin = A->getRHS();
+  }
+  std::optional<std::int64_t> Step;
+  if (const auto *U = llvm::dyn_cast_or_null<clang::UnaryOperator>(F->getInc());
+      U && U->isIncrementDecrementOp() && namedDecl(U->getSubExpr()) == Var)
+    Step = U->isIncrementOp() ? 1 : -1;
+  else if (const auto *C = llvm::dyn_cast_or_null<clang::CompoundAssignOperator>(F->getInc());
+           C && namedDecl(C->getLHS()) == Var &&
+           (C->getOpcode() == clang::BO_AddAssign || C->getOpcode() == clang::BO_SubAssign)) {
+    if (std::optional<std::int64_t> S = evalInt(Ctx, C->getRHS()); S && *S != 0)
+      Step = C->getOpcode() == clang::BO_AddAssign ? *S : -*S;
+  }
+  const auto *Cmp = llvm::dyn_cast_or_null<clang::BinaryOperator>(
+      F->getCond() ? F->getCond()->IgnoreParenImpCasts() : nullptr);
+  const std::set<const clang::ValueDecl *> Changed = assignedIn(F->getBody());
+  const bool Simple = Var && Begin && Cmp && Cmp->isComparisonOp() && !hasJump(F->getBody()) &&
+                      !Changed.count(Var);
+  if (Simple && Step && namedDecl(Cmp->getLHS()) == Var) {
+    const clang::BinaryOperatorKind Op = Cmp->getOpcode();
+    const bool Up = *Step > 0;
+    const bool Fits = (Up && (Op == clang::BO_LT || Op == clang::BO_LE || (Op == clang::BO_NE && *Step == 1))) ||
+                      (!Up && (Op == clang::BO_GT || Op == clang::BO_GE || (Op == clang::BO_NE && *Step == -1)));
+    LVal B = lowerValue(Begin, Out);
+    LVal E = Fits ? lowerValue(Cmp->getRHS(), Out) : inexact("", {});
+    if (Fits && B.Exact && E.Exact) {
+      Expr End = E.E;
+      if (Op == clang::BO_LE)
+        End = binary(BinaryOp::Add, End, ir::makeInt(1), loc(Cmp));
+      else if (Op == clang::BO_GE)
+        End = binary(BinaryOp::Sub, End, ir::makeInt(1), loc(Cmp));
+      const std::string IrName = freshName(Var->getName().str(), Used);
+      const std::optional<LocalInfo> Saved =
+          Locals.count(Var) ? std::optional<LocalInfo>(Locals[Var]) : std::nullopt;
+      Locals[Var] = {IrName, ir::VarKind::Loop, true, false, {}, {}};
+      ir::Block Body;
+      lowerStmt(F->getBody(), Body);
+      ir::For For;
+      For.Var = IrName;
+      For.Begin = B.E;
+      For.End = End;
+      if (*Step != 1)
+        For.Step = ir::makeInt(*Step, loc(F->getInc()));
+      For.Body = std::move(Body);
+      Out.push_back({std::move(For), ir::NodeLoc(loc(F))});
+      if (Saved) { // an outer variable: its value after the loop is not followed
+        Locals[Var] = *Saved;
+        Locals[Var].Exact = false;
+        Locals[Var].Why = fmt::format("'{}' after the loop at line {}", Var->getName().str(), loc(F).Line);
+      }
+      return;
+    }
+  }
+  if (Simple && tryUnroll(F, Var, Begin, Out))
+    return;
+  if (F->getInit())
+    lowerStmt(F->getInit(), Out);
+  lowerOpaqueLoop(F, F->getCond(), F->getBody(), "a for loop", Out);
+  if (F->getInc()) {
+    ir::Block Dropped; // the increment's value is unknown anyway
+    lowerEffect(F->getInc(), Dropped);
+  }
+}
+
+bool KernelLowering::tryUnroll(const clang::ForStmt *F, const clang::ValueDecl *Var, const clang::Expr *Begin,
+                               ir::Block &Out) {
+  std::optional<std::int64_t> V = evalInt(Ctx, Begin);
+  if (!V) { // blockDim.x / 2: constant once the launch is known
+    ir::Block Scratch;
+    LVal B = lowerValue(Begin, Scratch);
+    if (const auto *I = B.Exact && Scratch.empty() ? B.E.as<ir::IntLit>() : nullptr)
+      V = I->Value;
+  }
+  if (!V || !F->getInc())
+    return false;
+  // Evaluate the condition and increment with Var bound, through the IR.
+  const std::string Probe = "__probe";
+  const std::optional<LocalInfo> Saved =
+      Locals.count(Var) ? std::optional<LocalInfo>(Locals[Var]) : std::nullopt;
+  Locals[Var] = {Probe, ir::VarKind::Let, true, false, {}, {}};
+  ir::Block Scratch;
+  LVal Cond = lowerValue(F->getCond(), Scratch);
+  std::optional<Expr> Next;
+  const clang::Expr *Inc = F->getInc()->IgnoreParens();
+  if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(Inc); U && U->isIncrementDecrementOp())
+    Next = binary(U->isIncrementOp() ? BinaryOp::Add : BinaryOp::Sub, ir::makeVar(Probe, ir::VarKind::Let),
+                  ir::makeInt(1));
+  else if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(Inc); B && B->isAssignmentOp() &&
+                                                                      namedDecl(B->getLHS()) == Var) {
+    LVal R = lowerValue(B->getRHS(), Scratch);
+    if (R.Exact) {
+      if (B->getOpcode() == clang::BO_Assign)
+        Next = R.E;
+      else if (std::optional<BinaryOp> Op = binaryOp(clang::BinaryOperator::getOpForCompoundAssignment(B->getOpcode())))
+        Next = binary(*Op, ir::makeVar(Probe, ir::VarKind::Let), R.E);
+    }
+  }
+  if (Saved)
+    Locals[Var] = *Saved;
+  else
+    Locals.erase(Var);
+  if (!Cond.Exact || !Next || !Scratch.empty())
+    return false;
+  std::vector<std::int64_t> Values;
+  std::int64_t Cur = *V;
+  ir::EvalHooks H;
+  H.Var = [&](const ir::VarRef &R) -> std::optional<std::int64_t> {
+    if (R.Name == Probe)
+      return Cur;
+    return std::nullopt;
+  };
+  for (int Trip = 0;; ++Trip) {
+    const ir::EvalResult C = ir::evaluate(Cond.E, H);
+    if (!C.ok() || Trip > 64)
+      return false;
+    if (!C.Value)
+      break;
+    Values.push_back(Cur);
+    const ir::EvalResult N = ir::evaluate(*Next, H);
+    if (!N.ok())
+      return false;
+    Cur = N.Value;
+  }
+  const std::string IrName = freshName(Var->getName().str(), Used);
+  Out.push_back({ir::Let{IrName, ir::makeInt(Values.empty() ? Cur : Values.front())}, ir::NodeLoc(loc(F))});
+  Locals[Var] = {IrName, ir::VarKind::Let, true, false, {}, {}};
+  for (std::size_t I = 0; I < Values.size(); ++I) {
+    if (I > 0)
+      Out.push_back({ir::Assign{ir::VarRef{IrName, ir::VarKind::Let}, ir::makeInt(Values[I])},
+                     ir::NodeLoc(loc(F->getInc()))});
+    lowerStmt(F->getBody(), Out);
+  }
+  if (Saved) {
+    Locals[Var] = *Saved;
+    Locals[Var].Exact = false;
+    Locals[Var].Why = fmt::format("'{}' after the loop at line {}", Var->getName().str(), loc(F).Line);
+  }
+  return true;
+}
+
+//===-- Effects ---------------------------------------------------------===//
+
+void KernelLowering::lowerEffect(const clang::Expr *E, ir::Block &Out) {
+  E = strip(E);
+  if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(E)) {
+    if (B->isAssignmentOp())
+      return lowerAssign(B, Out);
+    if (B->getOpcode() == clang::BO_Comma) {
+      lowerEffect(B->getLHS(), Out);
+      return lowerEffect(B->getRHS(), Out);
+    }
+  }
+  if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E); U && U->isIncrementDecrementOp())
+    return lowerIncDec(U, Out);
+  if (const auto *Op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(E); Op && lowerOperatorAssign(Op, Out))
+    return;
+  if (const auto *C = llvm::dyn_cast<clang::CallExpr>(E)) {
+    LVal V = lowerCall(C, Out);
+    keepReads(V, loc(C), Out);
+    return;
+  }
+  LVal V = lowerValue(E, Out);
+  keepReads(V, loc(E), Out);
+}
+
+void KernelLowering::keepReads(const LVal &V, const SourceLoc &L, ir::Block &Out) {
+  bool AnyRead = false;
+  for (const Expr &D : V.Data)
+    AnyRead |= D.is<ir::ArrayRead>();
+  if (!AnyRead)
+    return;
+  const std::string Name = freshName(fmt::format("v{}", TempCount++), Used);
+  Out.push_back({ir::Let{Name, V.materialize()}, ir::NodeLoc(L)});
+}
+
+void KernelLowering::lowerAssign(const clang::BinaryOperator *B, ir::Block &Out) {
+  lowerAssign(B->getLHS(), B->getRHS(), B->getOpcode(), B, Out);
+}
+
+bool KernelLowering::lowerOperatorAssign(const clang::CXXOperatorCallExpr *C, ir::Block &Out) {
+  static const std::map<clang::OverloadedOperatorKind, clang::BinaryOperatorKind> Ops = {
+      {clang::OO_Equal, clang::BO_Assign},       {clang::OO_PlusEqual, clang::BO_AddAssign},
+      {clang::OO_MinusEqual, clang::BO_SubAssign}, {clang::OO_StarEqual, clang::BO_MulAssign},
+      {clang::OO_SlashEqual, clang::BO_DivAssign}};
+  const auto It = Ops.find(C->getOperator());
+  if (It == Ops.end() || C->getNumArgs() != 2)
+    return false;
+  lowerAssign(C->getArg(0), C->getArg(1), It->second, C, Out);
+  return true;
+}
+
+void KernelLowering::lowerAssign(const clang::Expr *LhsExpr, const clang::Expr *RhsExpr, clang::BinaryOperatorKind Opcode,
+                                 const clang::Expr *B, ir::Block &Out) {
+  const clang::Expr *Lhs = LhsExpr->IgnoreParens();
+  LVal Rhs = lowerValue(RhsExpr, Out);
+  std::optional<BinaryOp> Op;
+  if (Opcode != clang::BO_Assign)
+    Op = binaryOp(clang::BinaryOperator::getOpForCompoundAssignment(Opcode));
+  const bool Compound = Opcode != clang::BO_Assign;
+  if (const clang::ValueDecl *D = namedDecl(Lhs)) {
+    if (const auto *BO = llvm::dyn_cast<clang::BinaryOperator>(B);
+        BO && (Ptrs.count(D) || BadPtrs.count(D) || D->getType()->isPointerType()))
+      return assignPointer(D, BO, Out);
+    if (auto It = Locals.find(D); It != Locals.end()) {
+      LVal New = Rhs;
+      if (Compound) {
+        New = local(It->second, loc(Lhs));
+        combineInto(New, Rhs, Op, isIntegral(D->getType()), loc(B));
+      }
+      if (!isIntegral(D->getType()) && New.Exact)
+        New = inexact(fmt::format("'{}' is not an integer", D->getName().str()), loc(Lhs), New.Data);
+      setLocal(It->second, New, loc(B), Out);
+      return;
+    }
+  }
+  std::optional<Expr> Target = access(Lhs, Out, true);
+  if (!Target) {
+    keepReads(Rhs, loc(B), Out);
+    return;
+  }
+  LVal New = Rhs;
+  if (Compound) {
+    New = exact(*Target); // the read of the old value
+    New.Data.push_back(*Target);
+    if (!isIntegral(Lhs->getType()))
+      New = inexact("a floating-point element", loc(Lhs), New.Data);
+    combineInto(New, Rhs, Op, isIntegral(Lhs->getType()), loc(B));
+  }
+  Out.push_back({ir::Assign{*Target->as<ir::ArrayRead>(), New.materialize()}, ir::NodeLoc(loc(B))});
+}
+
+void KernelLowering::setLocal(LocalInfo &LI, const LVal &V, const SourceLoc &L, ir::Block &Out) {
+  if (LI.Kind != ir::VarKind::Let) { // a loop variable or parameter written
+    LI.Exact = false;
+    LI.Why = "a loop variable changed in its body";
+    return;
+  }
+  Out.push_back({ir::Assign{ir::VarRef{LI.IrName, ir::VarKind::Let}, V.materialize()}, ir::NodeLoc(L)});
+  if (!V.Exact && LI.Exact) {
+    LI.Why = V.Why;
+    LI.WhyLoc = V.WhyLoc;
+  }
+  LI.Exact = LI.Exact && V.Exact;
+  LI.FromReads = LI.FromReads || !V.Data.empty();
+}
+
+void KernelLowering::combineInto(LVal &Acc, const LVal &Rhs, std::optional<BinaryOp> Op, bool Integral,
+                                 const SourceLoc &L) {
+  if (Acc.Exact && Rhs.Exact && Op && Integral) {
+    Acc.E = binary(*Op, Acc.E, Rhs.E, L);
+    Acc.Data.insert(Acc.Data.end(), Rhs.Data.begin(), Rhs.Data.end());
+    return;
+  }
+  absorb(Acc, Rhs);
+  if (Acc.Exact)
+    Acc = inexact(Op ? "a floating-point value" : "an operator the lint does not model", L, Acc.Data);
+}
+
+void KernelLowering::lowerIncDec(const clang::UnaryOperator *U, ir::Block &Out) {
+  const clang::Expr *Sub = U->getSubExpr()->IgnoreParens();
+  const BinaryOp Op = U->isIncrementOp() ? BinaryOp::Add : BinaryOp::Sub;
+  if (const clang::ValueDecl *D = namedDecl(Sub)) {
+    if (Ptrs.count(D)) {
+      PtrVal P = Ptrs[D];
+      P.Idx.back() = binary(Op, P.Idx.back(), ir::makeInt(1));
+      return updatePointer(D, P, loc(U), Out);
+    }
+    if (auto It = Locals.find(D); It != Locals.end()) {
+      LVal New = local(It->second, loc(Sub));
+      combineInto(New, exact(ir::makeInt(1)), Op, isIntegral(D->getType()), loc(U));
+      setLocal(It->second, New, loc(U), Out);
+      return;
+    }
+  }
+  if (std::optional<Expr> T = access(Sub, Out, true)) {
+    LVal Old = exact(*T);
+    Old.Data.push_back(*T);
+    combineInto(Old, exact(ir::makeInt(1)), Op, isIntegral(Sub->getType()), loc(U));
+    Out.push_back({ir::Assign{*T->as<ir::ArrayRead>(), Old.materialize()}, ir::NodeLoc(loc(U))});
+  }
+}
+
+void KernelLowering::assignPointer(const clang::ValueDecl *D, const clang::BinaryOperator *B, ir::Block &Out) {
+  std::string Why;
+  std::optional<PtrVal> P;
+  if (B->getOpcode() == clang::BO_Assign) {
+    P = lowerPointer(B->getRHS(), Out, Why);
+  } else if (Ptrs.count(D) &&
+             (B->getOpcode() == clang::BO_AddAssign || B->getOpcode() == clang::BO_SubAssign)) {
+    LVal R = lowerValue(B->getRHS(), Out);
+    if (R.Exact) {
+      P = Ptrs[D];
+      P->Idx.back() = binary(B->getOpcode() == clang::BO_AddAssign ? BinaryOp::Add : BinaryOp::Sub,
+                             P->Idx.back(), R.E, loc(B));
+      P->Direct = false;
+    } else {
+      Why = R.Why;
+    }
+  }
+  if (!P) {
+    Ptrs.erase(D);
+    BadPtrs[D] = Why.empty() ? fmt::format("'{}' is reassigned in a way the lint cannot follow",
+                                           D->getName().str())
+                             : Why;
+    return;
+  }
+  updatePointer(D, *P, loc(B), Out);
+}
+
+void KernelLowering::updatePointer(const clang::ValueDecl *D, PtrVal P, const SourceLoc &L, ir::Block &Out) {
+  auto It = Ptrs.find(D);
+  if (It == Ptrs.end() || It->second.Array != P.Array || It->second.Idx.size() != P.Idx.size()) {
+    BadPtrs.erase(D);
+    Ptrs[D] = pointerLocal(D->getName().str(), P, L, Out);
+    return;
+  }
+  for (std::size_t I = 0; I < P.Idx.size(); ++I) {
+    const auto *V = It->second.Idx[I].as<ir::VarRef>();
+    if (V)
+      Out.push_back({ir::Assign{*V, P.Idx[I]}, ir::NodeLoc(L)});
+    else if (!(It->second.Idx[I] == P.Idx[I])) { // a constant index that moved
+      Ptrs[D] = pointerLocal(D->getName().str(), P, L, Out);
+      return;
+    }
+  }
+  It->second.Direct = false;
+}
+
+} // namespace bankwise::frontend::detail

@@ -1,0 +1,311 @@
+// What the parts of the CUDA -> IR lowering share (frontend/CudaLowering.cpp,
+// LowerStmt.cpp, LowerExpr.cpp): the small IR builders and Clang type helpers,
+// the lowered values, and the KernelLowering class, whose members are defined
+// in LowerStmt.cpp (declarations, statements, effects) and LowerExpr.cpp
+// (values, calls, memory). Internal to frontend/ (it includes Clang).
+#pragma once
+
+#include "frontend/ClangSupport.h"
+#include "frontend/CudaLowering.h"
+
+#include <clang/AST/Expr.h>
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/Stmt.h>
+#include <llvm/ADT/ArrayRef.h>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace bankwise::frontend::detail {
+
+using ir::BinaryOp;
+using ir::Expr;
+
+//===-- Small IR builders ---------------------------------------------------===//
+
+Expr node(Expr::Kind K, const SourceLoc &L);
+
+/// A op B, folding the identities x + 0, x * 1, 0 + x, 1 * x.
+Expr binary(BinaryOp Op, Expr A, Expr B, const SourceLoc &L = {});
+
+/// The sum of Terms; 0 when there are none.
+Expr sumOf(const std::vector<Expr> &Terms, const SourceLoc &L);
+
+/// Name as a DSL identifier: other characters become '_', reserved words
+/// get a '_' appended.
+std::string identifier(std::string_view Name);
+
+/// A fresh name from Base, not in Used; recorded there.
+std::string freshName(std::string_view Base, std::set<std::string> &Used);
+
+//===-- Types ---------------------------------------------------------------===//
+
+/// The IR element type of a C++ type: scalars of 1..8 bytes and CUDA's
+/// vector types of 2 or 4 of them; nullopt for anything else.
+std::optional<ir::ElemType> elemTypeOf(const clang::ASTContext &Ctx, clang::QualType T);
+
+bool isIntegral(clang::QualType T);
+
+std::optional<std::int64_t> evalInt(const clang::ASTContext &Ctx, const clang::Expr *E);
+
+const clang::Expr *strip(const clang::Expr *E);
+
+/// The CUDA built-in variable and component of `threadIdx.x` and its kin:
+/// ("threadIdx", 0); nullopt for anything else.
+std::optional<std::pair<std::string, int>> builtinMember(const clang::Expr *E);
+
+
+//===-- Lowered values --------------------------------------------------------===//
+
+/// An expression lowered: its exact value, or (not Exact) the reads and
+/// read-derived locals it contains and why it is not exact.
+struct LVal {
+  Expr E;
+  bool Exact = true;
+  std::vector<Expr> Data;
+  std::string Why;
+  SourceLoc WhyLoc;
+
+  /// The IR expression standing for the value: itself when exact, else
+  /// the sum of the memory it depends on (a data-dependent stand-in) or 0.
+  Expr materialize() const { return Exact ? E : sumOf(Data, E.Loc); }
+};
+
+LVal exact(Expr E);
+
+LVal inexact(std::string Why, SourceLoc Loc, std::vector<Expr> Data = {});
+
+/// The data and the first reason of every part, and exactness of all.
+void absorb(LVal &Into, const LVal &Part);
+
+/// A pointer the lowering follows: into Array, at Idx (one index per
+/// dimension walked so far; arithmetic moves the last).
+struct PtrVal {
+  std::string Array;
+  std::vector<Expr> Idx;
+  /// Reached by subscripts of the array itself (no pointer variable, cast
+  /// or arithmetic): what `--fix` can pad safely.
+  bool Direct = true;
+};
+
+struct LocalInfo {
+  std::string IrName;
+  ir::VarKind Kind = ir::VarKind::Let;
+  bool Exact = true;
+  bool FromReads = false;
+  std::string Why;
+  SourceLoc WhyLoc;
+};
+
+struct ArrayInfo {
+  std::string Source;
+  ir::ElemType Elem;
+  std::vector<std::int64_t> Shape;
+  ir::MemSpace Space = ir::MemSpace::Global;
+  int SharedIndex = -1; ///< into LoweredKernel::Shared, static shared arrays
+};
+
+//===-- Kernel lowering ----------------------------------------------------===//
+
+class KernelLowering {
+public:
+  KernelLowering(clang::ASTContext &Ctx, ir::Program &Prog, LoweredKernel &Info,
+                 const std::map<const clang::ParmVarDecl *, std::string> &ScalarParams,
+                 std::set<std::string> ProgramNames)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Prog(Prog), Info(Info),
+        ScalarParams(ScalarParams), Used(std::move(ProgramNames)) {}
+
+  /// Lowers F into K (whose Geo is set); notes go to Info.
+  void lower(const clang::FunctionDecl *F, ir::Kernel &K, const Dim3 &Block,
+             const std::array<Expr, 3> &GridExprs, std::int64_t DynamicSharedBytes);
+
+private:
+  clang::ASTContext &Ctx;
+  clang::SourceManager &SM;
+  ir::Program &Prog;
+  LoweredKernel &Info;
+  const std::map<const clang::ParmVarDecl *, std::string> &ScalarParams;
+  std::set<std::string> Used;
+  ir::Kernel *Kern = nullptr;
+  Dim3 BlockDim{1, 1, 1};
+  std::array<Expr, 3> Grid;
+  std::int64_t DynShared = 0;
+
+  std::map<const clang::ValueDecl *, LocalInfo> Locals;
+  std::map<const clang::ValueDecl *, PtrVal> Ptrs;
+  std::map<const clang::ValueDecl *, std::string> BadPtrs; ///< why unknown
+  std::map<const clang::ValueDecl *, std::string> ArrayOf;  ///< shared var -> IR array
+  std::map<std::string, ArrayInfo> Arrays;
+  std::map<std::string, std::string> Views; ///< "array/elem" -> view array
+  ir::Block SharedDecls;
+  int InlineDepth = 0;
+  std::vector<const clang::FunctionDecl *> InlineStack;
+  int Uncertain = 0;     ///< inside a condition the lint cannot evaluate
+  bool AfterReturn = false; ///< a lane may have returned early
+  int TempCount = 0;
+
+  SourceLoc loc(clang::SourceLocation L) const { return toSourceLoc(SM, L); }
+  SourceLoc loc(const clang::Stmt *S) const { return loc(S->getBeginLoc()); }
+
+  void note(const SourceLoc &L, std::string Msg, clang::SourceLocation CL = {});
+
+  void markUnderstood(const std::string &Array, bool Ok);
+
+  std::string sourceName(const std::string &Array) const;
+
+  //===-- Declarations -------------------------------------------------===//
+
+  void addArray(const std::string &IrName, const std::string &Source, ir::ElemType Elem,
+                std::vector<std::int64_t> Shape, ir::MemSpace Space, const SourceLoc &L,
+                int SharedIndex = -1);
+
+  void declareParam(const clang::ParmVarDecl *P);
+
+  /// Whether the function body assigns D (=, op=, ++, --, or takes its address).
+  bool isAssigned(const clang::ValueDecl *D) const;
+
+  /// The IR array of a shared variable, declared on first sight.
+  std::optional<std::string> sharedArray(const clang::VarDecl *V);
+
+  /// Where the innermost `[N]` of V's declaration is, for --fix.
+  void innerDimRange(const clang::VarDecl *V, SharedArraySource &S) const;
+
+  //===-- Statements ------------------------------------------------------===//
+
+  void lowerStmts(llvm::ArrayRef<clang::Stmt *> Stmts, ir::Block &Out);
+
+  static bool isReturn(const clang::Stmt *S);
+
+  void lowerStmt(const clang::Stmt *S, ir::Block &Out);
+
+  void declareLocal(const clang::VarDecl *V, ir::Block &Out);
+
+  /// A pointer variable: its indices kept in locals of their own, so later
+  /// changes of what they were computed from do not move it.
+  PtrVal pointerLocal(const std::string &Name, PtrVal P, const SourceLoc &L, ir::Block &Out);
+
+  void lowerIf(const clang::IfStmt *If, ir::Block &Out);
+
+  /// Whether S contains break, continue or return (not in nested loops for
+  /// the first two).
+  static bool hasJump(const clang::Stmt *S, bool InLoop = false);
+
+  /// The declaration an expression names directly, ignoring casts.
+  static const clang::ValueDecl *namedDecl(const clang::Expr *E);
+
+  /// Every local the statement assigns.
+  static std::set<const clang::ValueDecl *> assignedIn(const clang::Stmt *S);
+
+  /// A loop the lowering cannot express: its body once, with every local it
+  /// changes unknown from the start.
+  void lowerOpaqueLoop(const clang::Stmt *Loop, const clang::Expr *Cond, const clang::Stmt *Body,
+                       const std::string &What, ir::Block &Out);
+
+  void lowerFor(const clang::ForStmt *F, ir::Block &Out);
+
+  /// A loop whose trip values the lint can compute (`for (h = 128; h > 0;
+  /// h >>= 1)`), at most 64 trips: unrolled.
+  bool tryUnroll(const clang::ForStmt *F, const clang::ValueDecl *Var, const clang::Expr *Begin,
+                 ir::Block &Out);
+
+  //===-- Effects ---------------------------------------------------------===//
+
+  /// An expression evaluated for its effects: assignments, atomics, calls,
+  /// barriers; loads it makes are kept as sites.
+  void lowerEffect(const clang::Expr *E, ir::Block &Out);
+
+  /// Reads of a value nobody stores still happen: a local holds them.
+  void keepReads(const LVal &V, const SourceLoc &L, ir::Block &Out);
+
+  void lowerAssign(const clang::BinaryOperator *B, ir::Block &Out);
+
+  /// `a = b` and `a op= b` of a class type (float4 and kin), which Clang
+  /// writes as operator calls.
+  bool lowerOperatorAssign(const clang::CXXOperatorCallExpr *C, ir::Block &Out);
+
+  void lowerAssign(const clang::Expr *LhsExpr, const clang::Expr *RhsExpr, clang::BinaryOperatorKind Opcode,
+                   const clang::Expr *B, ir::Block &Out);
+
+  void setLocal(LocalInfo &LI, const LVal &V, const SourceLoc &L, ir::Block &Out);
+
+  void combineInto(LVal &Acc, const LVal &Rhs, std::optional<BinaryOp> Op, bool Integral,
+                   const SourceLoc &L);
+
+  void lowerIncDec(const clang::UnaryOperator *U, ir::Block &Out);
+
+  void assignPointer(const clang::ValueDecl *D, const clang::BinaryOperator *B, ir::Block &Out);
+
+  void updatePointer(const clang::ValueDecl *D, PtrVal P, const SourceLoc &L, ir::Block &Out);
+
+  //===-- Values ----------------------------------------------------------===//
+
+  static std::optional<BinaryOp> binaryOp(clang::BinaryOperatorKind K);
+
+  LVal local(const LocalInfo &LI, const SourceLoc &L);
+
+  LVal lowerValue(const clang::Expr *E, ir::Block &Out);
+
+  LVal builtinValue(const std::string &Var, int Dim, const SourceLoc &L);
+
+  LVal lowerCast(const clang::CastExpr *C, ir::Block &Out);
+
+  LVal lowerUnary(const clang::UnaryOperator *U, ir::Block &Out);
+
+  LVal lowerBinary(const clang::BinaryOperator *B, ir::Block &Out);
+
+  /// c ? a : b through a local set in each branch, so that each side's
+  /// reads happen only for the lanes that take it.
+  LVal lowerConditional(const clang::ConditionalOperator *C, ir::Block &Out);
+
+  //===-- Calls -------------------------------------------------------------===//
+
+  LVal lowerCall(const clang::CallExpr *C, ir::Block &Out);
+
+  /// A __device__ function inlined: parameters bound to locals (pointers to
+  /// what the arguments point to), the body lowered in place, the value of
+  /// its one final `return` returned.
+  LVal inlineCall(const clang::CallExpr *C, const clang::FunctionDecl *Def, ir::Block &Out);
+
+  //===-- Memory ------------------------------------------------------------===//
+
+  /// Whether E designates an element of shared or global memory (not a
+  /// local's register).
+  bool isMemoryLValue(const clang::Expr *E);
+
+  /// Whether Base (of a subscript) is a local array in registers.
+  bool isRegisterArray(const clang::Expr *Base);
+
+  LVal load(const clang::Expr *E, ir::Block &Out, bool Component = false);
+
+  LVal loadThrough(const clang::Expr *Ptr, const SourceLoc &L, ir::Block &Out);
+
+  void unknownAccess(const SourceLoc &L, const std::string &Why, clang::SourceLocation CL);
+
+  /// The ArrayRead an lvalue designates (a load, or with IsStore a store
+  /// target); nullopt, with a note, when it cannot be followed.
+  std::optional<Expr> access(const clang::Expr *E, ir::Block &Out, bool IsStore);
+
+  /// The element P points to, as an IR read located at L.
+  std::optional<Expr> accessAt(const PtrVal &P, const SourceLoc &L, clang::SourceLocation CL);
+
+  /// Where a pointer expression points; nullopt with Why when unknown.
+  std::optional<PtrVal> lowerPointer(const clang::Expr *E, ir::Block &Out, std::string &Why);
+
+  static std::optional<PtrVal> failPtr(std::string &Why, std::string Reason);
+
+  /// An array-typed lvalue: a shared array or a sub-array of one.
+  std::optional<PtrVal> arrayLValue(const clang::Expr *E, ir::Block &Out, std::string &Why);
+
+  /// P seen as a pointer to To: itself when the element sizes agree, else a
+  /// view of the same memory with To's elements (reinterpret_cast<float4*>).
+  std::optional<PtrVal> viewAs(PtrVal P, clang::QualType To, const SourceLoc &L, std::string &Why);
+};
+
+} // namespace bankwise::frontend::detail
