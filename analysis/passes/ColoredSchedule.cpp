@@ -524,6 +524,17 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
     Rep.Dst = DA->Name;
     Rep.N = N;
     Rep.W = W;
+    // P as a list permutation named Name (a pass-built list: values, no
+    // expressions).
+    auto MapList = [&](const std::string &Name) {
+      ir::Permutation P;
+      P.Name = Name;
+      P.Kind = ir::PermKind::List;
+      P.ArgValues.assign(Map.begin(), Map.end());
+      P.Size = N;
+      P.Loc = KLoc;
+      return P;
+    };
     if (Global) {
       // Seed 001: the schedule of the map (through the table itself when the
       // copy goes through one), and the kernel as three pass kernels run by
@@ -531,15 +542,8 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
       const HmmNames Nm = hmmNames(Prog, K);
       TableRef Base{Whole ? StepRefs.front().Name : "colored_" + K.Name + "_P",
                     Whole ? StepRefs.front().Inverse : false};
-      if (!Whole) {
-        ir::Permutation P;
-        P.Name = Base.Name;
-        P.Kind = ir::PermKind::List;
-        P.ArgValues.assign(Map.begin(), Map.end());
-        P.Size = N;
-        P.Loc = KLoc;
-        AddedPerms.push_back(std::move(P));
-      }
+      if (!Whole)
+        AddedPerms.push_back(MapList(Base.Name));
       auto L = std::make_shared<HmmLowering>();
       L->ElemBytes = ir::byteSize(SA->Elem);
       L->Shape = Shape;
@@ -574,13 +578,7 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
     Rep.PermName = "colored_" + K.Name + "_P";
     Rep.SrcName = "colored_" + K.Name + "_S";
     Rep.DstName = "colored_" + K.Name + "_D";
-    ir::Permutation P;
-    P.Name = Rep.PermName;
-    P.Kind = ir::PermKind::List;
-    P.ArgValues.assign(Map.begin(), Map.end());
-    P.Size = N;
-    P.Loc = KLoc;
-    Prog.Perms.push_back(P);
+    Prog.Perms.push_back(MapList(Rep.PermName));
     for (const auto &[Name, Kind] : {std::pair(Rep.SrcName, ir::PermKind::ScheduleSrc),
                                      std::pair(Rep.DstName, ir::PermKind::ScheduleDst)}) {
       ir::Permutation S;
