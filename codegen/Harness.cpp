@@ -92,8 +92,8 @@ std::string KernelEmitter::harnessRunOf(const std::string &Name, const std::stri
         Uses.push_back({E, &A, A.Read, A.Written, A.Read});
         continue;
       }
-      if (It->A->Table != A.Table || (It->A->Table >= 0) != (A.Table >= 0) ||
-          !(*It->A->Decl == *A.Decl || (It->A->Decl->Elem == A.Decl->Elem && It->A->Decl->Shape == A.Decl->Shape)))
+      // Sema checks a launch's kernels agree; a program built by a pass is checked here.
+      if (It->A->Table != A.Table || It->A->Decl->Elem != A.Decl->Elem || It->A->Decl->Shape != A.Decl->Shape)
         throw UserError(A.Decl->Loc, fmt::format("launch '{}': kernels '{}' and '{}' both have an array '{}', of "
                                                  "different types, shapes or tables; rename one",
                                                  Name, It->E->F.K.Name, E->F.K.Name, A.Decl->Name));
