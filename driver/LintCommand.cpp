@@ -22,8 +22,10 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -202,6 +204,17 @@ std::string applyFixes(const std::string &File, const frontend::LoweredFile &L,
   return fmt::format("{}: padded {}", File, fmt::join(Done, ", "));
 }
 
+/// Runs Work on this thread and Workers - 1 more; Work takes its items
+/// from a shared counter.
+void onWorkers(unsigned Workers, const std::function<void()> &Work) {
+  std::vector<std::thread> Pool;
+  for (unsigned W = 1; W < Workers; ++W)
+    Pool.emplace_back(Work);
+  Work();
+  for (std::thread &T : Pool)
+    T.join();
+}
+
 FileResult lintFile(const std::string &File, const LintOptions &O, const frontend::LowerOptions &LO,
                     unsigned AnalysisThreads) {
   FileResult R;
@@ -215,10 +228,47 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
     return R;
   if (O.EmitBw)
     R.Bw = ir::print(L.Program);
-  std::size_t Next = 0;
   const std::vector<ir::Kernel> AllKernels = std::move(L.Program.Kernels);
-  ir::Program One = L.Program; // params, machine; one kernel at a time
-  for (const frontend::LoweredKernel &LK : L.Kernels) {
+  // The figures of every lowered kernel, spread over the cores the files
+  // leave (one kernel per worker; a lone kernel's all-sizes analysis gets
+  // them instead); findings are then added in kernel order.
+  // The lowered kernels, in order, are AllKernels.
+  std::vector<const frontend::LoweredKernel *> LoweredKernels;
+  std::vector<std::size_t> WorkOf(L.Kernels.size(), 0);
+  for (std::size_t I = 0; I < L.Kernels.size(); ++I)
+    if (L.Kernels[I].Lowered) {
+      WorkOf[I] = LoweredKernels.size();
+      LoweredKernels.push_back(&L.Kernels[I]);
+    }
+  struct Figures {
+    std::vector<LintSite> Sites;
+    std::optional<UserError> Error;
+  };
+  std::vector<Figures> Work(LoweredKernels.size());
+  const unsigned Cores = AnalysisThreads ? AnalysisThreads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned Workers = static_cast<unsigned>(std::min<std::size_t>(Cores, Work.size()));
+  std::atomic<std::size_t> NextWork{0};
+  auto Analyze = [&] {
+    // The kernel alone: the passes copy and bind the program once per size
+    // they evaluate, and a file may hold hundreds of kernels.
+    ir::Program One = L.Program; // params, machine; one kernel at a time
+    for (std::size_t W; (W = NextWork++) < Work.size();) {
+      const frontend::LoweredKernel &LK = *LoweredKernels[W];
+      One.Kernels = {AllKernels[W]};
+      LintSiteOptions SO;
+      SO.UncertainMask = LK.UncertainMask;
+      SO.SourceNames = LK.SourceNames;
+      SO.Threads = Workers > 1 ? 1 : AnalysisThreads;
+      try {
+        Work[W].Sites = lintSites(One, One.Kernels.front(), SO);
+      } catch (const UserError &E) {
+        Work[W].Error = E;
+      }
+    }
+  };
+  onWorkers(Workers, Analyze);
+  for (std::size_t I = 0; I < L.Kernels.size(); ++I) {
+    const frontend::LoweredKernel &LK = L.Kernels[I];
     for (const Diagnostic &D : LK.Notes)
       addFinding(R, {"bankwise-unanalyzed", Severity::Note, D.Loc, D.Message, {}}, LK.Display);
     KernelResult KR{LK.Name, LK.Display, LK.Loc, LK.LaunchNote, launchKind(LK.Launch), false, {}, {}};
@@ -227,18 +277,9 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
       R.Kernels.push_back(std::move(KR));
       continue;
     }
-    // The kernel alone: the passes copy and bind the program once per size
-    // they evaluate, and a file may hold hundreds of kernels.
-    One.Kernels = {AllKernels[Next++]};
-    const ir::Kernel &K = One.Kernels.front();
-    LintSiteOptions SO;
-    SO.UncertainMask = LK.UncertainMask;
-    SO.SourceNames = LK.SourceNames;
-    SO.Threads = AnalysisThreads;
-    try {
-      KR.Sites = lintSites(One, K, SO);
-      KR.Analyzed = true;
-    } catch (const UserError &E) {
+    Figures &Fig = Work[WorkOf[I]];
+    if (Fig.Error) {
+      const UserError &E = *Fig.Error;
       KR.Why = E.diagnostic().Message;
       addFinding(R,
                  {"bankwise-unanalyzed", Severity::Note, E.diagnostic().Loc.Line ? E.diagnostic().Loc : LK.Loc,
@@ -247,6 +288,8 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
       R.Kernels.push_back(std::move(KR));
       continue;
     }
+    KR.Sites = std::move(Fig.Sites);
+    KR.Analyzed = true;
     for (const CheckInfo &C : allChecks())
       for (LintFinding &F : C.Run(KR.Sites)) {
         F.Notes.push_back({LK.Loc, fmt::format("figures for kernel '{}' with {}", LK.Display, LK.LaunchNote)});
@@ -448,15 +491,7 @@ int runLint(const LintOptions &O) {
       }
     }
   };
-  if (Workers <= 1) {
-    Work();
-  } else {
-    std::vector<std::thread> Pool;
-    for (unsigned W = 0; W < Workers; ++W)
-      Pool.emplace_back(Work);
-    for (std::thread &T : Pool)
-      T.join();
-  }
+  onWorkers(Workers, Work);
 
   bool ToolError = false, Findings = false;
   for (std::size_t I = 0; I < Results.size(); ++I) {

@@ -166,14 +166,11 @@ Bindings representativeSizes(const Program &Prog, const Bindings &Given) {
     constexpr std::int64_t First = 64, Last = std::int64_t(1) << 20;
     bool Found = false;
     ConstEnv Env = paramValues(Current);
-    std::vector<std::int64_t> Order;
-    for (std::int64_t V = First; V <= Last; ++V)
-      Order.push_back(V);
-    for (std::int64_t V = 1; V < First; ++V)
-      Order.push_back(V);
-    for (std::int64_t V : Order) {
-      if (Found)
-        break;
+    // First..Last, then 1..First-1 (counted, not stored: most sizes
+    // settle on the first value).
+    const std::int64_t Count = Last;
+    for (std::int64_t I = 0; I < Count && !Found; ++I) {
+      const std::int64_t V = I <= Last - First ? First + I : I - (Last - First);
       if (P.Where) {
         Env[P.Name] = V;
         DiagnosticEngine Quiet;

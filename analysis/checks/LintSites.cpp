@@ -21,8 +21,9 @@ namespace {
 /// the flat element index it accesses there.
 class FirstAccess {
 public:
-  FirstAccess(const ir::Program &P, const ir::Kernel &K, const ir::ArrayRead *Target, std::int64_t Thread)
-      : P(P), K(K), Target(Target) {
+  FirstAccess(const ir::Program &P, const ir::Kernel &K, const ir::ArrayRead *Target, std::int64_t Thread,
+              const ir::Bindings &Sizes)
+      : P(P), K(K), Target(Target), Sizes(Sizes) {
     const auto &B = K.Geo.BlockDim;
     T = {Thread % B[0], Thread / B[0] % B[1], Thread / (B[0] * B[1])};
     Tid = Thread;
@@ -37,21 +38,28 @@ private:
   const ir::Program &P;
   const ir::Kernel &K;
   const ir::ArrayRead *Target;
+  const ir::Bindings &Sizes; ///< values of P's runtime sizes
   std::array<std::int64_t, 3> T{};
   std::int64_t Tid = 0;
   std::map<std::string, std::int64_t> Env;
   std::optional<std::int64_t> Found;
   bool Done = false;
   int Budget = 20000;
+  int Depth = 0;
 
   std::optional<std::int64_t> eval(const ir::Expr &E) {
     ir::EvalHooks H;
     H.Var = [&](const ir::VarRef &R) -> std::optional<std::int64_t> {
       if (auto It = Env.find(R.Name); It != Env.end())
         return It->second;
-      if (const ir::Param *Pm = P.findParam(R.Name); Pm && !Pm->Runtime)
+      const ir::Param *Pm = P.findParam(R.Name);
+      if (!Pm)
+        return std::nullopt;
+      if (!Pm->Runtime)
         return Pm->Value;
-      return std::nullopt;
+      if (auto It = Sizes.find(R.Name); It != Sizes.end())
+        return It->second;
+      return Pm->Init && ++Depth < 64 ? eval(*Pm->Init) : std::nullopt; // a derived size
     };
     H.BuiltinValue = [&](ir::Builtin B) -> std::optional<std::int64_t> {
       switch (B) {
@@ -136,12 +144,13 @@ private:
   }
 };
 
-std::optional<double> laneStride(const ir::Program &P, const ir::Kernel &K, const ir::ArrayRead *Node) {
+std::optional<double> laneStride(const ir::Program &P, const ir::Kernel &K, const ir::ArrayRead *Node,
+                                 const ir::Bindings &Sizes) {
   if (!Node || K.Geo.threadsPerBlock() < 2)
     return std::nullopt;
   const ir::Array *A = P.findArray(K, Node->Array);
-  std::optional<std::int64_t> A0 = FirstAccess(P, K, Node, 0).run();
-  std::optional<std::int64_t> A1 = FirstAccess(P, K, Node, 1).run();
+  std::optional<std::int64_t> A0 = FirstAccess(P, K, Node, 0, Sizes).run();
+  std::optional<std::int64_t> A1 = FirstAccess(P, K, Node, 1, Sizes).run();
   if (!A || !A0 || !A1)
     return std::nullopt;
   return static_cast<double>(*A1 - *A0) * static_cast<double>(byteSize(A->Elem)) / 4.0;
@@ -192,8 +201,11 @@ struct RawSite {
 struct Figures {
   std::vector<RawSite> Sites;
   std::string Domain;
+  /// The program and kernel the site nodes are in, and the values of its
+  /// runtime sizes the strides are taken at.
   const ir::Program *StrideProgram = nullptr;
   const ir::Kernel *StrideKernel = nullptr;
+  ir::Bindings StrideSizes;
 };
 
 /// Whether K reads a param that has no value (in its body, grid or arrays).
@@ -215,8 +227,9 @@ bool usesRuntimeParam(const ir::Program &Prog, const ir::Kernel &K) {
   return Uses;
 }
 
-/// Every site's figures: at Prog's sizes, or over all sizes (Bound then
-/// holds the program at representative sizes, for the strides).
+/// Every site's figures: at Prog's sizes, or over all sizes. Bound is set
+/// (to the program at representative sizes) only when a kernel that does
+/// not use the program's runtime sizes is analyzed at those.
 Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, unsigned Threads, ir::Program &Bound) {
   AnalysisOptions AO;
   AO.SimulateTime = false;
@@ -241,25 +254,17 @@ Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, unsigned Threads
   SO.Threads = Threads;
   const AllSizesReport R = analyzeAllSizes(Prog, K, SO);
   F.Domain = R.Domain;
-  std::vector<const ir::ArrayRead *> Nodes;
+  // The strides: the nodes are Prog's, walked at representative sizes.
+  F.StrideProgram = &Prog;
+  F.StrideKernel = &K;
   try {
-    Bound = ir::bindParams(Prog, ir::representativeSizes(Prog, {}));
-    if (const ir::Kernel *BK = Bound.findKernel(K.Name)) {
-      const KernelReport BR = analyzeKernel(Bound, *BK, AO);
-      if (BR.Sites.size() == R.Sites.size())
-        for (const AccessSiteReport &S : BR.Sites)
-          Nodes.push_back(S.Node.Read);
-      F.StrideProgram = &Bound;
-      F.StrideKernel = BK;
-    }
+    F.StrideSizes = ir::representativeSizes(Prog, {});
   } catch (const UserError &) {
-    Nodes.clear(); // no strides: the figures stand on their own
+    F.StrideProgram = nullptr; // no strides: the figures stand on their own
   }
-  for (std::size_t I = 0; I < R.Sites.size(); ++I) {
-    const AllSizesSite &S = R.Sites[I];
-    F.Sites.push_back({S.Loc, S.Array, S.Space, S.IsWrite, S.DataDependent, {}, S.Wavefronts, S.Sectors,
-                       S.Lines, I < Nodes.size() ? Nodes[I] : nullptr});
-  }
+  for (const AllSizesSite &S : R.Sites)
+    F.Sites.push_back(
+        {S.Loc, S.Array, S.Space, S.IsWrite, S.DataDependent, {}, S.Wavefronts, S.Sectors, S.Lines, S.Node});
   return F;
 }
 
@@ -350,7 +355,7 @@ std::vector<LintSite> lintSites(const ir::Program &Prog, const ir::Kernel &K, co
     auto [W, First] = WorstOf.try_emplace(Key, Cost.Max);
     if ((First || Cost.Max > W->second) && F.StrideProgram && S.Node) {
       W->second = Cost.Max;
-      L.LaneStrideWords = laneStride(*F.StrideProgram, *F.StrideKernel, S.Node);
+      L.LaneStrideWords = laneStride(*F.StrideProgram, *F.StrideKernel, S.Node, F.StrideSizes);
     }
   }
   if (!Opts.Fixes)
@@ -366,6 +371,15 @@ std::vector<LintSite> lintSites(const ir::Program &Prog, const ir::Kernel &K, co
   // At representative sizes: a layout's effect on a shared site does not
   // depend on the runtime sizes the way alignment does, and one analysis
   // is far cheaper than the figures over every size.
+  if (Arrays.empty())
+    return Out;
+  if (!Prog.runtimeParams().empty() && !Bound.findKernel(K.Name)) {
+    try {
+      Bound = ir::bindParams(Prog, ir::representativeSizes(Prog, {}));
+    } catch (const UserError &) {
+      return Out; // no representative sizes: no fixes' figures
+    }
+  }
   const ir::Program &Base = Prog.runtimeParams().empty() ? Prog : Bound;
   if (&Base == &Bound && !Bound.findKernel(K.Name))
     return Out;

@@ -352,11 +352,34 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   }
   // Each size through its classes alone too, so an index that leaves its
   // array at some residue of a bounding size is found (the sites it reaches
-  // through its values have these sizes among their joint classes).
+  // through its values have these sizes among their joint classes). When
+  // no array's extent depends on a runtime size (a CUDA kernel's pointer
+  // parameters), a size that only bounds a site can only add executions as
+  // it grows, with indices free of it: the largest class value has every
+  // execution of the smaller ones, and one run there finds what all would.
+  bool ExtentsFixed = true;
+  auto SizedBy = [&](const ir::Array &A) {
+    for (const ir::Expr &E : A.Dims)
+      ExtentsFixed = ExtentsFixed && !ir::anySubexpr(E, [&](const ir::Expr &X) {
+                       const auto *V = X.as<ir::VarRef>();
+                       const ir::Param *P = V && V->Kind == ir::VarKind::Param ? Prog.findParam(V->Name) : nullptr;
+                       return P && P->Runtime;
+                     });
+  };
+  for (const ir::Array &A : Prog.Arrays)
+    SizedBy(A);
+  for (const ir::Array *A : K.arrays())
+    SizedBy(*A);
   for (std::size_t I = 0; I < Doms.size(); ++I) {
     const std::vector<bool> Of = SitesOf([&](std::size_t S) { return !Joint[S][I]; });
     if (None(Of))
       continue;
+    if (ExtentsFixed) {
+      std::vector<std::int64_t> Pick = Reps(0);
+      Pick[I] = Vals[I].Classes.back();
+      Runs.push_back({Sizes(Pick), Of, -1, {}, {}, {}});
+      continue;
+    }
     for (std::int64_t V : Vals[I].Classes) {
       std::vector<std::int64_t> Pick = Reps(0);
       Pick[I] = V;
@@ -518,8 +541,10 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     A.Layout = S.Layout;
     const std::size_t I = Rep.Sites.size();
     for (std::size_t P = 0; P < Doms.size(); ++P)
-      if (!Joint[I][P])
+      if (I < Joint.size() && !Joint[I][P])
         A.BoundOnly.push_back(Doms[P].Name);
+    if (Aligned)
+      A.Node = Dep[I].Node;
     Rep.Sites.push_back(A);
   }
   auto Models = [](AllSizesSite &A, const AccessSiteReport &S) {
@@ -602,7 +627,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
         // A size that only bounds the site does not change its figures
         // past the first block rows: no condition on it.
         for (std::size_t Res = 0; Res < Seen[P].size(); ++Res)
-          if (!Seen[P][Res] || !Joint[I][P])
+          if (!Seen[P][Res] || (I < Joint.size() && !Joint[I][P]))
             AtMax[P][Res] = AtMin[P][Res] = true;
         if (auto C = residueCondition(Doms[P].Name, AtMax[P]); !C.empty())
           MaxW.push_back(C);

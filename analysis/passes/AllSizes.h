@@ -48,6 +48,9 @@ struct AllSizesSite {
   /// Runtime sizes that only bound the site (a uniform guard `e < R`, a
   /// grid dimension): its figures do not depend on their residues.
   std::vector<std::string> BoundOnly;
+  /// The access in the program given to analyzeAllSizes (null where the
+  /// dependence pass and the analysis did not list the same sites).
+  const ir::ArrayRead *Node = nullptr;
   SizeRange Congestion, Groups, Wavefronts, Sectors, Lines;
 };
 

@@ -289,6 +289,7 @@ private:
     S.Loc = Loc;
     S.Array = R.Array;
     S.IsWrite = IsWrite;
+    S.Node = &R;
     Out.push_back({std::move(S), V});
   }
 

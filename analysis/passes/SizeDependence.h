@@ -25,6 +25,8 @@ struct SiteSizeDependence {
   SourceLoc Loc;
   std::string Array;
   bool IsWrite = false;
+  /// The access in the Prog given to siteSizeDependence.
+  const ir::ArrayRead *Node = nullptr;
   /// Base runtime params (no `= expr`), in declaration order.
   std::vector<std::string> ThroughValue, BoundOnly;
 };

@@ -71,6 +71,13 @@ Val Analyzer::evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
   if (A.concrete() && B.concrete()) {
     int Lane = 0;
     auto Apply = [&](std::int64_t X, std::int64_t Y) {
+      // The common operations without building a result (applyBinary
+      // words the error when there is one).
+      std::int64_t Fast = 0;
+      if ((Op == ir::BinaryOp::Add && !__builtin_add_overflow(X, Y, &Fast)) ||
+          (Op == ir::BinaryOp::Sub && !__builtin_sub_overflow(X, Y, &Fast)) ||
+          (Op == ir::BinaryOp::Mul && !__builtin_mul_overflow(X, Y, &Fast)))
+        return Fast;
       const ir::EvalResult R = ir::applyBinary(Op, X, Y, Loc);
       if (!R.ok())
         runtimeError(R.Loc.Line ? R.Loc : Loc, R.Message, Lane);
@@ -647,6 +654,7 @@ Val Analyzer::readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,
     }
   }
   std::vector<Val> Idx;
+  Idx.reserve(R.Indices.size());
   for (const ir::Expr &I : R.Indices)
     Idx.push_back(eval(I, M));
   if (It == Arrays.end()) {

@@ -140,6 +140,25 @@ TEST_CASE("an index that leaves its array at some size is reported with that siz
                        doctest::Contains("kernel 'k' fails at N = "), UserError);
 }
 
+TEST_CASE("fixed extents: a size that only bounds is run once, at its largest class, and still finds the overflow") {
+  // N only bounds the loop; the array's extent is fixed (as a CUDA pointer
+  // parameter's is): executions only grow with N, so the largest class
+  // value (1055) has those of every other, and there the index reaches 1055.
+  auto Kernel = [](int Extent) {
+    return parseOrFail(fmt::format("target sm_90\nparam N\n"
+                                   "kernel k(a: global f32[{}]) grid (1) block (32) {{\n"
+                                   "  for i in 0..N step 32 {{ a[i + tx] = 1 }}\n}}\n",
+                                   Extent));
+  };
+  const ir::Program Short = Kernel(1040);
+  CHECK_THROWS_WITH_AS(analyzeAllSizes(Short, Short.Kernels[0], fewThreads()),
+                       doctest::Contains("kernel 'k' fails at N = 1055"), UserError);
+  const ir::Program Long = Kernel(4096);
+  const AllSizesReport R = analyzeAllSizes(Long, Long.Kernels[0], fewThreads());
+  CHECK(R.Bindings <= 6); // not one run per residue class
+  CHECK(siteOf(R, "a", true).Sectors.str() == "4 for every size");
+}
+
 TEST_CASE("random sizes evaluated warp by warp stay inside the all-sizes ranges") {
   const ir::Program P = parseOrFail(anyShape(""));
   const AllSizesReport All = analyzeAllSizes(P, P.Kernels[0], fewThreads());
