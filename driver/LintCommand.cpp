@@ -381,6 +381,13 @@ nlohmann::json jsonReport(const std::vector<FileResult> &Results) {
           JS["sm90_sectors"] = rangeJson(S.Sectors);
           JS["sm90_lines"] = rangeJson(S.Lines);
         }
+        if (S.Requests >= 0) { // fixed sizes: what a profiler sums over the launch
+          JS["requests"] = S.Requests;
+          if (S.Space == ir::MemSpace::Shared)
+            JS["sm90_wavefronts_total"] = S.WavefrontsTotal;
+          else
+            JS["sm90_sectors_total"] = S.SectorsTotal;
+        }
         for (const FixFigure &X : S.Fixes)
           JS["fixes"].push_back({{"fix", X.Fix}, {"layout", X.Layout.str()}, {"sm90_wavefronts", rangeJson(X.Wavefronts)}});
         JK["sites"].push_back(JS);

@@ -51,8 +51,9 @@ struct LaunchSite {
 class Dim3Reader {
 public:
   Dim3Reader(const clang::ASTContext &Ctx,
-             const std::map<const clang::ValueDecl *, std::string> &Args)
-      : Ctx(Ctx), Args(Args) {}
+             const std::map<const clang::ValueDecl *, std::string> &Args,
+             const std::map<std::string, std::int64_t> &Defines)
+      : Ctx(Ctx), Args(Args), Defines(Defines) {}
 
   std::optional<std::array<Expr, 3>> read(const clang::Expr *E, int Depth = 0) {
     if (!E || Depth > 8)
@@ -98,6 +99,9 @@ public:
       const auto It = Args.find(D->getDecl());
       if (It != Args.end())
         return ir::makeVar(It->second, ir::VarKind::Param);
+      // A host variable not passed to the kernel, given a value with -D.
+      if (const auto Def = Defines.find(D->getDecl()->getName().str()); Def != Defines.end())
+        return ir::makeInt(Def->second);
       return std::nullopt;
     }
     if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(E)) {
@@ -118,6 +122,7 @@ public:
 private:
   const clang::ASTContext &Ctx;
   const std::map<const clang::ValueDecl *, std::string> &Args;
+  const std::map<std::string, std::int64_t> &Defines;
 };
 
 
@@ -263,7 +268,7 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
         if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(strip(C->getArg(I))))
           if (auto It = ScalarParams.find(F->getParamDecl(I)); It != ScalarParams.end())
             ArgMap[D->getDecl()] = It->second;
-      Dim3Reader R(Ctx, ArgMap);
+      Dim3Reader R(Ctx, ArgMap, Opts.Defines);
       const clang::CallExpr *Cfg = C->getConfig();
       LaunchSite S;
       S.Loc = toSourceLoc(SM, C->getBeginLoc());
@@ -318,6 +323,14 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
       GridExprs = {ir::makeInt((*Opts.Grid)[0]), ir::makeInt((*Opts.Grid)[1]), ir::makeInt((*Opts.Grid)[2])};
     else if (Site && Site->Grid)
       GridExprs = *Site->Grid;
+    else
+      // The figures per request do not depend on the grid; the launch's
+      // totals do: say what was assumed.
+      Info.LaunchNote += fmt::format("; grid assumed ({}, {}, 1): {}; give --grid or -D for its real size",
+                                     32, Dims[1] ? 32 : 1,
+                                     Site ? "the launch's grid is neither constant nor built from the kernel's "
+                                            "arguments"
+                                          : "no launch gives one");
     ir::Kernel K;
     K.Name = Info.Name;
     K.Loc = Info.Loc;

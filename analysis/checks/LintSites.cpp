@@ -196,6 +196,8 @@ struct RawSite {
   std::string DataSource;
   SizeRange Wavefronts, Sectors, Lines;
   const ir::ArrayRead *Node; ///< in the program the strides are taken from
+  std::int64_t Requests = -1; ///< at fixed sizes: warp executions, and sums
+  double WavefrontsTotal = 0, SectorsTotal = 0;
 };
 
 struct Figures {
@@ -244,7 +246,8 @@ Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, unsigned Threads
     const KernelReport R = analyzeKernel(Prog, K, AO);
     for (const AccessSiteReport &S : R.Sites)
       F.Sites.push_back({S.Loc, S.Array, S.Space, S.IsWrite, S.DataDependent, S.DataSource,
-                         rangeOf(S.Wavefronts), rangeOf(S.Sectors), rangeOf(S.Lines), S.Node.Read});
+                         rangeOf(S.Wavefronts), rangeOf(S.Sectors), rangeOf(S.Lines), S.Node.Read,
+                         std::max(S.Wavefronts.Count, S.Sectors.Count), S.Wavefronts.Sum, S.Sectors.Sum});
     F.StrideProgram = &Prog;
     F.StrideKernel = &K;
     return F;
@@ -345,6 +348,13 @@ std::vector<LintSite> lintSites(const ir::Program &Prog, const ir::Kernel &K, co
       Out.push_back(L);
     }
     LintSite &L = Out[It->second];
+    if (New || (L.Requests >= 0 && S.Requests >= 0)) {
+      L.Requests = (New ? 0 : L.Requests) + S.Requests;
+      L.WavefrontsTotal += S.WavefrontsTotal;
+      L.SectorsTotal += S.SectorsTotal;
+    } else {
+      L.Requests = -1;
+    }
     L.DataDependent |= S.DataDependent;
     if (L.DataSource.empty())
       L.DataSource = S.DataSource;

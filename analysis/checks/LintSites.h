@@ -35,6 +35,11 @@ struct LintSite {
   bool DataDependent = false;
   std::string DataSource;
   SizeRange Wavefronts, Sectors, Lines;
+  /// At fixed sizes (no runtime size left): the warp requests over the
+  /// whole launch and the sum of their wavefronts and sectors; -1 over
+  /// all sizes. What a profiler counts, for comparing with it.
+  std::int64_t Requests = -1;
+  double WavefrontsTotal = 0, SectorsTotal = 0;
   /// Words between the addresses of lanes 0 and 1 at the site's first
   /// execution (in its worst copy when a loop was unrolled); nullopt when
   /// they do not both reach it or an index is not known.

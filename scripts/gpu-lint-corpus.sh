@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Issue [7] item 7, on the GPU machine (nvcc, ncu; .deps/ from
+# scripts/gpu-deps.sh for the report tool): every file of the lint corpus
+# (tests/lint/*/*.cu) is built with a generated main that calls each of its
+# host launch functions (every pointer argument a zeroed 256 MiB device
+# buffer, every int argument n = 1024), with nvcc -lineinfo, run, and
+# profiled with `ncu --section SourceCounters`; bench/verify's
+# lint-verify-report then pairs each CUDA line's shared and global
+# instructions with the lint's predictions for that line
+# (bench/lint-corpus/, made by scripts/lint-corpus-predict.sh where Clang
+# is). Writes lint-corpus.md and lint-corpus.json to $OUT, else
+# bench/results/. Exit code 0 when every judged figure holds.
+#
+#   scripts/gpu-lint-corpus.sh
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+out=${OUT:-$root/bench/results}
+build=$root/build-gpu
+work=$build/lint-corpus
+mkdir -p "$out" "$work"
+log() { echo "gpu-lint-corpus: $*" >&2; }
+[ -d "$root/.deps/usr" ] || { log "error: .deps/ is missing; run scripts/gpu-deps.sh first"; exit 2; }
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1 || true)
+[ -n "$ncu" ] || { log "error: ncu not found"; exit 2; }
+
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$root/.deps/usr" -DBANKWISE_ENABLE_FRONTEND=OFF -DBANKWISE_BUILD_TESTS=OFF >"$work/cmake.log" 2>&1 ||
+  { log "cmake failed"; tail -20 "$work/cmake.log"; exit 2; }
+cmake --build "$build" -j "$(nproc)" --target lint_verify_report >"$work/build.log" 2>&1 ||
+  { log "build failed"; tail -20 "$work/build.log"; exit 2; }
+
+stems=()
+for f in tests/lint/*/*.cu; do
+  rel=${f#tests/lint/}
+  stem=$(echo "$rel" | sed 's#/#_#; s#\.cu$##')
+  stems+=("$stem")
+  cp "bench/lint-corpus/$stem.lint.json" "$work/$stem.lint.json" 2>/dev/null || { log "no prediction for $f"; continue; }
+  rm -f "$work/$stem.cuda-sass.csv"
+  # The driver: the corpus file itself, then a main calling its launch functions.
+  python3 - "$root/$f" "$work/$stem.main.cu" <<'PY' || { log "$f: no launch function"; continue; }
+import re, sys
+src, dst = sys.argv[1], sys.argv[2]
+text = open(src).read()
+calls = []
+for m in re.finditer(r'^(?:static\s+)?void\s+(\w+)\s*\(([^)]*)\)\s*\{', text, re.M):
+    line_end = text.find('\n', m.end())
+    rest_of_line = text[m.end():line_end]
+    body = rest_of_line if '}' in rest_of_line else text[m.end():text.find('\n}', m.end())]
+    if '<<<' not in body:
+        continue
+    args, buf = [], 0
+    for p in [p.strip() for p in m.group(2).split(',') if p.strip()]:
+        if '*' in p:
+            ty = p[:p.rfind('*') + 1]
+            args.append(f'({ty})bw_buf[{buf}]')
+            buf += 1
+        else:
+            args.append('1024')
+    calls.append(f'  {m.group(1)}({", ".join(args)});')
+if not calls:
+    sys.exit(1)
+# Device functions declared without a body (the corpus's opaque calls):
+# the identity, so the file links; the lint does not see it.
+stubs = ''.join(f'__device__ int {n}(int bw_i) {{ return bw_i; }}\n'
+                for n in re.findall(r'^__device__\s+int\s+(\w+)\s*\(\s*int\s*\)\s*;', text, re.M))
+open(dst, 'w').write(f'''#include "{src}"
+#include <cstdio>
+{stubs}static void *bw_buf[8];
+int main() {{
+  for (void *&b : bw_buf) {{
+    if (cudaMalloc(&b, 256u << 20) != cudaSuccess) {{ std::printf("cudaMalloc failed\\n"); return 1; }}
+    cudaMemset(b, 0, 256u << 20);
+  }}
+''' + '\n'.join(calls) + '''
+  const cudaError_t e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) { std::printf("%s\\n", cudaGetErrorString(e)); return 1; }
+  std::printf("ok\\n");
+  return 0;
+}
+''')
+PY
+  if ! "$nvcc" -O3 -lineinfo -std=c++17 -arch=sm_90 -o "$work/$stem" "$work/$stem.main.cu" >"$work/$stem.nvcc.log" 2>&1; then
+    log "$f does not build with nvcc (see $work/$stem.nvcc.log): $(grep -m1 error "$work/$stem.nvcc.log")"
+    continue
+  fi
+  if ! "$work/$stem" >"$work/$stem.run.log" 2>&1; then
+    log "$f fails to run: $(cat "$work/$stem.run.log")"
+    continue
+  fi
+  (cd "$work" && timeout 300 "$ncu" --clock-control none --section SourceCounters --import-source yes \
+      -f -o "$stem.prof" "./$stem" >"$stem.prof.log" 2>&1) ||
+    { log "ncu on $f failed (see $work/$stem.prof.log)"; continue; }
+  "$ncu" --import "$work/$stem.prof.ncu-rep" --csv --page source --print-source cuda,sass \
+    >"$work/$stem.cuda-sass.csv" 2>"$work/$stem.export.log" ||
+    { log "ncu export of $f failed"; rm -f "$work/$stem.cuda-sass.csv"; }
+  rm -f "$work/$stem.prof.ncu-rep"
+  log "$f profiled"
+done
+
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+"$build/bench/verify/lint-verify-report" --dir "$work" --out "$out/lint-corpus" --gpu "${gpu:-unknown GPU}" \
+  --date "$(date -u +%Y-%m-%d)" "${stems[@]}"
+rc=$?
+# The trimmed exports, so the report can be rerun (and tested) without a GPU.
+mkdir -p "$out/lint-corpus-ncu"
+for s in "${stems[@]}"; do
+  [ -f "$work/$s.cuda-sass.csv" ] && cp "$work/$s.cuda-sass.csv" "$out/lint-corpus-ncu/"
+done
+exit $rc
