@@ -59,7 +59,12 @@ private:
         return Pm->Value;
       if (auto It = Sizes.find(R.Name); It != Sizes.end())
         return It->second;
-      return Pm->Init && ++Depth < 64 ? eval(*Pm->Init) : std::nullopt; // a derived size
+      if (!Pm->Init || Depth >= 64)
+        return std::nullopt;
+      ++Depth; // a derived size: its expression, at most 64 deep
+      const std::optional<std::int64_t> V = eval(*Pm->Init);
+      --Depth;
+      return V;
     };
     H.BuiltinValue = [&](ir::Builtin B) -> std::optional<std::int64_t> {
       switch (B) {
