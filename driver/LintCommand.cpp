@@ -234,12 +234,9 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
   // them instead); findings are then added in kernel order.
   // The lowered kernels, in order, are AllKernels.
   std::vector<const frontend::LoweredKernel *> LoweredKernels;
-  std::vector<std::size_t> WorkOf(L.Kernels.size(), 0);
-  for (std::size_t I = 0; I < L.Kernels.size(); ++I)
-    if (L.Kernels[I].Lowered) {
-      WorkOf[I] = LoweredKernels.size();
-      LoweredKernels.push_back(&L.Kernels[I]);
-    }
+  for (const frontend::LoweredKernel &LK : L.Kernels)
+    if (LK.Lowered)
+      LoweredKernels.push_back(&LK);
   struct Figures {
     std::vector<LintSite> Sites;
     std::optional<UserError> Error;
@@ -267,8 +264,8 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
     }
   };
   onWorkers(Workers, Analyze);
-  for (std::size_t I = 0; I < L.Kernels.size(); ++I) {
-    const frontend::LoweredKernel &LK = L.Kernels[I];
+  std::size_t Next = 0; // in Work
+  for (const frontend::LoweredKernel &LK : L.Kernels) {
     for (const Diagnostic &D : LK.Notes)
       addFinding(R, {"bankwise-unanalyzed", Severity::Note, D.Loc, D.Message, {}}, LK.Display);
     KernelResult KR{LK.Name, LK.Display, LK.Loc, LK.LaunchNote, launchKind(LK.Launch), false, {}, {}};
@@ -277,7 +274,7 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
       R.Kernels.push_back(std::move(KR));
       continue;
     }
-    Figures &Fig = Work[WorkOf[I]];
+    Figures &Fig = Work[Next++];
     if (Fig.Error) {
       const UserError &E = *Fig.Error;
       KR.Why = E.diagnostic().Message;

@@ -318,7 +318,8 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
                                     "threadIdx.{}); give --block for its real shape",
                                     dimText(Block), Dims[2] ? "x, y and z" : Dims[1] ? "x and y" : "x");
     }
-    std::array<Expr, 3> GridExprs{ir::makeInt(32), ir::makeInt(Dims[1] ? 32 : 1), ir::makeInt(1)};
+    const std::int64_t AssumedX = 32, AssumedY = Dims[1] ? 32 : 1;
+    std::array<Expr, 3> GridExprs{ir::makeInt(AssumedX), ir::makeInt(AssumedY), ir::makeInt(1)};
     if (Opts.Grid)
       GridExprs = {ir::makeInt((*Opts.Grid)[0]), ir::makeInt((*Opts.Grid)[1]), ir::makeInt((*Opts.Grid)[2])};
     else if (Site && Site->Grid)
@@ -327,7 +328,7 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
       // The figures per request do not depend on the grid; the launch's
       // totals do: say what was assumed.
       Info.LaunchNote += fmt::format("; grid assumed ({}, {}, 1): {}; give --grid or -D for its real size",
-                                     32, Dims[1] ? 32 : 1,
+                                     AssumedX, AssumedY,
                                      Site ? "the launch's grid is neither constant nor built from the kernel's "
                                             "arguments"
                                           : "no launch gives one");

@@ -2,6 +2,7 @@
 
 #include "ir/Eval.h"
 #include "ir/Printer.h"
+#include "ir/Walk.h"
 
 #include <fmt/format.h>
 
@@ -192,6 +193,14 @@ Bindings representativeSizes(const Program &Prog, const Bindings &Given) {
                                          P.Name, P.Name));
   }
   return Out;
+}
+
+bool readsRuntimeParam(const Program &Prog, const Expr &E) {
+  return anySubexpr(E, [&](const Expr &X) {
+    const auto *V = X.as<VarRef>();
+    const Param *P = V && V->Kind == VarKind::Param ? Prog.findParam(V->Name) : nullptr;
+    return P && P->Runtime;
+  });
 }
 
 } // namespace bankwise::ir

@@ -33,6 +33,9 @@ Program bindParams(const Program &Prog, const Bindings &Values);
 /// breaks a constraint, or when no value up to 2^20 meets a `where`.
 Bindings representativeSizes(const Program &Prog, const Bindings &Given);
 
+/// Whether E reads a runtime param of Prog (one without a value).
+bool readsRuntimeParam(const Program &Prog, const Expr &E);
+
 /// The values of every param that has one (constants and bound runtime
 /// params): the environment of evalConstant.
 ConstEnv paramValues(const Program &Prog);

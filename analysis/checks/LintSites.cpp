@@ -218,13 +218,7 @@ struct Figures {
 /// Whether K reads a param that has no value (in its body, grid or arrays).
 bool usesRuntimeParam(const ir::Program &Prog, const ir::Kernel &K) {
   bool Uses = false;
-  auto Check = [&](const ir::Expr &E) {
-    Uses = Uses || ir::anySubexpr(E, [&](const ir::Expr &X) {
-             const auto *V = X.as<ir::VarRef>();
-             const ir::Param *P = V && V->Kind == ir::VarKind::Param ? Prog.findParam(V->Name) : nullptr;
-             return P && P->Runtime;
-           });
-  };
+  auto Check = [&](const ir::Expr &E) { Uses = Uses || ir::readsRuntimeParam(Prog, E); };
   ir::forEachStmtExpr(K.Body, Check);
   for (const ir::Expr &E : K.Geo.Grid)
     Check(E);

@@ -360,11 +360,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   bool ExtentsFixed = true;
   auto SizedBy = [&](const ir::Array &A) {
     for (const ir::Expr &E : A.Dims)
-      ExtentsFixed = ExtentsFixed && !ir::anySubexpr(E, [&](const ir::Expr &X) {
-                       const auto *V = X.as<ir::VarRef>();
-                       const ir::Param *P = V && V->Kind == ir::VarKind::Param ? Prog.findParam(V->Name) : nullptr;
-                       return P && P->Runtime;
-                     });
+      ExtentsFixed = ExtentsFixed && !ir::readsRuntimeParam(Prog, E);
   };
   for (const ir::Array &A : Prog.Arrays)
     SizedBy(A);

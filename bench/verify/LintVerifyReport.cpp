@@ -241,18 +241,17 @@ int main(int argc, char **argv) {
           }
           Exact = Exact && Lo == Hi;
           constexpr double Tol = 0.005;
-          const std::string Sites1 = Here.size() > 1 ? fmt::format(" ({} sites)", Here.size()) : "";
           if (Exact) {
             ++T.Exact;
             const bool Ok = std::abs(Measured - static_cast<double>(Lo)) <= Tol;
             T.ExactOk += Ok;
-            Row(F, Name, G.Line, Kind, fmt::format("{}{}", Lo, Sites1), num(Measured) + Unit, G.Instructions,
+            Row(F, Name, G.Line, Kind, fmt::format("{}{}", Lo, Sites0), num(Measured) + Unit, G.Instructions,
                 Ok ? "equal" : "DIFFERENT");
           } else {
             ++T.Range;
             const bool Ok = Measured >= static_cast<double>(Lo) - Tol && Measured <= static_cast<double>(Hi) + Tol;
             T.RangeOk += Ok;
-            Row(F, Name, G.Line, Kind, fmt::format("{}..{}{}", Lo, Hi, Sites1), num(Measured) + Unit, G.Instructions,
+            Row(F, Name, G.Line, Kind, fmt::format("{}..{}{}", Lo, Hi, Sites0), num(Measured) + Unit, G.Instructions,
                 Ok ? "inside the range" : "OUTSIDE the range");
           }
         }
