@@ -320,6 +320,30 @@ NcuSource parseNcuSource(std::string_view Text) {
   return Out;
 }
 
+int accessBits(std::string_view Sass) {
+  // The mnemonic: the first word after an optional "@P0" / "@!P0" guard.
+  std::size_t I = Sass.find_first_not_of(" \t");
+  if (I != std::string_view::npos && Sass[I] == '@')
+    I = Sass.find_first_not_of(" \t", Sass.find_first_of(" \t", I));
+  if (I == std::string_view::npos)
+    return 32;
+  const std::size_t End = std::min(Sass.find_first_of(" \t", I), Sass.size());
+  const std::string_view Mnemonic = Sass.substr(I, End - I);
+  int Bits = 32;
+  for (std::size_t Dot = Mnemonic.find('.'); Dot != std::string_view::npos; Dot = Mnemonic.find('.', Dot + 1)) {
+    const std::string_view Suffix = Mnemonic.substr(Dot + 1, Mnemonic.find('.', Dot + 1) - Dot - 1);
+    if (Suffix == "64")
+      Bits = 64;
+    else if (Suffix == "128")
+      Bits = 128;
+    else if (Suffix == "U8" || Suffix == "S8")
+      Bits = 8;
+    else if (Suffix == "U16" || Suffix == "S16")
+      Bits = 16;
+  }
+  return Bits;
+}
+
 std::vector<LineGroup> groupByLine(const FunctionSource &F) {
   std::vector<LineGroup> Out;
   for (const auto &M : F.Memory) {
@@ -335,6 +359,7 @@ std::vector<LineGroup> groupByLine(const FunctionSource &F) {
       It->Operation = M.Operation;
     }
     ++It->Instructions;
+    It->WidestBits = std::max(It->WidestBits, accessBits(M.Sass));
     It->Executed += M.Executed;
     It->SharedWavefronts += M.SharedWavefronts;
     It->GlobalSectors += M.GlobalSectors;

@@ -79,6 +79,7 @@ struct LineGroup {
   Space AddressSpace = Space::Other;
   Op Operation = Op::Other;
   int Instructions = 0; ///< distinct SASS instructions
+  int WidestBits = 0;   ///< the widest access of its instructions (accessBits)
   double Executed = 0, SharedWavefronts = 0, GlobalSectors = 0, TagRequests = 0;
   std::vector<std::string> Sass;
 };
@@ -94,6 +95,10 @@ NcuSource parseNcuSource(std::string_view Text);
 /// section rows, the header and CUDA line rows restricted to the columns
 /// used, and only the memory instructions' SASS rows (duplicates kept).
 std::string trimNcuSource(std::string_view Text);
+
+/// Bits one lane moves in a SASS memory instruction, from its mnemonic:
+/// "LDS.64" 64, "@!P0 STG.E.128" 128, "LDG.E.U8" 8, ".S16"/".U16" 16, else 32.
+int accessBits(std::string_view Sass);
 
 /// S without leading and trailing spaces, tabs and carriage returns.
 std::string trimSpaces(std::string_view S);

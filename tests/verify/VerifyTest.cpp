@@ -500,3 +500,14 @@ TEST_CASE("report: an incorrect kernel fails the run") {
   CHECK_FALSE(Missing.ok());
   CHECK(Missing.Json["samples"][0].contains("error"));
 }
+
+TEST_CASE("ncu source page: the access width of a SASS memory instruction") {
+  CHECK(accessBits("LDS R3, [R4]") == 32);
+  CHECK(accessBits("@!P1  LDS.64 R12, [R5]") == 64);
+  CHECK(accessBits("  @P0 STG.E.128 desc[UR4][R2.64], R4") == 128);
+  CHECK(accessBits("LDG.E.U8 R0, desc[UR4][R2.64]") == 8);
+  CHECK(accessBits("STS.U16 [R1], R2") == 16);
+  CHECK(accessBits("ATOMS.POPC.INC.32 RZ, [R3+URZ]") == 32);
+  // Operand text is not the mnemonic: "R2.64" does not make a 64-bit access.
+  CHECK(accessBits("LDG.E R0, desc[UR4][R2.64]") == 32);
+}
