@@ -144,9 +144,17 @@ void KernelEmitter::emitDeviceArray(int Indent, const ArrayPlan &A) {
   for (const LayoutDecision &D : Opts.LayoutDecisions)
     if (D.Array == A.Decl->Name && D.Loc.Line == A.Decl->Loc.Line && D.Loc.Col == A.Decl->Loc.Col && D.Loc.File == A.Decl->Loc.File && D.Chosen < D.Candidates.size())
       for (const LayoutCandidate &C : D.Candidates)
-        if (C.Name == "raw")
-          Why += fmt::format("; chosen by layout auto: {} {:.6g}, raw {:.6g}", D.Metric,
-                             D.Candidates[D.Chosen].Cost, C.Cost);
+        if (C.Name == "raw") {
+          const LayoutCandidate &Ch = D.Candidates[D.Chosen];
+          if (D.MeasuredAt.empty())
+            Why += fmt::format("; chosen by layout auto: {} {:.6g}, raw {:.6g}", D.Metric, Ch.Cost, C.Cost);
+          else // over size samples: per warp access, pooled and at the worst sample
+            Why += fmt::format("; chosen by layout auto over {} sizes: {} per access {:.3g} (worst {:.3g}), raw "
+                               "{:.3g} (worst {:.3g})",
+                               D.Samples, D.Metric,
+                               D.Executions ? Ch.Cost / static_cast<double>(D.Executions) : 0.0, Ch.Worst,
+                               D.Executions ? C.Cost / static_cast<double>(D.Executions) : 0.0, C.Worst);
+        }
   if (A.InShared) {
     if (F.UseDynamic)
       line(Indent, fmt::format("{} *const {} = reinterpret_cast<{} *>(bw_smem + {}); // {}", T, A.Name,

@@ -162,7 +162,7 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOption
   for (const LayoutDecision &D : Decisions)
     Text += fmt::format("{}: layout auto of '{}' -> {} (chosen at {})\n", locText(D.Loc), D.Array,
                         D.Candidates.empty() ? std::string("raw") : D.Candidates[D.Chosen].Name,
-                        fmt::join(At, ", "));
+                        D.MeasuredAt.empty() ? fmt::format("{}", fmt::join(At, ", ")) : D.MeasuredAt);
   AllSizesOptions SO;
   SO.Analysis = AO;
   bool AnyKernel = false;

@@ -4,6 +4,7 @@
 #include "support/Diagnostic.h"
 
 #include <algorithm>
+#include <optional>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -69,12 +70,22 @@ PipelineResult runPipeline(ir::Program Prog, const PipelineOptions &Opts) {
       *Opts.DumpStream << "# bankwise: the program after pass '" << passName(P) << "'\n"
                        << ir::print(Prog) << std::flush;
   };
+  // Layout auto measures its candidates at size samples around the
+  // representative sizes (analysis/passes/LayoutChoice.h) of the program
+  // before binding; with --size, the passes decide at the given sizes alone.
+  std::optional<ir::Program> Unbound;
+  LayoutChoiceOptions LayoutOpts = Opts.Layouts;
   if (Runs(PassId::BindSizes)) {
     if (R.RuntimeParams.empty() && !Opts.Sizes.empty())
       throw UserError(fmt::format("--size {}: the program has no runtime params (every size is a constant)",
                                   Opts.Sizes.begin()->first));
     if (!R.RuntimeParams.empty()) {
       R.RepresentativeSizes = ir::representativeSizes(Prog, Opts.Sizes);
+      if (Opts.Sizes.empty()) {
+        Unbound = Prog;
+        LayoutOpts.Unbound = &*Unbound;
+        LayoutOpts.SizeSamples = layoutSizeSamples(*Unbound, R.RepresentativeSizes, &LayoutOpts.SamplesText);
+      }
       Prog = ir::bindParams(Prog, R.RepresentativeSizes);
     }
     After(PassId::BindSizes);
@@ -82,11 +93,13 @@ PipelineResult runPipeline(ir::Program Prog, const PipelineOptions &Opts) {
   if (Runs(PassId::ScheduleColored)) {
     ColoredScheduling C = applyColoredSchedules(Prog);
     Prog = std::move(C.Program);
+    if (!C.Reports.empty()) // the samples would lack the schedules: decide at the bound sizes
+      LayoutOpts.SizeSamples.clear();
     R.Colored = std::move(C.Reports);
     After(PassId::ScheduleColored);
   }
   if (Runs(PassId::LayoutAuto)) {
-    LayoutChoice L = chooseLayouts(Prog, Opts.Layouts);
+    LayoutChoice L = chooseLayouts(Prog, LayoutOpts);
     Prog = std::move(L.Program);
     R.Layouts = std::move(L.Decisions);
     After(PassId::LayoutAuto);

@@ -8,28 +8,51 @@ namespace bankwise {
 namespace {
 
 /// Every array declaration of Prog a kernel can name, with the kernels that
-/// see it: top-level arrays are visible to all kernels.
+/// see it: top-level arrays are visible to all kernels. Kernel = -1 and
+/// Index into Prog.Arrays for those; else the kernel's index and the index
+/// into its arrays(): the same array in a copy of the program.
 struct ArraySlot {
   ir::Array *Decl;
   std::vector<const ir::Kernel *> Kernels;
+  int Kernel = -1;
+  std::size_t Index = 0;
 };
+
+ir::Array &arrayAt(ir::Program &P, const ArraySlot &S) {
+  return S.Kernel < 0 ? P.Arrays[S.Index] : *P.Kernels[static_cast<std::size_t>(S.Kernel)].arrays()[S.Index];
+}
+
+/// Bytes of every array with a size (global and shared).
+std::int64_t footprint(const ir::Program &P) {
+  std::int64_t Total = 0;
+  auto Add = [&](const ir::Array &A) { Total += A.allocatedBytes().value_or(0); };
+  for (const ir::Array &A : P.Arrays)
+    Add(A);
+  for (const ir::Kernel &K : P.Kernels)
+    for (const ir::Array *A : K.arrays())
+      Add(*A);
+  return Total;
+}
 
 std::vector<ArraySlot> autoSharedArrays(ir::Program &Prog) {
   std::vector<ArraySlot> Out;
   auto IsAuto = [](const ir::Array &A) {
     return A.Space == ir::MemSpace::Shared && A.Lay.Kind == ir::LayoutKind::Auto;
   };
-  for (ir::Array &A : Prog.Arrays)
-    if (IsAuto(A)) {
-      ArraySlot S{&A, {}};
+  for (std::size_t I = 0; I < Prog.Arrays.size(); ++I)
+    if (IsAuto(Prog.Arrays[I])) {
+      ArraySlot S{&Prog.Arrays[I], {}, -1, I};
       for (const ir::Kernel &K : Prog.Kernels)
         S.Kernels.push_back(&K);
       Out.push_back(S);
     }
-  for (ir::Kernel &K : Prog.Kernels)
-    for (ir::Array *A : K.arrays())
-      if (IsAuto(*A))
-        Out.push_back({A, {&K}});
+  for (std::size_t KI = 0; KI < Prog.Kernels.size(); ++KI) {
+    ir::Kernel &K = Prog.Kernels[KI];
+    const std::vector<ir::Array *> As = K.arrays();
+    for (std::size_t I = 0; I < As.size(); ++I)
+      if (IsAuto(*As[I]))
+        Out.push_back({As[I], {&K}, static_cast<int>(KI), I});
+  }
   return Out;
 }
 
@@ -59,6 +82,46 @@ ir::Layout makeIrLayout(ir::LayoutKind Kind, std::int64_t Arg) {
 
 } // namespace
 
+std::vector<ir::Bindings> layoutSizeSamples(const ir::Program &Unbound, const ir::Bindings &Representative,
+                                            std::string *Text) {
+  std::vector<ir::Bindings> Out{Representative};
+  std::vector<std::string> At, Names;
+  for (const auto &[Name, Value] : Representative)
+    At.push_back(fmt::format("{} = {}", Name, Value));
+  std::int64_t Base = 0;
+  try {
+    Base = footprint(ir::bindParams(Unbound, Representative));
+  } catch (const UserError &) {
+    Base = 0;
+  }
+  for (const auto &[Name, Value] : Representative) {
+    Names.push_back(Name);
+    for (std::int64_t R = 1; R < 32; ++R) {
+      ir::Bindings B = Representative;
+      B[Name] = Value + R;
+      try {
+        const std::int64_t F = footprint(ir::bindParams(Unbound, B));
+        if (Base > 0 && F > 4 * Base) {
+          continue;
+        }
+      } catch (const UserError &) {
+        continue; // breaks a `where`, or the sizes are out of range
+      }
+      Out.push_back(std::move(B));
+    }
+  }
+  if (Text) {
+    const std::size_t Full = 31 * Names.size();
+    *Text = Out.size() - 1 == Full
+                ? fmt::format("{}, and each of {} at the 31 values above it (every residue mod 32)",
+                              fmt::join(At, ", "), fmt::join(Names, ", "))
+                : fmt::format("{}, and each of {} at values above it ({} of {}: the others break a `where` "
+                              "or hold over 4 times the elements)",
+                              fmt::join(At, ", "), fmt::join(Names, ", "), Out.size() - 1, Full);
+  }
+  return Out;
+}
+
 LayoutChoice chooseLayouts(const ir::Program &Input, const LayoutChoiceOptions &Opts) {
   LayoutChoice Result{Input, {}};
   ir::Program &Prog = Result.Program;
@@ -73,6 +136,15 @@ LayoutChoice chooseLayouts(const ir::Program &Input, const LayoutChoiceOptions &
   // layout).
   for (ArraySlot &S : Slots)
     S.Decl->Lay = makeIrLayout(ir::LayoutKind::Raw, 0);
+  // With size samples: the program bound at each, its auto arrays raw too.
+  std::vector<ir::Program> Samples;
+  if (Opts.Unbound && !Opts.SizeSamples.empty() && !Slots.empty()) {
+    ir::Program U = *Opts.Unbound;
+    for (const ArraySlot &S : Slots)
+      arrayAt(U, S).Lay = makeIrLayout(ir::LayoutKind::Raw, 0);
+    for (const ir::Bindings &B : Opts.SizeSamples)
+      Samples.push_back(ir::bindParams(U, B));
+  }
   std::vector<LayoutDecision> &Out = Result.Decisions;
   for (ArraySlot &S : Slots) {
     ir::Array &A = *S.Decl;
@@ -81,6 +153,8 @@ LayoutChoice chooseLayouts(const ir::Program &Input, const LayoutChoiceOptions &
     D.Loc = A.Loc;
     D.Seed = Opts.Seed;
     D.Metric = OnTarget ? "sm_90 wavefronts" : "DMM congestion";
+    D.MeasuredAt = Samples.empty() ? "" : Opts.SamplesText;
+    D.Samples = Samples.size();
     for (const ir::Kernel *K : S.Kernels)
       D.Kernels.push_back(K->Name);
     std::vector<ir::Layout> Cands = {makeIrLayout(ir::LayoutKind::Raw, 0)};
@@ -98,45 +172,77 @@ LayoutChoice chooseLayouts(const ir::Program &Input, const LayoutChoiceOptions &
       C.Layout = L;
       C.Name = L.str();
       std::int64_t Execs = 0;
-      for (const ir::Kernel *K : S.Kernels) {
-        if (sharedBytes(Prog, *K) > MaxShared)
-          C.Fits = false;
-        AnalysisOptions AO = Opts.Analysis;
-        AO.SimulateTime = false;
-        AO.OnlyArray = A.Name; // a candidate changes only its array's costs
-        const KernelReport R = analyzeKernel(Prog, *K, AO);
-        for (const AccessSiteReport &Site : R.Sites) {
-          if (Site.Array != A.Name)
-            continue;
-          Execs += Site.WarpExecutions;
-          if (Site.DataDependent) {
-            const double PerWarp = L.Kind == ir::LayoutKind::Rap
-                                       ? Site.ExpectedRapCongestion
-                                       : static_cast<double>(Site.WorstCongestion);
-            C.Cost += PerWarp * static_cast<double>(Site.WarpExecutions);
-          } else {
-            C.Cost += OnTarget ? Site.Wavefronts.Sum : Site.Congestion.Sum;
+      // The bound program alone, or every sample (pooled).
+      std::vector<ir::Program *> Where{&Prog};
+      if (!Samples.empty()) {
+        Where.clear();
+        for (ir::Program &P : Samples) {
+          arrayAt(P, S).Lay = L;
+          Where.push_back(&P);
+        }
+      }
+      for (ir::Program *P : Where) {
+        double Cost = 0;
+        std::int64_t Here = 0;
+        for (const ir::Kernel *K0 : S.Kernels) {
+          const ir::Kernel *K = &P->Kernels[static_cast<std::size_t>(K0 - Prog.Kernels.data())];
+          if (sharedBytes(*P, *K) > MaxShared)
+            C.Fits = false;
+          AnalysisOptions AO = Opts.Analysis;
+          AO.SimulateTime = false;
+          AO.OnlyArray = A.Name; // a candidate changes only its array's costs
+          const KernelReport R = analyzeKernel(*P, *K, AO);
+          for (const AccessSiteReport &Site : R.Sites) {
+            if (Site.Array != A.Name)
+              continue;
+            Here += Site.WarpExecutions;
+            if (Site.DataDependent) {
+              const double PerWarp = L.Kind == ir::LayoutKind::Rap
+                                         ? Site.ExpectedRapCongestion
+                                         : static_cast<double>(Site.WorstCongestion);
+              Cost += PerWarp * static_cast<double>(Site.WarpExecutions);
+            } else {
+              Cost += OnTarget ? Site.Wavefronts.Sum : Site.Congestion.Sum;
+            }
           }
         }
+        C.Cost += Cost;
+        Execs += Here;
+        if (Here > 0)
+          C.Worst = std::max(C.Worst, Cost / static_cast<double>(Here));
       }
       D.Executions = Execs;
       D.Candidates.push_back(C);
     }
     // Lowest cost among those that fit; Cands is already in tie order except
     // that pad's footprint ranks after equal-cost raw (index order holds).
+    // Over size samples, the lowest worst sample first (no size left with a
+    // conflict another candidate avoids), then the lowest pooled cost.
+    auto Better = [&](const LayoutCandidate &X, const LayoutCandidate &Y) {
+      if (!Samples.empty()) {
+        constexpr double Tol = 1e-9;
+        if (X.Worst < Y.Worst - Tol)
+          return true;
+        if (X.Worst > Y.Worst + Tol)
+          return false;
+      }
+      return X.Cost < Y.Cost;
+    };
     std::size_t Best = 0;
     bool Any = false;
     for (std::size_t I = 0; I < D.Candidates.size(); ++I) {
       const LayoutCandidate &C = D.Candidates[I];
       if (!C.Fits)
         continue;
-      if (!Any || C.Cost < D.Candidates[Best].Cost) {
+      if (!Any || Better(C, D.Candidates[Best])) {
         Best = I;
         Any = true;
       }
     }
     D.Chosen = Best;
     A.Lay = D.Candidates[Best].Layout;
+    for (ir::Program &P : Samples)
+      arrayAt(P, S).Lay = A.Lay;
     Out.push_back(std::move(D));
   }
   return Result;

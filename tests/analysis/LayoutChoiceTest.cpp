@@ -145,3 +145,62 @@ TEST_CASE("the choice is deterministic") {
   B = chooseLayouts(B).Program;
   CHECK(A == B);
 }
+
+// A tile skewed by (c * R + r0) mod 8, as a transpose with sector-aligned
+// writes stores it: pad(1) is conflict-free at the representative R = 64
+// and 8-way wherever R % 8 == 7, pad(2) is 1- and 2-way at every size. With
+// runtime sizes, layout auto weighs size samples and takes the best worst
+// case; at the bound sizes alone it would take pad(1).
+TEST_CASE("layout auto with runtime sizes: the best worst case over size samples, not the representative size") {
+  const std::string Src = R"(target sm_90
+param R
+param C
+kernel t(in: global f32[R][C], out: global f32[C][R]) grid ((R + 7 + 63) / 64, (C + 63) / 64) block (32, 16) {
+  shared tile: f32[64][64]
+  for k in 0..5 {
+    for j in 0..2 {
+      let r = bx * 64 - 7 + ty + 16 * k
+      let c = by * 64 + tx + 32 * j
+      let row = r - bx * 64 + (c * R + bx * 64) % 8
+      if row >= 0 && row < 64 && r >= 0 && r < R && c < C { tile[row][tx + 32 * j] = in[r][c] }
+    }
+  }
+  sync
+  for k in 0..4 {
+    for j in 0..2 {
+      let c = by * 64 + ty + 16 * k
+      let r = bx * 64 - (c * R + bx * 64) % 8 + tx + 32 * j
+      if c < C && r >= 0 && r < R { out[c][r] = tile[tx + 32 * j][ty + 16 * k] }
+    }
+  }
+}
+)";
+  const ir::Program Unbound = parseOrFail(Src);
+  const ir::Bindings Rep = ir::representativeSizes(Unbound, {});
+  CHECK(Rep.at("R") == 64);
+  const ir::Program Bound = ir::bindParams(Unbound, Rep);
+
+  const LayoutChoice AtOne = chooseLayouts(Bound);
+  CHECK(decision(AtOne.Decisions, "tile").Candidates[decision(AtOne.Decisions, "tile").Chosen].Name == "pad(1)");
+
+  LayoutChoiceOptions O;
+  O.Unbound = &Unbound;
+  O.SizeSamples = layoutSizeSamples(Unbound, Rep, &O.SamplesText);
+  CHECK(O.SizeSamples.size() == 63); // the representative sizes, and R, C each at 31 more
+  CHECK(O.SamplesText.find("every residue mod 32") != std::string::npos);
+  const LayoutChoice Over = chooseLayouts(Bound, O);
+  const LayoutDecision &D = decision(Over.Decisions, "tile");
+  CHECK(D.Samples == 63);
+  const LayoutCandidate &Chosen = D.Candidates[D.Chosen];
+  CHECK(Chosen.Name == "pad(2)");
+  // Per warp access at the worst sample (the mean of the two sites, weighted
+  // by their warp executions, which edge tiles make unequal): pad(2) stores
+  // in 1 wavefront and reads in 2; pad(1) stores in 8 at R % 8 == 7.
+  CHECK(Chosen.Worst > 1.4);
+  CHECK(Chosen.Worst < 1.6);
+  for (const LayoutCandidate &C : D.Candidates)
+    if (C.Name == "pad(1)") {
+      CHECK(C.Worst > 4.0);
+      CHECK(C.Worst < 4.6);
+    }
+}
