@@ -611,14 +611,14 @@ TEST_CASE("runtime params: one kernel for every size, sizes as arguments, predic
   CHECK(R.Source.find("transpose_f32(const float *in, float *out, long long R, long long C) {") != std::string::npos);
   CHECK(R.Source.find("constexpr Index R") == std::string::npos);
   CHECK(R.Source.find("in[r * C + c]") != std::string::npos);
-  CHECK(R.Source.find("out[r * R + c]") != std::string::npos);
+  CHECK(R.Source.find("out[c * R + r]") != std::string::npos);
   CHECK(R.Header.find("cudaError_t launch_transpose_f32(const float *in, std::size_t in_count, float *out, "
                       "std::size_t out_count, long long R, long long C, cudaStream_t stream = 0);") != std::string::npos);
   CHECK(R.Header.find("inline constexpr long long R") == std::string::npos);
   // The launch computes the grid and checks the sizes before launching.
-  CHECK(R.Source.find("const long long bw_grid_x = bankwise::floorDiv(C + 31, 32), bw_grid_y = bankwise::floorDiv(R + 31, 32), bw_grid_z = 1;") != std::string::npos);
+  CHECK(R.Source.find("const long long bw_grid_x = bankwise::floorDiv(R + 7 + 63, 64), bw_grid_y = bankwise::floorDiv(C + 63, 64), bw_grid_z = 1;") != std::string::npos);
   CHECK(R.Source.find("if (in_count != static_cast<std::size_t>(R * C) || out_count != static_cast<std::size_t>(C * R))") != std::string::npos);
-  CHECK(R.Source.find("transpose_f32<<<bw_grid, dim3(32, 8, 1), 0, stream>>>(in, out, R, C);") != std::string::npos);
+  CHECK(R.Source.find("transpose_f32<<<bw_grid, dim3(32, 16, 1), 0, stream>>>(in, out, R, C);") != std::string::npos);
   // Predictions say at which sizes they hold.
   CHECK(R.Source.find("// Predicted at R = 64, C = 64 (representative sizes") != std::string::npos);
   const nlohmann::json J = nlohmann::json::parse(R.ReportJson);
@@ -629,7 +629,7 @@ TEST_CASE("runtime params: one kernel for every size, sizes as arguments, predic
   // -D binds a runtime param for good: the constant code of before.
   const codegen::CompileResult D = compileSample("samples/transpose_any_shape.bw", true, {{"R", 250}, {"C", 170}});
   CHECK(D.Source.find("constexpr Index R = 250; // param") != std::string::npos);
-  CHECK(D.Source.find("transpose_f32<<<dim3(6, 8, 1), dim3(32, 8, 1), 0, stream>>>(in, out);") != std::string::npos);
+  CHECK(D.Source.find("transpose_f32<<<dim3(5, 3, 1), dim3(32, 16, 1), 0, stream>>>(in, out);") != std::string::npos);
   CHECK(D.Source.find("Predicted at") == std::string::npos);
 }
 

@@ -67,10 +67,10 @@ int main() {
          "a zero dimension is rejected", 0, 65);
   expect(T::launch_transpose_f32(In.data(), 0, Out.data(), 0, -3, 65, 0) == cudaErrorInvalidValue,
          "a negative dimension is rejected", -3, 65);
-  // 65536 * 32 + 1 rows need 65537 blocks in y: beyond CUDA's 65535.
-  const long long Tall = 65536LL * 32 + 1;
-  expect(T::launch_transpose_f32(In.data(), Tall, Out.data(), Tall, Tall, 1, 0) == cudaErrorInvalidValue,
-         "a grid beyond CUDA's limits is rejected", Tall, 1);
+  // 65536 * 64 + 1 columns need 65537 blocks in y (64-column tiles): beyond CUDA's 65535.
+  const long long Wide = 65536LL * 64 + 1;
+  expect(T::launch_transpose_f32(In.data(), Wide, Out.data(), Wide, 1, Wide, 0) == cudaErrorInvalidValue,
+         "a grid beyond CUDA's limits is rejected", 1, Wide);
   expect(Untouched(), "no rejected launch wrote", 0, 0);
 
   namespace S = runtime_sizes;

@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(256) bitrev_tiled(const float *a, float *b, lo
   const Index tx = static_cast<Index>(threadIdx.x);
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
-  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/models/Layout.h); chosen by layout auto: sm_90 wavefronts 64, raw 1056
+  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/models/Layout.h); chosen by layout auto over 3 sizes: sm_90 wavefronts per access 1 (worst 1), raw 16.5 (worst 16.5)
   constexpr bankwise::PadLayout<32, 1> tile_layout{};
   for (Index k = 0; k < 4; ++k) {
     // 23:5 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1

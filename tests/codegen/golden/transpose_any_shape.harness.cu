@@ -6,53 +6,65 @@
 // for race-free programs. Per-thread locals are arrays indexed by the thread t.
 static void reference_transpose_f32(const std::vector<float> &in, std::vector<float> &out, long long R, long long C) {
   using Index = long long;
-  constexpr Index NT = 256;
-  const long long bw_grid_x = bankwise::floorDiv(C + 31, 32), bw_grid_y = bankwise::floorDiv(R + 31, 32), bw_grid_z = 1;
+  constexpr Index NT = 512;
+  const long long bw_grid_x = bankwise::floorDiv(R + 7 + 63, 64), bw_grid_y = bankwise::floorDiv(C + 63, 64), bw_grid_z = 1;
   for (Index bz = 0; bz < bw_grid_z; ++bz)
   for (Index by = 0; by < bw_grid_y; ++by)
   for (Index bx = 0; bx < bw_grid_x; ++bx) {
     (void)bx, (void)by, (void)bz;
-    std::vector<float> tile(1024); // shared, per block
-    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
-      std::vector<Index> r(NT);
-      for (Index t = 0; t < NT; ++t) {
-        r[t] = by * 32 + t / 32 % 8 + 8 * k;
-      }
-      std::vector<Index> c(NT);
-      for (Index t = 0; t < NT; ++t) {
-        c[t] = bx * 32 + t % 32;
-      }
-      {
-        std::vector<char> bw_then1(NT);
+    std::vector<float> tile(4544); // shared, per block
+    for (Index k = 0, k_end = 5; k < k_end; k += 1) {
+      for (Index j = 0, j_end = 2; j < j_end; j += 1) {
+        std::vector<Index> r(NT);
         for (Index t = 0; t < NT; ++t) {
-          bw_then1[t] = ((r[t] < R) && (c[t] < C)) != 0;
+          r[t] = bx * 64 - 7 + t / 32 % 16 + 16 * k;
         }
+        std::vector<Index> c(NT);
         for (Index t = 0; t < NT; ++t) {
-          if (!bw_then1[t])
-            continue;
-          tile[(t / 32 % 8 + 8 * k) * 32 + t % 32] = in[r[t] * C + c[t]];
+          c[t] = by * 64 + t % 32 + 32 * j;
+        }
+        std::vector<Index> row(NT);
+        for (Index t = 0; t < NT; ++t) {
+          row[t] = r[t] - bx * 64 + bankwise::floorMod(c[t] * R + bx * 64, 8);
+        }
+        {
+          std::vector<char> bw_then1(NT);
+          for (Index t = 0; t < NT; ++t) {
+            bw_then1[t] = (((((((t / 32 % 16 + 16 * k) < 71) && (row[t] >= 0)) && (row[t] < 64)) && (r[t] >= 0)) && (r[t] < R)) && (c[t] < C)) != 0;
+          }
+          for (Index t = 0; t < NT; ++t) {
+            if (!bw_then1[t])
+              continue;
+            tile[(t / 32 % 16 + 16 * k) * 64 + (t % 32 + 32 * j)] = in[r[t] * C + c[t]];
+          }
         }
       }
     }
     // sync: every thread finished the statements above (lockstep).
     for (Index k = 0, k_end = 4; k < k_end; k += 1) {
-      std::vector<Index> r(NT);
-      for (Index t = 0; t < NT; ++t) {
-        r[t] = bx * 32 + t / 32 % 8 + 8 * k;
-      }
-      std::vector<Index> c(NT);
-      for (Index t = 0; t < NT; ++t) {
-        c[t] = by * 32 + t % 32;
-      }
-      {
-        std::vector<char> bw_then2(NT);
+      for (Index j = 0, j_end = 2; j < j_end; j += 1) {
+        std::vector<Index> c(NT);
         for (Index t = 0; t < NT; ++t) {
-          bw_then2[t] = ((r[t] < C) && (c[t] < R)) != 0;
+          c[t] = by * 64 + t / 32 % 16 + 16 * k;
         }
+        std::vector<Index> sh(NT);
         for (Index t = 0; t < NT; ++t) {
-          if (!bw_then2[t])
-            continue;
-          out[r[t] * R + c[t]] = tile[t % 32 * 32 + (t / 32 % 8 + 8 * k)];
+          sh[t] = bankwise::floorMod(c[t] * R + bx * 64, 8);
+        }
+        std::vector<Index> r(NT);
+        for (Index t = 0; t < NT; ++t) {
+          r[t] = bx * 64 - sh[t] + t % 32 + 32 * j;
+        }
+        {
+          std::vector<char> bw_then2(NT);
+          for (Index t = 0; t < NT; ++t) {
+            bw_then2[t] = (((c[t] < C) && (r[t] >= 0)) && (r[t] < R)) != 0;
+          }
+          for (Index t = 0; t < NT; ++t) {
+            if (!bw_then2[t])
+              continue;
+            out[c[t] * R + r[t]] = tile[(t % 32 + 32 * j + 7 - sh[t]) * 64 + (t / 32 % 16 + 16 * k)];
+          }
         }
       }
     }
@@ -65,53 +77,65 @@ static void reference_transpose_f32(const std::vector<float> &in, std::vector<fl
 // for race-free programs. Per-thread locals are arrays indexed by the thread t.
 static void reference_transpose_f64(const std::vector<double> &in, std::vector<double> &out, long long R, long long C) {
   using Index = long long;
-  constexpr Index NT = 256;
-  const long long bw_grid_x = bankwise::floorDiv(C + 31, 32), bw_grid_y = bankwise::floorDiv(R + 31, 32), bw_grid_z = 1;
+  constexpr Index NT = 512;
+  const long long bw_grid_x = bankwise::floorDiv(R + 3 + 63, 64), bw_grid_y = bankwise::floorDiv(C + 63, 64), bw_grid_z = 1;
   for (Index bz = 0; bz < bw_grid_z; ++bz)
   for (Index by = 0; by < bw_grid_y; ++by)
   for (Index bx = 0; bx < bw_grid_x; ++bx) {
     (void)bx, (void)by, (void)bz;
-    std::vector<double> tile(1024); // shared, per block
-    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
-      std::vector<Index> r(NT);
-      for (Index t = 0; t < NT; ++t) {
-        r[t] = by * 32 + t / 32 % 8 + 8 * k;
-      }
-      std::vector<Index> c(NT);
-      for (Index t = 0; t < NT; ++t) {
-        c[t] = bx * 32 + t % 32;
-      }
-      {
-        std::vector<char> bw_then1(NT);
+    std::vector<double> tile(4288); // shared, per block
+    for (Index k = 0, k_end = 5; k < k_end; k += 1) {
+      for (Index j = 0, j_end = 2; j < j_end; j += 1) {
+        std::vector<Index> r(NT);
         for (Index t = 0; t < NT; ++t) {
-          bw_then1[t] = ((r[t] < R) && (c[t] < C)) != 0;
+          r[t] = bx * 64 - 3 + t / 32 % 16 + 16 * k;
         }
+        std::vector<Index> c(NT);
         for (Index t = 0; t < NT; ++t) {
-          if (!bw_then1[t])
-            continue;
-          tile[(t / 32 % 8 + 8 * k) * 32 + t % 32] = in[r[t] * C + c[t]];
+          c[t] = by * 64 + t % 32 + 32 * j;
+        }
+        std::vector<Index> row(NT);
+        for (Index t = 0; t < NT; ++t) {
+          row[t] = r[t] - bx * 64 + bankwise::floorMod(c[t] * R + bx * 64, 4);
+        }
+        {
+          std::vector<char> bw_then1(NT);
+          for (Index t = 0; t < NT; ++t) {
+            bw_then1[t] = (((((((t / 32 % 16 + 16 * k) < 67) && (row[t] >= 0)) && (row[t] < 64)) && (r[t] >= 0)) && (r[t] < R)) && (c[t] < C)) != 0;
+          }
+          for (Index t = 0; t < NT; ++t) {
+            if (!bw_then1[t])
+              continue;
+            tile[(t / 32 % 16 + 16 * k) * 64 + (t % 32 + 32 * j)] = in[r[t] * C + c[t]];
+          }
         }
       }
     }
     // sync: every thread finished the statements above (lockstep).
     for (Index k = 0, k_end = 4; k < k_end; k += 1) {
-      std::vector<Index> r(NT);
-      for (Index t = 0; t < NT; ++t) {
-        r[t] = bx * 32 + t / 32 % 8 + 8 * k;
-      }
-      std::vector<Index> c(NT);
-      for (Index t = 0; t < NT; ++t) {
-        c[t] = by * 32 + t % 32;
-      }
-      {
-        std::vector<char> bw_then2(NT);
+      for (Index j = 0, j_end = 2; j < j_end; j += 1) {
+        std::vector<Index> c(NT);
         for (Index t = 0; t < NT; ++t) {
-          bw_then2[t] = ((r[t] < C) && (c[t] < R)) != 0;
+          c[t] = by * 64 + t / 32 % 16 + 16 * k;
         }
+        std::vector<Index> sh(NT);
         for (Index t = 0; t < NT; ++t) {
-          if (!bw_then2[t])
-            continue;
-          out[r[t] * R + c[t]] = tile[t % 32 * 32 + (t / 32 % 8 + 8 * k)];
+          sh[t] = bankwise::floorMod(c[t] * R + bx * 64, 4);
+        }
+        std::vector<Index> r(NT);
+        for (Index t = 0; t < NT; ++t) {
+          r[t] = bx * 64 - sh[t] + t % 32 + 32 * j;
+        }
+        {
+          std::vector<char> bw_then2(NT);
+          for (Index t = 0; t < NT; ++t) {
+            bw_then2[t] = (((c[t] < C) && (r[t] >= 0)) && (r[t] < R)) != 0;
+          }
+          for (Index t = 0; t < NT; ++t) {
+            if (!bw_then2[t])
+              continue;
+            out[c[t] * R + r[t]] = tile[(t % 32 + 32 * j + 3 - sh[t]) * 64 + (t / 32 % 16 + 16 * k)];
+          }
         }
       }
     }
@@ -124,53 +148,65 @@ static void reference_transpose_f64(const std::vector<double> &in, std::vector<d
 // for race-free programs. Per-thread locals are arrays indexed by the thread t.
 static void reference_transpose_f16(const std::vector<float> &in, std::vector<float> &out, long long R, long long C) {
   using Index = long long;
-  constexpr Index NT = 256;
-  const long long bw_grid_x = bankwise::floorDiv(C + 31, 32), bw_grid_y = bankwise::floorDiv(R + 31, 32), bw_grid_z = 1;
+  constexpr Index NT = 512;
+  const long long bw_grid_x = bankwise::floorDiv(R + 15 + 63, 64), bw_grid_y = bankwise::floorDiv(C + 63, 64), bw_grid_z = 1;
   for (Index bz = 0; bz < bw_grid_z; ++bz)
   for (Index by = 0; by < bw_grid_y; ++by)
   for (Index bx = 0; bx < bw_grid_x; ++bx) {
     (void)bx, (void)by, (void)bz;
-    std::vector<float> tile(1024); // shared, per block
-    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
-      std::vector<Index> r(NT);
-      for (Index t = 0; t < NT; ++t) {
-        r[t] = by * 32 + t / 32 % 8 + 8 * k;
-      }
-      std::vector<Index> c(NT);
-      for (Index t = 0; t < NT; ++t) {
-        c[t] = bx * 32 + t % 32;
-      }
-      {
-        std::vector<char> bw_then1(NT);
+    std::vector<float> tile(5056); // shared, per block
+    for (Index k = 0, k_end = 5; k < k_end; k += 1) {
+      for (Index j = 0, j_end = 2; j < j_end; j += 1) {
+        std::vector<Index> r(NT);
         for (Index t = 0; t < NT; ++t) {
-          bw_then1[t] = ((r[t] < R) && (c[t] < C)) != 0;
+          r[t] = bx * 64 - 15 + t / 32 % 16 + 16 * k;
         }
+        std::vector<Index> c(NT);
         for (Index t = 0; t < NT; ++t) {
-          if (!bw_then1[t])
-            continue;
-          tile[(t / 32 % 8 + 8 * k) * 32 + t % 32] = in[r[t] * C + c[t]];
+          c[t] = by * 64 + t % 32 + 32 * j;
+        }
+        std::vector<Index> row(NT);
+        for (Index t = 0; t < NT; ++t) {
+          row[t] = r[t] - bx * 64 + bankwise::floorMod(c[t] * R + bx * 64, 16);
+        }
+        {
+          std::vector<char> bw_then1(NT);
+          for (Index t = 0; t < NT; ++t) {
+            bw_then1[t] = (((((((t / 32 % 16 + 16 * k) < 79) && (row[t] >= 0)) && (row[t] < 64)) && (r[t] >= 0)) && (r[t] < R)) && (c[t] < C)) != 0;
+          }
+          for (Index t = 0; t < NT; ++t) {
+            if (!bw_then1[t])
+              continue;
+            tile[(t / 32 % 16 + 16 * k) * 64 + (t % 32 + 32 * j)] = in[r[t] * C + c[t]];
+          }
         }
       }
     }
     // sync: every thread finished the statements above (lockstep).
     for (Index k = 0, k_end = 4; k < k_end; k += 1) {
-      std::vector<Index> r(NT);
-      for (Index t = 0; t < NT; ++t) {
-        r[t] = bx * 32 + t / 32 % 8 + 8 * k;
-      }
-      std::vector<Index> c(NT);
-      for (Index t = 0; t < NT; ++t) {
-        c[t] = by * 32 + t % 32;
-      }
-      {
-        std::vector<char> bw_then2(NT);
+      for (Index j = 0, j_end = 2; j < j_end; j += 1) {
+        std::vector<Index> c(NT);
         for (Index t = 0; t < NT; ++t) {
-          bw_then2[t] = ((r[t] < C) && (c[t] < R)) != 0;
+          c[t] = by * 64 + t / 32 % 16 + 16 * k;
         }
+        std::vector<Index> sh(NT);
         for (Index t = 0; t < NT; ++t) {
-          if (!bw_then2[t])
-            continue;
-          out[r[t] * R + c[t]] = tile[t % 32 * 32 + (t / 32 % 8 + 8 * k)];
+          sh[t] = bankwise::floorMod(c[t] * R + bx * 64, 16);
+        }
+        std::vector<Index> r(NT);
+        for (Index t = 0; t < NT; ++t) {
+          r[t] = bx * 64 - sh[t] + t % 32 + 32 * j;
+        }
+        {
+          std::vector<char> bw_then2(NT);
+          for (Index t = 0; t < NT; ++t) {
+            bw_then2[t] = (((c[t] < C) && (r[t] >= 0)) && (r[t] < R)) != 0;
+          }
+          for (Index t = 0; t < NT; ++t) {
+            if (!bw_then2[t])
+              continue;
+            out[c[t] * R + r[t]] = tile[(t % 32 + 32 * j + 15 - sh[t]) * 64 + (t / 32 % 16 + 16 * k)];
+          }
         }
       }
     }
@@ -183,53 +219,65 @@ static void reference_transpose_f16(const std::vector<float> &in, std::vector<fl
 // for race-free programs. Per-thread locals are arrays indexed by the thread t.
 static void reference_transpose_i8(const std::vector<std::int8_t> &in, std::vector<std::int8_t> &out, long long R, long long C) {
   using Index = long long;
-  constexpr Index NT = 256;
-  const long long bw_grid_x = bankwise::floorDiv(C + 31, 32), bw_grid_y = bankwise::floorDiv(R + 31, 32), bw_grid_z = 1;
+  constexpr Index NT = 512;
+  const long long bw_grid_x = bankwise::floorDiv(R + 31 + 63, 64), bw_grid_y = bankwise::floorDiv(C + 63, 64), bw_grid_z = 1;
   for (Index bz = 0; bz < bw_grid_z; ++bz)
   for (Index by = 0; by < bw_grid_y; ++by)
   for (Index bx = 0; bx < bw_grid_x; ++bx) {
     (void)bx, (void)by, (void)bz;
-    std::vector<std::int8_t> tile(1024); // shared, per block
-    for (Index k = 0, k_end = 4; k < k_end; k += 1) {
-      std::vector<Index> r(NT);
-      for (Index t = 0; t < NT; ++t) {
-        r[t] = by * 32 + t / 32 % 8 + 8 * k;
-      }
-      std::vector<Index> c(NT);
-      for (Index t = 0; t < NT; ++t) {
-        c[t] = bx * 32 + t % 32;
-      }
-      {
-        std::vector<char> bw_then1(NT);
+    std::vector<std::int8_t> tile(6080); // shared, per block
+    for (Index k = 0, k_end = 6; k < k_end; k += 1) {
+      for (Index j = 0, j_end = 2; j < j_end; j += 1) {
+        std::vector<Index> r(NT);
         for (Index t = 0; t < NT; ++t) {
-          bw_then1[t] = ((r[t] < R) && (c[t] < C)) != 0;
+          r[t] = bx * 64 - 31 + t / 32 % 16 + 16 * k;
         }
+        std::vector<Index> c(NT);
         for (Index t = 0; t < NT; ++t) {
-          if (!bw_then1[t])
-            continue;
-          tile[(t / 32 % 8 + 8 * k) * 32 + t % 32] = in[r[t] * C + c[t]];
+          c[t] = by * 64 + t % 32 + 32 * j;
+        }
+        std::vector<Index> row(NT);
+        for (Index t = 0; t < NT; ++t) {
+          row[t] = r[t] - bx * 64 + bankwise::floorMod(c[t] * R + bx * 64, 32);
+        }
+        {
+          std::vector<char> bw_then1(NT);
+          for (Index t = 0; t < NT; ++t) {
+            bw_then1[t] = (((((((t / 32 % 16 + 16 * k) < 95) && (row[t] >= 0)) && (row[t] < 64)) && (r[t] >= 0)) && (r[t] < R)) && (c[t] < C)) != 0;
+          }
+          for (Index t = 0; t < NT; ++t) {
+            if (!bw_then1[t])
+              continue;
+            tile[(t / 32 % 16 + 16 * k) * 64 + (t % 32 + 32 * j)] = in[r[t] * C + c[t]];
+          }
         }
       }
     }
     // sync: every thread finished the statements above (lockstep).
     for (Index k = 0, k_end = 4; k < k_end; k += 1) {
-      std::vector<Index> r(NT);
-      for (Index t = 0; t < NT; ++t) {
-        r[t] = bx * 32 + t / 32 % 8 + 8 * k;
-      }
-      std::vector<Index> c(NT);
-      for (Index t = 0; t < NT; ++t) {
-        c[t] = by * 32 + t % 32;
-      }
-      {
-        std::vector<char> bw_then2(NT);
+      for (Index j = 0, j_end = 2; j < j_end; j += 1) {
+        std::vector<Index> c(NT);
         for (Index t = 0; t < NT; ++t) {
-          bw_then2[t] = ((r[t] < C) && (c[t] < R)) != 0;
+          c[t] = by * 64 + t / 32 % 16 + 16 * k;
         }
+        std::vector<Index> sh(NT);
         for (Index t = 0; t < NT; ++t) {
-          if (!bw_then2[t])
-            continue;
-          out[r[t] * R + c[t]] = tile[t % 32 * 32 + (t / 32 % 8 + 8 * k)];
+          sh[t] = bankwise::floorMod(c[t] * R + bx * 64, 32);
+        }
+        std::vector<Index> r(NT);
+        for (Index t = 0; t < NT; ++t) {
+          r[t] = bx * 64 - sh[t] + t % 32 + 32 * j;
+        }
+        {
+          std::vector<char> bw_then2(NT);
+          for (Index t = 0; t < NT; ++t) {
+            bw_then2[t] = (((c[t] < C) && (r[t] >= 0)) && (r[t] < R)) != 0;
+          }
+          for (Index t = 0; t < NT; ++t) {
+            if (!bw_then2[t])
+              continue;
+            out[c[t] * R + r[t]] = tile[(t % 32 + 32 * j + 31 - sh[t]) * 64 + (t / 32 % 16 + 16 * k)];
+          }
         }
       }
     }

@@ -19,134 +19,158 @@
 
 namespace transpose_any_shape {
 
-// Kernel 'transpose_f32' (samples/transpose_any_shape.bw:17:8): grid ((C + 31) / 32, (R + 31) / 32, 1), block (32, 8, 1); runtime sizes R, C (arguments).
-// Predicted at R = 64, C = 64 (representative sizes; `compile --size` sets them): grid (2, 2, 1), 1024 threads; the model, the layout choices and the site comments below are for these sizes only.
-// Model: 3270 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 655; analyzed by class, no warp visited.
+// Kernel 'transpose_f32' (samples/transpose_any_shape.bw:26:8): grid ((R + 7 + 63) / 64, (C + 63) / 64, 1), block (32, 16, 1); runtime sizes R, C (arguments).
+// Predicted at R = 64, C = 64 (representative sizes; `compile --size` sets them): grid (2, 1, 1), 1024 threads; the model, the layout choices and the site comments below are for these sizes only.
+// Model: 6446 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 655; analyzed by class, no warp visited.
 // Index arithmetic in long long (some index value may exceed 32 bits).
-__global__ void __launch_bounds__(256) transpose_f32(const float *in, float *out, long long R, long long C) {
+__global__ void __launch_bounds__(512) transpose_f32(const float *in, float *out, long long R, long long C) {
   using Index = long long;
   const Index tx = static_cast<Index>(threadIdx.x);
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
-  __shared__ float tile[1056]; // layout pad(1) of [32][32] (analysis/models/Layout.h); chosen by layout auto: sm_90 wavefronts 256, raw 4224
-  constexpr bankwise::PadLayout<32, 1> tile_layout{};
-  for (Index k = 0; k < 4; ++k) {
-    Index r = by * 32 + ty + 8 * k;
-    Index c = bx * 32 + tx;
-    if ((r < R) && (c < C)) {
-      // 23:25 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
-      // 23:48 read of 'in' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
-      tile[tile_layout.offset(ty + 8 * k, tx)] = in[r * C + c];
+  __shared__ float tile[4615]; // layout pad(1) of [71][64] (analysis/models/Layout.h); chosen by layout auto over 63 sizes: sm_90 wavefronts per access 1 (worst 1), raw 14.8 (worst 16.5)
+  constexpr bankwise::PadLayout<64, 1> tile_layout{};
+  for (Index k = 0; k < 5; ++k) {
+    for (Index j = 0; j < 2; ++j) {
+      Index r = bx * 64 - 7 + ty + 16 * k;
+      Index c = by * 64 + tx + 32 * j;
+      Index row = r - bx * 64 + bankwise::floorMod(c * R + bx * 64, 8);
+      if (((((((ty + 16 * k) < 71) && (row >= 0)) && (row < 64)) && (r >= 0)) && (r < R)) && (c < C)) {
+        // 35:9 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
+        // 35:42 read of 'in' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
+        tile[tile_layout.offset(ty + 16 * k, tx + 32 * j)] = in[r * C + c];
+      }
     }
   }
   __syncthreads();
   for (Index k = 0; k < 4; ++k) {
-    Index r = bx * 32 + ty + 8 * k;
-    Index c = by * 32 + tx;
-    if ((r < C) && (c < R)) {
-      // 29:25 write of 'out' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
-      // 29:37 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
-      out[r * R + c] = tile[tile_layout.offset(tx, ty + 8 * k)];
+    for (Index j = 0; j < 2; ++j) {
+      Index c = by * 64 + ty + 16 * k;
+      Index sh = bankwise::floorMod(c * R + bx * 64, 8);
+      Index r = bx * 64 - sh + tx + 32 * j;
+      if (((c < C) && (r >= 0)) && (r < R)) {
+        // 45:37 write of 'out' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
+        // 45:49 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
+        out[c * R + r] = tile[tile_layout.offset(tx + 32 * j + 7 - sh, ty + 16 * k)];
+      }
     }
   }
 }
 
-// Kernel 'transpose_f64' (samples/transpose_any_shape.bw:33:8): grid ((C + 31) / 32, (R + 31) / 32, 1), block (32, 8, 1); runtime sizes R, C (arguments).
-// Predicted at R = 64, C = 64 (representative sizes; `compile --size` sets them): grid (2, 2, 1), 1024 threads; the model, the layout choices and the site comments below are for these sizes only.
-// Model: 3270 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 655; analyzed by class, no warp visited.
+// Kernel 'transpose_f64' (samples/transpose_any_shape.bw:50:8): grid ((R + 3 + 63) / 64, (C + 63) / 64, 1), block (32, 16, 1); runtime sizes R, C (arguments).
+// Predicted at R = 64, C = 64 (representative sizes; `compile --size` sets them): grid (2, 1, 1), 1024 threads; the model, the layout choices and the site comments below are for these sizes only.
+// Model: 6446 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 655; analyzed by class, no warp visited.
 // Index arithmetic in long long (some index value may exceed 32 bits).
-__global__ void __launch_bounds__(256) transpose_f64(const double *in, double *out, long long R, long long C) {
+__global__ void __launch_bounds__(512) transpose_f64(const double *in, double *out, long long R, long long C) {
   using Index = long long;
   const Index tx = static_cast<Index>(threadIdx.x);
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
-  __shared__ double tile[1056]; // layout pad(1) of [32][32] (analysis/models/Layout.h); chosen by layout auto: sm_90 wavefronts 512, raw 4352
-  constexpr bankwise::PadLayout<32, 1> tile_layout{};
-  for (Index k = 0; k < 4; ++k) {
-    Index r = by * 32 + ty + 8 * k;
-    Index c = bx * 32 + tx;
-    if ((r < R) && (c < C)) {
-      // 39:25 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1
-      // 39:48 read of 'in' [raw] (global): sm_90 sectors 8, lines 2; UMM groups 1
-      tile[tile_layout.offset(ty + 8 * k, tx)] = in[r * C + c];
+  __shared__ double tile[4355]; // layout pad(1) of [67][64] (analysis/models/Layout.h); chosen by layout auto over 63 sizes: sm_90 wavefronts per access 1.91 (worst 2), raw 15.4 (worst 17)
+  constexpr bankwise::PadLayout<64, 1> tile_layout{};
+  for (Index k = 0; k < 5; ++k) {
+    for (Index j = 0; j < 2; ++j) {
+      Index r = bx * 64 - 3 + ty + 16 * k;
+      Index c = by * 64 + tx + 32 * j;
+      Index row = r - bx * 64 + bankwise::floorMod(c * R + bx * 64, 4);
+      if (((((((ty + 16 * k) < 67) && (row >= 0)) && (row < 64)) && (r >= 0)) && (r < R)) && (c < C)) {
+        // 59:9 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1
+        // 59:42 read of 'in' [raw] (global): sm_90 sectors 8, lines 2; UMM groups 1
+        tile[tile_layout.offset(ty + 16 * k, tx + 32 * j)] = in[r * C + c];
+      }
     }
   }
   __syncthreads();
   for (Index k = 0; k < 4; ++k) {
-    Index r = bx * 32 + ty + 8 * k;
-    Index c = by * 32 + tx;
-    if ((r < C) && (c < R)) {
-      // 45:25 write of 'out' [raw] (global): sm_90 sectors 8, lines 2; UMM groups 1
-      // 45:37 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1
-      out[r * R + c] = tile[tile_layout.offset(tx, ty + 8 * k)];
+    for (Index j = 0; j < 2; ++j) {
+      Index c = by * 64 + ty + 16 * k;
+      Index sh = bankwise::floorMod(c * R + bx * 64, 4);
+      Index r = bx * 64 - sh + tx + 32 * j;
+      if (((c < C) && (r >= 0)) && (r < R)) {
+        // 69:37 write of 'out' [raw] (global): sm_90 sectors 8, lines 2; UMM groups 1
+        // 69:49 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1
+        out[c * R + r] = tile[tile_layout.offset(tx + 32 * j + 3 - sh, ty + 16 * k)];
+      }
     }
   }
 }
 
-// Kernel 'transpose_f16' (samples/transpose_any_shape.bw:49:8): grid ((C + 31) / 32, (R + 31) / 32, 1), block (32, 8, 1); runtime sizes R, C (arguments).
-// Predicted at R = 64, C = 64 (representative sizes; `compile --size` sets them): grid (2, 2, 1), 1024 threads; the model, the layout choices and the site comments below are for these sizes only.
-// Model: 3302 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 655; analyzed by class, no warp visited.
+// Kernel 'transpose_f16' (samples/transpose_any_shape.bw:74:8): grid ((R + 15 + 63) / 64, (C + 63) / 64, 1), block (32, 16, 1); runtime sizes R, C (arguments).
+// Predicted at R = 64, C = 64 (representative sizes; `compile --size` sets them): grid (2, 1, 1), 1024 threads; the model, the layout choices and the site comments below are for these sizes only.
+// Model: 6469 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 655; analyzed by class, no warp visited.
 // Index arithmetic in long long (some index value may exceed 32 bits).
-__global__ void __launch_bounds__(256) transpose_f16(const __half *in, __half *out, long long R, long long C) {
+__global__ void __launch_bounds__(512) transpose_f16(const __half *in, __half *out, long long R, long long C) {
   using Index = long long;
   const Index tx = static_cast<Index>(threadIdx.x);
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
-  __shared__ __half tile[1088]; // layout pad(2) of [32][32] (analysis/models/Layout.h); chosen by layout auto: sm_90 wavefronts 256, raw 2176
-  constexpr bankwise::PadLayout<32, 2> tile_layout{};
-  for (Index k = 0; k < 4; ++k) {
-    Index r = by * 32 + ty + 8 * k;
-    Index c = bx * 32 + tx;
-    if ((r < R) && (c < C)) {
-      // 55:25 write of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 1
-      // 55:48 read of 'in' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
-      tile[tile_layout.offset(ty + 8 * k, tx)] = in[r * C + c];
+  __shared__ __half tile[5214]; // layout pad(2) of [79][64] (analysis/models/Layout.h); chosen by layout auto over 63 sizes: sm_90 wavefronts per access 1 (worst 1), raw 14.3 (worst 16.5)
+  constexpr bankwise::PadLayout<64, 2> tile_layout{};
+  for (Index k = 0; k < 5; ++k) {
+    for (Index j = 0; j < 2; ++j) {
+      Index r = bx * 64 - 15 + ty + 16 * k;
+      Index c = by * 64 + tx + 32 * j;
+      Index row = r - bx * 64 + bankwise::floorMod(c * R + bx * 64, 16);
+      if (((((((ty + 16 * k) < 79) && (row >= 0)) && (row < 64)) && (r >= 0)) && (r < R)) && (c < C)) {
+        // 83:9 write of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 1
+        // 83:42 read of 'in' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
+        tile[tile_layout.offset(ty + 16 * k, tx + 32 * j)] = in[r * C + c];
+      }
     }
   }
   __syncthreads();
   for (Index k = 0; k < 4; ++k) {
-    Index r = bx * 32 + ty + 8 * k;
-    Index c = by * 32 + tx;
-    if ((r < C) && (c < R)) {
-      // 61:25 write of 'out' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
-      // 61:37 read of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 2
-      out[r * R + c] = tile[tile_layout.offset(tx, ty + 8 * k)];
+    for (Index j = 0; j < 2; ++j) {
+      Index c = by * 64 + ty + 16 * k;
+      Index sh = bankwise::floorMod(c * R + bx * 64, 16);
+      Index r = bx * 64 - sh + tx + 32 * j;
+      if (((c < C) && (r >= 0)) && (r < R)) {
+        // 93:37 write of 'out' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
+        // 93:49 read of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 2
+        out[c * R + r] = tile[tile_layout.offset(tx + 32 * j + 15 - sh, ty + 16 * k)];
+      }
     }
   }
 }
 
-// Kernel 'transpose_i8' (samples/transpose_any_shape.bw:65:8): grid ((C + 31) / 32, (R + 31) / 32, 1), block (32, 8, 1); runtime sizes R, C (arguments).
-// Predicted at R = 64, C = 64 (representative sizes; `compile --size` sets them): grid (2, 2, 1), 1024 threads; the model, the layout choices and the site comments below are for these sizes only.
-// Model: 3270 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 655; analyzed by class, no warp visited.
+// Kernel 'transpose_i8' (samples/transpose_any_shape.bw:98:8): grid ((R + 31 + 63) / 64, (C + 63) / 64, 1), block (32, 16, 1); runtime sizes R, C (arguments).
+// Predicted at R = 64, C = 64 (representative sizes; `compile --size` sets them): grid (2, 1, 1), 1024 threads; the model, the layout choices and the site comments below are for these sizes only.
+// Model: 6469 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 655; analyzed by class, no warp visited.
 // Index arithmetic in long long (some index value may exceed 32 bits).
-__global__ void __launch_bounds__(256) transpose_i8(const std::int8_t *in, std::int8_t *out, long long R, long long C) {
+__global__ void __launch_bounds__(512) transpose_i8(const std::int8_t *in, std::int8_t *out, long long R, long long C) {
   using Index = long long;
   const Index tx = static_cast<Index>(threadIdx.x);
   const Index ty = static_cast<Index>(threadIdx.y);
   const Index bx = static_cast<Index>(blockIdx.x);
   const Index by = static_cast<Index>(blockIdx.y);
-  __shared__ std::int8_t tile[1024]; // layout xor of [32][32] (analysis/models/Layout.h); chosen by layout auto: sm_90 wavefronts 256, raw 1152
-  constexpr bankwise::XorLayout<32> tile_layout{};
-  for (Index k = 0; k < 4; ++k) {
-    Index r = by * 32 + ty + 8 * k;
-    Index c = bx * 32 + tx;
-    if ((r < R) && (c < C)) {
-      // 71:25 write of 'tile' [xor] (shared): sm_90 wavefronts 1; DMM congestion 1
-      // 71:48 read of 'in' [raw] (global): sm_90 sectors 1, lines 1; UMM groups 1
-      tile[tile_layout.offset(ty + 8 * k, tx)] = in[r * C + c];
+  __shared__ std::int8_t tile[6270]; // layout pad(2) of [95][64] (analysis/models/Layout.h); chosen by layout auto over 63 sizes: sm_90 wavefronts per access 1.17 (worst 1.25), raw 7.04 (worst 8.5)
+  constexpr bankwise::PadLayout<64, 2> tile_layout{};
+  for (Index k = 0; k < 6; ++k) {
+    for (Index j = 0; j < 2; ++j) {
+      Index r = bx * 64 - 31 + ty + 16 * k;
+      Index c = by * 64 + tx + 32 * j;
+      Index row = r - bx * 64 + bankwise::floorMod(c * R + bx * 64, 32);
+      if (((((((ty + 16 * k) < 95) && (row >= 0)) && (row < 64)) && (r >= 0)) && (r < R)) && (c < C)) {
+        // 107:9 write of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 1
+        // 107:42 read of 'in' [raw] (global): sm_90 sectors 1, lines 1; UMM groups 1
+        tile[tile_layout.offset(ty + 16 * k, tx + 32 * j)] = in[r * C + c];
+      }
     }
   }
   __syncthreads();
   for (Index k = 0; k < 4; ++k) {
-    Index r = bx * 32 + ty + 8 * k;
-    Index c = by * 32 + tx;
-    if ((r < C) && (c < R)) {
-      // 77:25 write of 'out' [raw] (global): sm_90 sectors 1, lines 1; UMM groups 1
-      // 77:37 read of 'tile' [xor] (shared): sm_90 wavefronts 1; DMM congestion 1
-      out[r * R + c] = tile[tile_layout.offset(tx, ty + 8 * k)];
+    for (Index j = 0; j < 2; ++j) {
+      Index c = by * 64 + ty + 16 * k;
+      Index sh = bankwise::floorMod(c * R + bx * 64, 32);
+      Index r = bx * 64 - sh + tx + 32 * j;
+      if (((c < C) && (r >= 0)) && (r < R)) {
+        // 117:37 write of 'out' [raw] (global): sm_90 sectors 1, lines 1; UMM groups 1
+        // 117:49 read of 'tile' [pad(2)] (shared): sm_90 wavefronts 1..2 (mean 1.5); DMM congestion 2
+        out[c * R + r] = tile[tile_layout.offset(tx + 32 * j + 31 - sh, ty + 16 * k)];
+      }
     }
   }
 }
@@ -154,52 +178,52 @@ __global__ void __launch_bounds__(256) transpose_i8(const std::int8_t *in, std::
 cudaError_t launch_transpose_f32(const float *in, std::size_t in_count, float *out, std::size_t out_count, long long R, long long C, cudaStream_t stream) {
   if (R < 1 || C < 1)
     return cudaErrorInvalidValue;
-  const long long bw_grid_x = bankwise::floorDiv(C + 31, 32), bw_grid_y = bankwise::floorDiv(R + 31, 32), bw_grid_z = 1;
+  const long long bw_grid_x = bankwise::floorDiv(R + 7 + 63, 64), bw_grid_y = bankwise::floorDiv(C + 63, 64), bw_grid_z = 1;
   if (bw_grid_x < 1 || bw_grid_x > 2147483647 || bw_grid_y < 1 || bw_grid_y > 65535 || bw_grid_z < 1 || bw_grid_z > 65535)
     return cudaErrorInvalidValue;
   const dim3 bw_grid(static_cast<unsigned>(bw_grid_x), static_cast<unsigned>(bw_grid_y), static_cast<unsigned>(bw_grid_z));
   if (in_count != static_cast<std::size_t>(R * C) || out_count != static_cast<std::size_t>(C * R))
     return cudaErrorInvalidValue;
-  transpose_f32<<<bw_grid, dim3(32, 8, 1), 0, stream>>>(in, out, R, C);
+  transpose_f32<<<bw_grid, dim3(32, 16, 1), 0, stream>>>(in, out, R, C);
   return cudaGetLastError();
 }
 
 cudaError_t launch_transpose_f64(const double *in, std::size_t in_count, double *out, std::size_t out_count, long long R, long long C, cudaStream_t stream) {
   if (R < 1 || C < 1)
     return cudaErrorInvalidValue;
-  const long long bw_grid_x = bankwise::floorDiv(C + 31, 32), bw_grid_y = bankwise::floorDiv(R + 31, 32), bw_grid_z = 1;
+  const long long bw_grid_x = bankwise::floorDiv(R + 3 + 63, 64), bw_grid_y = bankwise::floorDiv(C + 63, 64), bw_grid_z = 1;
   if (bw_grid_x < 1 || bw_grid_x > 2147483647 || bw_grid_y < 1 || bw_grid_y > 65535 || bw_grid_z < 1 || bw_grid_z > 65535)
     return cudaErrorInvalidValue;
   const dim3 bw_grid(static_cast<unsigned>(bw_grid_x), static_cast<unsigned>(bw_grid_y), static_cast<unsigned>(bw_grid_z));
   if (in_count != static_cast<std::size_t>(R * C) || out_count != static_cast<std::size_t>(C * R))
     return cudaErrorInvalidValue;
-  transpose_f64<<<bw_grid, dim3(32, 8, 1), 0, stream>>>(in, out, R, C);
+  transpose_f64<<<bw_grid, dim3(32, 16, 1), 0, stream>>>(in, out, R, C);
   return cudaGetLastError();
 }
 
 cudaError_t launch_transpose_f16(const __half *in, std::size_t in_count, __half *out, std::size_t out_count, long long R, long long C, cudaStream_t stream) {
   if (R < 1 || C < 1)
     return cudaErrorInvalidValue;
-  const long long bw_grid_x = bankwise::floorDiv(C + 31, 32), bw_grid_y = bankwise::floorDiv(R + 31, 32), bw_grid_z = 1;
+  const long long bw_grid_x = bankwise::floorDiv(R + 15 + 63, 64), bw_grid_y = bankwise::floorDiv(C + 63, 64), bw_grid_z = 1;
   if (bw_grid_x < 1 || bw_grid_x > 2147483647 || bw_grid_y < 1 || bw_grid_y > 65535 || bw_grid_z < 1 || bw_grid_z > 65535)
     return cudaErrorInvalidValue;
   const dim3 bw_grid(static_cast<unsigned>(bw_grid_x), static_cast<unsigned>(bw_grid_y), static_cast<unsigned>(bw_grid_z));
   if (in_count != static_cast<std::size_t>(R * C) || out_count != static_cast<std::size_t>(C * R))
     return cudaErrorInvalidValue;
-  transpose_f16<<<bw_grid, dim3(32, 8, 1), 0, stream>>>(in, out, R, C);
+  transpose_f16<<<bw_grid, dim3(32, 16, 1), 0, stream>>>(in, out, R, C);
   return cudaGetLastError();
 }
 
 cudaError_t launch_transpose_i8(const std::int8_t *in, std::size_t in_count, std::int8_t *out, std::size_t out_count, long long R, long long C, cudaStream_t stream) {
   if (R < 1 || C < 1)
     return cudaErrorInvalidValue;
-  const long long bw_grid_x = bankwise::floorDiv(C + 31, 32), bw_grid_y = bankwise::floorDiv(R + 31, 32), bw_grid_z = 1;
+  const long long bw_grid_x = bankwise::floorDiv(R + 31 + 63, 64), bw_grid_y = bankwise::floorDiv(C + 63, 64), bw_grid_z = 1;
   if (bw_grid_x < 1 || bw_grid_x > 2147483647 || bw_grid_y < 1 || bw_grid_y > 65535 || bw_grid_z < 1 || bw_grid_z > 65535)
     return cudaErrorInvalidValue;
   const dim3 bw_grid(static_cast<unsigned>(bw_grid_x), static_cast<unsigned>(bw_grid_y), static_cast<unsigned>(bw_grid_z));
   if (in_count != static_cast<std::size_t>(R * C) || out_count != static_cast<std::size_t>(C * R))
     return cudaErrorInvalidValue;
-  transpose_i8<<<bw_grid, dim3(32, 8, 1), 0, stream>>>(in, out, R, C);
+  transpose_i8<<<bw_grid, dim3(32, 16, 1), 0, stream>>>(in, out, R, C);
   return cudaGetLastError();
 }
 
