@@ -122,20 +122,29 @@ float timeIt(F &&f) {
   return median(ms);
 }
 
-template <typename T, int TR, int TC, int BY, int PAD, bool SWAP = false>
-void run(const char *type, const char *name, Bufs<T> &B, int R, int C, float copyMs, unsigned long long *dcount) {
-  const dim3 grid(SWAP ? (R + TR - 1) / TR : (C + TC - 1) / TC, SWAP ? (C + TC - 1) / TC : (R + TR - 1) / TR),
-      block(32, BY);
+/// Runs Launch once into a poisoned output, counts the elements that differ
+/// from the reference, times it, and prints the row.
+template <typename T, typename Launch>
+void measure(const char *type, const char *name, Bufs<T> &B, int R, int C, float copyMs, unsigned long long *dcount,
+             Launch launch) {
   CK(cudaMemset(B.out, 0xff, B.n * sizeof(T)));
-  tiled<T, TR, TC, BY, PAD, SWAP><<<grid, block>>>(B.in, B.out, R, C);
+  launch();
   CK(cudaDeviceSynchronize());
   CK(cudaMemset(dcount, 0, 8));
   mismatches<<<1024, 256>>>(B.out, B.ref, B.n, dcount);
   unsigned long long bad = 0;
   CK(cudaMemcpy(&bad, dcount, 8, cudaMemcpyDeviceToHost));
-  const float ms = timeIt([&] { tiled<T, TR, TC, BY, PAD, SWAP><<<grid, block>>>(B.in, B.out, R, C); });
+  const float ms = timeIt(launch);
   std::printf("| %s | %d x %d | %s | %s | %.4f | %.4f | %.3f |\n", type, R, C, name, bad ? "NO" : "yes", ms, copyMs,
               copyMs / ms);
+}
+
+template <typename T, int TR, int TC, int BY, int PAD, bool SWAP = false>
+void run(const char *type, const char *name, Bufs<T> &B, int R, int C, float copyMs, unsigned long long *dcount) {
+  const dim3 grid(SWAP ? (R + TR - 1) / TR : (C + TC - 1) / TC, SWAP ? (C + TC - 1) / TC : (R + TR - 1) / TR),
+      block(32, BY);
+  measure(type, name, B, R, C, copyMs, dcount,
+          [&] { tiled<T, TR, TC, BY, PAD, SWAP><<<grid, block>>>(B.in, B.out, R, C); });
 }
 
 // Sector-aligned writes: output row c of a tile starts at the sector
@@ -183,16 +192,7 @@ template <typename T, int TR, int TC, int BY>
 void runSkewed(const char *type, const char *name, Bufs<T> &B, int R, int C, float copyMs, unsigned long long *dcount) {
   constexpr int S = 32 / sizeof(T);
   const dim3 grid((R + S - 1 + TR - 1) / TR, (C + TC - 1) / TC), block(32, BY);
-  CK(cudaMemset(B.out, 0xff, B.n * sizeof(T)));
-  skewed<T, TR, TC, BY><<<grid, block>>>(B.in, B.out, R, C);
-  CK(cudaDeviceSynchronize());
-  CK(cudaMemset(dcount, 0, 8));
-  mismatches<<<1024, 256>>>(B.out, B.ref, B.n, dcount);
-  unsigned long long bad = 0;
-  CK(cudaMemcpy(&bad, dcount, 8, cudaMemcpyDeviceToHost));
-  const float ms = timeIt([&] { skewed<T, TR, TC, BY><<<grid, block>>>(B.in, B.out, R, C); });
-  std::printf("| %s | %d x %d | %s | %s | %.4f | %.4f | %.3f |\n", type, R, C, name, bad ? "NO" : "yes", ms, copyMs,
-              copyMs / ms);
+  measure(type, name, B, R, C, copyMs, dcount, [&] { skewed<T, TR, TC, BY><<<grid, block>>>(B.in, B.out, R, C); });
 }
 
 template <typename T>
