@@ -8,7 +8,7 @@
 # device-to-device copy of the same bytes (cudaMemcpyAsync through CuPy:
 # half the bytes the kernel reads and writes, read once and written once):
 #
-#   2-D transpose, runtime R x C: 8191 x 12289, 16384 x 16384;
+#   2-D transpose, runtime R x C: 8191 x 12289, 4095 x 6145, 8192^2, 16384^2;
 #     f32 f64 f16 i8 (one binary, sizes as arguments)   x.t().contiguous()
 #   3-D permute (0,2,1), (2,1,0), 16 x 1000 x 1000      x.permute(..).contiguous()
 #   bit reversal, n = 2^26                              b[bitrev_index] = a
