@@ -300,10 +300,10 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   std::vector<std::unique_ptr<KernelFacts>> Facts;
   std::vector<KernelReport> Reports;
   for (const ir::Kernel &K : Prog.Kernels)
-    if (K.Schedule == ir::KernelSchedule::Colored)
-      throw UserError(K.Loc, fmt::format("kernel '{}' is still `schedule colored`: run the schedule-colored pass "
+    if (K.Schedule != ir::KernelSchedule::None)
+      throw UserError(K.Loc, fmt::format("kernel '{}' is still `schedule {}`: run the schedule-colored pass "
                                          "(runPipeline) before codegen",
-                                         K.Name));
+                                         K.Name, K.Schedule == ir::KernelSchedule::Bits ? "bits" : "colored"));
   // Every kernel's facts and tables first, then the analyses (the long
   // part at n = 2^26), so that a side file can be written while they run.
   for (const ir::Kernel &K : Prog.Kernels) {

@@ -295,6 +295,12 @@ std::string KernelEmitter::device() {
                         "sizes only.",
                         sizesText(F.Prog, Opts), G.GridDim[0], G.GridDim[1], G.GridDim[2], Rep.Threads));
   }
+  for (const ColoredScheduleReport &C : Opts.ColoredSchedules)
+    if (C.Bits && C.Kernel == F.K.Name)
+      line(0, fmt::format("// `schedule bits` of the copy at {}:{}:{}: {}[P(i)] = {}[i], P a bit permutation "
+                          "({}),\n// in one pass: each block stages 1,024 elements in a 32 x 32 shared tile, "
+                          "every warp reading and writing 32 consecutive ones.",
+                          Opts.SourceName, C.Loc.Line, C.Loc.Col, C.Dst, C.Src, describe(C.Bits->Bpc)));
   line(0, fmt::format("// Model: {} on {}{}; lower bound {} = {:.6g}; {}.",
                       Rep.TimeSimulated ? fmt::format("{} time units", Rep.Time)
                                         : std::string("time not simulated (too many warp accesses)"),

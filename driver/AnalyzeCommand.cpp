@@ -263,6 +263,21 @@ int runAnalyze(const AnalyzeOptions &O) {
                                 {"kernels", C.Hmm->PassKernels}});
       continue;
     }
+    if (C.Bits) {
+      Text += fmt::format("{}: schedule bits of '{}': {}[P(i)] = {}[i] for n = {}, P a bit permutation ({}); "
+                          "one tiled pass: 32 x 32 shared tile, {} blocks of 32 x 8 threads, every warp reads "
+                          "and writes 32 consecutive elements\n",
+                          locText(C.Loc), C.Kernel, C.Dst, C.Src, C.N, describe(C.Bits->Bpc), C.N / 1024);
+      J["schedules"].push_back({{"kernel", C.Kernel},
+                                {"schedule", "bits"},
+                                {"lowering", "one tiled pass"},
+                                {"n", C.N},
+                                {"src", C.Src},
+                                {"dst", C.Dst},
+                                {"bits_to", C.Bits->Bpc.To},
+                                {"xor", C.Bits->Bpc.Xor}});
+      continue;
+    }
     Text += fmt::format("{}: schedule colored of '{}': {} pairs {}[...] <- {}[...] "
                         "reassigned by a Koenig edge coloring of the {}-bank graph "
                         "({} colors, one per warp)\n",

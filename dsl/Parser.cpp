@@ -592,7 +592,7 @@ private:
   }
 
   /// kernel ::= 'kernel' IDENT '(' [kparam {',' kparam}] ')' geometry
-  ///              ['schedule' 'colored'] block
+  ///              ['schedule' ('colored' | 'bits')] block
   /// kparam ::= IDENT ':' space arraytype
   void parseKernel() {
     consume();
@@ -617,11 +617,13 @@ private:
     K.Geo = parseGeometry();
     if (atWord("schedule")) {
       consume();
-      const Token How = expectName("a schedule ('colored')");
+      const Token How = expectName("a schedule ('colored' or 'bits')");
       if (How.Text == "colored")
         K.Schedule = KernelSchedule::Colored;
+      else if (How.Text == "bits")
+        K.Schedule = KernelSchedule::Bits;
       else
-        fail(How, fmt::format("unknown schedule '{}'; expected 'colored'", How.Text));
+        fail(How, fmt::format("unknown schedule '{}'; expected 'colored' or 'bits'", How.Text));
     }
     parseBlock(K.Body);
     S.actOnKernel(std::move(K));

@@ -201,7 +201,11 @@ struct Geometry {
 /// src[g(t)] is one-to-one, and bankwise reassigns the pairs to threads by a
 /// König edge coloring so every warp reads and writes distinct banks (seed
 /// 003; analysis/passes/ColoredSchedule.h).
-enum class KernelSchedule { None, Colored };
+/// `schedule bits`: the kernel's one global copy b[f(t)] = a[g(t)] moves a
+/// BPC permutation (a permutation of the index bits, then a complement),
+/// and bankwise replaces it by one tiled pass whose reads and writes are
+/// coalesced (ColoredSchedule.h's BitLowering).
+enum class KernelSchedule { None, Colored, Bits };
 
 struct Kernel {
   std::string Name;

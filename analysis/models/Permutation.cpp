@@ -270,4 +270,81 @@ Permutation makePermutation(const PermutationSpec &S) {
                               S.Name));
 }
 
+std::uint64_t BitPermutation::operator()(std::uint64_t I) const {
+  std::uint64_t Out = 0;
+  for (int K = 0; K < Bits; ++K)
+    Out |= ((I >> K) & 1) << To[static_cast<std::size_t>(K)];
+  return Out ^ Xor;
+}
+
+int BitPermutation::from(int D) const {
+  for (int K = 0; K < Bits; ++K)
+    if (To[static_cast<std::size_t>(K)] == D)
+      return K;
+  return -1;
+}
+
+std::optional<BitPermutation> asBitPermutation(const Permutation &P) {
+  const std::uint64_t N = P.size();
+  if (N < 2 || (N & (N - 1)) != 0)
+    return std::nullopt;
+  BitPermutation B;
+  while ((std::uint64_t(1) << B.Bits) < N)
+    ++B.Bits;
+  B.Xor = P(0);
+  std::uint64_t Used = 0;
+  for (int K = 0; K < B.Bits; ++K) {
+    const std::uint64_t D = P(std::uint64_t(1) << K) ^ B.Xor;
+    if (D == 0 || (D & (D - 1)) != 0 || (Used & D))
+      return std::nullopt;
+    Used |= D;
+    B.To.push_back(__builtin_ctzll(D));
+  }
+  // Every entry: P(i) = P(i without its lowest set bit) ^ (the image of
+  // that bit), so each entry costs one lookup of an earlier one.
+  const std::uint32_t *Map = P.map().data();
+  for (std::uint64_t I = 1; I < N; ++I) {
+    const std::uint64_t Low = I & (~I + 1);
+    if ((Map[I] ^ Map[I ^ Low]) != (std::uint64_t(1) << B.To[static_cast<std::size_t>(__builtin_ctzll(Low))]))
+      return std::nullopt;
+  }
+  return B;
+}
+
+std::string describe(const BitPermutation &B) {
+  std::string S;
+  for (int K = 0; K < B.Bits;) {
+    int J = K + 1;
+    const int Dir = K + 1 < B.Bits && B.To[static_cast<std::size_t>(K) + 1] == B.To[static_cast<std::size_t>(K)] - 1 ? -1 : 1;
+    while (J < B.Bits && B.To[static_cast<std::size_t>(J)] == B.To[static_cast<std::size_t>(J) - 1] + Dir)
+      ++J;
+    const int From = B.To[static_cast<std::size_t>(K)], To = B.To[static_cast<std::size_t>(J) - 1];
+    S += S.empty() ? "" : ", ";
+    S += J - K == 1 ? fmt::format("{} -> {}", K, From) : fmt::format("{}..{} -> {}..{}", K, J - 1, From, To);
+    K = J;
+  }
+  if (B.Xor)
+    S += fmt::format(", xor {:#x}", B.Xor);
+  return "bits " + S;
+}
+
+Permutation bitPermutation(const BitPermutation &B) {
+  if (B.Bits < 0 || B.Bits > 32 || B.To.size() != static_cast<std::size_t>(B.Bits))
+    throw UserError(fmt::format("a bit permutation of {} bits needs {} targets, got {}", B.Bits, B.Bits, B.To.size()));
+  std::uint64_t Seen = 0;
+  for (int T : B.To) {
+    if (T < 0 || T >= B.Bits || (Seen >> T & 1))
+      throw UserError(fmt::format("bit targets must be a permutation of 0..{}; {} is out of range or repeated",
+                                  B.Bits - 1, T));
+    Seen |= std::uint64_t(1) << T;
+  }
+  if (B.Xor >> B.Bits)
+    throw UserError(fmt::format("xor mask {} has bits above bit {}", B.Xor, B.Bits - 1));
+  const std::uint64_t N = std::uint64_t(1) << B.Bits;
+  std::vector<std::uint32_t> Map(N);
+  for (std::uint64_t I = 0; I < N; ++I)
+    Map[I] = static_cast<std::uint32_t>(B(I));
+  return Permutation::ofBijection(std::move(Map));
+}
+
 } // namespace bankwise

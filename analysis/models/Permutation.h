@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,33 @@ Permutation inverse(const Permutation &P);
 /// D_w(P) as defined above; the last warp may be partial when w does not
 /// divide n.
 std::uint64_t distribution(const Permutation &P, std::uint64_t W);
+
+/// A bit-permute-complement (BPC) permutation of n = 2^Bits indices: bit k
+/// of i moves to bit To[k], then the result is XORed with Xor:
+///   P(i) = Xor ^ sum_k bit_k(i) << To[k].
+/// Transpose of 2^a x 2^b, bit reversal, the perfect shuffle and its
+/// inverse, Morton (Z) order and the FFT's strides are all of this form.
+struct BitPermutation {
+  int Bits = 0;
+  std::vector<int> To;    ///< To[k]: the bit source bit k moves to
+  std::uint64_t Xor = 0;  ///< the complement mask
+  bool operator==(const BitPermutation &) const = default;
+  std::uint64_t operator()(std::uint64_t I) const;
+  /// The bit of the source that lands on destination bit D.
+  int from(int D) const;
+};
+
+/// P as a BPC permutation when it is one (n a power of two and every entry
+/// agrees with the bits P moves 0 and each 2^k to), nullopt otherwise. Looks
+/// at every entry: O(n).
+std::optional<BitPermutation> asBitPermutation(const Permutation &P);
+
+/// "bits 0..4 -> 21..25, 5..25 -> 0..20" (runs of bits that move
+/// together), with ", xor 0x..." when Xor is set.
+std::string describe(const BitPermutation &B);
+
+/// The BitPermutation as a table (n = 2^Bits <= 2^32).
+Permutation bitPermutation(const BitPermutation &B);
 
 /// A named permutation: "identity", "shuffle", "bitrev" (or "bitreverse"),
 /// "transpose" (needs Rows and Cols), "stride" (needs Stride), "random"

@@ -210,7 +210,10 @@ struct HmmNames {
   std::string Kernel[3], SPerm[3], DPerm[3], S[3], D[3], Buf, V, K, J;
 };
 
-HmmNames hmmNames(const ir::Program &Prog, const ir::Kernel &K) {
+/// Every name Prog declares (params, permutations, arrays, kernels and
+/// their arrays, launches); with Within, of the kernels' arrays only
+/// Within's (a name local to a new body of Within).
+std::set<std::string> takenNames(const ir::Program &Prog, const ir::Kernel *Within = nullptr) {
   std::set<std::string> Taken;
   for (const ir::Param &P : Prog.Params)
     Taken.insert(P.Name);
@@ -220,11 +223,17 @@ HmmNames hmmNames(const ir::Program &Prog, const ir::Kernel &K) {
     Taken.insert(A.Name);
   for (const ir::Kernel &Other : Prog.Kernels) {
     Taken.insert(Other.Name);
-    for (const ir::Array *A : Other.arrays())
-      Taken.insert(A->Name);
+    if (!Within || &Other == Within)
+      for (const ir::Array *A : Other.arrays())
+        Taken.insert(A->Name);
   }
   for (const ir::Launch &L : Prog.Launches)
     Taken.insert(L.Name);
+  return Taken;
+}
+
+HmmNames hmmNames(const ir::Program &Prog, const ir::Kernel &K) {
+  std::set<std::string> Taken = takenNames(Prog);
   auto Fresh = [&](std::string Name) {
     while (Taken.count(Name))
       Name += "_";
@@ -244,6 +253,197 @@ HmmNames hmmNames(const ir::Program &Prog, const ir::Kernel &K) {
   N.K = Fresh("k");
   N.J = Fresh("j");
   return N;
+}
+
+/// Why P is not a BPC permutation, for the error: the first entry that
+/// breaks the rule, or the first bit that does not move to one bit.
+std::string whyNotBitPermutation(const Permutation &P) {
+  const std::uint64_t N = P.size();
+  if ((N & (N - 1)) != 0)
+    return fmt::format("n = {} is not a power of two", N);
+  for (std::uint64_t K = 1; K < N; K <<= 1) {
+    const std::uint64_t D = P(K) ^ P(0);
+    if ((D & (D - 1)) != 0)
+      return fmt::format("P({}) ^ P(0) = {} is not one bit, so index bit {} does not move to one bit",
+                         K, D, __builtin_ctzll(K));
+  }
+  for (std::uint64_t I = 1; I < N; ++I) {
+    std::uint64_t Want = P(0);
+    for (std::uint64_t K = 1; K < N; K <<= 1)
+      if (I & K)
+        Want ^= P(K) ^ P(0);
+    if (P(I) != Want)
+      return fmt::format("P({}) = {}, but the bits of {} move to {}", I, P(I), I, Want);
+  }
+  return "two bits move to the same bit";
+}
+
+/// Bits of index variables moved into an expression: output bit Out takes
+/// bit Bit of variable Var. Runs of consecutive output bits fed by
+/// consecutive bits of one variable become one ((v >> b) & mask) << o term,
+/// the terms added (their bits are disjoint).
+struct BitSource {
+  int Out, Var, Bit;
+};
+ir::Expr gatherBits(const IrBuilder &B, std::vector<BitSource> Src,
+                    const std::vector<std::function<ir::Expr()>> &Vars, const std::vector<int> &Widths) {
+  std::sort(Src.begin(), Src.end(), [](const BitSource &X, const BitSource &Y) { return X.Out < Y.Out; });
+  std::optional<ir::Expr> Sum;
+  for (std::size_t I = 0; I < Src.size();) {
+    // A run goes up (bits b, b+1, ...) or, reversed, down (b, b-1, ...).
+    const int Dir = I + 1 < Src.size() && Src[I + 1].Out == Src[I].Out + 1 && Src[I + 1].Var == Src[I].Var &&
+                            Src[I + 1].Bit == Src[I].Bit - 1
+                        ? -1
+                        : 1;
+    std::size_t J = I + 1;
+    while (J < Src.size() && Src[J].Out == Src[J - 1].Out + 1 && Src[J].Var == Src[I].Var &&
+           Src[J].Bit == Src[J - 1].Bit + Dir)
+      ++J;
+    const int Len = static_cast<int>(J - I), To = Src[I].Out;
+    const int From = Dir > 0 ? Src[I].Bit : Src[J - 1].Bit;
+    ir::Expr T = Vars[static_cast<std::size_t>(Src[I].Var)]();
+    if (From > 0)
+      T = B.bin(ir::BinaryOp::Shr, std::move(T), B.num(From));
+    if (From + Len < Widths[static_cast<std::size_t>(Src[I].Var)])
+      T = B.bin(ir::BinaryOp::BitAnd, std::move(T), B.num((std::int64_t(1) << Len) - 1));
+    if (Dir < 0) {
+      ir::Call C;
+      C.Fn = ir::Function::Bitrev;
+      C.Args.push_back(std::move(T));
+      C.Args.push_back(B.num(Len));
+      T = ir::Expr{std::move(C), ir::NodeLoc(B.Loc)};
+    }
+    if (To > 0)
+      T = B.bin(ir::BinaryOp::Shl, std::move(T), B.num(To));
+    Sum = Sum ? B.bin(ir::BinaryOp::Add, std::move(*Sum), std::move(T)) : std::move(T);
+    I = J;
+  }
+  return Sum ? std::move(*Sum) : B.num(0);
+}
+
+/// The one-pass form of b[P(i)] = a[i] for a BPC permutation P of n = 2^m
+/// (Bpc): one block of 32 x 8 threads per 1,024 elements, a 32 x 32 shared
+/// tile between a coalesced read and a coalesced write.
+///
+///   T   = bits 0..4 of the source index (the read's lanes), the bits that
+///         land on destination bits 0..4 (the write's lanes), and the lowest
+///         other bits until |T| = 10; Hs = T minus bits 0..4 (tile rows)
+///   Rest = the other m - 10 bits, one combination per block (bx)
+///   read:  tile[r][tx] = a[tx | dep(r, Hs) | dep(bx, Rest)]    r = ty + 8k
+///   write: y = tx | dep(r, Hd) | dep(bx, P(Rest)), Hd = P(T) minus 0..4;
+///          b[y ^ xor] = tile[row][col] where (row, col) is the tile
+///          position of the source index x = P^-1(y).
+///
+/// Every warp reads 32 consecutive elements and writes 32 consecutive
+/// elements (whole sectors for any element size); the tile's layout is left
+/// to layout auto.
+ir::Kernel bitPermutationKernel(const ir::Program &Prog, const ir::Kernel &K, const BitPermutation &P,
+                                const ir::Array &Src, const ir::Array &Dst, const SourceLoc &Loc) {
+  const IrBuilder B{Loc};
+  const int M = P.Bits;
+  std::set<std::string> Taken = takenNames(Prog, &K);
+  auto Fresh = [&](std::string Name) {
+    while (Taken.count(Name))
+      Name += "_";
+    Taken.insert(Name);
+    return Name;
+  };
+  const std::string Tile = Fresh("tile"), KVar = Fresh("k"), RVar = Fresh("r");
+  std::vector<bool> InT(static_cast<std::size_t>(M), false);
+  for (int Bit = 0; Bit < 5; ++Bit) {
+    InT[static_cast<std::size_t>(Bit)] = true;
+    InT[static_cast<std::size_t>(P.from(Bit))] = true;
+  }
+  int Count = static_cast<int>(std::count(InT.begin(), InT.end(), true));
+  for (int Bit = 5; Bit < M && Count < 10; ++Bit)
+    if (!InT[static_cast<std::size_t>(Bit)])
+      InT[static_cast<std::size_t>(Bit)] = true, ++Count;
+  std::vector<int> Hs, Rest, Hd;
+  for (int Bit = 0; Bit < M; ++Bit) {
+    if (!InT[static_cast<std::size_t>(Bit)])
+      Rest.push_back(Bit);
+    else if (Bit >= 5)
+      Hs.push_back(Bit);
+    if (InT[static_cast<std::size_t>(P.from(Bit))] && Bit >= 5)
+      Hd.push_back(Bit);
+  }
+  const std::int64_t Blocks = std::int64_t(1) << (M - 10);
+  ir::Kernel Out;
+  Out.Name = K.Name;
+  Out.Loc = K.Loc;
+  Out.Params = K.Params;
+  Out.Geo.Grid = {B.num(Blocks)};
+  Out.Geo.Block = {B.num(32), B.num(8)};
+  Out.Geo.GridDim = {Blocks, 1, 1};
+  Out.Geo.BlockDim = {32, 8, 1};
+  Out.Geo.Loc = K.Geo.Loc;
+  // Variables: 0 = tx, 1 = r, 2 = bx.
+  const std::vector<std::function<ir::Expr()>> Vars{
+      [&] { return B.builtin(ir::Builtin::Tx); }, [&] { return B.var(RVar, ir::VarKind::Let); },
+      [&] { return B.builtin(ir::Builtin::Bx); }};
+  const std::vector<int> Widths{5, 5, M - 10};
+  std::vector<BitSource> Read, Write, Row, Col;
+  for (int Bit = 0; Bit < 5; ++Bit) {
+    Read.push_back({Bit, 0, Bit});
+    Write.push_back({Bit, 0, Bit});
+  }
+  for (int J = 0; J < 5; ++J) {
+    Read.push_back({Hs[static_cast<std::size_t>(J)], 1, J});
+    Write.push_back({Hd[static_cast<std::size_t>(J)], 1, J});
+  }
+  for (std::size_t J = 0; J < Rest.size(); ++J) {
+    Read.push_back({Rest[J], 2, static_cast<int>(J)});
+    Write.push_back({P.To[static_cast<std::size_t>(Rest[J])], 2, static_cast<int>(J)});
+  }
+  // Destination bit D of y comes from tx (D < 5) or from r (D in Hd).
+  auto FromY = [&](int Out, int D) {
+    if (D < 5)
+      return BitSource{Out, 0, D};
+    return BitSource{Out, 1, static_cast<int>(std::find(Hd.begin(), Hd.end(), D) - Hd.begin())};
+  };
+  for (int Bit = 0; Bit < 5; ++Bit)
+    Col.push_back(FromY(Bit, P.To[static_cast<std::size_t>(Bit)]));
+  for (int J = 0; J < 5; ++J)
+    Row.push_back(FromY(J, P.To[static_cast<std::size_t>(Hs[static_cast<std::size_t>(J)])]));
+
+  ir::Array T;
+  T.Name = Tile;
+  T.Space = ir::MemSpace::Shared;
+  T.Elem = Src.Elem;
+  T.Dims = {B.num(32), B.num(32)};
+  T.Shape = {32, 32};
+  T.Lay.Kind = ir::LayoutKind::Auto;
+  T.Loc = ir::NodeLoc(Loc);
+  Out.Body.push_back(B.stmt(ir::ArrayDecl{std::move(T)}));
+  auto Tile2 = [&](ir::Expr Row, ir::Expr Col) {
+    ir::ArrayRead R;
+    R.Array = Tile;
+    R.Indices.push_back(std::move(Row));
+    R.Indices.push_back(std::move(Col));
+    return R;
+  };
+  // for k in 0..4 { let r = ty + 8 * k; Body }
+  auto Rows = [&](ir::Stmt Body) {
+    ir::For F;
+    F.Var = KVar;
+    F.Begin = B.num(0);
+    F.End = B.num(4);
+    F.Body.push_back(B.stmt(ir::Let{RVar, B.bin(ir::BinaryOp::Add, B.builtin(ir::Builtin::Ty),
+                                                B.bin(ir::BinaryOp::Mul, B.num(8),
+                                                      B.var(KVar, ir::VarKind::Loop)))}));
+    F.Body.push_back(std::move(Body));
+    return B.stmt(std::move(F));
+  };
+  Out.Body.push_back(Rows(B.assign(Tile2(B.var(RVar, ir::VarKind::Let), B.builtin(ir::Builtin::Tx)),
+                                   B.read(Src.Name, gatherBits(B, Read, Vars, Widths)))));
+  Out.Body.push_back(B.stmt(ir::Sync{}));
+  ir::Expr Y = gatherBits(B, Write, Vars, Widths);
+  if (P.Xor != 0)
+    Y = B.bin(ir::BinaryOp::BitXor, std::move(Y), B.num(static_cast<std::int64_t>(P.Xor)));
+  Out.Body.push_back(Rows(B.assign(B.element(Dst.Name, std::move(Y)),
+                                   ir::Expr{Tile2(gatherBits(B, Row, Vars, Widths), gatherBits(B, Col, Vars, Widths)),
+                                            ir::NodeLoc(Loc)})));
+  return Out;
 }
 
 /// Pass Pass of seed 001's schedule as an ordinary kernel: one block per
@@ -354,8 +554,10 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
   std::vector<ir::Permutation> AddedPerms;
   for (std::size_t KIndex = 0; KIndex < Prog.Kernels.size(); ++KIndex) {
     ir::Kernel &K = Prog.Kernels[KIndex];
-    if (K.Schedule != ir::KernelSchedule::Colored)
+    if (K.Schedule != ir::KernelSchedule::Colored && K.Schedule != ir::KernelSchedule::Bits)
       continue;
+    const bool Bits = K.Schedule == ir::KernelSchedule::Bits;
+    const std::string How = Bits ? "schedule bits" : "schedule colored";
     const SourceLoc KLoc = K.Loc;
     auto Fail = [&](const SourceLoc &L, const std::string &Msg) {
       throw UserError(L, fmt::format("kernel '{}': {}", K.Name, Msg));
@@ -365,17 +567,17 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
     for (ir::Stmt &S : K.Body) {
       auto *A = S.as<ir::Assign>();
       if (!A || Copy)
-        Fail(S.Loc, "schedule colored needs a body of exactly one copy "
-                    "'dst[...] = src[...]' between shared arrays");
+        Fail(S.Loc, How + " needs a body of exactly one copy 'dst[...] = src[...]'" +
+                        (Bits ? " between global arrays" : " between shared arrays"));
       Copy = A;
     }
     if (!Copy)
-      Fail(KLoc, "schedule colored needs a body of one copy 'dst[...] = src[...]'");
+      Fail(KLoc, How + " needs a body of one copy 'dst[...] = src[...]'");
     auto *Dst = std::get_if<ir::ArrayRead>(&Copy->Target);
     auto *Src = Copy->Value.as<ir::ArrayRead>();
     const SourceLoc CopyLoc = K.Body.front().Loc;
     if (!Dst || !Src)
-      Fail(CopyLoc, "schedule colored needs a copy from one array element to another "
+      Fail(CopyLoc, How + " needs a copy from one array element to another "
                     "(between shared arrays, or between global arrays)");
     const ir::Array *DA = Prog.findArray(K, Dst->Array);
     const ir::Array *SA = Prog.findArray(K, Src->Array);
@@ -385,24 +587,31 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
     HmmShape Shape;
     const bool Global = SA && DA && SA->Space == ir::MemSpace::Global &&
                         DA->Space == ir::MemSpace::Global;
+    if (Bits && !Global)
+      Fail(CopyLoc, "schedule bits moves a bit permutation between two one-dimensional global "
+                    "arrays in one tiled pass; for shared arrays use schedule colored");
     for (const ir::Array *A : {SA, DA}) {
       if (!A || (A->Space != (Global ? ir::MemSpace::Global : ir::MemSpace::Shared)) ||
           A->Shape.size() != 1)
         Fail(CopyLoc, "schedule colored copies between one-dimensional shared arrays "
                       "(seed 003) or between one-dimensional global arrays (seed 001)");
       if (A->numElements() != N)
-        Fail(A->Loc, fmt::format("'{}' has {} elements; schedule colored moves one "
+        Fail(A->Loc, fmt::format("'{}' has {} elements; {} moves one "
                                  "element per thread, and the kernel has {} threads",
-                                 A->Name, A->numElements(), N));
+                                 A->Name, A->numElements(), How, N));
     }
     if (Global) {
       if (SA == DA)
-        Fail(CopyLoc, fmt::format("schedule colored on global memory needs two arrays: "
+        Fail(CopyLoc, fmt::format("{} on global memory needs two arrays: "
                                   "'{}' is both the source and the destination",
-                                  SA->Name));
+                                  How, SA->Name));
       if (Prog.Mach && Prog.Mach->Kind != ir::MachineKind::Target)
-        Fail(KLoc, "schedule colored on global arrays plans seed 001's passes for a CUDA "
-                   "target (sm_90); this program runs on a memory machine");
+        Fail(KLoc, Bits ? "schedule bits on global arrays plans a kernel for a CUDA target (sm_90); "
+                          "this program runs on a memory machine"
+                        : "schedule colored on global arrays plans seed 001's passes for a CUDA "
+                          "target (sm_90); this program runs on a memory machine");
+    }
+    if (Global && !Bits) {
       if (Prog.Mach) {
         const auto Info = ir::targetInfo(Prog.Mach->Target);
         if (!Info || Info->MaxSharedPerBlock < static_cast<std::int64_t>(Sm90SharedBytesPerBlock))
@@ -430,16 +639,16 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
                                "of two, 2^27 is the largest n with a shape)",
                                E.diagnostic().Message));
       }
-      if (SA->Elem != DA->Elem)
-        Fail(CopyLoc, fmt::format("schedule colored copies bits: '{}' is {} and '{}' is {}",
-                                  SA->Name, ir::spelling(SA->Elem), DA->Name,
-                                  ir::spelling(DA->Elem)));
     }
+    if (Global && SA->Elem != DA->Elem)
+      Fail(CopyLoc, fmt::format("{} copies bits: '{}' is {} and '{}' is {}", How,
+                                SA->Name, ir::spelling(SA->Elem), DA->Name,
+                                ir::spelling(DA->Elem)));
     const std::int64_t W = Global ? 32 : Prog.Mach ? Prog.Mach->warpSize() : 32;
     if (N % W != 0)
-      Fail(KLoc, fmt::format("schedule colored needs the {} threads to fill whole "
+      Fail(KLoc, fmt::format("{} needs the {} threads to fill whole "
                              "warps of {}",
-                             N, W));
+                             How, N, W));
     // P(g(t)) = f(t), checked one-to-one.
     PermutationTables Perms(Prog);
     ThreadIndexer Indexer(Prog, K, Perms);
@@ -503,9 +712,9 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
           std::int64_t Prev = 0;
           while (Prev < T && IndexOf(E, C, Prev) != X)
             ++Prev;
-          Fail(E.Loc, fmt::format("schedule colored needs a one-to-one copy, but threads "
+          Fail(E.Loc, fmt::format("{} needs a one-to-one copy, but threads "
                                   "tid = {} and tid = {} both {} element {}",
-                                  Prev, T, What, X));
+                                  How, Prev, T, What, X));
         }
         Word |= Bit;
       };
@@ -535,6 +744,28 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
       P.Loc = KLoc;
       return P;
     };
+    if (Bits) {
+      // One tiled pass (analysis/passes/ColoredSchedule.h): P must permute
+      // the bits of the index.
+      std::optional<Permutation> Own;
+      const Permutation &PM =
+          Whole ? *Whole
+                : *(Own = Direct ? Permutation::ofBijection(std::move(Map)) : Permutation(std::move(Map)));
+      const std::optional<BitPermutation> Bpc = asBitPermutation(PM);
+      if (!Bpc)
+        Fail(CopyLoc, fmt::format("schedule bits needs a copy whose map permutes the bits of the index "
+                                  "(a BPC permutation: transpose, bit reversal, shuffle, ...); {}",
+                                  whyNotBitPermutation(PM)));
+      if (Bpc->Bits < 10)
+        Fail(KLoc, fmt::format("schedule bits moves 32 x 32 tiles: it needs n >= 1024, and n = {}", N));
+      auto L = std::make_shared<BitLowering>();
+      L->Bpc = *Bpc;
+      L->ElemBytes = ir::byteSize(SA->Elem);
+      Rep.Bits = L;
+      K = bitPermutationKernel(Prog, K, *Bpc, *SA, *DA, CopyLoc);
+      Out.push_back(std::move(Rep));
+      continue;
+    }
     if (Global) {
       // Seed 001: the schedule of the map (through the table itself when the
       // copy goes through one), and the kernel as three pass kernels run by

@@ -18,6 +18,7 @@
 // `launch K = K_pass0, K_pass1, K_pass2`.
 #pragma once
 
+#include "analysis/models/Permutation.h"
 #include "analysis/passes/KernelAnalysis.h"
 #include "analysis/schedule/HmmSchedule.h"
 #include "ir/Program.h"
@@ -40,6 +41,15 @@ struct HmmLowering {
   std::vector<std::string> PassKernels;
 };
 
+/// The one-pass lowering of a global `schedule bits` copy whose map is a
+/// BPC permutation: the kernel is replaced, under its name, by one tiled
+/// kernel (32 x 32 shared tile, blocks of 32 x 8 threads, n / 1024 blocks)
+/// whose every warp reads and writes 32 consecutive elements.
+struct BitLowering {
+  BitPermutation Bpc;
+  std::int64_t ElemBytes = 4;
+};
+
 struct ColoredScheduleReport {
   std::string Kernel;
   SourceLoc Loc;
@@ -49,6 +59,8 @@ struct ColoredScheduleReport {
   std::string PermName, SrcName, DstName; ///< the permutations added (shared copies)
   /// Set for a global copy: the kernel was replaced by these passes.
   std::shared_ptr<const HmmLowering> Hmm;
+  /// Set for a global `schedule bits` copy: the kernel is now one tiled pass.
+  std::shared_ptr<const BitLowering> Bits;
 };
 
 /// What the pass made: the program with every `schedule colored` kernel

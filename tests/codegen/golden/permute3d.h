@@ -13,7 +13,7 @@ namespace permute3d {
 // param M: a runtime size, an argument of the launch functions that use it.
 // param N: a runtime size, an argument of the launch functions that use it.
 
-/// Kernel 'permute_021' (samples/permute3d.bw:16): grid ((N + 31) / 32, (M + 31) / 32, B) x block (32, 8, 1).
+/// Kernel 'permute_021' (samples/permute3d.bw:18): grid ((N + 31) / 32, (M + 31) / 32, B) x block (32, 8, 1).
 ///   in: global f32[B][M][N], B * M * N elements (row-major), read.
 ///   out: global f32[B][N][M], B * N * M elements (row-major), written.
 ///   B: a runtime size.
@@ -23,7 +23,7 @@ namespace permute3d {
 /// is not positive, a count differs from the one above, or the grid exceeds CUDA's limits.
 cudaError_t launch_permute_021(const float *in, std::size_t in_count, float *out, std::size_t out_count, long long B, long long M, long long N, cudaStream_t stream = 0);
 
-/// Kernel 'permute_210' (samples/permute3d.bw:34): grid ((N + 31) / 32, (B + 31) / 32, M) x block (32, 8, 1).
+/// Kernel 'permute_210' (samples/permute3d.bw:36): grid ((N + 31) / 32, (B + 31) / 32, M) x block (32, 8, 1).
 ///   in: global f32[B][M][N], B * M * N elements (row-major), read.
 ///   out: global f32[N][M][B], N * M * B elements (row-major), written.
 ///   B: a runtime size.
@@ -32,5 +32,15 @@ cudaError_t launch_permute_021(const float *in, std::size_t in_count, float *out
 /// Returns cudaErrorInvalidValue, launching nothing, when a size breaks its `where`, a dimension
 /// is not positive, a count differs from the one above, or the grid exceeds CUDA's limits.
 cudaError_t launch_permute_210(const float *in, std::size_t in_count, float *out, std::size_t out_count, long long B, long long M, long long N, cudaStream_t stream = 0);
+
+/// Kernel 'permute_102' (samples/permute3d.bw:55): grid ((N + 1023) / 1024, M, B) x block (256, 1, 1).
+///   in: global f32[B][M][N], B * M * N elements (row-major), read.
+///   out: global f32[M][B][N], M * B * N elements (row-major), written.
+///   B: a runtime size.
+///   M: a runtime size.
+///   N: a runtime size.
+/// Returns cudaErrorInvalidValue, launching nothing, when a size breaks its `where`, a dimension
+/// is not positive, a count differs from the one above, or the grid exceeds CUDA's limits.
+cudaError_t launch_permute_102(const float *in, std::size_t in_count, float *out, std::size_t out_count, long long B, long long M, long long N, cudaStream_t stream = 0);
 
 } // namespace permute3d
