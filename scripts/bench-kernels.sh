@@ -10,8 +10,9 @@
 #
 #   2-D transpose, runtime R x C: 8191 x 12289, 4095 x 6145, 8192^2, 16384^2;
 #     f32 f64 f16 i8 (one binary, sizes as arguments)   x.t().contiguous()
-#   3-D permute (0,2,1), (2,1,0), 16 x 1000 x 1000      x.permute(..).contiguous()
+#   3-D permute (0,2,1), (2,1,0), (1,0,2), 16 x 1000 x 1000   x.permute(..).contiguous()
 #   bit reversal, n = 2^26                              b[bitrev_index] = a
+#   bit permutations (schedule bits), n = 2^26          a[q] (gather), q = P^-1
 #   offline permutation, n = 2^26 (scheduled), 2^26, 2^28  b[p] = a;  a[p_inverse]
 #
 # Sizes are no longer limited by analysis time (the analysis counts warps by
@@ -32,6 +33,7 @@ variants=(
   "transpose_any_shape|transpose_any_shape||R=8191 C=12289;R=4095 C=6145;R=8192 C=8192;R=16384 C=16384"
   "permute3d|permute3d||B=16 M=1000 N=1000"
   "bit_reversal_2p26|bit_reversal|-D M=26|"
+  "bit_permutations_2p26|bit_permutations|-D M=26|"
   "offline_permutation_2p26|offline_permutation|-D N=67108864|"
   "offline_permutation_2p28|offline_permutation|-D N=268435456|"
 )
@@ -119,7 +121,7 @@ dims = sorted({(o["result"]["sizes"]["B"], o["result"]["sizes"]["M"], o["result"
                if o["variant"] == "permute3d" and "sizes" in o["result"]})
 for B, M_, N_ in dims:
     x = torch.randn(B, M_, N_, device="cuda")
-    for perm, key in (((0, 2, 1), "permute_021"), ((2, 1, 0), "permute_210")):
+    for perm, key in (((0, 2, 1), "permute_021"), ((2, 1, 0), "permute_210"), ((1, 0, 2), "permute_102")):
         y = x.permute(*perm).contiguous()
         ok = bool((y == x.permute(*perm)).all())
         del y
@@ -142,6 +144,34 @@ scatter_bitrev()
 ok = bool((b[r] == a).all())
 base["bitrev_2p26"] = ("b[bitrev] = a (index_put_)", median_ms(scatter_bitrev), ok)
 del i, r, a, b
+free()
+# The one-pass bit permutations of samples/bit_permutations.bw at 2^26, each
+# against PyTorch's gather b = a[q] by a precomputed index q = P^-1 (the
+# faster of PyTorch's two forms): kernel -> (P as a function of i, dtype).
+M = 26
+n = 1 << M
+i = torch.arange(n, device="cuda", dtype=torch.int64)
+rev = torch.zeros_like(i)
+for bit in range(M):
+    rev |= ((i >> bit) & 1) << (M - 1 - bit)
+rotl = ((i << 1) | (i >> (M - 1))) & (n - 1)
+rotr = (i >> 1) | ((i & 1) << (M - 1))
+side = 1 << (M // 2)
+transpose = (i % side) * (n // side) + i // side
+stride = (i % 32) * (n // 32) + i // 32  # stride(N, 32); the kernel gathers by it, so P = its inverse
+stride_inv = torch.empty_like(stride); stride_inv[stride] = i
+bpc = {"bit_reverse": (rev, torch.float32), "shuffle_f32": (rotl, torch.float32),
+       "unshuffle_f32": (rotr, torch.float32), "transpose_bits": (transpose, torch.float64),
+       "stride_gather": (stride_inv, torch.float32)}
+for kn, (P, dt) in bpc.items():
+    q = torch.empty_like(P); q[P] = i
+    a = torch.randn(n, device="cuda").to(dt)
+    g = a[q]
+    ok = bool((g[P] == a).all())
+    base["bpc_%s_2p26" % kn] = ("a[q], q = P^-1 (gather)", median_ms(lambda: a[q]), ok)
+    del q, a, g
+    free()
+del i, rev, rotl, rotr, transpose, stride, stride_inv, bpc
 free()
 # Offline permutation by a random P: scatter b[p] = a and gather a[p^-1].
 for logn in (26, 28):
@@ -194,6 +224,8 @@ def ref_of(v, res, k):
         return "%s_%dx%dx%d" % (kn, sz["B"], sz["M"], sz["N"])
     if v.startswith("bit_reversal"):
         return "bitrev_2p26"
+    if v.startswith("bit_permutations"):
+        return "bpc_%s_2p26" % kn
     if v.startswith("offline_permutation"):
         logn = v.rsplit("_2p", 1)[1]
         if kn == "permute_bitrev":

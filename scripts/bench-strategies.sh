@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine after scripts/gpu-verify.sh built bankwise into
+# build-gpu/: the ways bankwise can move one offline permutation b[P(i)] =
+# a[i] of f32, side by side, for several P and n (issue [8] goals 2, 3, 5):
+#
+#   scatter   b[P(tid)] = a[tid]                    (one pass, P computed or read)
+#   gather    b[tid] = a[q[tid]], q holds P^-1      (one pass, the index table read,
+#                                                    as PyTorch's a[q])
+#   bits      schedule bits (one tiled pass), when P is a bit permutation
+#   colored   schedule colored (seed 001's three passes, 4-byte elements)
+#   auto      schedule auto (the choice of the calibrated model), when the
+#             DSL has it
+#
+# Each program is generated here from the template below, compiled by
+# `bankwise compile --harness` (every output element checked against the
+# CPU reference, median of 21 timed runs) and run; a wrong output fails the
+# script. Writes $OUT/strategies.md and strategies.jsonl (or
+# bench/results/h100/). STRATEGY_SIZES and STRATEGY_PERMS override the sets.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bw=${BANKWISE:-$root/build-gpu/driver/bankwise}
+out=${OUT:-$root/bench/results/h100}
+work=$(mktemp -d)
+[ -x "$bw" ] || { echo "bench-strategies: build bankwise first (scripts/gpu-verify.sh)" >&2; exit 2; }
+read -r -a sizes <<<"${STRATEGY_SIZES:-20 23 26}"
+# name | permutation declaration (N is the length) | is it a bit permutation
+perms=(
+  "random|random(N, seed: 7)|no"
+  "bitreverse|bitreverse(N)|yes"
+  "shuffle|shuffle(N)|yes"
+  "transpose|transpose(1 << (M / 2), 1 << (M - M / 2))|yes"
+  "stride8|stride(N, 8)|yes"
+  "identity|identity(N)|yes"
+)
+if [ -n "${STRATEGY_PERMS:-}" ]; then
+  keep=()
+  for p in "${perms[@]}"; do [[ " $STRATEGY_PERMS " == *" ${p%%|*} "* ]] && keep+=("$p"); done
+  perms=("${keep[@]}")
+fi
+has_auto=no
+printf 'target sm_90\nparam N = 1024\nkernel k(a: global f32[N], b: global f32[N]) grid (N / 256) block (256) schedule auto {\n  b[tid] = a[tid]\n}\n' >"$work/probe.bw"
+"$bw" analyze "$work/probe.bw" >/dev/null 2>&1 && has_auto=yes
+
+gen() { # NAME DECL BPC M
+  local name=$1 decl=$2 bpc=$3 m=$4
+  {
+    echo "target sm_90"
+    echo "param M = $m"
+    echo "param N = 1 << M"
+    echo "permutation P = $decl"
+    echo "kernel scatter(a: global f32[N], b: global f32[N]) grid (N / 256) block (256) {"
+    echo "  b[P(tid)] = a[tid]"
+    echo "}"
+    echo "kernel gather(a: global f32[N], b: global f32[N], q: global i32[N] holds inverse(P)) grid (N / 256) block (256) {"
+    echo "  b[tid] = a[q[tid]]"
+    echo "}"
+    if [ "$bpc" = yes ]; then
+      echo "kernel bits(a: global f32[N], b: global f32[N]) grid (N / 256) block (256) schedule bits {"
+      echo "  b[P(tid)] = a[tid]"
+      echo "}"
+    fi
+    echo "kernel colored(a: global f32[N], b: global f32[N]) grid (N / 256) block (256) schedule colored {"
+    echo "  b[P(tid)] = a[tid]"
+    echo "}"
+    if [ "$has_auto" = yes ]; then
+      echo "kernel auto(a: global f32[N], b: global f32[N]) grid (N / 256) block (256) schedule auto {"
+      echo "  b[P(tid)] = a[tid]"
+      echo "}"
+    fi
+  } >"$work/$name.bw"
+}
+
+progs=()
+for m in "${sizes[@]}"; do
+  for p in "${perms[@]}"; do
+    IFS='|' read -r pname decl bpc <<<"$p"
+    name=${pname}_2p$m
+    gen "$name" "$decl" "$bpc" "$m"
+    progs+=("$name")
+  done
+done
+build_one() {
+  local name=$1 t0=$SECONDS
+  (cd "$work" && timeout 900 "$bw" compile "$name.bw" --harness -o "$name.cu" >"$name.log" 2>&1 &&
+    nvcc -O3 -arch=sm_90 -std=c++17 -o "$name" "$name.cu" >>"$name.log" 2>&1) ||
+    { echo "bench-strategies: building $name failed:" >&2; tail -20 "$work/$name.log" >&2; return 1; }
+  echo "bench-strategies: built $name in $((SECONDS - t0)) s" >&2
+}
+status=0
+# Compiles run four at a time: each 2^26 program holds its tables (and the
+# schedule of the colored kernel) in memory while it compiles.
+running=0
+for name in "${progs[@]}"; do
+  build_one "$name" &
+  running=$((running + 1))
+  if [ $running -ge 4 ]; then wait -n || status=1; running=$((running - 1)); fi
+done
+while [ $running -gt 0 ]; do wait -n || status=1; running=$((running - 1)); done
+: >"$work/runs.jsonl"
+for name in "${progs[@]}"; do
+  [ -x "$work/$name" ] || { status=1; continue; }
+  line=$(cd "$work" && timeout 300 "./$name" | tail -1) || { echo "bench-strategies: $name failed" >&2; status=1; continue; }
+  echo "{\"program\":\"$name\",\"result\":$line}" >>"$work/runs.jsonl"
+  grep -h "schedule auto of" "$work/$name.log" >>"$work/auto-choices.txt" 2>/dev/null || true
+done
+
+python3 - "$work/runs.jsonl" "$out" "$has_auto" <<'PY' || status=1
+import json, os, sys, datetime, subprocess
+runs = [json.loads(l) for l in open(sys.argv[1])]
+out, has_auto = sys.argv[2], sys.argv[3] == "yes"
+gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                     capture_output=True, text=True).stdout.strip().splitlines()[0]
+strategies = ["scatter", "gather", "bits", "colored"] + (["auto"] if has_auto else [])
+lines = ["# One permutation b[P(i)] = a[i] of f32, every strategy, side by side\n",
+         "GPU: %s; %s. One run of `scripts/bench-strategies.sh`: each program generated from its template, "
+         "compiled by `bankwise compile --harness`; every output element of every kernel checked against the "
+         "CPU reference; medians of 21 timed runs after 3 warm-ups (CUDA events). ms per strategy; `-` where "
+         "it does not apply (bits: P is not a bit permutation). best = the fastest of scatter, gather, bits "
+         "and colored; auto / best is auto's time over it.\n" %
+         (gpu, datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")),
+         "| P | n | " + " | ".join(strategies) + " | best | auto / best |",
+         "|---|---:|" + "---:|" * len(strategies) + "---|---:|"]
+bad = []
+for r in runs:
+    name = r["program"]
+    pname, m = name.rsplit("_2p", 1)
+    ms = {}
+    for k in r["result"]["kernels"]:
+        ms[k["kernel"]] = k["median_ms"]
+        if not k["correct"]:
+            bad.append((name, k["kernel"]))
+    cand = {s: ms[s] for s in ("scatter", "gather", "bits", "colored") if s in ms}
+    best = min(cand, key=cand.get)
+    ratio = ms["auto"] / cand[best] if "auto" in ms else None
+    lines.append("| %s | 2^%s | %s | %s | %s |" % (
+        pname, m, " | ".join("%.4f" % ms[s] if s in ms else "-" for s in strategies), best,
+        "%.3f" % ratio if ratio else ""))
+text = "\n".join(lines) + "\n"
+if bad:
+    text += "\nWRONG OUTPUT: " + ", ".join("%s %s" % b for b in bad) + "\n"
+os.makedirs(out, exist_ok=True)
+open(os.path.join(out, "strategies.md"), "w").write(text)
+with open(os.path.join(out, "strategies.jsonl"), "w") as f:
+    for r in runs:
+        f.write(json.dumps(r) + "\n")
+print(text)
+sys.exit(1 if bad else 0)
+PY
+exit $status
