@@ -16,6 +16,10 @@
 // conflict-free) replace the kernel as three ordinary kernels K_pass0..2
 // reading the schedule's planes (hmm_src / hmm_dst tables), run in order by
 // `launch K = K_pass0, K_pass1, K_pass2`.
+//
+// `schedule bits` on a global copy whose map is a bit permutation (BPC;
+// asBitPermutation) replaces the kernel, under its name, by one tiled pass
+// (bitPermutationKernel in the .cpp): no schedule, no tables.
 #pragma once
 
 #include "analysis/models/Permutation.h"
@@ -73,7 +77,8 @@ struct ColoredScheduling {
 /// Prog with every `schedule colored` kernel that copies between shared
 /// arrays rewritten, adding the permutations P, S and D it uses; a copy
 /// between global arrays replaced by seed 001's three pass kernels and a
-/// launch of them (Hmm set). Prog itself is unchanged.
+/// launch of them (Hmm set); a `schedule bits` copy replaced by its one
+/// tiled pass (Bits set). Prog itself is unchanged.
 /// Throws UserError, located, when a body is not one copy, the arrays are
 /// not one-dimensional with n elements, the map is not one-to-one (naming
 /// two threads), a global copy's element is not 4 bytes or no sm_90 shape
