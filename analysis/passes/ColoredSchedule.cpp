@@ -760,7 +760,6 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
         Fail(KLoc, fmt::format("schedule bits moves 32 x 32 tiles: it needs n >= 1024, and n = {}", N));
       auto L = std::make_shared<BitLowering>();
       L->Bpc = *Bpc;
-      L->ElemBytes = ir::byteSize(SA->Elem);
       Rep.Bits = L;
       K = bitPermutationKernel(Prog, K, *Bpc, *SA, *DA, CopyLoc);
       Out.push_back(std::move(Rep));

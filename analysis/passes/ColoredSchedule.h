@@ -51,7 +51,6 @@ struct HmmLowering {
 /// whose every warp reads and writes 32 consecutive elements.
 struct BitLowering {
   BitPermutation Bpc;
-  std::int64_t ElemBytes = 4;
 };
 
 struct ColoredScheduleReport {
