@@ -303,7 +303,7 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
     if (K.Schedule != ir::KernelSchedule::None)
       throw UserError(K.Loc, fmt::format("kernel '{}' is still `schedule {}`: run the schedule-colored pass "
                                          "(runPipeline) before codegen",
-                                         K.Name, K.Schedule == ir::KernelSchedule::Bits ? "bits" : "colored"));
+                                         K.Name, ir::spelling(K.Schedule)));
   // Every kernel's facts and tables first, then the analyses (the long
   // part at n = 2^26), so that a side file can be written while they run.
   for (const ir::Kernel &K : Prog.Kernels) {

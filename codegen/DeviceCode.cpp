@@ -296,6 +296,11 @@ std::string KernelEmitter::device() {
                         sizesText(F.Prog, Opts), G.GridDim[0], G.GridDim[1], G.GridDim[2], Rep.Threads));
   }
   for (const ColoredScheduleReport &C : Opts.ColoredSchedules)
+    if (C.Auto && (C.Kernel == F.K.Name || (F.InLaunch && F.InLaunch->Name == C.Kernel &&
+                                            F.InLaunch->Kernels.front() == F.K.Name)))
+      line(0, fmt::format("// `schedule auto` of the copy at {}:{}:{}: {}[P(i)] = {}[i] moved by {}.", Opts.SourceName,
+                          C.Loc.Line, C.Loc.Col, C.Dst, C.Src, describe(*C.Auto)));
+  for (const ColoredScheduleReport &C : Opts.ColoredSchedules)
     if (C.Bits && C.Kernel == F.K.Name)
       line(0, fmt::format("// `schedule bits` of the copy at {}:{}:{}: {}[P(i)] = {}[i], P a bit permutation "
                           "({}),\n// in one pass: each block stages 1,024 elements in a 32 x 32 shared tile, "

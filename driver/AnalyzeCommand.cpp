@@ -115,6 +115,35 @@ ir::Machine parseMachineSpec(const std::string &Spec) {
 
 std::string spaceName(ir::MemSpace S) { return std::string(ir::spelling(S)); }
 
+std::string locText(const SourceLoc &L);
+
+/// `schedule auto`'s choice, with the estimates behind it.
+std::string autoScheduleText(const ColoredScheduleReport &C) {
+  return fmt::format("{}: schedule auto of '{}': {}[P(i)] = {}[i] for n = {} by {}", locText(C.Loc), C.Kernel, C.Dst,
+                     C.Src, C.N, describe(*C.Auto));
+}
+
+nlohmann::json autoScheduleJson(const ColoredScheduleReport &C) {
+  nlohmann::json E = nlohmann::json::array();
+  for (const StrategyEstimate &X : C.Auto->Estimates) {
+    nlohmann::json O{{"strategy", spelling(X.Kind)}, {"applies", X.Applies}, {"detail", X.Detail}};
+    if (X.Applies) {
+      O["estimated_us"] = X.Us;
+      O["passes"] = X.Passes;
+      O["stream_bytes"] = X.StreamBytes;
+      O["resident"] = X.Resident;
+      O["sectors"] = {{"full", X.Traffic.Full},
+                      {"first", X.Traffic.First},
+                      {"reused", X.Traffic.Reused},
+                      {"refetched", X.Traffic.Refetched},
+                      {"fetched_lines", X.Traffic.FetchedLines}};
+    }
+    E.push_back(std::move(O));
+  }
+  return {{"kernel", C.Kernel}, {"n", C.N}, {"src", C.Src}, {"dst", C.Dst},
+          {"chosen", spelling(C.Auto->Chosen)}, {"estimates", std::move(E)}};
+}
+
 std::string locText(const SourceLoc &L) {
   return fmt::format("{}:{}:{}", L.File, L.Line, L.Col);
 }
@@ -243,6 +272,12 @@ int runAnalyze(const AnalyzeOptions &O) {
   J["seed"] = O.Seed;
   std::string Text = fmt::format("{}: seed {} (RAP tables of layout auto)\n", O.File, O.Seed);
   for (const ColoredScheduleReport &C : Colored) {
+    if (C.Auto) {
+      Text += autoScheduleText(C) + "\n";
+      J["auto_schedules"].push_back(autoScheduleJson(C));
+      if (!C.Hmm && !C.Bits)
+        continue;
+    }
     if (C.Hmm) {
       const HmmShape &Sh = C.Hmm->Shape;
       Text += fmt::format("{}: schedule colored of '{}': {}[P(i)] = {}[i] for n = {} as seed 001's "

@@ -237,6 +237,11 @@ int runCompile(const CompileOptions &O) {
   PO.dumpAfter(O.DumpAfter, std::cerr);
   const PipelineResult P = runPipeline(std::move(*Read), PO);
   const ir::Program &Prog = P.Program;
+  // schedule auto's choices, with the estimates behind them.
+  for (const ColoredScheduleReport &C : P.Colored)
+    if (C.Auto)
+      std::cerr << fmt::format("{}:{}:{}: note: schedule auto of '{}': {}[P(i)] = {}[i] for n = {} by {}\n",
+                               C.Loc.File, C.Loc.Line, C.Loc.Col, C.Kernel, C.Dst, C.Src, C.N, describe(*C.Auto));
   codegen::CodegenOptions CO;
   P.decisionsInto(CO);
   CO.Analysis = AO;

@@ -617,13 +617,15 @@ private:
     K.Geo = parseGeometry();
     if (atWord("schedule")) {
       consume();
-      const Token How = expectName("a schedule ('colored' or 'bits')");
+      const Token How = expectName("a schedule ('colored', 'bits' or 'auto')");
       if (How.Text == "colored")
         K.Schedule = KernelSchedule::Colored;
       else if (How.Text == "bits")
         K.Schedule = KernelSchedule::Bits;
+      else if (How.Text == "auto")
+        K.Schedule = KernelSchedule::Auto;
       else
-        fail(How, fmt::format("unknown schedule '{}'; expected 'colored' or 'bits'", How.Text));
+        fail(How, fmt::format("unknown schedule '{}'; expected 'colored', 'bits' or 'auto'", How.Text));
     }
     parseBlock(K.Body);
     S.actOnKernel(std::move(K));

@@ -287,7 +287,7 @@ std::string print(const Program &P) {
                             spelling(A.Space), printArrayType(A));
     Out +=
         fmt::format("kernel {}({}) {}{} ", K.Name, Params, printGeometry(K.Geo),
-                    K.Schedule == KernelSchedule::Colored ? " schedule colored" : K.Schedule == KernelSchedule::Bits ? " schedule bits" : "");
+                    K.Schedule == KernelSchedule::None ? std::string() : " schedule " + std::string(spelling(K.Schedule)));
     printBlock(Out, K.Body, 0);
     Out += "\n";
   }

@@ -127,6 +127,20 @@ std::string_view spelling(LayoutKind K) {
   return "?";
 }
 
+std::string_view spelling(KernelSchedule S) {
+  switch (S) {
+  case KernelSchedule::None:
+    return "none";
+  case KernelSchedule::Colored:
+    return "colored";
+  case KernelSchedule::Bits:
+    return "bits";
+  case KernelSchedule::Auto:
+    return "auto";
+  }
+  return "?";
+}
+
 std::string_view spelling(PermKind K) {
   switch (K) {
   case PermKind::Identity:

@@ -205,7 +205,11 @@ struct Geometry {
 /// BPC permutation (a permutation of the index bits, then a complement),
 /// and bankwise replaces it by one tiled pass whose reads and writes are
 /// coalesced (ColoredSchedule.h's BitLowering).
-enum class KernelSchedule { None, Colored, Bits };
+/// `schedule auto`: the kernel's one global copy is a permutation, and
+/// bankwise moves it by whichever of scatter, gather, bits and colored its
+/// calibrated model (analysis/models/StrategyModel.h) estimates fastest.
+enum class KernelSchedule { None, Colored, Bits, Auto };
+std::string_view spelling(KernelSchedule S);
 
 struct Kernel {
   std::string Name;

@@ -8,14 +8,15 @@
 #                                                    as PyTorch's a[q])
 #   bits      schedule bits (one tiled pass), when P is a bit permutation
 #   colored   schedule colored (seed 001's three passes, 4-byte elements)
-#   auto      schedule auto (the choice of the calibrated model), when the
-#             DSL has it
+#   auto      schedule auto (the choice of the calibrated model,
+#             analysis/models/StrategyModel.h), when the DSL has it
 #
 # Each program is generated here from the template below, compiled by
 # `bankwise compile --harness` (every output element checked against the
 # CPU reference, median of 21 timed runs) and run; a wrong output fails the
 # script. Writes $OUT/strategies.md and strategies.jsonl (or
-# bench/results/h100/). STRATEGY_SIZES and STRATEGY_PERMS override the sets.
+# bench/results/h100/; STRATEGY_NAME renames them). STRATEGY_SIZES and
+# STRATEGY_PERMS override the sets.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bw=${BANKWISE:-$root/build-gpu/driver/bankwise}
@@ -31,7 +32,12 @@ perms=(
   "transpose|transpose(1 << (M / 2), 1 << (M - M / 2))|yes"
   "stride8|stride(N, 8)|yes"
   "identity|identity(N)|yes"
+  "blockrandom|file(\"blockrandom_2pM.bin\")|no"
+  "windowrandom|file(\"windowrandom_2pM.bin\")|no"
 )
+# STRATEGY_RANDOM_SEEDS="1 2 ..." adds one random P per seed (random_s<seed>),
+# for the spread of each strategy's time over P (issue [8] goal 3).
+for seed in ${STRATEGY_RANDOM_SEEDS:-}; do perms+=("random_s$seed|random(N, seed: $seed)|no"); done
 if [ -n "${STRATEGY_PERMS:-}" ]; then
   keep=()
   for p in "${perms[@]}"; do [[ " $STRATEGY_PERMS " == *" ${p%%|*} "* ]] && keep+=("$p"); done
@@ -41,8 +47,24 @@ has_auto=no
 printf 'target sm_90\nparam N = 1024\nkernel k(a: global f32[N], b: global f32[N]) grid (N / 256) block (256) schedule auto {\n  b[tid] = a[tid]\n}\n' >"$work/probe.bw"
 "$bw" analyze "$work/probe.bw" >/dev/null 2>&1 && has_auto=yes
 
+# Permutations that are neither bit permutations nor uniformly random, read
+# from files: random within each aligned block of 1,024 elements (blockrandom),
+# and within each aligned window of 2^18 (1 MB of f32: windowrandom).
+permfile() { # NAME M WINDOW
+  python3 - "$work/$1_2p$2.bin" "$2" "$3" <<'PY'
+import sys
+import numpy as np
+path, m, win = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+n = 1 << m
+rng = np.random.default_rng(m * 1000 + win)
+rows = n // win
+p = np.argsort(rng.random((rows, win)), axis=1).astype("<u4") + (np.arange(rows, dtype="<u4") * win)[:, None]
+p.astype("<u4").tofile(path)
+PY
+}
+
 gen() { # NAME DECL BPC M
-  local name=$1 decl=$2 bpc=$3 m=$4
+  local name=$1 decl=${2//2pM/2p$4} bpc=$3 m=$4
   {
     echo "target sm_90"
     echo "param M = $m"
@@ -75,6 +97,10 @@ for m in "${sizes[@]}"; do
   for p in "${perms[@]}"; do
     IFS='|' read -r pname decl bpc <<<"$p"
     name=${pname}_2p$m
+    case $pname in
+      blockrandom) permfile blockrandom "$m" 1024 ;;
+      windowrandom) permfile windowrandom "$m" $((1 << 18 < (1 << m) ? 1 << 18 : 1 << m)) ;;
+    esac
     gen "$name" "$decl" "$bpc" "$m"
     progs+=("$name")
   done
@@ -104,10 +130,17 @@ for name in "${progs[@]}"; do
   grep -h "schedule auto of" "$work/$name.log" >>"$work/auto-choices.txt" 2>/dev/null || true
 done
 
-python3 - "$work/runs.jsonl" "$out" "$has_auto" <<'PY' || status=1
-import json, os, sys, datetime, subprocess
+touch "$work/auto-choices.txt"
+python3 - "$work/runs.jsonl" "$out" "$has_auto" "$work/auto-choices.txt" "${STRATEGY_NAME:-strategies}" <<'PY' || status=1
+import json, os, re, sys, datetime, subprocess
 runs = [json.loads(l) for l in open(sys.argv[1])]
-out, has_auto = sys.argv[2], sys.argv[3] == "yes"
+out, has_auto, stem = sys.argv[2], sys.argv[3] == "yes", sys.argv[5]
+# "<dir>/<program>.bw:L:C: note: schedule auto of 'auto': ... by gather (estimated 13.76 us on sm_90); ..."
+chose = {}
+for line in open(sys.argv[4]):
+    m = re.search(r"([^/ ]+)\.bw:\d+:\d+: note: schedule auto of .* by (\w+) \(estimated ([0-9.e+]+) us", line)
+    if m:
+        chose[m.group(1)] = (m.group(2), float(m.group(3)))
 gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                      capture_output=True, text=True).stdout.strip().splitlines()[0]
 strategies = ["scatter", "gather", "bits", "colored"] + (["auto"] if has_auto else [])
@@ -116,10 +149,12 @@ lines = ["# One permutation b[P(i)] = a[i] of f32, every strategy, side by side\
          "compiled by `bankwise compile --harness`; every output element of every kernel checked against the "
          "CPU reference; medians of 21 timed runs after 3 warm-ups (CUDA events). ms per strategy; `-` where "
          "it does not apply (bits: P is not a bit permutation). best = the fastest of scatter, gather, bits "
-         "and colored; auto / best is auto's time over it.\n" %
+         "and colored; auto / best is auto's time over it; auto chose is the strategy the model picked, with "
+         "its estimate (analysis/models/StrategyModel.h, calibrated on the 2^20 and 2^26 rows of the six "
+         "named P of 2026-11-24; blockrandom, windowrandom and 2^23 were not in that fit).\n" %
          (gpu, datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")),
-         "| P | n | " + " | ".join(strategies) + " | best | auto / best |",
-         "|---|---:|" + "---:|" * len(strategies) + "---|---:|"]
+         "| P | n | " + " | ".join(strategies) + " | best | auto / best | auto chose (est. ms) |",
+         "|---|---:|" + "---:|" * len(strategies) + "---|---:|---|"]
 bad = []
 for r in runs:
     name = r["program"]
@@ -132,15 +167,28 @@ for r in runs:
     cand = {s: ms[s] for s in ("scatter", "gather", "bits", "colored") if s in ms}
     best = min(cand, key=cand.get)
     ratio = ms["auto"] / cand[best] if "auto" in ms else None
-    lines.append("| %s | 2^%s | %s | %s | %s |" % (
+    c = chose.get(name)
+    lines.append("| %s | 2^%s | %s | %s | %s | %s |" % (
         pname, m, " | ".join("%.4f" % ms[s] if s in ms else "-" for s in strategies), best,
-        "%.3f" % ratio if ratio else ""))
+        "%.3f" % ratio if ratio else "", "%s (%.4f)" % (c[0], c[1] / 1000) if c else ""))
+    r["auto_chose"] = c[0] if c else None
 text = "\n".join(lines) + "\n"
+# The spread over the random P (random, random_s<seed>) of each strategy, per n.
+spread = {}
+for r in runs:
+    pname, m = r["program"].rsplit("_2p", 1)
+    if pname == "random" or pname.startswith("random_s"):
+        for k in r["result"]["kernels"]:
+            spread.setdefault((m, k["kernel"]), []).append(k["median_ms"])
+if any(len(v) > 2 for v in spread.values()):
+    text += "\nSpread over the random P (max / min of the medians):\n\n| n | strategy | P | min ms | max ms | max / min |\n|---:|---|---:|---:|---:|---:|\n"
+    for (m, k), v in sorted(spread.items()):
+        text += "| 2^%s | %s | %d | %.4f | %.4f | %.3f |\n" % (m, k, len(v), min(v), max(v), max(v) / min(v))
 if bad:
     text += "\nWRONG OUTPUT: " + ", ".join("%s %s" % b for b in bad) + "\n"
 os.makedirs(out, exist_ok=True)
-open(os.path.join(out, "strategies.md"), "w").write(text)
-with open(os.path.join(out, "strategies.jsonl"), "w") as f:
+open(os.path.join(out, stem + ".md"), "w").write(text)
+with open(os.path.join(out, stem + ".jsonl"), "w") as f:
     for r in runs:
         f.write(json.dumps(r) + "\n")
 print(text)

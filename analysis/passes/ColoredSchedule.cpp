@@ -554,10 +554,11 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
   std::vector<ir::Permutation> AddedPerms;
   for (std::size_t KIndex = 0; KIndex < Prog.Kernels.size(); ++KIndex) {
     ir::Kernel &K = Prog.Kernels[KIndex];
-    if (K.Schedule != ir::KernelSchedule::Colored && K.Schedule != ir::KernelSchedule::Bits)
+    if (K.Schedule == ir::KernelSchedule::None)
       continue;
-    const bool Bits = K.Schedule == ir::KernelSchedule::Bits;
-    const std::string How = Bits ? "schedule bits" : "schedule colored";
+    const bool Auto = K.Schedule == ir::KernelSchedule::Auto;
+    bool Bits = K.Schedule == ir::KernelSchedule::Bits;
+    const std::string How = "schedule " + std::string(ir::spelling(K.Schedule));
     const SourceLoc KLoc = K.Loc;
     auto Fail = [&](const SourceLoc &L, const std::string &Msg) {
       throw UserError(L, fmt::format("kernel '{}': {}", K.Name, Msg));
@@ -568,7 +569,7 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
       auto *A = S.as<ir::Assign>();
       if (!A || Copy)
         Fail(S.Loc, How + " needs a body of exactly one copy 'dst[...] = src[...]'" +
-                        (Bits ? " between global arrays" : " between shared arrays"));
+                        (Bits || Auto ? " between global arrays" : " between shared arrays"));
       Copy = A;
     }
     if (!Copy)
@@ -590,6 +591,9 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
     if (Bits && !Global)
       Fail(CopyLoc, "schedule bits moves a bit permutation between two one-dimensional global "
                     "arrays in one tiled pass; for shared arrays use schedule colored");
+    if (Auto && !Global)
+      Fail(CopyLoc, "schedule auto chooses how to move a permutation between two one-dimensional global "
+                    "arrays (scatter, gather, bits or colored); for shared arrays use schedule colored");
     for (const ir::Array *A : {SA, DA}) {
       if (!A || (A->Space != (Global ? ir::MemSpace::Global : ir::MemSpace::Shared)) ||
           A->Shape.size() != 1)
@@ -608,26 +612,37 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
       if (Prog.Mach && Prog.Mach->Kind != ir::MachineKind::Target)
         Fail(KLoc, Bits ? "schedule bits on global arrays plans a kernel for a CUDA target (sm_90); "
                           "this program runs on a memory machine"
-                        : "schedule colored on global arrays plans seed 001's passes for a CUDA "
-                          "target (sm_90); this program runs on a memory machine");
+                   : Auto ? "schedule auto on global arrays weighs kernels for a CUDA target (sm_90); "
+                            "this program runs on a memory machine"
+                          : "schedule colored on global arrays plans seed 001's passes for a CUDA "
+                            "target (sm_90); this program runs on a memory machine");
     }
+    // schedule auto: colored is one candidate among others, so what rules
+    // it out is a reason, not an error.
+    std::string WhyNotColored;
+    auto FailColored = [&](const SourceLoc &L, const std::string &Msg) {
+      if (!Auto)
+        Fail(L, Msg);
+      if (WhyNotColored.empty())
+        WhyNotColored = Msg;
+    };
     if (Global && !Bits) {
       if (Prog.Mach) {
         const auto Info = ir::targetInfo(Prog.Mach->Target);
         if (!Info || Info->MaxSharedPerBlock < static_cast<std::int64_t>(Sm90SharedBytesPerBlock))
-          Fail(KLoc, fmt::format("schedule colored on global arrays uses sm_90's shape "
+          FailColored(KLoc, fmt::format("schedule colored on global arrays uses sm_90's shape "
                                  "(227 KB of shared memory per block); target {} has {} bytes",
                                  Prog.Mach->Target, Info ? Info->MaxSharedPerBlock : 0));
       }
       for (const ir::Array *A : {SA, DA}) {
         if (ir::byteSize(A->Elem) != 4)
-          Fail(A->Loc, fmt::format("schedule colored on global arrays moves 4-byte elements "
+          FailColored(A->Loc, fmt::format("schedule colored on global arrays moves 4-byte elements "
                                    "(f32, i32, u32 or a 4-byte vector such as u8x4): the sm_90 "
                                    "shape puts 8 of them, one 32-byte sector, in a strip row; "
                                    "'{}' is {} ({} bytes)",
                                    A->Name, ir::spelling(A->Elem), ir::byteSize(A->Elem)));
         if (A->Lay.Kind != ir::LayoutKind::Raw && A->Lay.Kind != ir::LayoutKind::Auto)
-          Fail(A->Loc, fmt::format("schedule colored on global arrays needs row-major ('raw') "
+          FailColored(A->Loc, fmt::format("schedule colored on global arrays needs row-major ('raw') "
                                    "arrays; '{}' has another layout",
                                    A->Name));
       }
@@ -635,7 +650,7 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
         Shape = chooseSm90Shape(static_cast<std::uint64_t>(N));
         validateHmmShape(Shape, static_cast<std::uint64_t>(N));
       } catch (const UserError &E) {
-        Fail(KLoc, fmt::format("schedule colored on global arrays: {} (of the powers "
+        FailColored(KLoc, fmt::format("schedule colored on global arrays: {} (of the powers "
                                "of two, 2^27 is the largest n with a shape)",
                                E.diagnostic().Message));
       }
@@ -744,6 +759,65 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
       P.Loc = KLoc;
       return P;
     };
+    if (Auto) {
+      // The calibrated model (analysis/models/StrategyModel.h) weighs every
+      // strategy on P itself; the kernel is then lowered as the chosen one.
+      const std::shared_ptr<const Permutation> PM =
+          Whole ? Perms.share(StepRefs.front().Name, StepRefs.front().Inverse)
+                : std::make_shared<const Permutation>(Direct ? Permutation::ofBijection(Map) : Permutation(Map));
+      const std::shared_ptr<const Permutation> Inv =
+          Whole ? Perms.share(StepRefs.front().Name, !StepRefs.front().Inverse)
+                : std::make_shared<const Permutation>(inverse(*PM));
+      // Index bytes per element: none for a closed form, else the narrowest
+      // table codegen stores.
+      const int TableBytes = N <= 256 ? 1 : N <= 65536 ? 2 : 4;
+      bool ClosedForm = false;
+      if (Whole)
+        if (const ir::Permutation *D = Prog.findPerm(StepRefs.front().Name))
+          ClosedForm = D->Kind == ir::PermKind::Identity || D->Kind == ir::PermKind::Shuffle ||
+                       D->Kind == ir::PermKind::Bitreverse || D->Kind == ir::PermKind::Transpose ||
+                       D->Kind == ir::PermKind::Stride;
+      StrategyInputs In;
+      In.P = PM.get();
+      In.Inv = Inv.get();
+      In.ElemBytes = static_cast<int>(ir::byteSize(SA->Elem));
+      In.BlockThreads = static_cast<int>(K.Geo.threadsPerBlock());
+      In.ScatterTableBytes = In.GatherTableBytes = ClosedForm ? 0 : TableBytes;
+      const std::optional<BitPermutation> Bpc = asBitPermutation(*PM);
+      In.IsBits = Bpc && Bpc->Bits >= 10;
+      In.WhyNotBits = In.IsBits ? std::string()
+                      : Bpc     ? fmt::format("n = {} is below the 1,024 of a 32 x 32 tile", N)
+                                : "not a bit permutation: " + whyNotBitPermutation(*PM);
+      In.ColoredApplies = WhyNotColored.empty();
+      In.WhyNotColored = WhyNotColored;
+      auto Choice = std::make_shared<StrategyChoice>(chooseStrategy(In));
+      Rep.Auto = Choice;
+      const Strategy Chosen = Choice->Chosen;
+      if (Chosen == Strategy::Bits)
+        Bits = true;
+      else if (Chosen == Strategy::Scatter || Chosen == Strategy::Gather) {
+        // dst[P(tid)] = src[tid] or dst[tid] = src[inverse(P)(tid)], P the
+        // table the copy went through or the map as a list.
+        TableRef Ref = Whole ? StepRefs.front() : TableRef{"auto_" + K.Name + "_P", false};
+        if (!Whole)
+          AddedPerms.push_back(MapList(Ref.Name));
+        const SourceLoc SrcLoc = Src->Indices.front().Loc, DstLoc = Dst->Indices.front().Loc;
+        auto Tid = [](const SourceLoc &L) { return ir::Expr{ir::BuiltinRef{ir::Builtin::Tid}, ir::NodeLoc(L)}; };
+        auto Apply = [&](bool Inverse, const SourceLoc &L) {
+          ir::PermApply A;
+          A.Perm = Ref.Name;
+          A.Inverse = Inverse;
+          A.Arg = Tid(L);
+          return ir::Expr{std::move(A), ir::NodeLoc(L)};
+        };
+        const bool Scatter = Chosen == Strategy::Scatter;
+        Dst->Indices.front() = Scatter ? Apply(Ref.Inverse, DstLoc) : Tid(DstLoc);
+        Src->Indices.front() = Scatter ? Tid(SrcLoc) : Apply(!Ref.Inverse, SrcLoc);
+        K.Schedule = ir::KernelSchedule::None;
+        Out.push_back(std::move(Rep));
+        continue;
+      }
+    }
     if (Bits) {
       // One tiled pass (analysis/passes/ColoredSchedule.h): P must permute
       // the bits of the index.

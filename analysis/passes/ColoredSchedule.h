@@ -20,9 +20,15 @@
 // `schedule bits` on a global copy whose map is a bit permutation (BPC;
 // asBitPermutation) replaces the kernel, under its name, by one tiled pass
 // (bitPermutationKernel in the .cpp): no schedule, no tables.
+//
+// `schedule auto` on a global copy weighs scatter (dst[P(tid)] =
+// src[tid]), gather (dst[tid] = src[inverse(P)(tid)]), bits and colored by
+// the calibrated model of analysis/models/StrategyModel.h, computed on P,
+// and lowers the kernel as the fastest.
 #pragma once
 
 #include "analysis/models/Permutation.h"
+#include "analysis/models/StrategyModel.h"
 #include "analysis/passes/KernelAnalysis.h"
 #include "analysis/schedule/HmmSchedule.h"
 #include "ir/Program.h"
@@ -64,6 +70,10 @@ struct ColoredScheduleReport {
   std::shared_ptr<const HmmLowering> Hmm;
   /// Set for a global `schedule bits` copy: the kernel is now one tiled pass.
   std::shared_ptr<const BitLowering> Bits;
+  /// Set for a `schedule auto` copy: every strategy's estimate and the
+  /// choice (Hmm or Bits is also set when it chose colored or bits; a
+  /// scatter or gather is the kernel rewritten in place).
+  std::shared_ptr<const StrategyChoice> Auto;
 };
 
 /// What the pass made: the program with every `schedule colored` kernel
