@@ -286,6 +286,11 @@ int runAnalyze(const AnalyzeOptions &O) {
                           "launch {} = {}\n",
                           locText(C.Loc), C.Kernel, C.Dst, C.Src, C.N, Sh.Rows, Sh.Cols, Sh.StripCols,
                           Sh.Banks, C.Kernel, fmt::join(C.Hmm->PassKernels, ", "));
+      // A wall time: on stderr, so that stdout stays the same bytes run
+      // after run (and not at all with --json, whose readers take stdout
+      // and stderr together as often as not).
+      if (!O.Json)
+        std::cerr << fmt::format("{}: note: {}\n", locText(C.Loc), scheduleCostNote(C));
       J["schedules"].push_back({{"kernel", C.Kernel},
                                 {"schedule", "colored"},
                                 {"lowering", "seed 001 scheduled permutation"},

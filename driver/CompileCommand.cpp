@@ -238,10 +238,15 @@ int runCompile(const CompileOptions &O) {
   const PipelineResult P = runPipeline(std::move(*Read), PO);
   const ir::Program &Prog = P.Program;
   // schedule auto's choices, with the estimates behind them.
-  for (const ColoredScheduleReport &C : P.Colored)
+  for (const ColoredScheduleReport &C : P.Colored) {
     if (C.Auto)
       std::cerr << fmt::format("{}:{}:{}: note: schedule auto of '{}': {}[P(i)] = {}[i] for n = {} by {}\n",
                                C.Loc.File, C.Loc.Line, C.Loc.Col, C.Kernel, C.Dst, C.Src, C.N, describe(*C.Auto));
+    // The offline schedule's CPU time beside the kernels' estimates: the
+    // number of runs that repay it.
+    if (C.Hmm)
+      std::cerr << fmt::format("{}:{}:{}: note: {}\n", C.Loc.File, C.Loc.Line, C.Loc.Col, scheduleCostNote(C));
+  }
   codegen::CodegenOptions CO;
   P.decisionsInto(CO);
   CO.Analysis = AO;

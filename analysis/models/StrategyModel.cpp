@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 
 namespace bankwise {
@@ -104,6 +105,17 @@ std::string describe(const StrategyChoice &C) {
     Others += E.Applies ? fmt::format("{:.4g} us", E.Us) : "does not apply (" + E.Detail + ")";
   }
   return fmt::format("{} (estimated {:.4g} us on sm_90); {}", spelling(C.Chosen), C.chosen().Us, Others);
+}
+
+std::uint64_t breakEvenRuns(const StrategyChoice &C, double ScheduleSeconds) {
+  const StrategyEstimate &Col = C.Estimates[static_cast<std::size_t>(Strategy::Colored)];
+  double Other = std::numeric_limits<double>::infinity();
+  for (const StrategyEstimate &E : C.Estimates)
+    if (E.Kind != Strategy::Colored && E.Applies)
+      Other = std::min(Other, E.Us);
+  if (!Col.Applies || !(Other > Col.Us) || Other == std::numeric_limits<double>::infinity())
+    return 0;
+  return static_cast<std::uint64_t>(std::ceil(ScheduleSeconds * 1e6 / (Other - Col.Us)));
 }
 
 StrategyChoice chooseStrategy(const StrategyInputs &In, const StrategyCosts &C) {

@@ -117,6 +117,12 @@ struct StrategyChoice {
 /// not>": the choice first, then the others.
 std::string describe(const StrategyChoice &C);
 
+/// The runs after which the colored passes have paid for their offline
+/// schedule (ScheduleSeconds of CPU, once per P) against the fastest
+/// one-pass strategy that applies, by the estimates; 0 when colored is not
+/// faster than it.
+std::uint64_t breakEvenRuns(const StrategyChoice &C, double ScheduleSeconds);
+
 /// Estimates every strategy and picks the fastest (ties to the earlier of
 /// bits, gather, scatter, colored: the fewest passes and tables).
 StrategyChoice chooseStrategy(const StrategyInputs &In, const StrategyCosts &C = StrategyCosts::sm90());

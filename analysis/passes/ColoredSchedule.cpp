@@ -855,6 +855,7 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
           Whole ? Perms.share(Base.Name, Base.Inverse)
                 : std::make_shared<const Permutation>(Direct ? Permutation::ofBijection(std::move(Map))
                                                              : Permutation(std::move(Map))));
+      L->ScheduleSeconds = hmmScheduleSeconds(*L->Schedule);
       std::vector<ir::Kernel> Passes;
       for (int Pass = 0; Pass < HmmSchedule::NumPasses; ++Pass) {
         for (const auto &[Name, Kind] : {std::pair(Nm.SPerm[Pass], ir::PermKind::HmmSrc),
@@ -915,6 +916,15 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
                         std::make_move_iterator(It->second.end()));
   }
   return Result;
+}
+
+std::string scheduleCostNote(const ColoredScheduleReport &R) {
+  std::string T = fmt::format("the offline schedule of '{}' took {:.2f} s of wall time (once per P)", R.Kernel,
+                              R.Hmm ? R.Hmm->ScheduleSeconds : 0.0);
+  if (R.Hmm && R.Auto)
+    if (const std::uint64_t Runs = breakEvenRuns(*R.Auto, R.Hmm->ScheduleSeconds))
+      T += fmt::format("; repaid after {} runs by the estimates against the fastest one-pass strategy", Runs);
+  return T;
 }
 
 } // namespace bankwise

@@ -49,6 +49,9 @@ struct HmmLowering {
   /// The pass kernels, in order; the launch that runs them has the
   /// kernel's name.
   std::vector<std::string> PassKernels;
+  /// The offline schedule's wall time on this machine's CPU (once per P;
+  /// the passes then run any number of times).
+  double ScheduleSeconds = 0;
 };
 
 /// The one-pass lowering of a global `schedule bits` copy whose map is a
@@ -93,5 +96,11 @@ struct ColoredScheduling {
 /// two threads), a global copy's element is not 4 bytes or no sm_90 shape
 /// fits n.
 ColoredScheduling applyColoredSchedules(const ir::Program &Prog);
+
+/// For a global colored copy (R.Hmm set): "the offline schedule of 'K'
+/// took 1.42 s of wall time (once per P)", and under `schedule auto` the
+/// runs after which it is repaid against the fastest one-pass strategy.
+/// A wall time: the drivers print it on stderr, never in their outputs.
+std::string scheduleCostNote(const ColoredScheduleReport &R);
 
 } // namespace bankwise

@@ -3,6 +3,7 @@
 #include "analysis/schedule/ConflictFree.h"
 #include "support/Diagnostic.h"
 
+#include <chrono>
 #include <filesystem>
 #include <list>
 #include <mutex>
@@ -115,33 +116,54 @@ public:
     {
       std::lock_guard<std::mutex> Lock(M);
       for (auto It = Entries.begin(); It != Entries.end(); ++It)
-        if (It->first == P || *It->first == *P) {
+        if (It->P == P || *It->P == *P) {
           Entries.splice(Entries.begin(), Entries, It);
-          return It->second;
+          return It->S;
         }
     }
+    const auto Start = std::chrono::steady_clock::now();
     auto S = std::make_shared<const HmmSchedule>(scheduleHmmPermutation(*P, chooseSm90Shape(P->size())));
+    const double Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
     std::lock_guard<std::mutex> Lock(M);
-    Entries.emplace_front(std::move(P), S);
+    Entries.push_front({std::move(P), S, Seconds});
     std::uint64_t Bytes = 0;
     for (auto It = Entries.begin(); It != Entries.end();) {
-      Bytes += It->second->size() * 2 * HmmSchedule::NumPasses * sizeof(std::uint16_t);
+      Bytes += It->S->size() * 2 * HmmSchedule::NumPasses * sizeof(std::uint16_t);
       It = It != Entries.begin() && Bytes > MaxBytes ? Entries.erase(It) : std::next(It);
     }
     return S;
   }
 
+  double seconds(const HmmSchedule &S) {
+    std::lock_guard<std::mutex> Lock(M);
+    for (const Entry &E : Entries)
+      if (E.S.get() == &S)
+        return E.Seconds;
+    return 0;
+  }
+
 private:
   static constexpr std::uint64_t MaxBytes = std::uint64_t(2) << 30;
   std::mutex M;
-  std::list<std::pair<std::shared_ptr<const Permutation>, std::shared_ptr<const HmmSchedule>>> Entries;
+  struct Entry {
+    std::shared_ptr<const Permutation> P;
+    std::shared_ptr<const HmmSchedule> S;
+    double Seconds = 0; ///< wall time of scheduleHmmPermutation
+  };
+  std::list<Entry> Entries;
 };
+
+SharedSchedules &sharedSchedules() {
+  static SharedSchedules S;
+  return S;
+}
 } // namespace
 
 std::shared_ptr<const HmmSchedule> sharedHmmSchedule(std::shared_ptr<const Permutation> P) {
-  static SharedSchedules S;
-  return S.get(std::move(P));
+  return sharedSchedules().get(std::move(P));
 }
+
+double hmmScheduleSeconds(const HmmSchedule &S) { return sharedSchedules().seconds(S); }
 
 std::shared_ptr<const HmmSchedule> PermutationTables::hmmSchedule(const std::string &Name) {
   const ir::Permutation *P = Prog.findPerm(Name);

@@ -48,6 +48,9 @@ private:
 /// process, the most recently used first, up to 2 GiB of planes. Throws
 /// UserError when no shape fits n.
 std::shared_ptr<const HmmSchedule> sharedHmmSchedule(std::shared_ptr<const Permutation> P);
+/// The wall-clock seconds sharedHmmSchedule took to build S (0 for a
+/// schedule it no longer holds).
+double hmmScheduleSeconds(const HmmSchedule &S);
 
 class PermutationTables {
 public:

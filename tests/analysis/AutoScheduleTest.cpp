@@ -245,3 +245,23 @@ TEST_CASE("schedule auto: located errors and the printed form") {
   CHECK(Col.Detail.find("4-byte elements") != std::string::npos);
   CHECK(ir::print(parseOrFail(program("identity(N)", 10))).find("schedule auto {") != std::string::npos);
 }
+
+TEST_CASE("breakEvenRuns: the runs that repay the offline schedule against the fastest one-pass strategy") {
+  StrategyChoice C;
+  for (Strategy S : {Strategy::Scatter, Strategy::Gather, Strategy::Bits, Strategy::Colored}) {
+    StrategyEstimate E;
+    E.Kind = S;
+    E.Applies = S != Strategy::Bits;
+    E.Us = S == Strategy::Scatter ? 900 : S == Strategy::Gather ? 300 : S == Strategy::Bits ? 10 : 100;
+    C.Estimates.push_back(E);
+  }
+  C.Chosen = Strategy::Colored;
+  // 1 s of schedule, 200 us saved per run against the gather (bits does
+  // not apply, so its 10 us do not count).
+  CHECK(breakEvenRuns(C, 1.0) == 5000);
+  CHECK(breakEvenRuns(C, 0.0001) == 1);
+  C.Estimates[static_cast<std::size_t>(Strategy::Gather)].Us = 80; // colored no longer faster
+  CHECK(breakEvenRuns(C, 1.0) == 0);
+  C.Estimates[static_cast<std::size_t>(Strategy::Colored)].Applies = false;
+  CHECK(breakEvenRuns(C, 1.0) == 0);
+}
