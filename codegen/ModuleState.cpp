@@ -158,18 +158,7 @@ int ModuleState::table(const std::string &Perm, bool Inverse, const std::string 
 
 bool isClosedForm(const ir::Program &Prog, const std::string &Perm) {
   const ir::Permutation *P = Prog.findPerm(Perm);
-  if (!P)
-    return false;
-  switch (P->Kind) {
-  case ir::PermKind::Identity:
-  case ir::PermKind::Shuffle:
-  case ir::PermKind::Bitreverse:
-  case ir::PermKind::Transpose:
-  case ir::PermKind::Stride:
-    return true;
-  default:
-    return false;
-  }
+  return P && ir::hasClosedForm(P->Kind);
 }
 
 } // namespace bankwise::codegen::detail

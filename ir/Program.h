@@ -346,6 +346,13 @@ inline bool isBlockLocalTable(PermKind K) {
   return K == PermKind::HmmSrc || K == PermKind::HmmDst;
 }
 
+/// True for the kinds generated code computes from the index (identity,
+/// shuffle, bitreverse, transpose, stride) instead of reading a table.
+inline bool hasClosedForm(PermKind K) {
+  return K == PermKind::Identity || K == PermKind::Shuffle || K == PermKind::Bitreverse ||
+         K == PermKind::Transpose || K == PermKind::Stride;
+}
+
 /// `launch NAME = K1, K2, ...`: one host function, launch_NAME, that runs
 /// the kernels in order on one stream, each after the previous one has
 /// finished (a grid-wide barrier between them). Its arguments are the

@@ -774,9 +774,7 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
       bool ClosedForm = false;
       if (Whole)
         if (const ir::Permutation *D = Prog.findPerm(StepRefs.front().Name))
-          ClosedForm = D->Kind == ir::PermKind::Identity || D->Kind == ir::PermKind::Shuffle ||
-                       D->Kind == ir::PermKind::Bitreverse || D->Kind == ir::PermKind::Transpose ||
-                       D->Kind == ir::PermKind::Stride;
+          ClosedForm = ir::hasClosedForm(D->Kind);
       StrategyInputs In;
       In.P = PM.get();
       In.Inv = Inv.get();
