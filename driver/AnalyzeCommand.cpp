@@ -115,13 +115,6 @@ ir::Machine parseMachineSpec(const std::string &Spec) {
 
 std::string spaceName(ir::MemSpace S) { return std::string(ir::spelling(S)); }
 
-std::string locText(const SourceLoc &L);
-
-/// `schedule auto`'s choice, with the estimates behind it.
-std::string autoScheduleText(const ColoredScheduleReport &C) {
-  return fmt::format("{}: schedule auto of '{}': {}[P(i)] = {}[i] for n = {} by {}", locText(C.Loc), C.Kernel, C.Dst,
-                     C.Src, C.N, describe(*C.Auto));
-}
 
 nlohmann::json autoScheduleJson(const ColoredScheduleReport &C) {
   nlohmann::json E = nlohmann::json::array();
@@ -273,7 +266,7 @@ int runAnalyze(const AnalyzeOptions &O) {
   std::string Text = fmt::format("{}: seed {} (RAP tables of layout auto)\n", O.File, O.Seed);
   for (const ColoredScheduleReport &C : Colored) {
     if (C.Auto) {
-      Text += autoScheduleText(C) + "\n";
+      Text += fmt::format("{}: {}\n", locText(C.Loc), autoScheduleNote(C));
       J["auto_schedules"].push_back(autoScheduleJson(C));
       if (!C.Hmm && !C.Bits)
         continue;

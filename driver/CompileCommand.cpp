@@ -240,8 +240,7 @@ int runCompile(const CompileOptions &O) {
   // schedule auto's choices, with the estimates behind them.
   for (const ColoredScheduleReport &C : P.Colored) {
     if (C.Auto)
-      std::cerr << fmt::format("{}:{}:{}: note: schedule auto of '{}': {}[P(i)] = {}[i] for n = {} by {}\n",
-                               C.Loc.File, C.Loc.Line, C.Loc.Col, C.Kernel, C.Dst, C.Src, C.N, describe(*C.Auto));
+      std::cerr << fmt::format("{}:{}:{}: note: {}\n", C.Loc.File, C.Loc.Line, C.Loc.Col, autoScheduleNote(C));
     // The offline schedule's CPU time beside the kernels' estimates: the
     // number of runs that repay it.
     if (C.Hmm)

@@ -916,6 +916,11 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
   return Result;
 }
 
+std::string autoScheduleNote(const ColoredScheduleReport &R) {
+  return fmt::format("schedule auto of '{}': {}[P(i)] = {}[i] for n = {} by {}", R.Kernel, R.Dst, R.Src, R.N,
+                     describe(*R.Auto));
+}
+
 std::string scheduleCostNote(const ColoredScheduleReport &R) {
   std::string T = fmt::format("the offline schedule of '{}' took {:.2f} s of wall time (once per P)", R.Kernel,
                               R.Hmm ? R.Hmm->ScheduleSeconds : 0.0);

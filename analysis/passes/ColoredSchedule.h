@@ -97,6 +97,10 @@ struct ColoredScheduling {
 /// fits n.
 ColoredScheduling applyColoredSchedules(const ir::Program &Prog);
 
+/// For a `schedule auto` copy (R.Auto set): "schedule auto of 'K':
+/// b[P(i)] = a[i] for n = N by <describe(choice)>".
+std::string autoScheduleNote(const ColoredScheduleReport &R);
+
 /// For a global colored copy (R.Hmm set): "the offline schedule of 'K'
 /// took 1.42 s of wall time (once per P)", and under `schedule auto` the
 /// runs after which it is repaid against the fastest one-pass strategy.
