@@ -115,7 +115,6 @@ ir::Machine parseMachineSpec(const std::string &Spec) {
 
 std::string spaceName(ir::MemSpace S) { return std::string(ir::spelling(S)); }
 
-
 nlohmann::json autoScheduleJson(const ColoredScheduleReport &C) {
   nlohmann::json E = nlohmann::json::array();
   for (const StrategyEstimate &X : C.Auto->Estimates) {
