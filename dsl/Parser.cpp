@@ -387,7 +387,7 @@ private:
   ///            | ('schedule_src' | 'schedule_dst') '(' IDENT ',' 'w' ':' expr
   ///            ')'
   ///            | ('hmm_src' | 'hmm_dst') '(' (IDENT | 'inverse' '(' IDENT ')')
-  ///              ',' 'pass' ':' expr ')'
+  ///              ',' 'pass' ':' expr [',' 'bytes' ':' expr] ')'
   void parsePermutation() {
     consume();
     Permutation P;
@@ -458,6 +458,12 @@ private:
       expectWord("pass");
       expect(Tok::Colon, "after 'pass'");
       P.Args.push_back(parseExpr());
+      if (at(Tok::Comma)) {
+        consume();
+        expectWord("bytes");
+        expect(Tok::Colon, "after 'bytes'");
+        P.Args.push_back(parseExpr());
+      }
       break;
     case PermKind::Random:
       P.Args.push_back(parseExpr());

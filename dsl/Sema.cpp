@@ -554,6 +554,14 @@ void Sema::actOnPermutation(Permutation P) {
               fmt::format("pass {} does not exist: seed 001's schedule has "
                           "passes 0, 1 and 2",
                           W));
+      if (P.Args.size() > 1) {
+        const std::int64_t Bytes = Arg(1, "element size", true);
+        if (Ok && Bytes != 4 && Bytes != 8)
+          error(startOf(P.Args[1]),
+                fmt::format("bytes: {} has no sm_90 shape; seed 001's schedule "
+                            "moves elements of 4 or 8 bytes",
+                            Bytes));
+      }
     } else {
       P.Size = Base->Size;
       if (Ok && Base->Size && *Base->Size % W != 0)

@@ -163,9 +163,10 @@ std::string printPermutation(const Permutation &P) {
                              print(P.Args[0]));
   case PermKind::HmmSrc:
   case PermKind::HmmDst:
-    return Out + fmt::format("{}({}, pass: {})", spelling(P.Kind),
+    return Out + fmt::format("{}({}, pass: {}{})", spelling(P.Kind),
                              P.BaseInverse ? "inverse(" + P.Base + ")" : P.Base,
-                             print(P.Args[0]));
+                             print(P.Args[0]),
+                             P.Args.size() > 1 ? ", bytes: " + print(P.Args[1]) : "");
   default:
     EP.printList(P.Args);
     return Out + fmt::format("{}({})", spelling(P.Kind), EP.Out);

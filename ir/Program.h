@@ -300,9 +300,12 @@ struct Param {
 ///   schedule_src(P, w: w)  S of seed 003: S(i*w + j) = c(i, j)
 ///   schedule_dst(P, w: w)  D of seed 003: D(i*w + j) = P(c(i, j))
 ///   hmm_src(P, pass: k)    seed 001's schedule of b[P(i)] = a[i] on sm_90's
-///   hmm_dst(P, pass: k)    R x C shape (chooseSm90Shape(n)), pass k's step
+///   hmm_dst(P, pass: k)    R x C shape (chooseSm90Shape(n, bytes); an
+///                          optional `bytes: 8` is for f64, Args == {k, 8}),
+///                          pass k's step
 ///                          (3): entry b*m + j is the word of block b's row
-///                          (passes 0, 2; m = C) or strip (pass 1; m = R*8)
+///                          (passes 0, 2; m = C) or strip (pass 1; m = R*8,
+///                          R*4 for 8 bytes)
 ///                          that thread j gathers from (src) or scatters to
 ///                          (dst). Each block's m entries are a permutation
 ///                          of 0..m-1, so these are tables of n entries below
@@ -344,6 +347,12 @@ struct Permutation {
 /// hmm_dst: block-local indices).
 inline bool isBlockLocalTable(PermKind K) {
   return K == PermKind::HmmSrc || K == PermKind::HmmDst;
+}
+
+/// The element size an hmm_src / hmm_dst table's shape is for: its
+/// `bytes:` argument, 4 when it has none (chooseSm90Shape(n, bytes)).
+inline std::int64_t hmmElemBytes(const Permutation &P) {
+  return P.ArgValues.size() > 1 ? P.ArgValues[1] : 4;
 }
 
 /// True for the kinds generated code computes from the index (identity,

@@ -190,6 +190,23 @@ for logn in (26, 28):
     base["perm_gather_2p%d" % logn] = ("a[p_inverse], random p (gather)", median_ms(lambda: a[pinv]), ok2)
     del p, pinv, a, b, g
     free()
+# The same for f64 at 2^26 (the scheduled sample's permute_random_f64).
+for logn in (26,):
+    n = 1 << logn
+    p = torch.randperm(n, device="cuda")
+    pinv = torch.empty_like(p); pinv[p] = torch.arange(n, device="cuda")
+    a = torch.randn(n, device="cuda", dtype=torch.float64)
+    b = torch.empty_like(a)
+    def scatter():
+        b[p] = a
+    scatter()
+    ok1 = bool((b[p] == a).all())
+    base["perm_scatter_f64_2p%d" % logn] = ("b[p] = a, random p, f64 (index_put_)", median_ms(scatter), ok1)
+    g = a[pinv]
+    ok2 = bool((g[p] == a).all())
+    base["perm_gather_f64_2p%d" % logn] = ("a[p_inverse], random p, f64 (gather)", median_ms(lambda: a[pinv]), ok2)
+    del p, pinv, a, b, g
+    free()
 
 # Device-to-device copy of the same bytes: each kernel reads and writes
 # result "bytes" in all, a copy of bytes/2 reads and writes as many. The
@@ -232,6 +249,8 @@ def ref_of(v, res, k):
             return "bitrev_2p" + logn if "bitrev_2p" + logn in base else None
         if kn == "permute_named":
             return None  # shuffle: no like-for-like PyTorch op
+        if kn.endswith("_f64"):
+            return "perm_scatter_f64_2p" + logn if "perm_scatter_f64_2p" + logn in base else None
         return "perm_scatter_2p" + logn
     return None
 

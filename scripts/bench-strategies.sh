@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine after scripts/gpu-verify.sh built bankwise into
 # build-gpu/: the ways bankwise can move one offline permutation b[P(i)] =
-# a[i] of f32, side by side, for several P and n (issue [8] goals 2, 3, 5):
+# a[i] of f32 (STRATEGY_DTYPE=f64 for 8-byte elements), side by side, for
+# several P and n (issue [8] goals 2, 3, 5):
 #
 #   scatter   b[P(tid)] = a[tid]                    (one pass, P computed or read)
 #   gather    b[tid] = a[q[tid]], q holds P^-1      (one pass, the index table read,
 #                                                    as PyTorch's a[q])
 #   bits      schedule bits (one tiled pass), when P is a bit permutation
-#   colored   schedule colored (seed 001's three passes, 4-byte elements)
+#   colored   schedule colored (seed 001's three passes, 4- or 8-byte elements)
 #   auto      schedule auto (the choice of the calibrated model,
 #             analysis/models/StrategyModel.h), when the DSL has it
 #
@@ -16,7 +17,9 @@
 # CPU reference, median of 21 timed runs) and run; a wrong output fails the
 # script. Writes $OUT/strategies.md and strategies.jsonl (or
 # bench/results/h100/; STRATEGY_NAME renames them). STRATEGY_SIZES and
-# STRATEGY_PERMS override the sets.
+# STRATEGY_PERMS override the sets. Where P is uniformly random, PyTorch's
+# gather a[p_inverse] and scatter b[p] = a of a random p of the same n and
+# dtype run in the same call, for the ratios goal 3 asks for.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bw=${BANKWISE:-$root/build-gpu/driver/bankwise}
@@ -24,6 +27,7 @@ out=${OUT:-$root/bench/results/h100}
 work=$(mktemp -d)
 [ -x "$bw" ] || { echo "bench-strategies: build bankwise first (scripts/gpu-verify.sh)" >&2; exit 2; }
 read -r -a sizes <<<"${STRATEGY_SIZES:-20 23 26}"
+dt=${STRATEGY_DTYPE:-f32}
 # name | permutation declaration (N is the length) | is it a bit permutation
 perms=(
   "random|random(N, seed: 7)|no"
@@ -70,22 +74,22 @@ gen() { # NAME DECL BPC M
     echo "param M = $m"
     echo "param N = 1 << M"
     echo "permutation P = $decl"
-    echo "kernel scatter(a: global f32[N], b: global f32[N]) grid (N / 256) block (256) {"
+    echo "kernel scatter(a: global $dt[N], b: global $dt[N]) grid (N / 256) block (256) {"
     echo "  b[P(tid)] = a[tid]"
     echo "}"
-    echo "kernel gather(a: global f32[N], b: global f32[N], q: global i32[N] holds inverse(P)) grid (N / 256) block (256) {"
+    echo "kernel gather(a: global $dt[N], b: global $dt[N], q: global i32[N] holds inverse(P)) grid (N / 256) block (256) {"
     echo "  b[tid] = a[q[tid]]"
     echo "}"
     if [ "$bpc" = yes ]; then
-      echo "kernel bits(a: global f32[N], b: global f32[N]) grid (N / 256) block (256) schedule bits {"
+      echo "kernel bits(a: global $dt[N], b: global $dt[N]) grid (N / 256) block (256) schedule bits {"
       echo "  b[P(tid)] = a[tid]"
       echo "}"
     fi
-    echo "kernel colored(a: global f32[N], b: global f32[N]) grid (N / 256) block (256) schedule colored {"
+    echo "kernel colored(a: global $dt[N], b: global $dt[N]) grid (N / 256) block (256) schedule colored {"
     echo "  b[P(tid)] = a[tid]"
     echo "}"
     if [ "$has_auto" = yes ]; then
-      echo "kernel auto(a: global f32[N], b: global f32[N]) grid (N / 256) block (256) schedule auto {"
+      echo "kernel auto(a: global $dt[N], b: global $dt[N]) grid (N / 256) block (256) schedule auto {"
       echo "  b[P(tid)] = a[tid]"
       echo "}"
     fi
@@ -131,10 +135,10 @@ for name in "${progs[@]}"; do
 done
 
 touch "$work/auto-choices.txt"
-python3 - "$work/runs.jsonl" "$out" "$has_auto" "$work/auto-choices.txt" "${STRATEGY_NAME:-strategies}" <<'PY' || status=1
+python3 - "$work/runs.jsonl" "$out" "$has_auto" "$work/auto-choices.txt" "${STRATEGY_NAME:-strategies}" "$dt" <<'PY' || status=1
 import json, os, re, sys, datetime, subprocess
 runs = [json.loads(l) for l in open(sys.argv[1])]
-out, has_auto, stem = sys.argv[2], sys.argv[3] == "yes", sys.argv[5]
+out, has_auto, stem, dt = sys.argv[2], sys.argv[3] == "yes", sys.argv[5], sys.argv[6]
 # "<dir>/<program>.bw:L:C: note: schedule auto of 'auto': ... by gather (estimated 13.76 us on sm_90); ..."
 chose = {}
 for line in open(sys.argv[4]):
@@ -144,7 +148,7 @@ for line in open(sys.argv[4]):
 gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                      capture_output=True, text=True).stdout.strip().splitlines()[0]
 strategies = ["scatter", "gather", "bits", "colored"] + (["auto"] if has_auto else [])
-lines = ["# One permutation b[P(i)] = a[i] of f32, every strategy, side by side\n",
+lines = ["# One permutation b[P(i)] = a[i] of %s, every strategy, side by side\n" % dt,
          "GPU: %s; %s. One run of `scripts/bench-strategies.sh`: each program generated from its template, "
          "compiled by `bankwise compile --harness`; every output element of every kernel checked against the "
          "CPU reference; medians of 21 timed runs after 3 warm-ups (CUDA events). ms per strategy; `-` where "
@@ -184,6 +188,57 @@ if any(len(v) > 2 for v in spread.values()):
     text += "\nSpread over the random P (max / min of the medians):\n\n| n | strategy | P | min ms | max ms | max / min |\n|---:|---|---:|---:|---:|---:|\n"
     for (m, k), v in sorted(spread.items()):
         text += "| 2^%s | %s | %d | %.4f | %.4f | %.3f |\n" % (m, k, len(v), min(v), max(v), max(v) / min(v))
+# PyTorch on a random p of each n whose random P ran (time independent of
+# P: strategies-random-spread.md), the same dtype, in this call.
+rand_ms = {}
+for r in runs:
+    pname, m = r["program"].rsplit("_2p", 1)
+    if pname == "random":
+        rand_ms[int(m)] = {k["kernel"]: k["median_ms"] for k in r["result"]["kernels"]}
+if rand_ms:
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None:
+        tdt = {"f32": torch.float32, "f64": torch.float64, "i32": torch.int32, "u32": torch.int32}.get(dt)
+        def median_ms(fn, runs=21, warm=3):
+            for _ in range(warm):
+                fn()
+            torch.cuda.synchronize()
+            ts = []
+            for _ in range(runs):
+                s0 = torch.cuda.Event(enable_timing=True); e0 = torch.cuda.Event(enable_timing=True)
+                s0.record(); fn(); e0.record(); torch.cuda.synchronize()
+                ts.append(s0.elapsed_time(e0))
+            return sorted(ts)[runs // 2]
+        text += ("\nRandom P against PyTorch (`a[p_inverse]` gather and `b[p] = a` scatter of a random p, %s, "
+                 "same n, this call; both checked): speedup = PyTorch ms / bankwise ms.\n\n"
+                 "| n | PyTorch gather ms | PyTorch scatter ms | colored ms | colored vs gather | colored vs scatter "
+                 "| auto ms | auto vs gather |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n" % dt)
+        for m in sorted(rand_ms):
+            n = 1 << m
+            g = torch.Generator(device="cuda"); g.manual_seed(2026 + m)
+            p = torch.randperm(n, device="cuda", generator=g)
+            pinv = torch.empty_like(p); pinv[p] = torch.arange(n, device="cuda")
+            a = (torch.randn(n, device="cuda") * 1000).to(tdt)
+            b = torch.empty_like(a)
+            def scatter():
+                b[p] = a
+            scatter()
+            if not bool((b[p] == a).all()) or not bool((a[pinv][p] == a).all()):
+                bad.append(("pytorch", "2^%d" % m))
+            tg, ts_ = median_ms(lambda: a[pinv]), median_ms(scatter)
+            ours = rand_ms[m]
+            col, au = ours.get("colored"), ours.get("auto")
+            text += "| 2^%d | %.4f | %.4f | %s | %s | %s | %s | %s |\n" % (
+                m, tg, ts_, "%.4f" % col if col else "-", "%.2fx" % (tg / col) if col else "-",
+                "%.2fx" % (ts_ / col) if col else "-", "%.4f" % au if au else "-", "%.2fx" % (tg / au) if au else "-")
+            for r in runs:
+                if r["program"] == "random_2p%d" % m:
+                    r["pytorch"] = {"gather_ms": tg, "scatter_ms": ts_}
+            del p, pinv, a, b
+            torch.cuda.empty_cache()
 if bad:
     text += "\nWRONG OUTPUT: " + ", ".join("%s %s" % b for b in bad) + "\n"
 os.makedirs(out, exist_ok=True)

@@ -43,8 +43,8 @@ def main():
         baselines = {}
         if t.get("pytorch_ms") is not None:
             baselines["pytorch " + base[t["pytorch"]]["op"]] = t["pytorch_ms"]
-        if v.startswith("offline_permutation") and kn == "permute_random":
-            g = base.get("perm_gather_2p" + v.rsplit("_2p", 1)[1])
+        if v.startswith("offline_permutation") and kn in ("permute_random", "permute_random_f64"):
+            g = base.get("perm_gather_%s2p%s" % ("f64_" if dtype == "f64" else "", v.rsplit("_2p", 1)[1]))
             if g:
                 baselines["pytorch " + g["op"]] = g["median_ms"]
         program = run["result"].get("program", v + ".bw")

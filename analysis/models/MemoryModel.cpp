@@ -417,7 +417,7 @@ WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
   return C;
 }
 
-WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes) {
+WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes, std::int64_t ElemBytes) {
   // Group g = index / 32 was seen in this call when Stamp[g] == Gen: a new
   // generation per call empties the table (a 2048-bit map set and tested
   // lane by lane waits on its own stores, twice as slow).
@@ -437,14 +437,17 @@ WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes) {
   if (Banks != ~std::uint32_t(0)) {
     Address A[32];
     std::copy(Lanes.begin(), Lanes.end(), A);
-    return warpAccessCosts(A, 32, 4, true);
+    return warpAccessCosts(A, 32, ElemBytes, true);
   }
-  // One lane per bank: each bank sees one address (congestion 1), and the
-  // 128 bytes moved are one wavefront.
+  // One lane per bank: each bank sees one address (congestion 1). 4-byte
+  // elements: the 128 bytes moved are one wavefront. 8-byte elements:
+  // element e holds words 2e and 2e + 1, in banks 2(e mod 16) and the next,
+  // so indices distinct mod 32 put exactly two words in every bank, the 2
+  // wavefronts that 256 bytes need.
   WarpAccessCosts C;
   C.Congestion = 1;
   C.Groups = Groups;
-  C.Wavefronts = 1;
+  C.Wavefronts = ElemBytes / 4;
   return C;
 }
 

@@ -106,12 +106,12 @@ struct WarpAccessCosts {
 WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
                                 std::int64_t ElemBytes, bool Shared);
 
-/// warpAccessCosts(Lanes, 32, 4, true) for a whole warp of 32 lanes reading
-/// or writing 4-byte shared words at 16-bit indices (seed 001's s and d
-/// planes, evaluated once per warp of a 2^26 schedule): when the 32 lanes
-/// fall in 32 distinct banks, congestion and wavefronts are 1 and the UMM
-/// groups are the distinct Lanes[i] / 32, counted in a table of 2048 stamps; any
-/// other warp goes through warpAccessCosts.
-WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes);
+/// warpAccessCosts(Lanes, 32, ElemBytes, true) for a whole warp of 32 lanes
+/// reading or writing 4- or 8-byte shared elements at 16-bit indices (seed
+/// 001's s and d planes, evaluated once per warp of a 2^26 schedule): when
+/// the 32 indices are distinct mod 32, congestion is 1, wavefronts are
+/// ElemBytes / 4 and the UMM groups are the distinct Lanes[i] / 32, counted
+/// in a table of 2048 stamps; any other warp goes through warpAccessCosts.
+WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes, std::int64_t ElemBytes = 4);
 
 } // namespace bankwise

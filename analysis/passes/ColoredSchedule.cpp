@@ -321,9 +321,15 @@ ir::Expr gatherBits(const IrBuilder &B, std::vector<BitSource> Src,
   return Sum ? std::move(*Sum) : B.num(0);
 }
 
+/// Rows of the bit-permutation tile one block moves per step (its blockDim.y).
+constexpr int BitTileRowsPerPass = 8;
+
 /// The one-pass form of b[P(i)] = a[i] for a BPC permutation P of n = 2^m
 /// (Bpc): one block of 32 x 8 threads per 1,024 elements, a 32 x 32 shared
-/// tile between a coalesced read and a coalesced write.
+/// tile between a coalesced read and a coalesced write. (Blocks of 32 x 4,
+/// 8 loads a thread in flight before the barrier instead of 4, measured
+/// the same for bit reversal at 2^26 on the H100 and 1% slower for the
+/// other bit permutations: bench/results/h100/goals.md, goal 2.)
 ///
 ///   T   = bits 0..4 of the source index (the read's lanes), the bits that
 ///         land on destination bits 0..4 (the write's lanes), and the lowest
@@ -373,9 +379,9 @@ ir::Kernel bitPermutationKernel(const ir::Program &Prog, const ir::Kernel &K, co
   Out.Loc = K.Loc;
   Out.Params = K.Params;
   Out.Geo.Grid = {B.num(Blocks)};
-  Out.Geo.Block = {B.num(32), B.num(8)};
+  Out.Geo.Block = {B.num(32), B.num(BitTileRowsPerPass)};
   Out.Geo.GridDim = {Blocks, 1, 1};
-  Out.Geo.BlockDim = {32, 8, 1};
+  Out.Geo.BlockDim = {32, BitTileRowsPerPass, 1};
   Out.Geo.Loc = K.Geo.Loc;
   // Variables: 0 = tx, 1 = r, 2 = bx.
   const std::vector<std::function<ir::Expr()>> Vars{
@@ -427,9 +433,9 @@ ir::Kernel bitPermutationKernel(const ir::Program &Prog, const ir::Kernel &K, co
     ir::For F;
     F.Var = KVar;
     F.Begin = B.num(0);
-    F.End = B.num(4);
+    F.End = B.num(32 / BitTileRowsPerPass);
     F.Body.push_back(B.stmt(ir::Let{RVar, B.bin(ir::BinaryOp::Add, B.builtin(ir::Builtin::Ty),
-                                                B.bin(ir::BinaryOp::Mul, B.num(8),
+                                                B.bin(ir::BinaryOp::Mul, B.num(BitTileRowsPerPass),
                                                       B.var(KVar, ir::VarKind::Loop)))}));
     F.Body.push_back(std::move(Body));
     return B.stmt(std::move(F));
@@ -635,11 +641,12 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
                                  Prog.Mach->Target, Info ? Info->MaxSharedPerBlock : 0));
       }
       for (const ir::Array *A : {SA, DA}) {
-        if (ir::byteSize(A->Elem) != 4)
-          FailColored(A->Loc, fmt::format("schedule colored on global arrays moves 4-byte elements "
-                                   "(f32, i32, u32 or a 4-byte vector such as u8x4): the sm_90 "
-                                   "shape puts 8 of them, one 32-byte sector, in a strip row; "
-                                   "'{}' is {} ({} bytes)",
+        if (ir::byteSize(A->Elem) != 4 && ir::byteSize(A->Elem) != 8)
+          FailColored(A->Loc, fmt::format("schedule colored on global arrays moves 4- or 8-byte "
+                                   "elements (f32, i32, u32, f64, i64, u64 or a vector of 4 or 8 "
+                                   "bytes): the sm_90 shape puts 8 or 4 of them, one 32-byte "
+                                   "sector, in a strip row, and keeps a warp's 32 indices in 32 "
+                                   "banks; '{}' is {} ({} bytes)",
                                    A->Name, ir::spelling(A->Elem), ir::byteSize(A->Elem)));
         if (A->Lay.Kind != ir::LayoutKind::Raw && A->Lay.Kind != ir::LayoutKind::Auto)
           FailColored(A->Loc, fmt::format("schedule colored on global arrays needs row-major ('raw') "
@@ -647,12 +654,12 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
                                    A->Name));
       }
       try {
-        Shape = chooseSm90Shape(static_cast<std::uint64_t>(N));
+        Shape = chooseSm90Shape(static_cast<std::uint64_t>(N), static_cast<int>(ir::byteSize(SA->Elem)));
         validateHmmShape(Shape, static_cast<std::uint64_t>(N));
       } catch (const UserError &E) {
         FailColored(KLoc, fmt::format("schedule colored on global arrays: {} (of the powers "
-                               "of two, 2^27 is the largest n with a shape)",
-                               E.diagnostic().Message));
+                               "of two, 2^{} is the largest n with a shape for these elements)",
+                               E.diagnostic().Message, ir::byteSize(SA->Elem) == 8 ? 26 : 27));
       }
     }
     if (Global && SA->Elem != DA->Elem)
@@ -852,7 +859,8 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
       L->Schedule = sharedHmmSchedule(
           Whole ? Perms.share(Base.Name, Base.Inverse)
                 : std::make_shared<const Permutation>(Direct ? Permutation::ofBijection(std::move(Map))
-                                                             : Permutation(std::move(Map))));
+                                                             : Permutation(std::move(Map))),
+          static_cast<int>(L->ElemBytes));
       L->ScheduleSeconds = hmmScheduleSeconds(*L->Schedule);
       std::vector<ir::Kernel> Passes;
       for (int Pass = 0; Pass < HmmSchedule::NumPasses; ++Pass) {
@@ -865,6 +873,10 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
           T.BaseInverse = Base.Inverse;
           T.Args = {ir::makeInt(Pass, KLoc)};
           T.ArgValues = {Pass};
+          if (L->ElemBytes != 4) { // hmm_src(P, pass: k, bytes: 8)
+            T.Args.push_back(ir::makeInt(L->ElemBytes, KLoc));
+            T.ArgValues.push_back(L->ElemBytes);
+          }
           T.Size = N;
           T.Loc = KLoc;
           AddedPerms.push_back(std::move(T));

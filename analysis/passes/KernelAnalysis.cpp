@@ -321,10 +321,11 @@ void Analyzer::runtimeError(const SourceLoc &Loc, const std::string &Msg,
 
 AccessCosts Analyzer::costsOf(const SiteInfo &S, const std::vector<Address> &Addrs) const {
   const bool Shared = S.Arr->Decl->Space == ir::MemSpace::Shared;
-  // A whole warp of 4-byte shared words below 2^16 (seed 001's gather and
-  // scatter through its planes, 2^21 warps a site at n = 2^26): the same
-  // costs by sharedWordWarpCosts' bank mask, without the general sort.
-  if (Shared && W == 32 && S.Arr->ElemBytes == 4 && Addrs.size() == 32) {
+  // A whole warp of 4- or 8-byte shared elements below 2^16 (seed 001's
+  // gather and scatter through its planes, 2^21 warps a site at n = 2^26):
+  // the same costs by sharedWordWarpCosts' bank mask, without the general
+  // sort.
+  if (Shared && W == 32 && (S.Arr->ElemBytes == 4 || S.Arr->ElemBytes == 8) && Addrs.size() == 32) {
     std::array<std::uint16_t, 32> Words;
     bool Fits = true;
     for (std::size_t I = 0; I < 32 && Fits; ++I) {
@@ -332,7 +333,7 @@ AccessCosts Analyzer::costsOf(const SiteInfo &S, const std::vector<Address> &Add
       Words[I] = static_cast<std::uint16_t>(Addrs[I]);
     }
     if (Fits)
-      return sharedWordWarpCosts(Words);
+      return sharedWordWarpCosts(Words, S.Arr->ElemBytes);
   }
   return warpAccessCosts(Addrs, W, S.Arr->ElemBytes, Shared);
 }

@@ -112,17 +112,18 @@ namespace {
 /// schedule-colored pass and read back by the analysis), by its contents.
 class SharedSchedules {
 public:
-  std::shared_ptr<const HmmSchedule> get(std::shared_ptr<const Permutation> P) {
+  std::shared_ptr<const HmmSchedule> get(std::shared_ptr<const Permutation> P, int ElemBytes) {
+    const HmmShape Shape = chooseSm90Shape(P->size(), ElemBytes);
     {
       std::lock_guard<std::mutex> Lock(M);
       for (auto It = Entries.begin(); It != Entries.end(); ++It)
-        if (It->P == P || *It->P == *P) {
+        if (It->S->shape() == Shape && (It->P == P || *It->P == *P)) {
           Entries.splice(Entries.begin(), Entries, It);
           return It->S;
         }
     }
     const auto Start = std::chrono::steady_clock::now();
-    auto S = std::make_shared<const HmmSchedule>(scheduleHmmPermutation(*P, chooseSm90Shape(P->size())));
+    auto S = std::make_shared<const HmmSchedule>(scheduleHmmPermutation(*P, Shape));
     const double Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
     std::lock_guard<std::mutex> Lock(M);
     Entries.push_front({std::move(P), S, Seconds});
@@ -159,8 +160,8 @@ SharedSchedules &sharedSchedules() {
 }
 } // namespace
 
-std::shared_ptr<const HmmSchedule> sharedHmmSchedule(std::shared_ptr<const Permutation> P) {
-  return sharedSchedules().get(std::move(P));
+std::shared_ptr<const HmmSchedule> sharedHmmSchedule(std::shared_ptr<const Permutation> P, int ElemBytes) {
+  return sharedSchedules().get(std::move(P), ElemBytes);
 }
 
 double hmmScheduleSeconds(const HmmSchedule &S) { return sharedSchedules().seconds(S); }
@@ -169,10 +170,11 @@ std::shared_ptr<const HmmSchedule> PermutationTables::hmmSchedule(const std::str
   const ir::Permutation *P = Prog.findPerm(Name);
   if (!P || !ir::isBlockLocalTable(P->Kind))
     throw UserError(fmt::format("'{}' is not an hmm_src or hmm_dst table", Name));
-  auto &Slot = Schedules[P->Base + (P->BaseInverse ? "~" : "")];
+  const int Bytes = static_cast<int>(ir::hmmElemBytes(*P));
+  auto &Slot = Schedules[P->Base + (P->BaseInverse ? "~" : "") + (Bytes != 4 ? fmt::format("/{}", Bytes) : "")];
   if (!Slot) {
     try {
-      Slot = sharedHmmSchedule(share(P->Base, P->BaseInverse));
+      Slot = sharedHmmSchedule(share(P->Base, P->BaseInverse), Bytes);
     } catch (const UserError &E) {
       throw UserError(P->Loc, fmt::format("{}: {}", Name, E.diagnostic().Message));
     }

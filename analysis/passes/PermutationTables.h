@@ -42,12 +42,13 @@ private:
   std::uint64_t N = 0, Bound = 0;
 };
 
-/// Seed 001's schedule of P on sm_90's shape (chooseSm90Shape(n)), computed
-/// once per table: the schedule-colored pass, the analysis of the kernels it
-/// makes and codegen's side file all read the same one. Kept for the
-/// process, the most recently used first, up to 2 GiB of planes. Throws
-/// UserError when no shape fits n.
-std::shared_ptr<const HmmSchedule> sharedHmmSchedule(std::shared_ptr<const Permutation> P);
+/// Seed 001's schedule of P on sm_90's shape for elements of ElemBytes
+/// (chooseSm90Shape(n, ElemBytes)), computed once per table and shape: the
+/// schedule-colored pass, the analysis of the kernels it makes and
+/// codegen's side file all read the same one. Kept for the process, the
+/// most recently used first, up to 2 GiB of planes. Throws UserError when
+/// no shape fits n.
+std::shared_ptr<const HmmSchedule> sharedHmmSchedule(std::shared_ptr<const Permutation> P, int ElemBytes = 4);
 /// The wall-clock seconds sharedHmmSchedule took to build S (0 for a
 /// schedule it no longer holds).
 double hmmScheduleSeconds(const HmmSchedule &S);

@@ -96,29 +96,35 @@ void validateHmmShape(const HmmShape &S, std::uint64_t N) {
     Fail("R * strip width must be at most 65536 (16-bit indices in a strip)");
 }
 
-HmmShape chooseSm90Shape(std::uint64_t N) {
-  const std::uint64_t MaxWords = Sm90SharedBytesPerBlock / 4; // 58112
+HmmShape chooseSm90Shape(std::uint64_t N, int ElemBytes) {
+  if (ElemBytes != 4 && ElemBytes != 8)
+    throw UserError(fmt::format("HMM schedule: elements of {} bytes have no sm_90 shape (4 or 8 bytes: "
+                                "the schedule keeps a warp's 32 indices in 32 banks)",
+                                ElemBytes));
+  const std::uint64_t Bytes = static_cast<std::uint64_t>(ElemBytes);
+  const std::uint64_t MaxWords = Sm90SharedBytesPerBlock / Bytes; // 58112 or 29056
+  const std::uint64_t Strip = 32 / Bytes, RStep = 32 / Strip;
   HmmShape Best;
   std::uint64_t BestBlock = ~std::uint64_t(0);
-  for (std::uint64_t R = 4; R * 8 <= MaxWords && R <= N; R += 4) {
+  for (std::uint64_t R = RStep; R * Strip <= MaxWords && R <= N; R += RStep) {
     if (N % R)
       continue;
     const std::uint64_t C = N / R;
     if (C % 32 || C > MaxWords)
       continue;
-    const std::uint64_t Block = std::max(C, 8 * R);
+    const std::uint64_t Block = std::max(C, Strip * R);
     if (Block < BestBlock) {
       BestBlock = Block;
-      Best = HmmShape{static_cast<std::uint32_t>(R),
-                      static_cast<std::uint32_t>(C), 8, 32};
+      Best = HmmShape{static_cast<std::uint32_t>(R), static_cast<std::uint32_t>(C),
+                      static_cast<std::uint32_t>(Strip), 32};
     }
   }
   if (!Best.Rows)
     throw UserError(fmt::format(
-        "HMM schedule: n = {} has no sm_90 shape: need n = R * C with R a "
-        "multiple of 4, C a multiple of 32, and a row (4C bytes) and an "
-        "8-column strip (32R bytes) each within 227 KB of shared memory",
-        N));
+        "HMM schedule: n = {} has no sm_90 shape for {}-byte elements: need n = R * C with R a "
+        "multiple of {}, C a multiple of 32, and a row ({}C bytes) and a {}-column strip (32R "
+        "bytes) each within 227 KB of shared memory",
+        N, Bytes, RStep, Bytes, Strip));
   validateHmmShape(Best, N);
   return Best;
 }
@@ -518,7 +524,7 @@ std::vector<std::uint32_t> applyHmmSchedule(const HmmSchedule &Sched,
   return In;
 }
 
-std::vector<HmmPassCost> hmmPassCosts(const HmmSchedule &Sched) {
+std::vector<HmmPassCost> hmmPassCosts(const HmmSchedule &Sched, int ElemBytes) {
   const HmmShape &Sh = Sched.shape();
   const std::uint32_t W = Sh.Banks;
   std::vector<HmmPassCost> Costs;
@@ -531,8 +537,8 @@ std::vector<HmmPassCost> hmmPassCosts(const HmmSchedule &Sched) {
     const std::span<const std::uint16_t> S = Sched.s(Pass), D = Sched.d(Pass);
     auto Global = [&](std::span<const Address> Ws) {
       for (std::uint32_t L = 0; L < W; ++L)
-        Bytes[L] = Ws[L] * 4;
-      const Sm90GlobalCost G = sm90Global(Bytes, 4);
+        Bytes[L] = Ws[L] * ElemBytes;
+      const Sm90GlobalCost G = sm90Global(Bytes, ElemBytes);
       ++C.GlobalRequests;
       C.Sectors += static_cast<std::uint64_t>(G.Sectors);
       C.MaxSectorsPerRequest = std::max(C.MaxSectorsPerRequest, G.Sectors);

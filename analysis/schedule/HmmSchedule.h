@@ -50,12 +50,19 @@ void validateHmmShape(const HmmShape &Shape, std::uint64_t N);
 /// Shared memory of one sm_90 block: 227 KB.
 inline constexpr std::uint64_t Sm90SharedBytesPerBlock = 227 * 1024;
 
-/// The sm_90 shape for n f32 words: w = 32, StripCols = 8 (one 32-byte
-/// sector per row of a strip), R a multiple of 4 and C of 32, and a row (4C
-/// bytes) and a strip (32R bytes) each within 227 KB; among those, the
-/// smallest largest block, then the fewest rows. n = 2^26 -> R = 2048,
-/// C = 32768. Throws UserError when no R, C qualify.
-HmmShape chooseSm90Shape(std::uint64_t N);
+/// The sm_90 shape for n elements of ElemBytes (4 or 8) bytes: w = 32,
+/// StripCols = 32 / ElemBytes (one 32-byte sector per row of a strip), R a
+/// multiple of 32 / StripCols and C of 32, and a row (ElemBytes * C bytes)
+/// and a strip (32R bytes) each within 227 KB; among those, the smallest
+/// largest block, then the fewest rows. n = 2^26 -> R = 2048, C = 32768
+/// (4 bytes) or R = 4096, C = 16384 (8 bytes). Throws UserError when no R,
+/// C qualify or ElemBytes is neither 4 nor 8.
+///
+/// Why 8-byte elements keep w = 32: the schedule makes the 32 element
+/// indices of every warp access distinct mod 32, so each 4-byte bank holds
+/// two of the 64 words an f64 warp moves, the 2 wavefronts that 256 bytes
+/// need anyway (HARDWARE.md's rule).
+HmmShape chooseSm90Shape(std::uint64_t N, int ElemBytes = 4);
 
 /// Row-wise or strip (column-wise) pass.
 enum class HmmPassKind { Row, Strip };
@@ -118,8 +125,8 @@ std::vector<std::uint32_t> applyHmmSchedule(const HmmSchedule &Sched,
                                             unsigned Threads = 0);
 
 /// Model costs of one pass, computed warp by warp from the schedule with
-/// dmmCongestion (w = Banks), ummGroups (w = Banks) and sm90Global (4-byte
-/// words; 2-byte s and d).
+/// dmmCongestion (w = Banks), ummGroups (w = Banks) and sm90Global
+/// (ElemBytes-byte elements, 4 or 8; 2-byte s and d).
 struct HmmPassCost {
   HmmPassKind Kind = HmmPassKind::Row;
   std::uint32_t Blocks = 0;
@@ -129,12 +136,12 @@ struct HmmPassCost {
   /// Warp requests to the data arrays (loads of in, stores to out).
   std::uint64_t GlobalRequests = 0;
   std::uint64_t Sectors = 0;               ///< 32-byte sectors, all requests
-  std::int64_t MaxSectorsPerRequest = 0;   ///< 4 = whole sectors for w = 32
+  std::int64_t MaxSectorsPerRequest = 0;   ///< 4 (8 for 8 bytes) = whole sectors for w = 32
   std::int64_t MaxLinesPerRequest = 0;     ///< 128-byte lines
   std::int64_t MaxUmmGroups = 0;           ///< address groups of w words
   std::uint64_t IndexSectors = 0;          ///< sectors of the s and d loads
   bool operator==(const HmmPassCost &) const = default;
 };
-std::vector<HmmPassCost> hmmPassCosts(const HmmSchedule &Sched);
+std::vector<HmmPassCost> hmmPassCosts(const HmmSchedule &Sched, int ElemBytes = 4);
 
 } // namespace bankwise

@@ -237,12 +237,17 @@ TEST_CASE("schedule auto: located errors and the printed form") {
   CHECK(errorOf("target sm_90\nparam N = 1024\nkernel k(a: global f32[N], b: global f32[N]) grid (4) block (256) "
                 "schedule auto {\n  b[tid / 2] = a[tid]\n}\n")
             .find("one-to-one") != std::string::npos);
-  // f64: colored does not apply (4-byte elements), and says so; the others do.
-  auto [Prog, Reports] = applyColoredSchedules(parseOrFail(program("random(N, seed: 1)", 12, "f64")));
+  // f16: colored does not apply (4- or 8-byte elements), and says so; the
+  // others do. f64: colored applies, on its own shape.
+  auto [Prog, Reports] = applyColoredSchedules(parseOrFail(program("random(N, seed: 1)", 12, "f16")));
   REQUIRE(Reports.size() == 1);
   const StrategyEstimate &Col = Reports[0].Auto->Estimates[static_cast<std::size_t>(Strategy::Colored)];
   CHECK_FALSE(Col.Applies);
-  CHECK(Col.Detail.find("4-byte elements") != std::string::npos);
+  CHECK(Col.Detail.find("4- or 8-byte elements") != std::string::npos);
+  CHECK(Reports[0].Auto->Estimates[static_cast<std::size_t>(Strategy::Gather)].Applies);
+  auto [Prog64, Reports64] = applyColoredSchedules(parseOrFail(program("random(N, seed: 1)", 12, "f64")));
+  REQUIRE(Reports64.size() == 1);
+  CHECK(Reports64[0].Auto->Estimates[static_cast<std::size_t>(Strategy::Colored)].Applies);
   CHECK(ir::print(parseOrFail(program("identity(N)", 10))).find("schedule auto {") != std::string::npos);
 }
 

@@ -283,7 +283,10 @@ TEST_CASE("schedule colored on a global copy: analyze shows seed 001's shape and
   CHECK(J["schedules"][0]["shape"]["rows"] == 64);
   CHECK(J["schedules"][0]["shape"]["cols"] == 1024);
   CHECK(J["schedules"][0]["kernels"][2] == "permute_random_pass2");
-  REQUIRE(J["kernels"].size() == 6);
+  // f64 (the third kernel): 128 x 512, strips of 4 columns.
+  CHECK(J["schedules"][2]["shape"]["rows"] == 128);
+  CHECK(J["schedules"][2]["shape"]["cols"] == 512);
+  REQUIRE(J["kernels"].size() == 9);
   CHECK(J["kernels"][1]["kernel"] == "permute_random_pass1");
   CHECK(J["kernels"][1]["sites"].size() == 8);
   for (const auto &S : J["kernels"][1]["sites"])
@@ -296,7 +299,7 @@ TEST_CASE("schedule colored on a global copy: analyze shows seed 001's shape and
   REQUIRE(R.Code == 0);
   std::ifstream In(Report);
   const auto Rep = nlohmann::json::parse(In);
-  REQUIRE(Rep["kernels"].size() == 6);
+  REQUIRE(Rep["kernels"].size() == 9);
   CHECK(Rep["kernels"][0]["kernel"] == "permute_random_pass0");
   CHECK(Rep["kernels"][1]["kernel"] == "permute_random_pass1");
 }
@@ -313,19 +316,25 @@ TEST_CASE("schedule colored on a global copy: what it cannot schedule exits 2, l
   CHECK(R.Code == 2);
   CHECK(contains(R.Out, Bad + ":3:9: error: kernel 'k': schedule colored needs a one-to-one copy, but threads "
                               "tid = 0 and tid = 1 both writes element 0"));
-  // 8-byte elements: the sm_90 shape is for 4-byte words.
-  R = Run("target sm_90\nkernel k(a: global f64[4096], b: global f64[4096]) grid (16) block (256)"
+  // 2-byte elements: the sm_90 shapes are for 4- and 8-byte ones.
+  R = Run("target sm_90\nkernel k(a: global f16[4096], b: global f16[4096]) grid (16) block (256)"
           " schedule colored {\n  b[4095 - tid] = a[tid]\n}\n");
   CHECK(R.Code == 2);
-  CHECK(contains(R.Out, Bad + ":2:10: error: kernel 'k': schedule colored on global arrays moves 4-byte elements"));
-  CHECK(contains(R.Out, "'a' is f64 (8 bytes)"));
+  CHECK(contains(R.Out, Bad + ":2:10: error: kernel 'k': schedule colored on global arrays moves 4- or 8-byte elements"));
+  CHECK(contains(R.Out, "'a' is f16 (2 bytes)"));
+  // f64 has a shape up to 2^26; 2^27 would need 256 KB a row or strip.
+  R = Run("target sm_90\nparam N = 1 << 27\nkernel k(a: global f64[N], b: global f64[N]) grid (N / 1024) block (1024)"
+          " schedule colored {\n  b[N - 1 - tid] = a[tid]\n}\n");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "n = 134217728 has no sm_90 shape for 8-byte elements"));
+  CHECK(contains(R.Out, "(of the powers of two, 2^26 is the largest n with a shape for these elements)"));
   // No shape: n = 2^28 (a row or a strip would exceed 227 KB).
   R = Run("target sm_90\nparam N = 1 << 28\nkernel k(a: global f32[N], b: global f32[N]) grid (N / 1024) block (1024)"
           " schedule colored {\n  b[N - 1 - tid] = a[tid]\n}\n");
   CHECK(R.Code == 2);
   CHECK(contains(R.Out, Bad + ":3:8: error: kernel 'k': schedule colored on global arrays: HMM schedule: "
                               "n = 268435456 has no sm_90 shape"));
-  CHECK(contains(R.Out, "(of the powers of two, 2^27 is the largest n with a shape)"));
+  CHECK(contains(R.Out, "(of the powers of two, 2^27 is the largest n with a shape for these elements)"));
   // n not a multiple of 128 (R a multiple of 4, C of 32).
   R = Run("target sm_90\nkernel k(a: global f32[96], b: global f32[96]) threads 96 schedule colored {\n"
           "  b[95 - tid] = a[tid]\n}\n");

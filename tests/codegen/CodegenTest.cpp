@@ -426,22 +426,26 @@ TEST_CASE("schedule colored on global copies: the side file's planes run as thre
   const ir::Program Written = Prog;
   auto [Rewritten, Reports] = applyColoredSchedules(Prog);
   Prog = std::move(Rewritten);
-  REQUIRE(Reports.size() == 2);
+  REQUIRE(Reports.size() == 3);
   PermutationTables Perms(Written);
-  // P of each kernel: b[P(t)] = a[t] for permute_random; b[t] = a[Q(t)], so
-  // b[Q^-1(i)] = a[i], for permute_bitrev.
+  // P of each kernel: b[P(t)] = a[t] for permute_random (f32) and
+  // permute_random_f64; b[t] = a[Q(t)], so b[Q^-1(i)] = a[i], for
+  // permute_bitrev.
   const std::map<std::string, const Permutation *> Ps = {{"permute_random", &Perms.get("P", false)},
-                                                         {"permute_bitrev", &Perms.get("Q", true)}};
+                                                         {"permute_bitrev", &Perms.get("Q", true)},
+                                                         {"permute_random_f64", &Perms.get("P", false)}};
   for (const ColoredScheduleReport &C : Reports) {
     CAPTURE(C.Kernel);
     REQUIRE(C.Hmm);
     const HmmSchedule &Sched = *C.Hmm->Schedule;
-    CHECK(C.Hmm->Shape == chooseSm90Shape(4096));
+    const int Bytes = C.Kernel == "permute_random_f64" ? 8 : 4;
+    CHECK(C.Hmm->ElemBytes == Bytes);
+    CHECK(C.Hmm->Shape == chooseSm90Shape(4096, Bytes));
     // The analysis of the three kernels the copy became, like any kernel's,
     // gives hmmPassCosts's figures (the seed's model, warp by warp from the
     // schedule): shared congestion, data requests, sectors, lines, groups,
     // and the sectors of the s and d loads.
-    const std::vector<HmmPassCost> Costs = hmmPassCosts(Sched);
+    const std::vector<HmmPassCost> Costs = hmmPassCosts(Sched, Bytes);
     REQUIRE(C.Hmm->PassKernels.size() == Costs.size());
     const ir::Launch *L = Prog.findLaunch(C.Kernel);
     REQUIRE(L);
@@ -472,7 +476,7 @@ TEST_CASE("schedule colored on global copies: the side file's planes run as thre
       }
       CHECK(Got == Costs[Pass]);
       CHECK(Got.MaxSharedCongestion == 1);
-      CHECK(Got.MaxSectorsPerRequest == 4);
+      CHECK(Got.MaxSectorsPerRequest == Bytes);
     }
     // The planes are in the side file, each its own table, readable as the
     // host API reads them.
@@ -558,9 +562,9 @@ TEST_CASE("schedule colored on global copies: a site comment above every access,
       ++Checked;
     }
   }
-  // Two kernels, three passes each, eight sites per pass.
-  CHECK(PassKernels.size() == 6);
-  CHECK(Checked == 6 * 8);
+  // Three kernels, three passes each, eight sites per pass.
+  CHECK(PassKernels.size() == 9);
+  CHECK(Checked == 9 * 8);
   for (const auto &K : J["kernels"]) {
     REQUIRE(PassKernels.count(K["kernel"].get<std::string>()));
     CHECK(K["sites"].size() == 8);

@@ -72,6 +72,27 @@ TEST_CASE("sm_90 shapes") {
   }
 }
 
+TEST_CASE("sm_90 shapes for 8-byte elements: strips of 4 columns, half the words a block") {
+  // A strip row of 4 f64 is one 32-byte sector; a row and a strip each
+  // within 227 KB (29,056 f64).
+  CHECK(chooseSm90Shape(std::uint64_t(1) << 26, 8) == HmmShape{4096, 16384, 4, 32});
+  CHECK(chooseSm90Shape(std::uint64_t(1) << 20, 8) == HmmShape{512, 2048, 4, 32});
+  CHECK(chooseSm90Shape(std::uint64_t(1) << 16, 8) == HmmShape{128, 512, 4, 32});
+  // 2^27 f64 would need a row or a strip of 2^15 f64 (256 KB).
+  CHECK_THROWS_AS(chooseSm90Shape(std::uint64_t(1) << 27, 8), UserError);
+  CHECK_THROWS_AS(chooseSm90Shape(std::uint64_t(1) << 20, 2), UserError);
+  CHECK_THROWS_AS(chooseSm90Shape(std::uint64_t(1) << 20, 16), UserError);
+  for (std::uint64_t N : {std::uint64_t(1) << 16, std::uint64_t(1) << 26,
+                          std::uint64_t(3 * 5 * 4096), std::uint64_t(3) << 20}) {
+    const HmmShape S = chooseSm90Shape(N, 8);
+    CHECK(std::uint64_t(S.Rows) * S.Cols == N);
+    CHECK(S.StripCols == 4);
+    CHECK(S.Cols * 8 <= Sm90SharedBytesPerBlock);
+    CHECK(S.Rows * S.StripCols * 8 <= Sm90SharedBytesPerBlock);
+    CHECK(S.Rows % 8 == 0); // w divides R * StripCols
+  }
+}
+
 TEST_CASE("shape requirements are user errors that name the requirement") {
   CHECK(errorOf({16, 64, 8, 32}, 1024).empty());
   CHECK(errorOf({16, 64, 8, 32}, 1000).find("R * C") != std::string::npos);
@@ -119,10 +140,12 @@ TEST_CASE("random permutations, shapes that are not powers of two") {
 TEST_CASE("sm_90 shapes end to end") {
   for (std::uint64_t N : {std::uint64_t(1) << 16, std::uint64_t(1) << 18,
                           std::uint64_t(3 * 5 * 4096)}) {
-    const HmmShape Sh = chooseSm90Shape(N);
-    checkHmm(randomPermutation(N, N), Sh);
-    if ((N & (N - 1)) == 0)
-      checkHmm(bitReversalPermutation(N), Sh);
+    for (int Bytes : {4, 8}) {
+      const HmmShape Sh = chooseSm90Shape(N, Bytes);
+      checkHmm(randomPermutation(N, N), Sh);
+      if ((N & (N - 1)) == 0)
+        checkHmm(bitReversalPermutation(N), Sh);
+    }
   }
 }
 

@@ -11,7 +11,7 @@ namespace offline_permutation_scheduled {
 
 inline constexpr long long N = 1048576LL; // param
 
-/// Kernel 'permute_random_pass0' (samples/offline_permutation_scheduled.bw:32): grid (256, 1, 1) x block (1024, 1, 1).
+/// Kernel 'permute_random_pass0' (samples/offline_permutation_scheduled.bw:37): grid (256, 1, 1) x block (1024, 1, 1).
 ///   a: global f32[N], 1048576 elements (row-major), read.
 ///   b: global f32[N], 1048576 elements (row-major), written.
 ///   s0: global u16[N] holds colored_permute_random_s0, 1048576 elements (row-major), a table the module uploads itself.
@@ -20,7 +20,7 @@ inline constexpr long long N = 1048576LL; // param
 /// Returns cudaErrorInvalidValue when a count differs from the one above.
 cudaError_t launch_permute_random_pass0(const float *a, std::size_t a_count, float *b, std::size_t b_count, cudaStream_t stream = 0);
 
-/// Kernel 'permute_random_pass1' (samples/offline_permutation_scheduled.bw:32): grid (512, 1, 1) x block (1024, 1, 1).
+/// Kernel 'permute_random_pass1' (samples/offline_permutation_scheduled.bw:37): grid (512, 1, 1) x block (1024, 1, 1).
 ///   b: global f32[N], 1048576 elements (row-major), read and written.
 ///   s1: global u16[N] holds colored_permute_random_s1, 1048576 elements (row-major), a table the module uploads itself.
 ///   d1: global u16[N] holds colored_permute_random_d1, 1048576 elements (row-major), a table the module uploads itself.
@@ -28,7 +28,7 @@ cudaError_t launch_permute_random_pass0(const float *a, std::size_t a_count, flo
 /// Returns cudaErrorInvalidValue when a count differs from the one above.
 cudaError_t launch_permute_random_pass1(float *b, std::size_t b_count, cudaStream_t stream = 0);
 
-/// Kernel 'permute_random_pass2' (samples/offline_permutation_scheduled.bw:32): grid (256, 1, 1) x block (1024, 1, 1).
+/// Kernel 'permute_random_pass2' (samples/offline_permutation_scheduled.bw:37): grid (256, 1, 1) x block (1024, 1, 1).
 ///   b: global f32[N], 1048576 elements (row-major), read and written.
 ///   s2: global u16[N] holds colored_permute_random_s2, 1048576 elements (row-major), a table the module uploads itself.
 ///   d2: global u16[N] holds colored_permute_random_d2, 1048576 elements (row-major), a table the module uploads itself.
@@ -36,7 +36,7 @@ cudaError_t launch_permute_random_pass1(float *b, std::size_t b_count, cudaStrea
 /// Returns cudaErrorInvalidValue when a count differs from the one above.
 cudaError_t launch_permute_random_pass2(float *b, std::size_t b_count, cudaStream_t stream = 0);
 
-/// Kernel 'permute_bitrev_pass0' (samples/offline_permutation_scheduled.bw:38): grid (256, 1, 1) x block (1024, 1, 1).
+/// Kernel 'permute_bitrev_pass0' (samples/offline_permutation_scheduled.bw:43): grid (256, 1, 1) x block (1024, 1, 1).
 ///   a: global u32[N], 1048576 elements (row-major), read.
 ///   b: global u32[N], 1048576 elements (row-major), written.
 ///   s0: global u16[N] holds colored_permute_bitrev_s0, 1048576 elements (row-major), a table the module uploads itself.
@@ -45,7 +45,7 @@ cudaError_t launch_permute_random_pass2(float *b, std::size_t b_count, cudaStrea
 /// Returns cudaErrorInvalidValue when a count differs from the one above.
 cudaError_t launch_permute_bitrev_pass0(const std::uint32_t *a, std::size_t a_count, std::uint32_t *b, std::size_t b_count, cudaStream_t stream = 0);
 
-/// Kernel 'permute_bitrev_pass1' (samples/offline_permutation_scheduled.bw:38): grid (512, 1, 1) x block (1024, 1, 1).
+/// Kernel 'permute_bitrev_pass1' (samples/offline_permutation_scheduled.bw:43): grid (512, 1, 1) x block (1024, 1, 1).
 ///   b: global u32[N], 1048576 elements (row-major), read and written.
 ///   s1: global u16[N] holds colored_permute_bitrev_s1, 1048576 elements (row-major), a table the module uploads itself.
 ///   d1: global u16[N] holds colored_permute_bitrev_d1, 1048576 elements (row-major), a table the module uploads itself.
@@ -53,7 +53,7 @@ cudaError_t launch_permute_bitrev_pass0(const std::uint32_t *a, std::size_t a_co
 /// Returns cudaErrorInvalidValue when a count differs from the one above.
 cudaError_t launch_permute_bitrev_pass1(std::uint32_t *b, std::size_t b_count, cudaStream_t stream = 0);
 
-/// Kernel 'permute_bitrev_pass2' (samples/offline_permutation_scheduled.bw:38): grid (256, 1, 1) x block (1024, 1, 1).
+/// Kernel 'permute_bitrev_pass2' (samples/offline_permutation_scheduled.bw:43): grid (256, 1, 1) x block (1024, 1, 1).
 ///   b: global u32[N], 1048576 elements (row-major), read and written.
 ///   s2: global u16[N] holds colored_permute_bitrev_s2, 1048576 elements (row-major), a table the module uploads itself.
 ///   d2: global u16[N] holds colored_permute_bitrev_d2, 1048576 elements (row-major), a table the module uploads itself.
@@ -61,19 +61,51 @@ cudaError_t launch_permute_bitrev_pass1(std::uint32_t *b, std::size_t b_count, c
 /// Returns cudaErrorInvalidValue when a count differs from the one above.
 cudaError_t launch_permute_bitrev_pass2(std::uint32_t *b, std::size_t b_count, cudaStream_t stream = 0);
 
-/// Launch 'permute_random' (samples/offline_permutation_scheduled.bw:32): launch_permute_random_pass0, then launch_permute_random_pass1, then launch_permute_random_pass2 on `stream`, each after the one before it.
+/// Kernel 'permute_random_f64_pass0' (samples/offline_permutation_scheduled.bw:49): grid (512, 1, 1) x block (1024, 1, 1).
+///   a: global f64[N], 1048576 elements (row-major), read.
+///   b: global f64[N], 1048576 elements (row-major), written.
+///   s0: global u16[N] holds colored_permute_random_f64_s0, 1048576 elements (row-major), a table the module uploads itself.
+///   d0: global u16[N] holds colored_permute_random_f64_d0, 1048576 elements (row-major), a table the module uploads itself.
+/// Stage 0 of launch_permute_random_f64, which runs it after the stages before it.
+/// Returns cudaErrorInvalidValue when a count differs from the one above.
+cudaError_t launch_permute_random_f64_pass0(const double *a, std::size_t a_count, double *b, std::size_t b_count, cudaStream_t stream = 0);
+
+/// Kernel 'permute_random_f64_pass1' (samples/offline_permutation_scheduled.bw:49): grid (512, 1, 1) x block (1024, 1, 1).
+///   b: global f64[N], 1048576 elements (row-major), read and written.
+///   s1: global u16[N] holds colored_permute_random_f64_s1, 1048576 elements (row-major), a table the module uploads itself.
+///   d1: global u16[N] holds colored_permute_random_f64_d1, 1048576 elements (row-major), a table the module uploads itself.
+/// Stage 1 of launch_permute_random_f64, which runs it after the stages before it.
+/// Returns cudaErrorInvalidValue when a count differs from the one above.
+cudaError_t launch_permute_random_f64_pass1(double *b, std::size_t b_count, cudaStream_t stream = 0);
+
+/// Kernel 'permute_random_f64_pass2' (samples/offline_permutation_scheduled.bw:49): grid (512, 1, 1) x block (1024, 1, 1).
+///   b: global f64[N], 1048576 elements (row-major), read and written.
+///   s2: global u16[N] holds colored_permute_random_f64_s2, 1048576 elements (row-major), a table the module uploads itself.
+///   d2: global u16[N] holds colored_permute_random_f64_d2, 1048576 elements (row-major), a table the module uploads itself.
+/// Stage 2 of launch_permute_random_f64, which runs it after the stages before it.
+/// Returns cudaErrorInvalidValue when a count differs from the one above.
+cudaError_t launch_permute_random_f64_pass2(double *b, std::size_t b_count, cudaStream_t stream = 0);
+
+/// Launch 'permute_random' (samples/offline_permutation_scheduled.bw:37): launch_permute_random_pass0, then launch_permute_random_pass1, then launch_permute_random_pass2 on `stream`, each after the one before it.
 ///   a: global f32[N], read.
 ///   b: global f32[N], written.
 /// Returns the first error of a stage (cudaErrorInvalidValue, launching nothing, for a count that
 /// differs from the one above).
 cudaError_t launch_permute_random(const float *a, std::size_t a_count, float *b, std::size_t b_count, cudaStream_t stream = 0);
 
-/// Launch 'permute_bitrev' (samples/offline_permutation_scheduled.bw:38): launch_permute_bitrev_pass0, then launch_permute_bitrev_pass1, then launch_permute_bitrev_pass2 on `stream`, each after the one before it.
+/// Launch 'permute_bitrev' (samples/offline_permutation_scheduled.bw:43): launch_permute_bitrev_pass0, then launch_permute_bitrev_pass1, then launch_permute_bitrev_pass2 on `stream`, each after the one before it.
 ///   a: global u32[N], read.
 ///   b: global u32[N], written.
 /// Returns the first error of a stage (cudaErrorInvalidValue, launching nothing, for a count that
 /// differs from the one above).
 cudaError_t launch_permute_bitrev(const std::uint32_t *a, std::size_t a_count, std::uint32_t *b, std::size_t b_count, cudaStream_t stream = 0);
+
+/// Launch 'permute_random_f64' (samples/offline_permutation_scheduled.bw:49): launch_permute_random_f64_pass0, then launch_permute_random_f64_pass1, then launch_permute_random_f64_pass2 on `stream`, each after the one before it.
+///   a: global f64[N], read.
+///   b: global f64[N], written.
+/// Returns the first error of a stage (cudaErrorInvalidValue, launching nothing, for a count that
+/// differs from the one above).
+cudaError_t launch_permute_random_f64(const double *a, std::size_t a_count, double *b, std::size_t b_count, cudaStream_t stream = 0);
 
 /// Reads the module's offline tables (permutations, schedules) and uploads them once; every
 /// launch function calls it. cudaErrorFileNotFound when the side file is missing or corrupt.
