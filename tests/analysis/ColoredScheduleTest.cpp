@@ -239,3 +239,40 @@ kernel k(v: global f32[N], s: global u16[N] holds S1) grid (N / 256) block (256)
   CHECK_THROWS_AS(T.get("S1"), UserError);       // not a permutation
   CHECK_THROWS_AS(T.table("S1", true), UserError); // no inverse
 }
+
+TEST_CASE("hmm_src(P, pass: k, bytes: 8): the planes of the shape for 8-byte elements") {
+  const std::string Text = R"(target sm_90
+param N = 4096
+permutation P = random(N, seed: 3)
+permutation S1 = hmm_src(P, pass: 1)
+permutation S8 = hmm_src(P, pass: 1, bytes: 8)
+permutation D8 = hmm_dst(inverse(P), pass: 2, bytes: 8)
+kernel k(v: global f32[N], s: global u16[N] holds S8) grid (N / 256) block (256) {
+  v[tid] = 1
+}
+)";
+  ir::Program Prog = parseOrFail(Text);
+  PermutationTables T(Prog);
+  const HmmSchedule &Four = *T.hmmSchedule("S1"), &Eight = *T.hmmSchedule("S8");
+  CHECK(Four.shape() == chooseSm90Shape(4096, 4));
+  CHECK(Eight.shape() == chooseSm90Shape(4096, 8));
+  CHECK(Eight.shape().StripCols == 4);
+  CHECK(T.hmmSchedule("S8").get() == sharedHmmSchedule(T.share("P"), 8).get());
+  CHECK(T.hmmSchedule("D8")->shape() == Eight.shape());
+  const TableView S = T.table("S8");
+  CHECK(S.bound() == Eight.blockWords(1)); // a strip of 4 columns: 4R
+  CHECK(Eight.blockWords(1) == 4 * Eight.shape().Rows);
+  for (std::uint64_t I = 0; I < S.size(); ++I)
+    REQUIRE(S(I) == Eight.s(1)[I]);
+  // Printed back as written.
+  const std::string Printed = ir::print(Prog);
+  CHECK(Printed.find("permutation S8 = hmm_src(P, pass: 1, bytes: 8)") != std::string::npos);
+  CHECK(Printed.find("permutation S1 = hmm_src(P, pass: 1)\n") != std::string::npos);
+  // Only 4 and 8 have shapes.
+  DiagnosticEngine D;
+  dsl::parseProgram("target sm_90\npermutation P = random(4096, seed: 3)\n"
+                    "permutation S = hmm_src(P, pass: 0, bytes: 2)\n",
+                    "bad.bw", D);
+  REQUIRE(D.hasErrors());
+  CHECK(D.diagnostics().front().Message.find("bytes: 2 has no sm_90 shape") != std::string::npos);
+}
