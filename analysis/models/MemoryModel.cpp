@@ -293,6 +293,18 @@ bool isSm90AccessSize(std::int64_t Bytes) {
 Sm90SharedCost sm90Shared(std::span<const Address> ByteAddrs,
                           std::int64_t Bytes) {
   checkAligned(ByteAddrs, Bytes);
+  if (Bytes == 8 && ByteAddrs.size() > 16) {
+    // Half a warp at a time: the rule on each half, added.
+    Sm90SharedCost C;
+    for (std::size_t First = 0; First < ByteAddrs.size(); First += 16) {
+      const Sm90SharedCost H =
+          sm90Shared(ByteAddrs.subspan(First, std::min<std::size_t>(16, ByteAddrs.size() - First)), Bytes);
+      C.Wavefronts += H.Wavefronts;
+      C.MaxWordsPerBank = std::max(C.MaxWordsPerBank, H.MaxWordsPerBank);
+      C.BytesMoved += H.BytesMoved;
+    }
+    return C;
+  }
   constexpr std::int64_t WordBytes = 4, Banks = 32, WavefrontBytes = 128;
   Sm90SharedCost C;
   std::vector<Address> &Words = scratch();
@@ -379,6 +391,14 @@ WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
   if (!Sm90)
     return C;
   const std::int64_t Moved = ElemBytes * static_cast<std::int64_t>(Active.size());
+  if (Shared && ElemBytes == 8 && Lanes.size() > 16) {
+    // Half a warp at a time (sm90Shared's rule).
+    std::vector<Address> ByteAddrs(Lanes.size());
+    for (std::size_t I = 0; I < Lanes.size(); ++I)
+      ByteAddrs[I] = Lanes[I] == NoAccess ? NoAccess : Lanes[I] * 8;
+    C.Wavefronts = sm90Shared(ByteAddrs, 8).Wavefronts;
+    return C;
+  }
   if (Shared) {
     // 4-byte elements on 32 banks: words are the addresses, so the worst
     // bank's distinct words are the DMM congestion.
@@ -427,14 +447,17 @@ WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes, st
     std::fill(std::begin(Stamp), std::end(Stamp), std::uint8_t(0));
     Gen = 1;
   }
-  std::uint32_t Banks = 0;
+  std::uint32_t Banks = 0, Halves[2] = {0, 0};
   std::int64_t Groups = 0;
-  for (std::uint16_t V : Lanes) {
+  for (std::size_t L = 0; L < 32; ++L) {
+    const std::uint16_t V = Lanes[L];
     Banks |= std::uint32_t(1) << (V & 31);
+    Halves[L / 16] |= std::uint32_t(1) << (V & 15);
     Groups += Stamp[V >> 5] != Gen;
     Stamp[V >> 5] = Gen;
   }
-  if (Banks != ~std::uint32_t(0)) {
+  const bool HalfWarps = ElemBytes == 8;
+  if (Banks != ~std::uint32_t(0) || (HalfWarps && (Halves[0] != 0xFFFF || Halves[1] != 0xFFFF))) {
     Address A[32];
     std::copy(Lanes.begin(), Lanes.end(), A);
     return warpAccessCosts(A, 32, ElemBytes, true);

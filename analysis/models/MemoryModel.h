@@ -73,10 +73,23 @@ std::int64_t ummGroups(std::span<const Address> Lanes, std::int64_t W);
 bool isSm90AccessSize(std::int64_t Bytes);
 
 /// sm_90 shared-memory cost of one warp instruction. Lanes are byte addresses
-/// of accesses of Bytes each (aligned to Bytes).
+/// of accesses of Bytes each (aligned to Bytes), indexed by lane.
+///
+/// The rule (every row of HARDWARE.md, and Nsight Compute on the f64
+/// schedules below): wavefronts = max over the 32 banks of the distinct
+/// 4-byte words the lanes touch in that bank (identical words merge), and
+/// never fewer than bytes moved / 128. An 8-byte access is served half a
+/// warp at a time: the rule applies to lanes 0-15 and 16-31 separately and
+/// the two add up. Measured on the H100 (bench/results/h100/gpu-verify-f64.md):
+/// f64 loads and stores at 32 indices distinct mod 32 take 2 wavefronts when
+/// each half's 16 are distinct mod 16, and 3.99 on average when a half
+/// repeats one, exactly what the half-warp rule predicts warp by warp (for
+/// example 8,176 over 2,048 instructions; the whole-warp rule says 4,096).
+/// 16-byte accesses keep the whole-warp rule, which fits HARDWARE.md's f32x4
+/// rows (no measurement yet tells the two apart there).
 struct Sm90SharedCost {
-  std::int64_t Wavefronts = 0;     ///< max(MaxWordsPerBank, ceil(Bytes/128))
-  std::int64_t MaxWordsPerBank = 0; ///< distinct 4-byte words in the worst bank
+  std::int64_t Wavefronts = 0;     ///< max(MaxWordsPerBank, ceil(Bytes/128)), per half-warp for 8 bytes
+  std::int64_t MaxWordsPerBank = 0; ///< distinct 4-byte words in the worst bank (of either half)
   std::int64_t BytesMoved = 0;     ///< active lanes * access size
 };
 Sm90SharedCost sm90Shared(std::span<const Address> ByteAddrs,
@@ -106,12 +119,13 @@ struct WarpAccessCosts {
 WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
                                 std::int64_t ElemBytes, bool Shared);
 
-/// warpAccessCosts(Lanes, 32, ElemBytes, true) for a whole warp of 32 lanes
-/// reading or writing 4- or 8-byte shared elements at 16-bit indices (seed
-/// 001's s and d planes, evaluated once per warp of a 2^26 schedule): when
-/// the 32 indices are distinct mod 32, congestion is 1, wavefronts are
-/// ElemBytes / 4 and the UMM groups are the distinct Lanes[i] / 32, counted
-/// in a table of 2048 stamps; any other warp goes through warpAccessCosts.
+/// warpAccessCosts(Lanes, 32, ElemBytes, true) for a whole warp of 32
+/// lanes reading or writing 4- or 8-byte shared elements at 16-bit indices
+/// (seed 001's s and d planes, evaluated once per warp of a 2^26 schedule):
+/// when the 32 indices are distinct mod 32 (and, for 8 bytes, each half's
+/// 16 distinct mod 16), congestion is 1, wavefronts are ElemBytes / 4 and
+/// the UMM groups are the distinct Lanes[i] / 32, counted in a table of
+/// 2048 stamps; any other warp goes through warpAccessCosts.
 WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes, std::int64_t ElemBytes = 4);
 
 } // namespace bankwise

@@ -92,6 +92,8 @@ void validateHmmShape(const HmmShape &S, std::uint64_t N) {
     Fail("w must divide R * strip width (a strip is whole warps)");
   if (S.Cols > 65536)
     Fail("C must be at most 65536 (16-bit indices in a row)");
+  if (S.HalfWarpLanes && S.Banks != 32)
+    Fail("half-warp lane order needs w = 32");
   if (std::uint64_t(S.Rows) * S.StripCols > 65536)
     Fail("R * strip width must be at most 65536 (16-bit indices in a strip)");
 }
@@ -116,7 +118,7 @@ HmmShape chooseSm90Shape(std::uint64_t N, int ElemBytes) {
     if (Block < BestBlock) {
       BestBlock = Block;
       Best = HmmShape{static_cast<std::uint32_t>(R), static_cast<std::uint32_t>(C),
-                      static_cast<std::uint32_t>(Strip), 32};
+                      static_cast<std::uint32_t>(Strip), 32, Bytes == 8};
     }
   }
   if (!Best.Rows)
@@ -489,6 +491,58 @@ HmmSchedule scheduleHmmPermutation(const Permutation &P, const HmmShape &Shape,
         Q, W, Plane[4].subspan(Row, C), Plane[5].subspan(Row, C), Blocks[T]);
   });
   Phase("E pass 2");
+  // Each warp's 32 (s, d) pairs in an order whose halves both read and
+  // write 16 indices distinct mod 16 (HmmShape::HalfWarpLanes). A warp's
+  // sources are distinct mod 32 and so are its destinations, so each class
+  // mod 16 holds two pairs on either side; the pairs linked by their
+  // source class and by their destination class form even cycles, which
+  // the walk below colours alternately: colour 0 goes to lanes 0-15,
+  // colour 1 to lanes 16-31, each at its source's class.
+  if (Shape.HalfWarpLanes) {
+    const std::uint64_t Warps = N / 32, PerTask = 4096, Tasks = (Warps + PerTask - 1) / PerTask;
+    parallelFor(3 * Tasks, Threads, [&](std::size_t I, unsigned) {
+      const int Pass = static_cast<int>(I / Tasks);
+      const std::uint64_t First = (I % Tasks) * PerTask, Last = std::min(Warps, First + PerTask);
+      for (std::uint64_t Warp = First; Warp < Last; ++Warp) {
+        std::uint16_t *S = Plane[2 * Pass].data() + Warp * 32, *D = Plane[2 * Pass + 1].data() + Warp * 32;
+        std::uint8_t BySrc[32], ByDst[32], Colour[32];
+        std::uint32_t SeenS = 0, SeenD = 0;
+        for (std::uint8_t L = 0; L < 32; ++L) {
+          BySrc[S[L] % 32] = L;
+          ByDst[D[L] % 32] = L;
+          SeenS |= std::uint32_t(1) << (S[L] % 32);
+          SeenD |= std::uint32_t(1) << (D[L] % 32);
+          Colour[L] = 2;
+        }
+        if (SeenS != ~std::uint32_t(0) || SeenD != ~std::uint32_t(0)) [[unlikely]]
+          internalError("a warp of the schedule touches one bank twice");
+        for (std::uint8_t Start = 0; Start < 32; ++Start) {
+          if (Colour[Start] != 2)
+            continue;
+          std::uint8_t Cur = Start, C = 0;
+          for (bool BySource = true;; BySource = !BySource, C ^= 1) {
+            Colour[Cur] = C;
+            const std::uint8_t Next = BySource ? BySrc[(S[Cur] % 32) ^ 16] : ByDst[(D[Cur] % 32) ^ 16];
+            if (Colour[Next] != 2) {
+              if (Colour[Next] == C) [[unlikely]]
+                internalError("an odd cycle in a warp's half-warp order");
+              break;
+            }
+            Cur = Next;
+          }
+        }
+        std::uint16_t Sv[32], Dv[32];
+        for (std::uint8_t L = 0; L < 32; ++L) {
+          const unsigned Lane = 16u * Colour[L] + S[L] % 16;
+          Sv[Lane] = S[L];
+          Dv[Lane] = D[L];
+        }
+        std::copy(Sv, Sv + 32, S);
+        std::copy(Dv, Dv + 32, D);
+      }
+    });
+    Phase("F half-warp lane order");
+  }
   return Sched;
 }
 

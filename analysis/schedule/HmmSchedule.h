@@ -37,6 +37,14 @@ struct HmmShape {
   std::uint32_t Cols = 0;      ///< C; n = R * C
   std::uint32_t StripCols = 8; ///< columns per block of the column pass
   std::uint32_t Banks = 32;    ///< w: banks of shared memory = warp width
+  /// Lanes of every warp ordered so that each half-warp's 16 sources and 16
+  /// destinations are distinct mod 16 (w = 32 only): sm_90 serves an 8-byte
+  /// shared access half a warp at a time (MemoryModel.h), and an f64 gather
+  /// or scatter whose half repeats a bank pair costs 4 wavefronts instead
+  /// of 2. Such an order always exists: link the two pairs of every source
+  /// class mod 16 and of every destination class; the links form even
+  /// cycles, which two colours (the halves) alternate around.
+  bool HalfWarpLanes = false;
   bool operator==(const HmmShape &) const = default;
 };
 
@@ -61,7 +69,9 @@ inline constexpr std::uint64_t Sm90SharedBytesPerBlock = 227 * 1024;
 /// Why 8-byte elements keep w = 32: the schedule makes the 32 element
 /// indices of every warp access distinct mod 32, so each 4-byte bank holds
 /// two of the 64 words an f64 warp moves, the 2 wavefronts that 256 bytes
-/// need anyway (HARDWARE.md's rule).
+/// need anyway. The 8-byte shape also sets HalfWarpLanes, so that each
+/// half-warp reads and writes 16 indices distinct mod 16 (sm_90 serves
+/// 8-byte accesses half a warp at a time: 2 wavefronts in all).
 HmmShape chooseSm90Shape(std::uint64_t N, int ElemBytes = 4);
 
 /// Row-wise or strip (column-wise) pass.

@@ -127,28 +127,45 @@ TEST_CASE("fast sm_90 costs equal a brute-force count") {
       A[I] = R.below(6) == 0 ? NoAccess
              : Distinct      ? static_cast<Address>((R.below(Range) * 32 + I) * 4)
                              : static_cast<Address>(R.below(Range) * static_cast<std::uint64_t>(Bytes));
-    std::vector<Address> Words, Sectors, Lines;
+    std::vector<Address> Sectors, Lines;
     std::int64_t Moved = 0;
     auto AddOnce = [](std::vector<Address> &V, Address X) {
       if (std::find(V.begin(), V.end(), X) == V.end())
         V.push_back(X);
+    };
+    // The rule on lanes [First, Last): (worst bank's distinct words,
+    // wavefronts).
+    auto Rule = [&](std::size_t First, std::size_t Last) {
+      std::vector<Address> Words;
+      std::int64_t Bytes0 = 0;
+      for (std::size_t L = First; L < Last; ++L)
+        if (A[L] != NoAccess) {
+          Bytes0 += Bytes;
+          for (Address B = A[L]; B < A[L] + Bytes; ++B)
+            AddOnce(Words, B / 4);
+        }
+      std::int64_t PerBank[32] = {}, MaxPerBank = 0;
+      for (Address Wd : Words)
+        MaxPerBank = std::max(MaxPerBank, ++PerBank[Wd % 32]);
+      return std::pair(MaxPerBank, Bytes0 ? std::max(MaxPerBank, (Bytes0 + 127) / 128) : std::int64_t(0));
     };
     for (Address X : A) {
       if (X == NoAccess)
         continue;
       Moved += Bytes;
       for (Address B = X; B < X + Bytes; ++B) {
-        AddOnce(Words, B / 4);
         AddOnce(Sectors, B / 32);
         AddOnce(Lines, B / 128);
       }
     }
-    std::int64_t PerBank[32] = {}, MaxPerBank = 0;
-    for (Address Wd : Words)
-      MaxPerBank = std::max(MaxPerBank, ++PerBank[Wd % 32]);
+    // 8-byte accesses half a warp at a time, the others a whole warp.
+    const auto [MaxPerBank, Whole] = Rule(0, 32);
+    const auto [Max0, Half0] = Rule(0, 16);
+    const auto [Max1, Half1] = Rule(16, 32);
     const Sm90SharedCost S = sm90Shared(A, Bytes);
-    REQUIRE(S.MaxWordsPerBank == MaxPerBank);
-    REQUIRE(S.Wavefronts == (Moved ? std::max(MaxPerBank, (Moved + 127) / 128) : 0));
+    REQUIRE(S.Wavefronts == (Bytes == 8 ? Half0 + Half1 : Whole));
+    REQUIRE(S.MaxWordsPerBank == (Bytes == 8 ? std::max(Max0, Max1) : MaxPerBank));
+    REQUIRE(S.BytesMoved == Moved);
     const Sm90GlobalCost G = sm90Global(A, Bytes);
     REQUIRE(G.Sectors == static_cast<std::int64_t>(Sectors.size()));
     REQUIRE(G.Lines == static_cast<std::int64_t>(Lines.size()));
@@ -193,7 +210,9 @@ TEST_CASE("sharedWordWarpCosts equals warpAccessCosts on 16-bit shared word indi
     // from one to 32), or any values (conflicts, repeats).
     std::array<std::uint16_t, 32> Bank{};
     std::iota(Bank.begin(), Bank.end(), std::uint16_t(0));
-    for (std::size_t I = 31; I > 0; --I)
+    // Every seventh warp in bank order (each half distinct mod 16, as the
+    // f64 schedule orders its gathers).
+    for (std::size_t I = 31; I > 0 && Trial % 7 != 0; --I)
       std::swap(Bank[I], Bank[R.below(I + 1)]);
     const std::uint64_t Rows = 1 + R.below(Trial % 2 ? 4 : 2048);
     for (std::size_t I = 0; I < 32; ++I)
@@ -201,14 +220,55 @@ TEST_CASE("sharedWordWarpCosts equals warpAccessCosts on 16-bit shared word indi
                             : static_cast<std::uint16_t>(R.below(Rows) * 32 + Bank[I]);
     const std::vector<Address> A(L.begin(), L.end());
     const WarpAccessCosts Fast = sharedWordWarpCosts(L, Bytes), Ref = warpAccessCosts(A, 32, Bytes, true);
-    if (Trial % 5 != 4)
-      CHECK(Fast.Wavefronts == Bytes / 4);
     CHECK(Fast.Congestion == Ref.Congestion);
     CHECK(Fast.Groups == Ref.Groups);
     CHECK(Fast.Wavefronts == Ref.Wavefronts);
+    // 32 banks distinct: 1 wavefront for 4 bytes, 2 for 8 when each
+    // half-warp's indices are distinct mod 16 too (else 3 or 4).
+    bool HalvesDistinct = true;
+    for (int H = 0; H < 2; ++H) {
+      std::uint32_t Mask = 0;
+      for (int Lane = 16 * H; Lane < 16 * H + 16; ++Lane)
+        Mask |= 1u << (L[static_cast<std::size_t>(Lane)] & 15);
+      HalvesDistinct = HalvesDistinct && Mask == 0xFFFF;
+    }
+    if (Trial % 5 != 4)
+      CHECK(Fast.Wavefronts == (Bytes == 8 && !HalvesDistinct ? Ref.Wavefronts : Bytes / 4));
+    if (Trial % 5 != 4 && Bytes == 8 && !HalvesDistinct)
+      CHECK(Fast.Wavefronts >= 3);
     CHECK(Fast.Sectors == 0);
     CHECK(Fast.Lines == 0);
   }
+}
+
+TEST_CASE("sm_90 shared: an 8-byte access is served half a warp at a time") {
+  // Nsight Compute on the H100 (bench/results/h100/gpu-verify-f64.md): f64
+  // loads and stores at 32 indices distinct mod 32 took 2 wavefronts when
+  // each half's 16 are distinct mod 16, and 4 when a half holds e and e + 16
+  // (both in banks 2(e mod 16) and 2(e mod 16) + 1).
+  std::vector<Address> Ordered, Paired;
+  for (Address L = 0; L < 32; ++L) {
+    Ordered.push_back(L * 8);                           // e = lane
+    Paired.push_back((L % 2 ? L / 2 + 16 : L / 2) * 8); // e = 0, 16, 1, 17, ...
+  }
+  CHECK(sm90Shared(Ordered, 8).Wavefronts == 2);
+  CHECK(sm90Shared(Paired, 8).Wavefronts == 4);
+  CHECK(sm90Shared(Paired, 8).MaxWordsPerBank == 2);
+  // Half a warp idle: one half's cost.
+  std::vector<Address> Half(Paired.begin(), Paired.end());
+  for (std::size_t L = 16; L < 32; ++L)
+    Half[L] = NoAccess;
+  CHECK(sm90Shared(Half, 8).Wavefronts == 2);
+  // 4-byte accesses are a whole warp: e = 0, 16, 1, 17, ... is conflict-free.
+  std::vector<Address> Words;
+  for (Address A : Paired)
+    Words.push_back(A / 2);
+  CHECK(sm90Shared(Words, 4).Wavefronts == 1);
+  // warpAccessCosts agrees (element indices).
+  std::vector<Address> E;
+  for (Address A : Paired)
+    E.push_back(A / 8);
+  CHECK(warpAccessCosts(E, 32, 8, true).Wavefronts == 4);
 }
 
 // One TEST_CASE per row of HARDWARE.md's shared-memory table.

@@ -8,6 +8,7 @@
 #include "support/Diagnostic.h"
 
 #include <doctest/doctest.h>
+#include <set>
 #include <numeric>
 #include <string>
 
@@ -28,6 +29,18 @@ void checkHmm(const Permutation &P, const HmmShape &Shape) {
   CHECK(Wrong == 0);
   const std::vector<HmmPassCost> Costs = hmmPassCosts(S);
   REQUIRE(Costs.size() == 3);
+  if (Shape.HalfWarpLanes) // each half-warp reads and writes 16 classes mod 16
+    for (int Pass = 0; Pass < 3; ++Pass)
+      for (const std::span<const std::uint16_t> Plane : {S.s(Pass), S.d(Pass)}) {
+        std::uint64_t Repeats = 0;
+        for (std::uint64_t H = 0; H < P.size(); H += 16) {
+          std::uint32_t Mask = 0;
+          for (std::uint64_t L = H; L < H + 16; ++L)
+            Mask |= 1u << (Plane[L] % 16);
+          Repeats += Mask != 0xFFFF;
+        }
+        CHECK(Repeats == 0);
+      }
   const std::int64_t WordsPerSectorTimesW = Shape.Banks * 4;
   for (const HmmPassCost &C : Costs) {
     CHECK(C.MaxSharedCongestion == 1);
@@ -75,9 +88,9 @@ TEST_CASE("sm_90 shapes") {
 TEST_CASE("sm_90 shapes for 8-byte elements: strips of 4 columns, half the words a block") {
   // A strip row of 4 f64 is one 32-byte sector; a row and a strip each
   // within 227 KB (29,056 f64).
-  CHECK(chooseSm90Shape(std::uint64_t(1) << 26, 8) == HmmShape{4096, 16384, 4, 32});
-  CHECK(chooseSm90Shape(std::uint64_t(1) << 20, 8) == HmmShape{512, 2048, 4, 32});
-  CHECK(chooseSm90Shape(std::uint64_t(1) << 16, 8) == HmmShape{128, 512, 4, 32});
+  CHECK(chooseSm90Shape(std::uint64_t(1) << 26, 8) == HmmShape{4096, 16384, 4, 32, true});
+  CHECK(chooseSm90Shape(std::uint64_t(1) << 20, 8) == HmmShape{512, 2048, 4, 32, true});
+  CHECK(chooseSm90Shape(std::uint64_t(1) << 16, 8) == HmmShape{128, 512, 4, 32, true});
   // 2^27 f64 would need a row or a strip of 2^15 f64 (256 KB).
   CHECK_THROWS_AS(chooseSm90Shape(std::uint64_t(1) << 27, 8), UserError);
   CHECK_THROWS_AS(chooseSm90Shape(std::uint64_t(1) << 20, 2), UserError);
@@ -90,11 +103,37 @@ TEST_CASE("sm_90 shapes for 8-byte elements: strips of 4 columns, half the words
     CHECK(S.Cols * 8 <= Sm90SharedBytesPerBlock);
     CHECK(S.Rows * S.StripCols * 8 <= Sm90SharedBytesPerBlock);
     CHECK(S.Rows % 8 == 0); // w divides R * StripCols
+    CHECK(S.HalfWarpLanes);
+  }
+  CHECK_FALSE(chooseSm90Shape(std::uint64_t(1) << 20, 4).HalfWarpLanes);
+}
+
+TEST_CASE("half-warp lane order: the same moves, each half-warp reading and writing 16 classes mod 16") {
+  for (HmmShape Sh : {HmmShape{16, 64, 8, 32, true}, HmmShape{32, 128, 4, 32, true}, HmmShape{24, 160, 8, 32, true}}) {
+    const std::uint64_t N = std::uint64_t(Sh.Rows) * Sh.Cols;
+    checkHmm(randomPermutation(N, 11), Sh);
+    if ((N & (N - 1)) == 0)
+      checkHmm(bitReversalPermutation(N), Sh);
+    // The same pairs as without the ordering, warp by warp.
+    HmmShape Plain = Sh;
+    Plain.HalfWarpLanes = false;
+    const Permutation P = randomPermutation(N, 11);
+    const HmmSchedule A = scheduleHmmPermutation(P, Sh, 1), B = scheduleHmmPermutation(P, Plain, 1);
+    for (int Pass = 0; Pass < 3; ++Pass)
+      for (std::uint64_t W0 = 0; W0 < N; W0 += Sh.Banks) {
+        std::set<std::pair<int, int>> PA, PB;
+        for (std::uint64_t L = W0; L < W0 + Sh.Banks; ++L) {
+          PA.insert({A.s(Pass)[L], A.d(Pass)[L]});
+          PB.insert({B.s(Pass)[L], B.d(Pass)[L]});
+        }
+        REQUIRE(PA == PB);
+      }
   }
 }
 
 TEST_CASE("shape requirements are user errors that name the requirement") {
   CHECK(errorOf({16, 64, 8, 32}, 1024).empty());
+  CHECK(errorOf({16, 16, 4, 4, true}, 256).find("half-warp lane order needs w = 32") != std::string::npos);
   CHECK(errorOf({16, 64, 8, 32}, 1000).find("R * C") != std::string::npos);
   CHECK(errorOf({16, 48, 8, 32}, 768).find("w must divide C") !=
         std::string::npos);
