@@ -815,9 +815,31 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
           A.Arg = Tid(L);
           return ir::Expr{std::move(A), ir::NodeLoc(L)};
         };
+        // A table goes in as a kernel array that holds it (loaded like any
+        // `holds` table), so its read is an access site the analysis counts
+        // and the report shows: q[tid] of TableBytes bytes, one per thread.
+        auto Index = [&](bool Inverse, const SourceLoc &L) {
+          if (ClosedForm)
+            return Apply(Inverse, L);
+          std::set<std::string> Taken = takenNames(Prog, &K);
+          std::string Name = "q";
+          while (Taken.count(Name))
+            Name += "_";
+          const IrBuilder B{L};
+          ir::Array T = B.array(Name, ir::MemSpace::Global,
+                                ir::ElemType{TableBytes == 1   ? ir::ScalarType::U8
+                                             : TableBytes == 2 ? ir::ScalarType::U16
+                                                               : ir::ScalarType::U32,
+                                             1},
+                                N);
+          T.Dims = SA->Dims; // n as the program writes it
+          T.Holds = ir::PermRef{Ref.Name, Inverse};
+          K.Params.push_back(std::move(T));
+          return B.read(Name, Tid(L));
+        };
         const bool Scatter = Chosen == Strategy::Scatter;
-        Dst->Indices.front() = Scatter ? Apply(Ref.Inverse, DstLoc) : Tid(DstLoc);
-        Src->Indices.front() = Scatter ? Tid(SrcLoc) : Apply(!Ref.Inverse, SrcLoc);
+        Dst->Indices.front() = Scatter ? Index(Ref.Inverse, DstLoc) : Tid(DstLoc);
+        Src->Indices.front() = Scatter ? Tid(SrcLoc) : Index(!Ref.Inverse, SrcLoc);
         K.Schedule = ir::KernelSchedule::None;
         Out.push_back(std::move(Rep));
         continue;

@@ -207,9 +207,20 @@ TEST_CASE("schedule auto: each choice is lowered and still moves a[i] to b[P(i)]
     REQUIRE(A);
     PermutationTables Perms(Prog), Orig(Before);
     const std::uint64_t N = std::uint64_t(1) << C.M;
+    // An index is tid, a closed form P(tid), or a read q[tid] of a kernel
+    // array that holds a table (an access site of its own).
     auto IndexOf = [&](const ir::Expr &E, std::uint64_t T) -> std::uint64_t {
       if (const auto *PA = E.as<ir::PermApply>())
         return Perms.get(PA->Perm, PA->Inverse)(T);
+      if (const auto *R = E.as<ir::ArrayRead>()) {
+        const ir::Array *Q = Prog.findArray(Prog.Kernels[0], R->Array);
+        REQUIRE(Q);
+        REQUIRE(Q->Holds);
+        CHECK(Q->Space == ir::MemSpace::Global);
+        CHECK(ir::byteSize(Q->Elem) == (N <= 65536 ? 2 : 4));
+        REQUIRE(R->Indices.front().as<ir::BuiltinRef>());
+        return Perms.get(Q->Holds->Perm, Q->Holds->Inverse)(T);
+      }
       REQUIRE(E.as<ir::BuiltinRef>());
       return T;
     };

@@ -15,6 +15,7 @@ inline constexpr long long N = 16384LL; // param
 /// Kernel 'permute_random' (samples/permute_auto.bw:15): grid (64, 1, 1) x block (256, 1, 1).
 ///   a: global f32[N], 16384 elements (row-major), read.
 ///   b: global f32[N], 16384 elements (row-major), written.
+///   q: global u16[N] holds inverse(R), 16384 elements (row-major), a table the module uploads itself.
 /// Returns cudaErrorInvalidValue when a count differs from the one above.
 cudaError_t launch_permute_random(const float *a, std::size_t a_count, float *b, std::size_t b_count, cudaStream_t stream = 0);
 

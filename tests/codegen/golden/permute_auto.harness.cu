@@ -4,7 +4,7 @@
 // arrays, one block after another; inside a block each statement runs for every
 // thread before the next one starts (statement-level lockstep), which is exact
 // for race-free programs. Per-thread locals are arrays indexed by the thread t.
-static void reference_permute_random(const std::vector<float> &a, std::vector<float> &b, const std::vector<std::uint16_t> &bw_perm_R_inv) {
+static void reference_permute_random(const std::vector<float> &a, std::vector<float> &b, const std::vector<std::uint16_t> &q) {
   using Index = long long;
   constexpr Index NT = 256;
   for (Index bz = 0; bz < 1; ++bz)
@@ -12,7 +12,7 @@ static void reference_permute_random(const std::vector<float> &a, std::vector<fl
   for (Index bx = 0; bx < 64; ++bx) {
     (void)bx, (void)by, (void)bz;
     for (Index t = 0; t < NT; ++t) {
-      b[(bx) * 256 + t] = a[static_cast<Index>(bw_perm_R_inv[(bx) * 256 + t])];
+      b[(bx) * 256 + t] = a[static_cast<Index>(q[(bx) * 256 + t])];
     }
   }
 }
@@ -96,12 +96,15 @@ static bool run_permute_random(unsigned long long Seed, int Runs, bool Time, std
   BANKWISE_CHECK(cudaMalloc(&b, b_img.size() * sizeof(float)));
   BANKWISE_CHECK(cudaMemcpy(b, b_img.data(), b_img.size() * sizeof(float), cudaMemcpyHostToDevice));
   Bytes += 16384.0 * sizeof(float);
-  std::vector<std::uint16_t> bw_perm_R_inv;
-  if (!bw_read_table_0(bw_perm_R_inv))
+  // 'q' holds inverse of random(N, seed: 7): the module's table 0.
+  std::vector<std::uint16_t> q_ref;
+  if (!bw_read_table_0(q_ref)) {
+    std::fprintf(stderr, "harness: cannot read table 0 (side file '%s')\n", bw_table_file);
     return false;
+  }
   BANKWISE_CHECK(launch_permute_random(a, 16384, b, 16384, 0));
   BANKWISE_CHECK(cudaDeviceSynchronize());
-  reference_permute_random(a_ref, b_ref, bw_perm_R_inv);
+  reference_permute_random(a_ref, b_ref, q_ref);
   BANKWISE_CHECK(cudaMemcpy(b_img.data(), b, b_img.size() * sizeof(float), cudaMemcpyDeviceToHost));
   for (long long I = 0; I < 16384; ++I) {
     const auto Got = bankwise::toHost(b_img[I]);

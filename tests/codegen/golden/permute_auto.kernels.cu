@@ -1089,15 +1089,16 @@ cudaError_t free_tables() {
 
 // Kernel 'permute_random' (samples/permute_auto.bw:15:8): grid (64, 1, 1), block (256, 1, 1), 16384 threads.
 // `schedule auto` of the copy at samples/permute_auto.bw:15:8: b[P(i)] = a[i] moved by gather (estimated 5.911 us on sm_90); scatter 6.057 us; bits does not apply (not a bit permutation: P(1) ^ P(0) = 15353 is not one bit, so index bit 0 does not move to one bit); colored 9.462 us.
-// Model: 16822 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 1423; analyzed by class (table reads per lane warp by warp).
+// Model: 17334 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 1935; analyzed by class (table reads per lane warp by warp).
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
-__global__ void __launch_bounds__(256) permute_random(const float *a, float *b, const std::uint16_t *bw_perm_R_inv) {
+__global__ void __launch_bounds__(256) permute_random(const float *a, float *b, const std::uint16_t *q) {
   using Index = int;
   const Index bw_t = static_cast<Index>(threadIdx.x); // thread index in the block
   const Index tid = static_cast<Index>(blockIdx.x) * 256 + bw_t;
   // 16:3 write of 'b' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
   // 16:15 read of 'a' [raw] (global): sm_90 sectors 30..32 (mean 31.8), lines 27..32 (mean 31.1); UMM groups 27..32 (mean 31.1)
-  b[tid] = a[static_cast<Index>(bw_perm_R_inv[tid])];
+  // 16:17 read of 'q' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
+  b[tid] = a[static_cast<Index>(q[tid])];
 }
 
 // Kernel 'permute_bitrev' (samples/permute_auto.bw:19:8): grid (16, 1, 1), block (32, 8, 1), 4096 threads.
