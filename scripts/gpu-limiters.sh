@@ -13,7 +13,8 @@
 # what limits it, and the three largest warp stall reasons.
 #
 # Writes $OUT/limiters.md and limiters.csv (the raw page of every profile),
-# or bench/results/h100/.
+# or bench/results/h100/. LIMITERS_ONLY=TEXT profiles only the jobs whose
+# label contains TEXT.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bw=$root/build-gpu/driver/bankwise
@@ -32,7 +33,14 @@ jobs=(
   "permute_210 16x1000x1000|permute3d||B=16 M=1000 N=1000|^permute_210$|$((16 * 1000 * 1000 * 4 * 2))"
   "bit_reverse 2^26 (schedule bits)|bit_permutations|-D M=26||^bit_reverse$|$(((1 << 26) * 4 * 2))"
   "scheduled random P 2^26, each pass|offline_permutation_scheduled|-D N=67108864||^permute_random_pass|$(((1 << 26) * (4 * 2 + 4)))"
+  "scheduled random P 2^26 f64, each pass|offline_permutation_scheduled|-D N=67108864||^permute_random_f64_pass|$(((1 << 26) * (8 * 2 + 4)))"
 )
+# LIMITERS_ONLY=TEXT keeps the jobs whose label contains TEXT.
+if [ -n "${LIMITERS_ONLY:-}" ]; then
+  keep=()
+  for j in "${jobs[@]}"; do [[ "${j%%|*}" == *"$LIMITERS_ONLY"* ]] && keep+=("$j"); done
+  jobs=("${keep[@]}")
+fi
 
 declare -A built=()
 for j in "${jobs[@]}"; do
