@@ -393,7 +393,8 @@ WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
   const std::int64_t Moved = ElemBytes * static_cast<std::int64_t>(Active.size());
   if (Shared && ElemBytes == 8 && Lanes.size() > 16) {
     // Half a warp at a time (sm90Shared's rule).
-    std::vector<Address> ByteAddrs(Lanes.size());
+    thread_local std::vector<Address> ByteAddrs;
+    ByteAddrs.resize(Lanes.size());
     for (std::size_t I = 0; I < Lanes.size(); ++I)
       ByteAddrs[I] = Lanes[I] == NoAccess ? NoAccess : Lanes[I] * 8;
     C.Wavefronts = sm90Shared(ByteAddrs, 8).Wavefronts;

@@ -657,9 +657,18 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
         Shape = chooseSm90Shape(static_cast<std::uint64_t>(N), static_cast<int>(ir::byteSize(SA->Elem)));
         validateHmmShape(Shape, static_cast<std::uint64_t>(N));
       } catch (const UserError &E) {
-        FailColored(KLoc, fmt::format("schedule colored on global arrays: {} (of the powers "
-                               "of two, 2^{} is the largest n with a shape for these elements)",
-                               E.diagnostic().Message, ir::byteSize(SA->Elem) == 8 ? 26 : 27));
+        int Largest = 0; // the largest power of two with a shape, for the message
+        for (int Log = 40; Log > 0 && !Largest; --Log)
+          try {
+            chooseSm90Shape(std::uint64_t(1) << Log, static_cast<int>(ir::byteSize(SA->Elem)));
+            Largest = Log;
+          } catch (const UserError &) {
+          }
+        FailColored(KLoc, fmt::format("schedule colored on global arrays: {}{}", E.diagnostic().Message,
+                                      Largest ? fmt::format(" (of the powers of two, 2^{} is the largest n "
+                                                            "with a shape for these elements)",
+                                                            Largest)
+                                              : std::string()));
       }
     }
     if (Global && SA->Elem != DA->Elem)
