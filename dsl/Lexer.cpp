@@ -144,10 +144,12 @@ private:
     const char C = Text[Pos];
     if (isIdentStart(C)) {
       const std::size_t Start = Pos;
+      const int StartCol = col();
       while (Pos < Text.size() && isIdentChar(Text[Pos]))
         ++Pos;
       T.Kind = Tok::Ident;
       T.Text = std::string(Text.substr(Start, Pos - Start));
+      cudaSpelling(T, StartCol);
       return true;
     }
     if (isDigit(C))
@@ -155,6 +157,31 @@ private:
     if (C == '"')
       return lexString(T);
     return lexPunct(T);
+  }
+
+  /// CUDA's spellings of what the DSL writes otherwise: an error that names
+  /// the DSL's word, and the token read as that word so that parsing goes
+  /// on (the run still fails, exit code 2).
+  ///   threadIdx.x -> tx (.y ty, .z tz); blockIdx.x -> bx (by, bz);
+  ///   __syncthreads() -> sync
+  void cudaSpelling(Token &T, int StartCol) {
+    const bool Thread = T.Text == "threadIdx", Block = T.Text == "blockIdx";
+    if ((Thread || Block) && peek() == '.' && (peek(1) == 'x' || peek(1) == 'y' || peek(1) == 'z') &&
+        !isIdentChar(peek(2))) {
+      const std::string Dsl = std::string(Thread ? "t" : "b") + peek(1);
+      error(Line, StartCol, fmt::format("'{}.{}' is written '{}' in bankwise", T.Text, peek(1), Dsl));
+      Pos += 2;
+      T.Text = Dsl;
+    } else if (T.Text == "__syncthreads") {
+      std::size_t After = Pos;
+      while (After < Text.size() && (Text[After] == ' ' || Text[After] == '\t'))
+        ++After;
+      const bool Call = After + 1 < Text.size() && Text[After] == '(' && Text[After + 1] == ')';
+      error(Line, StartCol, "'__syncthreads()' is written 'sync' in bankwise");
+      if (Call)
+        Pos = After + 2;
+      T.Text = "sync";
+    }
   }
 
   bool lexNumber(Token &T) {
