@@ -15,7 +15,6 @@
 #include "ir/Printer.h"
 #include "support/Diagnostic.h"
 
-#include <charconv>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <iostream>
@@ -56,61 +55,15 @@ PipelineOptions pipelineOptions(const AnalyzeOptions &O, const AnalysisOptions &
   return PO;
 }
 
-/// "sm_90", "dmm(w: 32, l: 1)", "umm(w: 32, l: 400)", "hmm(d: 4, w: 32, L: 400)".
+/// "sm_90", "dmm(w: 32, l: 1)", ...: dsl::parseMachineSpec, so the command
+/// line and a file accept and reject the same specs.
 ir::Machine parseMachineSpec(const std::string &Spec) {
-  ir::Machine M;
-  std::string S;
-  for (char C : Spec)
-    if (C != ' ' && C != '\t')
-      S += C;
-  const std::size_t Open = S.find('(');
-  const std::string Name = S.substr(0, Open);
-  auto Bad = [&](const std::string &Why) {
-    return UserError(fmt::format("--machine '{}': {} (expected sm_90, "
-                                 "dmm(w: 32, l: 1), umm(w: 32, l: 400) or "
-                                 "hmm(d: 132, w: 32, L: 400))",
-                                 Spec, Why));
-  };
-  if (Open == std::string::npos) {
-    if (!ir::targetInfo(Name))
-      throw Bad(fmt::format("unknown target '{}'", Name));
-    M.Kind = ir::MachineKind::Target;
-    M.Target = Name;
-    return M;
-  }
-  if (Name == "dmm")
-    M.Kind = ir::MachineKind::Dmm;
-  else if (Name == "umm")
-    M.Kind = ir::MachineKind::Umm;
-  else if (Name == "hmm")
-    M.Kind = ir::MachineKind::Hmm;
-  else
-    throw Bad(fmt::format("unknown machine '{}'", Name));
-  if (S.back() != ')')
-    throw Bad("missing ')'");
-  const std::string Body = S.substr(Open + 1, S.size() - Open - 2);
-  std::size_t Pos = 0;
-  while (Pos < Body.size()) {
-    std::size_t Comma = Body.find(',', Pos);
-    if (Comma == std::string::npos)
-      Comma = Body.size();
-    const std::string Item = Body.substr(Pos, Comma - Pos);
-    Pos = Comma + 1;
-    const std::size_t Colon = Item.find(':');
-    if (Colon == std::string::npos)
-      throw Bad(fmt::format("'{}' is not 'name: value'", Item));
-    const std::string Key = Item.substr(0, Colon), Val = Item.substr(Colon + 1);
-    std::int64_t V = 0;
-    const auto [Ptr, EC] = std::from_chars(Val.data(), Val.data() + Val.size(), V);
-    if (EC != std::errc() || Ptr != Val.data() + Val.size() || V < 1)
-      throw Bad(fmt::format("'{}' needs a positive integer", Key));
-    const bool Known = Key == "w" || (Key == "l" && M.Kind != ir::MachineKind::Hmm) ||
-                       ((Key == "d" || Key == "L") && M.Kind == ir::MachineKind::Hmm);
-    if (!Known)
-      throw Bad(fmt::format("{} has no parameter '{}'", Name, Key));
-    M.Args.push_back({Key, ir::makeInt(V), V, {}});
-  }
-  return M;
+  std::string Why;
+  if (std::optional<ir::Machine> M = dsl::parseMachineSpec(Spec, Why))
+    return *M;
+  throw UserError(fmt::format("--machine '{}': {} (expected sm_90, dmm(w: 32, l: 1), umm(w: 32, l: 400) "
+                              "or hmm(d: 132, w: 32, L: 400))",
+                              Spec, Why));
 }
 
 std::string spaceName(ir::MemSpace S) { return std::string(ir::spelling(S)); }
@@ -486,7 +439,8 @@ void registerAnalyzeCommand(CLI::App &App, Action &Run) {
   Cmd->add_option("file", O->File, "the .bw program")->required();
   Cmd->add_option("-D", O->Defines, "override a param: -D N=4096 (repeatable)");
   Cmd->add_option("--machine", O->MachineSpec,
-                  "analyze on another machine: sm_90, \"dmm(w: 32, l: 1)\", ...");
+                  "analyze on another machine: sm_90, \"dmm(w: 32, l: 1)\", ... (read as a .bw file's "
+                  "`target`/`machine` line: every parameter given)");
   Cmd->add_option("--data", O->Data,
                   "NAME=FILE: the values of integer array NAME (little endian), "
                   "for data-dependent indices");

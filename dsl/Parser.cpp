@@ -999,4 +999,21 @@ parseOverride(std::string_view Text, std::string &Error) {
   return std::make_pair(Name, *V);
 }
 
+std::optional<Machine> parseMachineSpec(std::string_view Spec, std::string &Error) {
+  const bool Call = Spec.find('(') != std::string_view::npos;
+  DiagnosticEngine Scratch;
+  Program P = parseProgram((Call ? "machine " : "target ") + std::string(Spec) + "\n", "--machine", Scratch);
+  // Sema reports a program without kernels only when nothing else is wrong.
+  for (const Diagnostic &D : Scratch.diagnostics())
+    if (D.Sev == Severity::Error && D.Message != "program declares no kernel") {
+      Error = D.Message;
+      return std::nullopt;
+    }
+  if (!P.Mach) {
+    Error = "not a machine";
+    return std::nullopt;
+  }
+  return P.Mach;
+}
+
 } // namespace bankwise::dsl

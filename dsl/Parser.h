@@ -32,6 +32,13 @@ ir::Program parseFile(const std::string &Path, DiagnosticEngine &Diags,
 
 /// Parses one `-D` value "NAME=INT" (INT decimal, 0x hex or 0b binary, with
 /// an optional '-'); nullopt with Error set when malformed.
+/// A machine spec as the command line writes it: "sm_90", "dmm(w: 32, l:
+/// 1)", "umm(w: 32, l: 400)", "hmm(d: 132, w: 32, L: 400)", read as the
+/// .bw declaration `target sm_90` or `machine dmm(...)` by the same parser
+/// and checks, so a spec is accepted on the command line exactly when it
+/// is in a file. nullopt and Error (the first diagnostic) otherwise.
+std::optional<ir::Machine> parseMachineSpec(std::string_view Spec, std::string &Error);
+
 std::optional<std::pair<std::string, std::int64_t>>
 parseOverride(std::string_view Text, std::string &Error);
 

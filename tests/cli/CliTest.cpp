@@ -243,7 +243,17 @@ TEST_CASE("analyze: bad input exits 2 with a located message") {
   CHECK(R.Code == 2);
   R = bankwise("analyze " + Bad + " --machine \"dmm(q: 3)\"");
   CHECK(R.Code == 2);
-  CHECK(contains(R.Out, "dmm has no parameter 'q'"));
+  CHECK(contains(R.Out, "--machine 'dmm(q: 3)': unknown parameter 'q' for machine dmm; it takes 'w' and 'l'"));
+  // The command line reads machines as a file does: l is not optional.
+  R = bankwise("analyze " + Bad + " --machine \"dmm(w: 32)\"");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "--machine 'dmm(w: 32)': machine dmm needs parameter 'l'"));
+  R = bankwise("analyze " + Bad + " --machine sm_99");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "--machine 'sm_99': unknown target 'sm_99'"));
+  R = bankwise("analyze " + Bad + " --machine \"hmm(d: 2, w: 32, L: 0)\"");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "--machine 'hmm(d: 2, w: 32, L: 0)'"));
   R = bankwise("analyze " + Bad + " --data a=" + tmp("missing.bin"));
   CHECK(R.Code == 2);
 }
