@@ -18,9 +18,14 @@ std::string siteComment(const AccessSiteReport &S, const KernelFacts &F) {
     return fmt::format("{} ({}): data-dependent on '{}', worst congestion {}, expected {:.3g} "
                        "for random indices",
                        What, Where, S.DataSource, S.WorstCongestion, S.ExpectedRapCongestion);
-  if (S.Space == ir::MemSpace::Shared)
-    return fmt::format("{} ({}): sm_90 wavefronts {}; DMM congestion {}", What, Where,
-                       S.Wavefronts.str(), S.Congestion.str());
+  if (S.Space == ir::MemSpace::Shared) {
+    // The DMM counts element indices mod w; on other than 4-byte elements
+    // that is not sm_90's bank count, so say which is which (a CUDA reader
+    // takes "congestion 2" beside "wavefronts 1" for a bank conflict).
+    const bool Words = !F.ArrayIndex.count(S.Array) || ir::byteSize(F.array(S.Array).Decl->Elem) == 4;
+    return fmt::format("{} ({}): sm_90 wavefronts {}; DMM congestion {}{}", What, Where, S.Wavefronts.str(),
+                       S.Congestion.str(), Words ? "" : " (the papers' model: element indices mod w, not 4-byte banks)");
+  }
   return fmt::format("{} ({}): sm_90 sectors {}, lines {}; UMM groups {}", What, Where,
                      S.Sectors.str(), S.Lines.str(), S.Groups.str());
 }

@@ -12,7 +12,7 @@
 
 #include <cuda_runtime.h>
 
-// ---- templates/bankwise/arith.cuh pasted here: 122 lines, FNV-1a 959546ff7075af6e of the template ----
+// ---- templates/bankwise/arith.cuh pasted here: 127 lines, FNV-1a f7c1f97e1899c992 of the template ----
 // ---- templates/bankwise/types.cuh pasted here: 36 lines, FNV-1a 8a482ec445ef2db1 of the template ----
 // ---- templates/bankwise/layout.cuh pasted here: 103 lines, FNV-1a 2e85070d9eda9877 of the template ----
 // ---- templates/bankwise/harness.cuh pasted here: 132 lines, FNV-1a 9c6dad4697325c7f of the template ----
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(256) transpose_bits(const double *a, double *b
   constexpr bankwise::PadLayout<32, 1> tile_layout{};
   for (Index k = 0; k < 4; ++k) {
     Index r = ty + 8 * k;
-    // 38:3 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1
+    // 38:3 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
     // 38:3 read of 'a' [raw] (global): sm_90 sectors 8, lines 2; UMM groups 1
     tile[tile_layout.offset(r, tx)] = a[tx + ((bx & 31) << 5) + (r << 10) + ((bx >> 5) << 15)];
   }
@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(256) transpose_bits(const double *a, double *b
   for (Index k = 0; k < 4; ++k) {
     Index r = ty + 8 * k;
     // 38:3 write of 'b' [raw] (global): sm_90 sectors 8, lines 2; UMM groups 1
-    // 38:3 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1
+    // 38:3 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
     b[tx + ((bx >> 5) << 5) + (r << 10) + ((bx & 31) << 15)] = tile[tile_layout.offset(tx, r)];
   }
 }

@@ -12,7 +12,7 @@
 
 #include <cuda_runtime.h>
 
-// ---- templates/bankwise/arith.cuh pasted here: 122 lines, FNV-1a 959546ff7075af6e of the template ----
+// ---- templates/bankwise/arith.cuh pasted here: 127 lines, FNV-1a f7c1f97e1899c992 of the template ----
 // ---- templates/bankwise/types.cuh pasted here: 36 lines, FNV-1a 8a482ec445ef2db1 of the template ----
 // ---- templates/bankwise/tables.cuh pasted here: 96 lines, FNV-1a 6c2599826b9ab2b2 of the template ----
 // ---- templates/bankwise/harness.cuh pasted here: 132 lines, FNV-1a 9c6dad4697325c7f of the template ----
@@ -616,7 +616,7 @@ __global__ void __launch_bounds__(1024) permute_random_f64_pass0(const double *a
   double v[2]; // local f64[2]
   for (Index k = 0; k < 2; ++k) {
     Index j = tx + k * 1024;
-    // 51:3 write of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1
+    // 51:3 write of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
     // 51:15 read of 'a' [raw] (global): sm_90 sectors 8, lines 2; UMM groups 1
     buf[j] = a[bx * 2048 + j];
   }
@@ -624,7 +624,7 @@ __global__ void __launch_bounds__(1024) permute_random_f64_pass0(const double *a
   #pragma unroll // the loop indexes a local array: unrolled, it stays in registers
   for (Index k = 0; k < 2; ++k) {
     Index j = tx + k * 1024;
-    // 51:3 read of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1
+    // 51:3 read of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
     // 51:3 read of 's0' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
     v[k] = buf[static_cast<Index>(s0[bx * 2048 + j])];
   }
@@ -632,7 +632,7 @@ __global__ void __launch_bounds__(1024) permute_random_f64_pass0(const double *a
   #pragma unroll // the loop indexes a local array: unrolled, it stays in registers
   for (Index k = 0; k < 2; ++k) {
     Index j = tx + k * 1024;
-    // 51:3 write of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1
+    // 51:3 write of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
     // 51:3 read of 'd0' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
     buf[static_cast<Index>(d0[bx * 2048 + j])] = v[k];
   }
@@ -640,7 +640,7 @@ __global__ void __launch_bounds__(1024) permute_random_f64_pass0(const double *a
   for (Index k = 0; k < 2; ++k) {
     Index j = tx + k * 1024;
     // 51:3 write of 'b' [raw] (global): sm_90 sectors 8, lines 2; UMM groups 1
-    // 51:3 read of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1
+    // 51:3 read of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
     b[bx * 2048 + j] = buf[j];
   }
 }
@@ -656,7 +656,7 @@ __global__ void __launch_bounds__(1024) permute_random_f64_pass1(double *b, cons
   double v[2]; // local f64[2]
   for (Index k = 0; k < 2; ++k) {
     Index j = tx + k * 1024;
-    // 51:3 write of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1
+    // 51:3 write of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
     // 51:3 read of 'b' [raw] (global): sm_90 sectors 8, lines 8; UMM groups 8
     buf[j] = b[j / 4 * 2048 + bx * 4 + j % 4];
   }
@@ -664,7 +664,7 @@ __global__ void __launch_bounds__(1024) permute_random_f64_pass1(double *b, cons
   #pragma unroll // the loop indexes a local array: unrolled, it stays in registers
   for (Index k = 0; k < 2; ++k) {
     Index j = tx + k * 1024;
-    // 51:3 read of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1
+    // 51:3 read of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
     // 51:3 read of 's1' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
     v[k] = buf[static_cast<Index>(s1[bx * 2048 + j])];
   }
@@ -672,7 +672,7 @@ __global__ void __launch_bounds__(1024) permute_random_f64_pass1(double *b, cons
   #pragma unroll // the loop indexes a local array: unrolled, it stays in registers
   for (Index k = 0; k < 2; ++k) {
     Index j = tx + k * 1024;
-    // 51:3 write of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1
+    // 51:3 write of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
     // 51:3 read of 'd1' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
     buf[static_cast<Index>(d1[bx * 2048 + j])] = v[k];
   }
@@ -680,7 +680,7 @@ __global__ void __launch_bounds__(1024) permute_random_f64_pass1(double *b, cons
   for (Index k = 0; k < 2; ++k) {
     Index j = tx + k * 1024;
     // 51:3 write of 'b' [raw] (global): sm_90 sectors 8, lines 8; UMM groups 8
-    // 51:3 read of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1
+    // 51:3 read of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
     b[j / 4 * 2048 + bx * 4 + j % 4] = buf[j];
   }
 }
@@ -696,7 +696,7 @@ __global__ void __launch_bounds__(1024) permute_random_f64_pass2(double *b, cons
   double v[2]; // local f64[2]
   for (Index k = 0; k < 2; ++k) {
     Index j = tx + k * 1024;
-    // 51:3 write of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1
+    // 51:3 write of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
     // 51:3 read of 'b' [raw] (global): sm_90 sectors 8, lines 2; UMM groups 1
     buf[j] = b[bx * 2048 + j];
   }
@@ -704,7 +704,7 @@ __global__ void __launch_bounds__(1024) permute_random_f64_pass2(double *b, cons
   #pragma unroll // the loop indexes a local array: unrolled, it stays in registers
   for (Index k = 0; k < 2; ++k) {
     Index j = tx + k * 1024;
-    // 51:3 read of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1
+    // 51:3 read of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
     // 51:3 read of 's2' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
     v[k] = buf[static_cast<Index>(s2[bx * 2048 + j])];
   }
@@ -712,7 +712,7 @@ __global__ void __launch_bounds__(1024) permute_random_f64_pass2(double *b, cons
   #pragma unroll // the loop indexes a local array: unrolled, it stays in registers
   for (Index k = 0; k < 2; ++k) {
     Index j = tx + k * 1024;
-    // 51:3 write of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1
+    // 51:3 write of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
     // 51:3 read of 'd2' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
     buf[static_cast<Index>(d2[bx * 2048 + j])] = v[k];
   }
@@ -720,7 +720,7 @@ __global__ void __launch_bounds__(1024) permute_random_f64_pass2(double *b, cons
   for (Index k = 0; k < 2; ++k) {
     Index j = tx + k * 1024;
     // 51:3 write of 'b' [raw] (global): sm_90 sectors 8, lines 2; UMM groups 1
-    // 51:3 read of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1
+    // 51:3 read of 'buf' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
     b[bx * 2048 + j] = buf[j];
   }
 }

@@ -21,9 +21,14 @@
 
 #if defined(__CUDACC__)
 #define BANKWISE_HD __host__ __device__ __forceinline__
-#define BANKWISE_UNROLL _Pragma("unroll")
 #else
 #define BANKWISE_HD inline
+#endif
+// The unroll pragma only in nvcc's device pass: the host compiler does not
+// know it (GCC's -Wall -Werror rejects it in __host__ __device__ code).
+#if defined(__CUDA_ARCH__)
+#define BANKWISE_UNROLL _Pragma("unroll")
+#else
 #define BANKWISE_UNROLL
 #endif
 

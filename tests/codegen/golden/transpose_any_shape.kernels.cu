@@ -12,7 +12,7 @@
 
 #include <cuda_runtime.h>
 
-// ---- templates/bankwise/arith.cuh pasted here: 122 lines, FNV-1a 959546ff7075af6e of the template ----
+// ---- templates/bankwise/arith.cuh pasted here: 127 lines, FNV-1a f7c1f97e1899c992 of the template ----
 // ---- templates/bankwise/types.cuh pasted here: 36 lines, FNV-1a 8a482ec445ef2db1 of the template ----
 // ---- templates/bankwise/layout.cuh pasted here: 103 lines, FNV-1a 2e85070d9eda9877 of the template ----
 // ---- templates/bankwise/harness.cuh pasted here: 132 lines, FNV-1a 9c6dad4697325c7f of the template ----
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(512) transpose_f64(const double *in, double *o
       Index c = by * 64 + tx + 32 * j;
       Index row = r - bx * 64 + bankwise::floorMod(c * R + bx * 64, 4);
       if (((((((ty + 16 * k) < 67) && (row >= 0)) && (row < 64)) && (r >= 0)) && (r < R)) && (c < C)) {
-        // 59:9 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1
+        // 59:9 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
         // 59:42 read of 'in' [raw] (global): sm_90 sectors 8, lines 2; UMM groups 1
         tile[tile_layout.offset(ty + 16 * k, tx + 32 * j)] = in[r * C + c];
       }
@@ -90,7 +90,7 @@ __global__ void __launch_bounds__(512) transpose_f64(const double *in, double *o
       Index r = bx * 64 - sh + tx + 32 * j;
       if (((c < C) && (r >= 0)) && (r < R)) {
         // 69:37 write of 'out' [raw] (global): sm_90 sectors 8, lines 2; UMM groups 1
-        // 69:49 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1
+        // 69:49 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
         out[c * R + r] = tile[tile_layout.offset(tx + 32 * j + 3 - sh, ty + 16 * k)];
       }
     }
@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(512) transpose_f16(const __half *in, __half *o
       Index c = by * 64 + tx + 32 * j;
       Index row = r - bx * 64 + bankwise::floorMod(c * R + bx * 64, 16);
       if (((((((ty + 16 * k) < 79) && (row >= 0)) && (row < 64)) && (r >= 0)) && (r < R)) && (c < C)) {
-        // 83:9 write of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 1
+        // 83:9 write of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
         // 83:42 read of 'in' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
         tile[tile_layout.offset(ty + 16 * k, tx + 32 * j)] = in[r * C + c];
       }
@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(512) transpose_f16(const __half *in, __half *o
       Index r = bx * 64 - sh + tx + 32 * j;
       if (((c < C) && (r >= 0)) && (r < R)) {
         // 93:37 write of 'out' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
-        // 93:49 read of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 2
+        // 93:49 read of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 2 (the papers' model: element indices mod w, not 4-byte banks)
         out[c * R + r] = tile[tile_layout.offset(tx + 32 * j + 15 - sh, ty + 16 * k)];
       }
     }
@@ -154,7 +154,7 @@ __global__ void __launch_bounds__(512) transpose_i8(const std::int8_t *in, std::
       Index c = by * 64 + tx + 32 * j;
       Index row = r - bx * 64 + bankwise::floorMod(c * R + bx * 64, 32);
       if (((((((ty + 16 * k) < 95) && (row >= 0)) && (row < 64)) && (r >= 0)) && (r < R)) && (c < C)) {
-        // 107:9 write of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 1
+        // 107:9 write of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
         // 107:42 read of 'in' [raw] (global): sm_90 sectors 1, lines 1; UMM groups 1
         tile[tile_layout.offset(ty + 16 * k, tx + 32 * j)] = in[r * C + c];
       }
@@ -168,7 +168,7 @@ __global__ void __launch_bounds__(512) transpose_i8(const std::int8_t *in, std::
       Index r = bx * 64 - sh + tx + 32 * j;
       if (((c < C) && (r >= 0)) && (r < R)) {
         // 117:37 write of 'out' [raw] (global): sm_90 sectors 1, lines 1; UMM groups 1
-        // 117:49 read of 'tile' [pad(2)] (shared): sm_90 wavefronts 1..2 (mean 1.5); DMM congestion 2
+        // 117:49 read of 'tile' [pad(2)] (shared): sm_90 wavefronts 1..2 (mean 1.5); DMM congestion 2 (the papers' model: element indices mod w, not 4-byte banks)
         out[c * R + r] = tile[tile_layout.offset(tx + 32 * j + 31 - sh, ty + 16 * k)];
       }
     }

@@ -12,7 +12,7 @@
 
 #include <cuda_runtime.h>
 
-// ---- templates/bankwise/arith.cuh pasted here: 122 lines, FNV-1a 959546ff7075af6e of the template ----
+// ---- templates/bankwise/arith.cuh pasted here: 127 lines, FNV-1a f7c1f97e1899c992 of the template ----
 // ---- templates/bankwise/types.cuh pasted here: 36 lines, FNV-1a 8a482ec445ef2db1 of the template ----
 // ---- templates/bankwise/layout.cuh pasted here: 103 lines, FNV-1a 2e85070d9eda9877 of the template ----
 // ---- templates/bankwise/harness.cuh pasted here: 132 lines, FNV-1a 9c6dad4697325c7f of the template ----
@@ -40,8 +40,8 @@ __global__ void __launch_bounds__(1024) srcw(const double *a_global, double *b_g
   __syncthreads();
   Index i = tid / W;
   Index j = tid % W;
-  // 19:3 write of 'b' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1
-  // 19:13 read of 'a' [raw] (shared): sm_90 wavefronts 32; DMM congestion 32
+  // 19:3 write of 'b' [raw] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
+  // 19:13 read of 'a' [raw] (shared): sm_90 wavefronts 32; DMM congestion 32 (the papers' model: element indices mod w, not 4-byte banks)
   b[b_layout.offset(i, j)] = a[a_layout.offset(j, i)];
   __syncthreads();
   // Staging (added by codegen): 'b' goes back to global memory.
