@@ -14,20 +14,30 @@ std::string siteComment(const AccessSiteReport &S, const KernelFacts &F) {
   std::string Where = std::string(ir::spelling(S.Space));
   if (F.ArrayIndex.count(S.Array) && F.array(S.Array).Demoted)
     Where += ", kept in global memory by codegen (the prediction is for shared)";
+  // Under a branch or loop bound that reads data: the figures count every
+  // lane that reaches the access (the worst case).
+  const std::string Guard =
+      !S.DataGuarded ? ""
+      : S.DataDependent
+          ? fmt::format("; run by the lanes that data in '{}' picks", S.GuardSource)
+          : fmt::format("; worst case, every lane taking the branch on '{}' (DMM congestion {:.3g} expected at "
+                        "probability 1/2)",
+                        S.GuardSource, S.ExpectedGuardCongestion);
   if (S.DataDependent)
     return fmt::format("{} ({}): data-dependent on '{}', worst congestion {}, expected {:.3g} "
-                       "for random indices",
-                       What, Where, S.DataSource, S.WorstCongestion, S.ExpectedRapCongestion);
+                       "for random indices{}",
+                       What, Where, S.DataSource, S.WorstCongestion, S.ExpectedRapCongestion, Guard);
   if (S.Space == ir::MemSpace::Shared) {
     // The DMM counts element indices mod w; on other than 4-byte elements
     // that is not sm_90's bank count, so say which is which (a CUDA reader
     // takes "congestion 2" beside "wavefronts 1" for a bank conflict).
     const bool Words = !F.ArrayIndex.count(S.Array) || ir::byteSize(F.array(S.Array).Decl->Elem) == 4;
-    return fmt::format("{} ({}): sm_90 wavefronts {}; DMM congestion {}{}", What, Where, S.Wavefronts.str(),
-                       S.Congestion.str(), Words ? "" : " (the papers' model: element indices mod w, not 4-byte banks)");
+    return fmt::format("{} ({}): sm_90 wavefronts {}; DMM congestion {}{}{}", What, Where, S.Wavefronts.str(),
+                       S.Congestion.str(), Words ? "" : " (the papers' model: element indices mod w, not 4-byte banks)",
+                       Guard);
   }
-  return fmt::format("{} ({}): sm_90 sectors {}, lines {}; UMM groups {}", What, Where,
-                     S.Sectors.str(), S.Lines.str(), S.Groups.str());
+  return fmt::format("{} ({}): sm_90 sectors {}, lines {}; UMM groups {}{}", What, Where,
+                     S.Sectors.str(), S.Lines.str(), S.Groups.str(), Guard);
 }
 
 

@@ -138,7 +138,11 @@ std::string KernelEmitter::harnessRunOf(const std::string &Name, const std::stri
     }
     if (Input) {
       L(1, fmt::format("for (long long I = 0; I < {}; ++I)", N));
-      L(2, fmt::format("{}_img[{}] = bankwise::randomElement<{}>(Rng);", A.Name, Phys, T));
+      if (A.BoundsLoop && A.Decl->Elem.Lanes == 1 && !isFloat(A.Decl->Elem.Scalar))
+        L(2, fmt::format("{}_img[{}] = bankwise::randomBelow<{}>(Rng, {}); // bounds a loop", A.Name, Phys, T,
+                         HarnessLoopBound + 1));
+      else
+        L(2, fmt::format("{}_img[{}] = bankwise::randomElement<{}>(Rng);", A.Name, Phys, T));
     }
     L(1, fmt::format("std::vector<{}> {}_ref({});", H, A.Name, N));
     L(1, fmt::format("for (long long I = 0; I < {}; ++I)", N));

@@ -35,6 +35,7 @@ KernelFacts::KernelFacts(const ir::Program &Prog, const ir::Kernel &K, ModuleSta
   };
   Values.emplace(Prog, K, std::move(In));
   RuntimeGrid = Values->RuntimeGrid;
+  markLoopBounds(K.Body);
   chooseIndexType();
 }
 
@@ -170,6 +171,38 @@ void KernelFacts::scanBlock(const ir::Block &B) {
       addArray(D->Decl, Origin::Body);
     } else if (St.is<ir::Sync>()) {
       HasSync = true;
+    }
+  }
+}
+
+void KernelFacts::markLoopBounds(const ir::Block &B) {
+  std::set<const ir::Let *> Seen;
+  std::function<void(const Expr &)> Mark = [&](const Expr &E) {
+    ir::forEachSubexpr(E, [&](const Expr &X) {
+      if (const auto *R = X.as<ir::ArrayRead>()) {
+        if (auto It = ArrayIndex.find(R->Array); It != ArrayIndex.end())
+          Arrays[It->second].BoundsLoop = true;
+      } else if (const auto *V = X.as<ir::VarRef>()) {
+        const auto L = Values->LetOf.find(V);
+        if (L == Values->LetOf.end())
+          return;
+        const LetInfo &Info = Values->Lets[static_cast<std::size_t>(L->second)];
+        if (Seen.insert(Info.Decl).second)
+          for (const Expr *Y : Info.Values)
+            Mark(*Y);
+      }
+    });
+  };
+  for (const Stmt &St : B) {
+    if (const auto *F = St.as<ir::For>()) {
+      Mark(F->Begin);
+      Mark(F->End);
+      if (F->Step)
+        Mark(*F->Step);
+      markLoopBounds(F->Body);
+    } else if (const auto *I = St.as<ir::If>()) {
+      markLoopBounds(I->Then);
+      markLoopBounds(I->Else);
     }
   }
 }

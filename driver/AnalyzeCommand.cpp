@@ -168,6 +168,12 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOption
                            {"data_dependent", S.DataDependent},
                            {"congestion", rangeJson(S.Congestion)},
                            {"groups", rangeJson(S.Groups)}};
+      if (S.DataGuarded) {
+        JS["data_guard"] = {{"source", S.GuardSource}};
+        Text += fmt::format("    data-dependent branch: whether a lane makes the access depends on '{}'; the "
+                            "figures count every lane that reaches it, the worst case\n",
+                            S.GuardSource);
+      }
       if (S.DataDependent) {
         Text += "    data-dependent: give the runtime sizes with -D and the data with --data\n";
       } else if (S.Space == ir::MemSpace::Shared) {
@@ -346,6 +352,15 @@ int runAnalyze(const AnalyzeOptions &O) {
                           locText(S.Loc), spaceName(S.Space),
                           S.IsWrite ? "write" : "read", S.Array, S.Layout,
                           S.WarpExecutions, S.WarpExecutions == 1 ? "" : "s");
+      if (S.DataGuarded)
+        Text += fmt::format("    data-dependent branch: whether a lane makes the access depends on '{}' "
+                            "(the {} at {}; give --data {}=FILE for exact costs); the figures count "
+                            "every lane that reaches it, the worst case{}\n",
+                            S.GuardSource, S.GuardIsLoop ? "loop bounds, counted over their first 32 iterations," : "condition", locText(S.GuardLoc), S.GuardSource,
+                            S.DataDependent ? ""
+                                            : fmt::format(", and DMM congestion {:.3g} is expected when each "
+                                                          "lane takes the branch with probability 1/2",
+                                                          S.ExpectedGuardCongestion));
       if (S.DataDependent) {
         Text += fmt::format("    data-dependent: the index reads '{}' (give "
                             "--data {}=FILE for exact costs); worst congestion "

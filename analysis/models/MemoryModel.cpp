@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <fmt/format.h>
+#include <map>
 #include <vector>
 
 namespace bankwise {
@@ -473,6 +475,47 @@ WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes, st
   C.Groups = Groups;
   C.Wavefronts = ElemBytes / 4;
   return C;
+}
+
+double expectedHalfLaneCongestion(std::span<const Address> Lanes, std::int64_t W) {
+  // Distinct addresses and how many lanes name each, by bank.
+  std::map<Address, int> Mult;
+  for (Address A : Lanes)
+    if (A != NoAccess)
+      ++Mult[A];
+  if (Mult.empty() || W <= 0)
+    return 0;
+  std::map<Address, std::vector<double>> Present; // bank -> presence probabilities
+  for (const auto &[A, M] : Mult)
+    Present[((A % W) + W) % W].push_back(1.0 - std::ldexp(1.0, -M));
+  // Per bank, the distribution of its distinct addresses present.
+  std::vector<std::vector<double>> Dist;
+  std::size_t Most = 0;
+  for (const auto &[Bank, Ps] : Present) {
+    std::vector<double> D{1.0};
+    for (double P : Ps) {
+      std::vector<double> Next(D.size() + 1, 0.0);
+      for (std::size_t K = 0; K < D.size(); ++K) {
+        Next[K] += D[K] * (1 - P);
+        Next[K + 1] += D[K] * P;
+      }
+      D.swap(Next);
+    }
+    Most = std::max(Most, D.size() - 1);
+    Dist.push_back(std::move(D));
+  }
+  double Expected = 0;
+  for (std::size_t K = 1; K <= Most; ++K) {
+    double AllBelow = 1; // P(max < K)
+    for (const std::vector<double> &D : Dist) {
+      double Below = 0;
+      for (std::size_t J = 0; J < K && J < D.size(); ++J)
+        Below += D[J];
+      AllBelow *= Below;
+    }
+    Expected += 1 - AllBelow;
+  }
+  return Expected;
 }
 
 } // namespace bankwise

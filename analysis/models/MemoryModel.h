@@ -128,4 +128,14 @@ WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
 /// 2048 stamps; any other warp goes through warpAccessCosts.
 WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes, std::int64_t ElemBytes = 4);
 
+/// The expected DMM congestion (banks of width W) of the warp access Lanes
+/// when each active lane takes part independently with probability 1/2, as
+/// under a branch whose condition reads data the analysis does not know.
+/// Exact: bank b's distinct addresses present form a Poisson-binomial D_b
+/// (an address that m lanes name is present with probability 1 - 2^-m),
+/// and E[max_b D_b] = sum_k (1 - prod_b P(D_b < k)). E.g. four lanes on one
+/// bank at distinct addresses: 4 * 1/2 = 2; four lanes on one address:
+/// 1 - 1/16 = 0.9375; 32 lanes in 32 banks: 1 - 2^-32.
+double expectedHalfLaneCongestion(std::span<const Address> Lanes, std::int64_t W);
+
 } // namespace bankwise

@@ -558,6 +558,10 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       AllSizesSite &A = Rep.Sites[I];
       const AccessSiteReport &S = R.Rep->Sites[I];
       A.DataDependent = A.DataDependent || S.DataDependent;
+      if (S.DataGuarded && !A.DataGuarded) {
+        A.DataGuarded = true;
+        A.GuardSource = S.GuardSource;
+      }
       for (auto [Range, Stats] : Models(A, S)) {
         if (Stats->Count == 0)
           continue;

@@ -45,6 +45,10 @@ struct AllSizesSite {
   bool IsWrite = false;
   std::string Layout;
   bool DataDependent = false;
+  /// Under a condition or loop bound that reads data at some size
+  /// (AccessSiteReport::DataGuarded): the figures are worst cases.
+  bool DataGuarded = false;
+  std::string GuardSource;
   /// Runtime sizes that only bound the site (a uniform guard `e < R`, a
   /// grid dimension): its figures do not depend on their residues.
   std::vector<std::string> BoundOnly;

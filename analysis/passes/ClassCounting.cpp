@@ -421,6 +421,7 @@ void Analyzer::runFast(KernelReport &Rep) {
   struct CacheEntry {
     AccessCosts Costs;
     std::int64_t TimeK = 0;
+    double ExpectedHalf = 0; ///< guarded templates: expectedHalfLaneCongestion
   };
   // Warp costs depend only on the lanes' addresses (the template's lane
   // offsets plus the residue), the element size and the memory. Templates
@@ -458,6 +459,20 @@ void Analyzer::runFast(KernelReport &Rep) {
   std::vector<const LaneArr *> LanesOfTemplate(Templates.size(), nullptr);
   std::vector<std::int64_t> ShiftOfTemplate(Templates.size(), 0);
   std::vector<Address> Addrs(static_cast<std::size_t>(W), NoAccess);
+  // The lanes' addresses of a class: the models need non-negative ones
+  // (and NoAccess is -1), so lift by whole periods before marking the lanes
+  // that are off.
+  auto FillAddrs = [&](const LaneArr &Lanes0, std::int64_t Residue, Mask Active) {
+    Address Lowest = 0;
+    for (int L = 0; L < W; ++L)
+      if ((Active >> L) & 1)
+        Lowest = std::min(Lowest, Residue + Lanes0[static_cast<std::size_t>(L)]);
+    const Address Lift = Lowest < 0 ? (-Lowest + Period - 1) / Period * Period : 0;
+    std::fill(Addrs.begin(), Addrs.end(), NoAccess);
+    for (int L = 0; L < W; ++L)
+      if ((Active >> L) & 1)
+        Addrs[static_cast<std::size_t>(L)] = Residue + Lanes0[static_cast<std::size_t>(L)] + Lift;
+  };
   auto CostsFor = [&](int TId, std::int64_t Residue, Mask Active) -> CacheEntry {
     const Template &T = Templates[static_cast<std::size_t>(TId)];
     const SiteInfo &S = Sites[static_cast<std::size_t>(T.Site)];
@@ -500,22 +515,16 @@ void Analyzer::runFast(KernelReport &Rep) {
         break;
       }
     if (!Found) {
-      // The models need non-negative addresses (and NoAccess is -1): lift
-      // by whole periods before marking the lanes that are off.
-      Address Lowest = 0;
-      for (int L = 0; L < W; ++L)
-        if ((Active >> L) & 1)
-          Lowest = std::min(Lowest, Residue + (*Lanes0)[static_cast<std::size_t>(L)]);
-      const Address Lift = Lowest < 0 ? (-Lowest + Period - 1) / Period * Period : 0;
-      std::fill(Addrs.begin(), Addrs.end(), NoAccess);
-      for (int L = 0; L < W; ++L)
-        if ((Active >> L) & 1)
-          Addrs[static_cast<std::size_t>(L)] = Residue + (*Lanes0)[static_cast<std::size_t>(L)] + Lift;
+      FillAddrs(*Lanes0, Residue, Active);
       E.Costs = costsOf(S, Addrs);
       Slot.push_back({Active, E.Costs});
       ++Entries;
     }
     E.TimeK = timeCost(S, E.Costs, false, std::popcount(Active));
+    if (T.Guarded) { // not cached: guarded templates are few
+      FillAddrs(*Lanes0, Residue, Active);
+      E.ExpectedHalf = expectedHalfLaneCongestion(Addrs, W);
+    }
     return E;
   };
 
@@ -563,6 +572,8 @@ void Analyzer::runFast(KernelReport &Rep) {
       MaxVar = std::max(MaxVar, V.Var + 1);
     Vals.assign(static_cast<std::size_t>(MaxVar), 0);
     if (T.Lt >= 0) {
+      if (T.Guarded) // the per-lane table walk has no expected figure
+        throw NotAffine{"a per-lane table read under a data-dependent condition"};
       Rep.TableWalk = true;
       countLaneTable(static_cast<int>(TId), Vars, TAtoms, Rep.Sites[static_cast<std::size_t>(T.Site)]);
       continue;
@@ -842,9 +853,18 @@ void Analyzer::runFast(KernelReport &Rep) {
         if (Rp.DataSource.empty())
           Rp.DataSource = T.UnknownSrc;
       }
+      if (T.Guarded) {
+        if (!Rp.DataGuarded) {
+          Rp.DataGuarded = true;
+          Rp.GuardSource = T.GuardSrc;
+          Rp.GuardLoc = T.GuardLoc;
+          Rp.GuardIsLoop = T.GuardIsLoop;
+        }
+        Rp.ExpectedGuardCongestion += E.ExpectedHalf * static_cast<double>(Count);
+      }
       (void)S;
       addStats(Rp, E.Costs, T.Unknown, std::popcount(Active),
-               static_cast<std::int64_t>(Count));
+               static_cast<std::int64_t>(Count), T.ReachWorst);
     }
   }
 

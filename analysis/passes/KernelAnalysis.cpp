@@ -350,11 +350,12 @@ std::int64_t Analyzer::timeCost(const SiteInfo &S, const AccessCosts &C,
 }
 
 void Analyzer::addStats(AccessSiteReport &R, const AccessCosts &C, bool Unknown,
-                        int Active, std::int64_t Times) const {
+                        int Active, std::int64_t Times, std::int64_t Worst) const {
   R.WarpExecutions += Times;
   R.ThreadAccesses += Times * Active;
   if (Unknown) {
-    R.WorstCongestion = std::max<std::int64_t>(R.WorstCongestion, Active);
+    R.WorstCongestion = std::max<std::int64_t>(
+        R.WorstCongestion, Worst > 0 ? std::min<std::int64_t>(Worst, Active) : Active);
     return;
   }
   R.Congestion.add(C.Congestion, Times);
@@ -381,6 +382,13 @@ void Analyzer::record(int Site, const Val &Addr, Mask M) {
     T.LtScale = Addr.LtScale;
     T.Unknown = Addr.Unknown;
     T.UnknownSrc = Addr.UnknownSrc;
+    T.ReachWorst = Addr.ReachWorst;
+    if (!Guards.empty()) {
+      T.Guarded = true;
+      T.GuardSrc = Guards.front().Source;
+      T.GuardLoc = Guards.front().Loc;
+      T.GuardIsLoop = Guards.front().Loop;
+    }
     if (!Addr.Unknown) {
       T.U = Addr.U;
       T.HasV = Addr.HasV;
@@ -407,8 +415,27 @@ void Analyzer::record(int Site, const Val &Addr, Mask M) {
   AccessSiteReport &R = (*CurReports)[static_cast<std::size_t>(Site)];
   if (Addr.Unknown)
     R.DataDependent = true;
-  addStats(R, C, Addr.Unknown, Active, 1);
+  if (!Guards.empty()) {
+    markGuarded(R);
+    if (!Addr.Unknown) {
+      std::vector<Address> Lanes_(static_cast<std::size_t>(Lanes), NoAccess);
+      for (int L = 0; L < Lanes; ++L)
+        if ((M >> L) & 1)
+          Lanes_[static_cast<std::size_t>(L)] = Addr.lane(L);
+      R.ExpectedGuardCongestion += expectedHalfLaneCongestion(Lanes_, W);
+    }
+  }
+  addStats(R, C, Addr.Unknown, Active, 1, Addr.ReachWorst);
   CurWarpTrace->push_back({Site, timeCost(S, C, Addr.Unknown, Active), Active, CurPhase});
+}
+
+void Analyzer::markGuarded(AccessSiteReport &R) const {
+  if (!R.DataGuarded) {
+    R.DataGuarded = true;
+    R.GuardSource = Guards.front().Source;
+    R.GuardLoc = Guards.front().Loc;
+    R.GuardIsLoop = Guards.front().Loop;
+  }
 }
 
 void Analyzer::setupWarp(std::int64_t BlockLin, std::int64_t Wib, bool Sym) {
@@ -427,6 +454,7 @@ void Analyzer::setupWarp(std::int64_t BlockLin, std::int64_t Wib, bool Sym) {
     Tz[I] = T / (BlockDim[0] * BlockDim[1]);
   }
   Locals.clear();
+  Guards.clear();
   CurPhase = 0;
   CurPred = -1;
   PendingOob = -1;
@@ -538,7 +566,14 @@ KernelReport Analyzer::run() {
   for (AccessSiteReport &S : Rep.Sites) {
     if (S.DataDependent) {
       const std::int64_t Active = S.WarpExecutions ? S.ThreadAccesses / S.WarpExecutions : 0;
-      S.ExpectedRapCongestion = expectedMaxLoad(Active, W);
+      // Random indices cannot do worse than the worst the site can reach
+      // (a row of w words: one address per bank, whatever the layout).
+      S.ExpectedRapCongestion = std::min(expectedMaxLoad(Active, W), static_cast<double>(S.WorstCongestion));
+      Rep.TimeUsesWorstCase = true;
+    }
+    if (S.DataGuarded) { // the sum over executions, then the mean
+      S.ExpectedGuardCongestion =
+          S.DataDependent || !S.WarpExecutions ? 0 : S.ExpectedGuardCongestion / static_cast<double>(S.WarpExecutions);
       Rep.TimeUsesWorstCase = true;
     }
   }

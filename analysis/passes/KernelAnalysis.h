@@ -74,6 +74,22 @@ struct AccessSiteReport {
   std::string DataSource; ///< the array whose values the index reads
   std::int64_t WorstCongestion = 0;  ///< every active lane in one bank
   double ExpectedRapCongestion = 0;  ///< random indices, any layout incl. RAP
+  /// Whether a lane makes the access depends on data the analysis does not
+  /// know: it sits under an `if` whose condition, or in a loop whose bounds,
+  /// read memory (no `holds`, no --data). Every lane that reaches the
+  /// statement is then counted as making it: the costs above are the worst
+  /// case (no cost grows when lanes leave). A loop whose end reads data
+  /// is counted over its first 32 iterations (fewer when an index leaves
+  /// its array first); one whose start or step does runs once with an
+  /// unknown counter.
+  bool DataGuarded = false;
+  std::string GuardSource; ///< the array the condition or bound reads
+  SourceLoc GuardLoc;      ///< the `if` or `for`
+  bool GuardIsLoop = false; ///< a loop's bounds, not a condition
+  /// DMM congestion expected when each lane takes the branch independently
+  /// with probability 1/2 (expectedHalfLaneCongestion), mean over warp
+  /// executions; for a guarded site whose addresses are known.
+  double ExpectedGuardCongestion = 0;
   bool operator==(const AccessSiteReport &) const = default;
 };
 

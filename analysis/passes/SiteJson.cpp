@@ -2,6 +2,8 @@
 
 #include "ir/Program.h"
 
+#include <fmt/format.h>
+
 namespace bankwise {
 
 nlohmann::json statsJson(const CostStats &S) {
@@ -20,6 +22,14 @@ nlohmann::json siteJson(const AccessSiteReport &S, const std::string &Location) 
                       {"warp_executions", S.WarpExecutions},
                       {"thread_accesses", S.ThreadAccesses},
                       {"data_dependent", S.DataDependent}};
+  if (S.DataGuarded) {
+    J["data_guard"] = {{"source", S.GuardSource},
+                       {"kind", S.GuardIsLoop ? "loop bounds" : "condition"},
+                       {"location", fmt::format("{}:{}", S.GuardLoc.Line, S.GuardLoc.Col)},
+                       {"costs", "worst case: every lane that reaches the access makes it"}};
+    if (!S.DataDependent)
+      J["data_guard"]["expected_congestion_half"] = S.ExpectedGuardCongestion;
+  }
   if (S.DataDependent) {
     J["data_source"] = S.DataSource;
     J["worst_congestion"] = S.WorstCongestion;

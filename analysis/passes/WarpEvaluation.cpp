@@ -6,6 +6,7 @@
 #include "analysis/passes/detail/Analyzer.h"
 
 #include <fmt/format.h>
+#include <set>
 
 namespace bankwise::kernel_analysis {
 
@@ -378,8 +379,13 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
             Val B;
             if (Need)
               B = eval(*N.Rhs, Need);
-            if (B.Unknown)
+            if (B.Unknown) {
+              // Data decides the lanes that reach the right side; the
+              // others are known (`i < N && f[i] > 0` is 0 where i >= N).
+              B.KnownZero = B.KnownOne = 0;
+              (IsAnd ? B.KnownZero : B.KnownOne) = M & ~Need;
               return B;
+            }
             if (!B.concrete()) {
               // Lanes where A decides are constant; the rest follow B.
               Mask ADecides = 0;
@@ -666,7 +672,19 @@ Val Analyzer::readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,
   }
   const ArrayInfo &A = It->second;
   checkBounds(A, Idx, M, Loc);
-  const Val Addr = address(A, Idx, M, Loc);
+  Val Addr = address(A, Idx, M, Loc);
+  if (Addr.Unknown) {
+    // One index is data and the others are known: what the warp can reach.
+    std::size_t Data = Idx.size(), Known = 0;
+    for (std::size_t D = 0; D < Idx.size(); ++D) {
+      if (Idx[D].Unknown)
+        Data = D;
+      else if (Idx[D].concrete())
+        ++Known;
+    }
+    if (Data < Idx.size() && Known + 1 == Idx.size())
+      Addr.ReachWorst = reachWorst(A, Idx, Data, M, Loc);
+  }
   record(SiteOf.at(&R), Addr, M);
   if (IsWrite)
     return {};
@@ -713,6 +731,20 @@ void Analyzer::assignLocal(const std::string &Name, const Val &V, Mask M) {
   Val *Old = findLocal(Name);
   if (!Old)
     throw UserError(fmt::format("assignment to unknown local '{}'", Name));
+  if (!Guards.empty() && !V.Unknown) {
+    // Under a data guard a lane may or may not assign: a local from
+    // outside the guard is unknown from here on.
+    const auto Index = static_cast<std::size_t>(
+        std::find_if(Locals.begin(), Locals.end(), [&](const auto &L) { return &L.second == Old; }) -
+        Locals.begin());
+    if (Index < Guards.back().LocalsMark) {
+      Val U;
+      U.Unknown = true;
+      U.UnknownSrc = Guards.back().Source;
+      *Old = U;
+      return;
+    }
+  }
   if (V.Pred >= 0)
     throw NotAffine{"a guard on block indices or loop variables kept in a local"};
   if (CurPred >= 0 && !V.Unknown)
@@ -755,11 +787,10 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
     Step.U.C = 1;
     if (F->Step)
       Step = eval(*F->Step, M);
-    for (const Val *X : std::array<const Val *, 3>{&Begin, &End, &Step})
-      if (X->Unknown)
-        throw UserError(S.Loc, fmt::format("loop bounds depend on the values "
-                                           "of '{}'; give them with --data",
-                                           X->UnknownSrc));
+    if (Begin.Unknown || End.Unknown || Step.Unknown) {
+      execDataFor(*F, S.Loc, Begin, End, Step, M);
+      return;
+    }
     auto Uniform = [&](const Val &X) {
       if (!X.concrete())
         return false;
@@ -849,10 +880,17 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
     Locals.resize(Slot);
   } else if (const auto *I = S.as<ir::If>()) {
     const Val C = eval(I->Cond, M);
-    if (C.Unknown)
-      throw UserError(S.Loc, fmt::format("the condition depends on the values "
-                                         "of '{}'; give them with --data",
-                                         C.UnknownSrc));
+    if (C.Unknown) {
+      // Data decides: each branch runs on every lane that may take it.
+      Guards.push_back({C.UnknownSrc, S.Loc, Locals.size(), false});
+      const Mask Then = M & ~C.KnownZero, Else = M & ~C.KnownOne;
+      if (Then)
+        exec(I->Then, Then);
+      if (Else)
+        exec(I->Else, Else);
+      Guards.pop_back();
+      return;
+    }
     if (!C.concrete()) {
       // A guard on block indices or loop variables: both branches run
       // symbolically under it, and counting decides per class of warps.
@@ -896,6 +934,105 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
     }
   }
   // ArrayDecl: nothing to run.
+}
+
+std::int64_t Analyzer::reachWorst(const ArrayInfo &A, std::vector<Val> Idx, std::size_t Dim, Mask M,
+                                  const SourceLoc &Loc) {
+  // Each lane reaches the addresses of Idx[Dim] = 0 .. extent - 1. Bank b
+  // then gets at most min(distinct addresses of b reached, lanes that reach
+  // b) distinct addresses (equal when the lanes reach one set, such as a
+  // row every lane indexes). Bounded work: extents up to 1024.
+  const std::int64_t Extent = A.Decl->Shape[Dim];
+  if (Extent > 1024)
+    return 0;
+  std::vector<std::vector<Address>> Reach(static_cast<std::size_t>(Lanes));
+  for (std::int64_t X = 0; X < Extent; ++X) {
+    Val V;
+    V.U.C = X;
+    Idx[Dim] = V;
+    const Val Addr = address(A, Idx, M, Loc);
+    if (!Addr.concrete())
+      return 0;
+    for (int L = 0; L < Lanes; ++L)
+      if ((M >> L) & 1)
+        Reach[static_cast<std::size_t>(L)].push_back(Addr.lane(L));
+  }
+  std::map<std::int64_t, std::set<Address>> Addrs;
+  std::map<std::int64_t, int> LanesOf;
+  for (const std::vector<Address> &R : Reach) {
+    std::set<std::int64_t> Banks;
+    for (Address X : R) {
+      const std::int64_t B = floorMod(X, W);
+      Addrs[B].insert(X);
+      Banks.insert(B);
+    }
+    for (std::int64_t B : Banks)
+      ++LanesOf[B];
+  }
+  std::int64_t Worst = 0;
+  for (const auto &[B, Set] : Addrs)
+    Worst = std::max<std::int64_t>(Worst, std::min<std::int64_t>(static_cast<std::int64_t>(Set.size()), LanesOf[B]));
+  return Worst;
+}
+
+void Analyzer::execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Begin, const Val &End,
+                           const Val &Step, Mask M) {
+  const Val &Src = Begin.Unknown ? Begin : End.Unknown ? End : Step;
+  Guards.push_back({Src.UnknownSrc, Loc, Locals.size(), true});
+  if (Begin.Unknown || Step.Unknown) {
+    // Where the counter starts, or how it moves, is data: one iteration
+    // with an unknown counter.
+    Val V;
+    V.Unknown = true;
+    V.UnknownSrc = Src.UnknownSrc;
+    Locals.push_back({F.Var, V});
+    exec(F.Body, M);
+    Locals.pop_back();
+    Guards.pop_back();
+    return;
+  }
+  // Only the end is data: the first DataLoopSamples iterations, each lane
+  // from its own start; sampling stops at the first iteration that fails
+  // (an index leaving its array), which a correct program never reaches.
+  if (Symbolic) {
+    if (Begin.Pred >= 0 || Step.Pred >= 0 || !Begin.concrete() || !Step.concrete() || Begin.HasV || Step.HasV)
+      throw NotAffine{"a loop whose end reads data and whose start or step depends on the thread, the "
+                      "block or an outer loop"};
+    if (Step.U.C == 0)
+      throw UserError(Loc, "loop step is zero");
+    for (std::int64_t T = 0; T < DataLoopSamples; ++T) {
+      Val V;
+      V.U.C = Begin.U.C + Step.U.C * T;
+      Locals.push_back({F.Var, V});
+      try {
+        exec(F.Body, M);
+      } catch (const UserError &) { // the warp-by-warp run finds where sampling stops
+        throw NotAffine{"a loop whose end reads data, with an iteration that fails"};
+      }
+      Locals.pop_back();
+    }
+    Guards.pop_back();
+    return;
+  }
+  Locals.push_back({F.Var, Begin});
+  const std::size_t Slot = Locals.size() - 1;
+  for (int Ln = 0; Ln < Lanes; ++Ln)
+    if ((M >> Ln) & 1 && Step.lane(Ln) == 0)
+      runtimeError(Loc, "loop step is zero", Ln);
+  for (int T = 0; T < DataLoopSamples; ++T) {
+    const std::size_t Mark = Locals.size();
+    try {
+      exec(F.Body, M);
+    } catch (const UserError &) {
+      Locals.resize(Mark);
+      break;
+    }
+    Locals.resize(Mark);
+    Val &Cur = Locals[Slot].second;
+    Cur = evalBinary(ir::BinaryOp::Add, Cur, Step, M, Loc);
+  }
+  Locals.resize(Slot);
+  Guards.pop_back();
 }
 
 void Analyzer::exec(const ir::Block &B, Mask M) {

@@ -137,6 +137,10 @@ using LoopInfo = LoopFacts;
 
 enum class Origin { Param, TopLevel, Body };
 
+/// The largest element the harness draws for an integer array whose values
+/// bound a loop: 32, the iterations the analysis counts of such a loop.
+inline constexpr int HarnessLoopBound = 32;
+
 struct ArrayPlan {
   const ir::Array *Decl = nullptr;
   std::string Name; ///< C++ name in kernel bodies
@@ -147,6 +151,9 @@ struct ArrayPlan {
   bool InShared = false; ///< lives in shared memory on the device
   bool Staged = false;   ///< shared data that comes from (and goes back to) global memory
   bool Demoted = false;  ///< a shared array codegen keeps in global memory
+  /// Its values reach a loop bound (directly or through locals): the
+  /// harness draws its elements in 0..HarnessLoopBound.
+  bool BoundsLoop = false;
   LayoutFn Lay;          ///< the address formula (analysis/models/Layout.h)
   std::string LayoutName;
   std::int64_t SmemOffset = -1; ///< bytes into dynamic shared memory
@@ -237,6 +244,8 @@ public:
 private:
   void addArray(const ir::Array &A, Origin From);
   void scanBlock(const ir::Block &B);
+  /// Sets BoundsLoop on the arrays whose values reach a loop bound in B.
+  void markLoopBounds(const ir::Block &B);
   void scanExpr(const Expr &E);
   void collectRuntime();
   void chooseIndexType();

@@ -87,6 +87,12 @@ template <class T> T randomElement(HarnessRng &R) {
   }
 }
 
+/// A random integer in [0, Limit), for an array whose values bound a loop
+/// (values over the whole type would run it for billions of iterations).
+template <class T> T randomBelow(HarnessRng &R, unsigned long long Limit) {
+  return static_cast<T>(R.next() % Limit);
+}
+
 /// True when two host values are the same bits, or both are floating point
 /// within Tol relative to the reference (arithmetic kernels only).
 template <class H> bool sameValue(const H &Got, const H &Want, double Tol) {

@@ -101,6 +101,32 @@ kernel gather(a: shared f32[32][32], p: shared i32[1024]) threads 1024 {
         doctest::Approx(expectedMaxLoad(32, 32)));
 }
 
+TEST_CASE("a data-dependent column in a row every lane indexes: raw, since no layout spreads one row") {
+  // A per-warp histogram: warp w's lanes all index row w, each at its own
+  // key. A row of 32 words has one word per bank under every layout, so
+  // raw's worst case equals RAP's expectation (1) and the tie goes to raw.
+  ir::Program P = parseOrFail(R"(machine dmm(w: 32, l: 1)
+kernel hist(keys: shared i32[1024], h: shared i32[32][32]) threads 1024 {
+  h[warp][keys[tid] % 32] = 1
+}
+)");
+  auto [Chosen, Ds] = chooseLayouts(P, {});
+  const LayoutDecision &D = decision(Ds, "h");
+  CHECK(D.Candidates[D.Chosen].Name == "raw");
+  for (const LayoutCandidate &C : D.Candidates)
+    CHECK(C.Cost == doctest::Approx(D.Candidates[0].Cost)); // 1 per warp execution, every layout
+  // A row of 64 words: two per bank under every layout; still a tie.
+  ir::Program Q = parseOrFail(R"(machine dmm(w: 32, l: 1)
+kernel hist(keys: shared i32[1024], h: shared i32[32][64]) threads 1024 {
+  h[warp][keys[tid] % 64] = 1
+}
+)");
+  auto [Chosen2, Ds2] = chooseLayouts(Q, {});
+  const LayoutDecision &D2 = decision(Ds2, "h");
+  CHECK(D2.Candidates[D2.Chosen].Name == "raw");
+  CHECK(D2.Candidates[0].Cost == doctest::Approx(2.0 * 32));
+}
+
 TEST_CASE("a candidate that overflows shared memory is skipped") {
   // 227 rows of 256 f32 are 232,448 bytes, sm_90's limit: any padding
   // overflows it.

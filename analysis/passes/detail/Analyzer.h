@@ -47,6 +47,10 @@ __extension__ using Wide = __int128; // exact sums of 64-bit products
 constexpr int MaxLanes = 64;
 /// Loops of at most this many trips are unrolled on the fast path.
 constexpr int SymbolicUnrollTrips = 64;
+/// A loop whose end reads unknown data runs its first iterations only: 32
+/// cover every residue of an affine index mod 32 elements, on which warp
+/// costs depend (docs/analysis.md).
+constexpr int DataLoopSamples = 32;
 using LaneArr = std::array<std::int64_t, MaxLanes>;
 using Mask = std::uint64_t;
 
@@ -131,6 +135,13 @@ struct Val {
   LaneArr V{};
   bool Unknown = false;
   std::string UnknownSrc;
+  /// With Unknown, as an address: the most distinct addresses one bank can
+  /// receive from the warp given the indices that are known (one row when
+  /// only the column is data); 0 when not computed (then every lane).
+  std::int64_t ReachWorst = 0;
+  /// With Unknown, as a condition: lanes where it is known false (the left
+  /// side of `i < N && f[i] > 0` fails) or known true (of `||`).
+  Mask KnownZero = 0, KnownOne = 0;
   /// A symbolic boolean (a guard on block indices or loop variables): the
   /// id of its formula; U and V are unused then.
   int Pred = -1;
@@ -281,11 +292,17 @@ struct Template {
   Mask Active = 0;
   bool Unknown = false;
   std::string UnknownSrc;
+  std::int64_t ReachWorst = 0; ///< Val::ReachWorst of an unknown address
   int Pred = -1; ///< the guard the access runs under, -1: none
   int Oob = -1;  ///< lanes whose index leaves the array, -1: none can
   int Lt = -1;   ///< a per-lane table term of the address (Val::Lt)
   std::int64_t LtScale = 0;
   std::vector<LoopDom> Loops; ///< enclosing symbolic loops, outermost first
+  /// Under a condition or loop bound that reads unknown data (DataGuard).
+  bool Guarded = false;
+  std::string GuardSrc;
+  SourceLoc GuardLoc;
+  bool GuardIsLoop = false;
 };
 
 /// The fast path records per warp position a tree of accesses, loops and
@@ -329,6 +346,9 @@ private:
                   const std::function<std::optional<std::int64_t>(std::int64_t)> &F);
   void exec(const ir::Block &B, Mask M);
   void execStmt(const ir::Stmt &S, Mask M);
+  void execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Begin, const Val &End,
+                   const Val &Step, Mask M);
+  void markGuarded(AccessSiteReport &R) const;
   void assignLocal(const std::string &Name, const Val &V, Mask M);
   Val *findLocal(const std::string &Name);
   void record(int Site, const Val &Addr, Mask M);
@@ -340,8 +360,12 @@ private:
   AccessCosts costsOf(const SiteInfo &S, const std::vector<Address> &Lanes) const;
   std::int64_t timeCost(const SiteInfo &S, const AccessCosts &C, bool Unknown,
                         int Active) const;
+  /// Worst: an unknown address's Val::ReachWorst (0: every active lane).
   void addStats(AccessSiteReport &R, const AccessCosts &C, bool Unknown,
-                int Active, std::int64_t Times) const;
+                int Active, std::int64_t Times, std::int64_t Worst = 0) const;
+  /// Val::ReachWorst of an access whose index Idx[Dim] alone is data.
+  std::int64_t reachWorst(const ArrayInfo &A, std::vector<Val> Idx, std::size_t Dim, Mask M,
+                          const SourceLoc &Loc);
 
   // Symbolic guards and opaque uniform values (fast path).
   Val opaque(OpaqueDef D);
@@ -412,6 +436,18 @@ private:
   std::array<std::int64_t, 3> CurBlockIdx{0, 0, 0};
   LaneArr Tx{}, Ty{}, Tz{}, LinT{};
   std::vector<std::pair<std::string, Val>> Locals;
+  /// The conditions and loop bounds around the current statement that read
+  /// data the analysis does not know, outermost first: which lanes run
+  /// what they guard is unknown, so both branches run on every lane that
+  /// reaches them (the worst case), and a local assigned under one that
+  /// was declared outside it (Locals below LocalsMark) becomes unknown.
+  struct DataGuard {
+    std::string Source;
+    SourceLoc Loc;
+    std::size_t LocalsMark = 0;
+    bool Loop = false;
+  };
+  std::vector<DataGuard> Guards;
   std::vector<VarDomain> Domains;
   std::int64_t WorkDone = 0;
 

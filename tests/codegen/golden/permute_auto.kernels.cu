@@ -16,7 +16,7 @@
 // ---- templates/bankwise/types.cuh pasted here: 36 lines, FNV-1a 8a482ec445ef2db1 of the template ----
 // ---- templates/bankwise/layout.cuh pasted here: 103 lines, FNV-1a 2e85070d9eda9877 of the template ----
 // ---- templates/bankwise/tables.cuh pasted here: 96 lines, FNV-1a 6c2599826b9ab2b2 of the template ----
-// ---- templates/bankwise/harness.cuh pasted here: 132 lines, FNV-1a 9c6dad4697325c7f of the template ----
+// ---- templates/bankwise/harness.cuh pasted here: 138 lines, FNV-1a 62832890b3f0f2ab of the template ----
 
 namespace permute_auto {
 
