@@ -124,6 +124,10 @@ void KernelFacts::scanExpr(const Expr &E) {
           Arrays[ArrayIndex.at(N.Array)].Read = true;
           for (const Expr &I : N.Indices)
             scanExpr(I);
+        } else if constexpr (std::is_same_v<T, ir::Select>) {
+          scanExpr(*N.Cond);
+          scanExpr(*N.Then);
+          scanExpr(*N.Else);
         } else if constexpr (std::is_same_v<T, ir::PermApply>) {
           scanExpr(*N.Arg);
           if (!isClosedForm(Prog, N.Perm) && !permUse(N.Perm, N.Inverse)) {
@@ -162,6 +166,9 @@ void KernelFacts::scanBlock(const ir::Block &B) {
       if (F->Step)
         scanExpr(*F->Step);
       scanBlock(F->Body);
+    } else if (const auto *W = St.as<ir::While>()) {
+      scanExpr(W->Cond);
+      scanBlock(W->Body);
     } else if (const auto *I = St.as<ir::If>()) {
       scanExpr(I->Cond);
       scanBlock(I->Then);

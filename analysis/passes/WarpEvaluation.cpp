@@ -505,6 +505,41 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
                                  return std::nullopt;
                                return static_cast<std::int64_t>(P(static_cast<std::uint64_t>(I)));
                              });
+        } else if constexpr (std::is_same_v<T, FloatLit>) {
+          // Data arithmetic only (Sema keeps it out of indices, bounds and
+          // conditions): no integer value.
+          Val R;
+          R.Unknown = true;
+          R.UnknownSrc = "a floating-point value";
+          return R;
+        } else if constexpr (std::is_same_v<T, Select>) {
+          // Each lane evaluates only the arm it chooses, so an arm's reads
+          // are accesses of the lanes that choose it.
+          const Val C = eval(*N.Cond, M);
+          if (C.Unknown)
+            throw UserError(E.Loc, fmt::format("the condition of '?:' depends on the values of '{}'; "
+                                               "give them with --data",
+                                               C.UnknownSrc));
+          if (!C.concrete())
+            throw NotAffine{"a '?:' whose condition depends on block indices or loop variables"};
+          Mask Then = 0;
+          for (int L = 0; L < Lanes; ++L)
+            if ((M >> L) & 1 && C.lane(L) != 0)
+              Then |= Mask(1) << L;
+          if (Then == M)
+            return eval(*N.Then, M);
+          if (Then == 0)
+            return eval(*N.Else, M);
+          const Val A = eval(*N.Then, Then), B = eval(*N.Else, M & ~Then);
+          if (A.Unknown || B.Unknown)
+            return A.Unknown ? A : B;
+          if (!A.concrete() || !B.concrete())
+            throw NotAffine{"a '?:' whose lanes choose symbolic values"};
+          Val R;
+          R.HasV = true;
+          for (int L = 0; L < Lanes; ++L)
+            R.V[static_cast<std::size_t>(L)] = (Then >> L) & 1 ? A.lane(L) : B.lane(L);
+          return R;
         }
       },
       E.Node);
@@ -886,6 +921,32 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
     if (M & ~Then)
       exec(I->Else, M & ~Then);
     Locals.resize(Mark);
+  } else if (const auto *Wh = S.as<ir::While>()) {
+    // Lanes leave as their condition fails; the loop ends when none is left.
+    // Its trip count is the data's, so the fast path does not model it.
+    if (Symbolic)
+      throw NotAffine{"a while loop"};
+    Mask Live = M;
+    for (std::int64_t Trip = 0;; ++Trip) {
+      const Val C = eval(Wh->Cond, Live);
+      if (C.Unknown)
+        throw UserError(S.Loc, fmt::format("the condition depends on the values "
+                                           "of '{}'; give them with --data",
+                                           C.UnknownSrc));
+      Mask Next = 0;
+      for (int Ln = 0; Ln < Lanes; ++Ln)
+        if ((Live >> Ln) & 1 && C.lane(Ln) != 0)
+          Next |= Mask(1) << Ln;
+      Live = Next;
+      if (!Live)
+        break;
+      if (Trip >= MaxWhileTrips)
+        throw UserError(S.Loc, fmt::format("while loop runs more than {} times in block {} warp {} "
+                                           "(the analysis limit); does it end?",
+                                           MaxWhileTrips, CurBlock, CurWib));
+      spend(1);
+      exec(Wh->Body, Live);
+    }
   } else if (S.is<ir::Sync>()) {
     if (Symbolic) {
       TraceNode Node;

@@ -47,6 +47,9 @@ __extension__ using Wide = __int128; // exact sums of 64-bit products
 constexpr int MaxLanes = 64;
 /// Loops of at most this many trips are unrolled on the fast path.
 constexpr int SymbolicUnrollTrips = 64;
+/// A while loop that runs more often than this in one warp is an error
+/// (docs/language.md): the analysis never hangs on one that does not end.
+constexpr std::int64_t MaxWhileTrips = std::int64_t(1) << 20;
 using LaneArr = std::array<std::int64_t, MaxLanes>;
 using Mask = std::uint64_t;
 
