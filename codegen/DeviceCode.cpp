@@ -85,6 +85,8 @@ void KernelEmitter::siteComments(int Indent, const Stmt &St) {
     Reads(Fo->End);
   } else if (const auto *I = St.as<ir::If>()) {
     Reads(I->Cond);
+  } else if (const auto *W = St.as<ir::While>()) {
+    Reads(W->Cond);
   }
   std::set<const AccessSiteReport *> Done;
   std::vector<const AccessSiteReport *> List;
@@ -102,8 +104,8 @@ void KernelEmitter::siteComments(int Indent, const Stmt &St) {
 
 std::string KernelEmitter::declType(const LetInfo &L, Mode M) const {
   switch (L.Class.K) {
-  case VClass::Int:
-    return "Index";
+  case VClass::Int: // a typed local keeps its type, as CUDA's `int acc`
+    return L.Decl->Type ? scalarType(L.Decl->Type->Scalar) : "Index";
   case VClass::Copy:
     return M == Mode::Host ? hostType(L.Class.Elem) : devType(L.Class.Elem);
   case VClass::Compute:
@@ -213,6 +215,8 @@ bool KernelEmitter::unrollsLocals(const ir::For &Fo) const {
         Found = Found || Local(std::get<ir::ArrayRead>(A->Target));
       else if (const auto *Inner = St.as<ir::For>())
         Targets(Inner->Body);
+      else if (const auto *W = St.as<ir::While>())
+        Targets(W->Body);
       else if (const auto *I = St.as<ir::If>()) {
         Targets(I->Then);
         Targets(I->Else);
@@ -285,6 +289,10 @@ void KernelEmitter::deviceBlock(const ir::Block &B, int Indent) {
         line(Indent, "} else {");
         deviceBlock(Cur->Else, Indent + 1);
       }
+      line(Indent, "}");
+    } else if (const auto *W = St.as<ir::While>()) {
+      line(Indent, fmt::format("while ({}) {{", Dev.index(W->Cond)));
+      deviceBlock(W->Body, Indent + 1);
       line(Indent, "}");
     } else if (St.is<ir::Sync>()) {
       line(Indent, "__syncthreads();");

@@ -125,6 +125,10 @@ void KernelFacts::scanExpr(const Expr &E) {
           Arrays[ArrayIndex.at(N.Array)].Read = true;
           for (const Expr &I : N.Indices)
             scanExpr(I);
+        } else if constexpr (std::is_same_v<T, ir::Select>) {
+          scanExpr(*N.Cond);
+          scanExpr(*N.Then);
+          scanExpr(*N.Else);
         } else if constexpr (std::is_same_v<T, ir::PermApply>) {
           scanExpr(*N.Arg);
           if (!isClosedForm(Prog, N.Perm) && !permUse(N.Perm, N.Inverse)) {
@@ -163,6 +167,9 @@ void KernelFacts::scanBlock(const ir::Block &B) {
       if (F->Step)
         scanExpr(*F->Step);
       scanBlock(F->Body);
+    } else if (const auto *W = St.as<ir::While>()) {
+      scanExpr(W->Cond);
+      scanBlock(W->Body);
     } else if (const auto *I = St.as<ir::If>()) {
       scanExpr(I->Cond);
       scanBlock(I->Then);
@@ -200,6 +207,9 @@ void KernelFacts::markLoopBounds(const ir::Block &B) {
       if (F->Step)
         Mark(*F->Step);
       markLoopBounds(F->Body);
+    } else if (const auto *Wh = St.as<ir::While>()) {
+      Mark(Wh->Cond);
+      markLoopBounds(Wh->Body);
     } else if (const auto *I = St.as<ir::If>()) {
       markLoopBounds(I->Then);
       markLoopBounds(I->Else);

@@ -20,7 +20,8 @@ void KernelEmitter::hostBlock(const ir::Block &B, int Indent, const std::string 
     if (const auto *L = St.as<ir::Let>()) {
       const LetInfo &Info = F.let(L);
       if (Info.Uniform) {
-        line(Indent, fmt::format("const Index {} = {};", cName(Info.Decl->Name), Host.value(L->Init, Info.Class)));
+        line(Indent, fmt::format("const {} {} = {};", declType(Info, Mode::Host), cName(Info.Decl->Name),
+                                 Host.value(L->Init, Info.Class)));
       } else {
         line(Indent, fmt::format("std::vector<{}> {}(NT);", declType(Info, Mode::Host), cName(Info.Decl->Name)));
         perThread(Indent, Mask, {fmt::format("{}[t] = {};", cName(Info.Decl->Name), Host.value(L->Init, Info.Class))});
@@ -106,6 +107,24 @@ void KernelEmitter::hostBlock(const ir::Block &B, int Indent, const std::string 
           hostBlock(I->Else, Indent + 1, Else);
         line(Indent, "}");
       }
+    } else if (const auto *W = St.as<ir::While>()) {
+      // Each thread runs the body while its condition holds; the loop ends
+      // when no thread is left (the analysis bounds the trips first).
+      const std::string Active = "bw_w" + std::to_string(++Counter);
+      line(Indent, "{");
+      line(Indent + 1, fmt::format("std::vector<char> {}(NT, 1);", Active));
+      line(Indent + 1, "for (;;) {");
+      line(Indent + 2, "bool bw_any = false;");
+      line(Indent + 2, "for (Index t = 0; t < NT; ++t) {");
+      line(Indent + 3, fmt::format("{}[t] = {}[t] && {}({}) != 0;", Active, Active,
+                                   Mask.empty() ? "" : Mask + "[t] && ", Host.index(W->Cond)));
+      line(Indent + 3, fmt::format("bw_any = bw_any || {}[t];", Active));
+      line(Indent + 2, "}");
+      line(Indent + 2, "if (!bw_any)");
+      line(Indent + 3, "break;");
+      hostBlock(W->Body, Indent + 2, Active);
+      line(Indent + 1, "}");
+      line(Indent, "}");
     } else if (St.is<ir::Sync>()) {
       line(Indent, "// sync: every thread finished the statements above (lockstep).");
     } else if (const auto *D = St.as<ir::ArrayDecl>()) {

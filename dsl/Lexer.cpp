@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdlib>
+
 namespace bankwise::dsl {
 
 namespace {
@@ -163,12 +166,14 @@ private:
   /// the DSL's word, and the token read as that word so that parsing goes
   /// on (the run still fails, exit code 2).
   ///   threadIdx.x -> tx (.y ty, .z tz); blockIdx.x -> bx (by, bz);
+  ///   blockDim.x -> bdx (bdy, bdz); gridDim.x -> gdx (gdy, gdz);
   ///   __syncthreads() -> sync
   void cudaSpelling(Token &T, int StartCol) {
     const bool Thread = T.Text == "threadIdx", Block = T.Text == "blockIdx";
-    if ((Thread || Block) && peek() == '.' && (peek(1) == 'x' || peek(1) == 'y' || peek(1) == 'z') &&
-        !isIdentChar(peek(2))) {
-      const std::string Dsl = std::string(Thread ? "t" : "b") + peek(1);
+    const bool BlockDim = T.Text == "blockDim", GridDim = T.Text == "gridDim";
+    if ((Thread || Block || BlockDim || GridDim) && peek() == '.' &&
+        (peek(1) == 'x' || peek(1) == 'y' || peek(1) == 'z') && !isIdentChar(peek(2))) {
+      const std::string Dsl = std::string(Thread ? "t" : Block ? "b" : BlockDim ? "bd" : "gd") + peek(1);
       error(Line, StartCol, fmt::format("'{}.{}' is written '{}' in bankwise", T.Text, peek(1), Dsl));
       Pos += 2;
       T.Text = Dsl;
@@ -184,7 +189,63 @@ private:
     }
   }
 
+  /// A decimal literal with a fraction or an exponent: `0.5`, `1e-3`,
+  /// `1_000.25`, with an optional `f` (CUDA's float suffix, no effect).
+  /// True when the text at Pos is one (`0..4` is an integer and '..').
+  bool atFloat() const {
+    std::size_t P = Pos;
+    while (P < Text.size() && (isDigit(Text[P]) || Text[P] == '_'))
+      ++P;
+    auto Digit = [&](std::size_t At) { return At < Text.size() && isDigit(Text[At]); };
+    if (P < Text.size() && Text[P] == '.')
+      return Digit(P + 1);
+    if (P < Text.size() && (Text[P] == 'e' || Text[P] == 'E'))
+      return Digit(P + 1) || ((P + 1 < Text.size() && (Text[P + 1] == '+' || Text[P + 1] == '-')) && Digit(P + 2));
+    return false;
+  }
+
+  bool lexFloat(Token &T) {
+    const std::size_t Start = Pos;
+    std::string Clean;
+    auto Digits = [&] {
+      while (Pos < Text.size() && (isDigit(Text[Pos]) || Text[Pos] == '_'))
+        if (Text[Pos++] != '_')
+          Clean += Text[Pos - 1];
+    };
+    Digits();
+    if (peek() == '.') {
+      Clean += Text[Pos++];
+      Digits();
+    }
+    if (Pos < Text.size() && (Text[Pos] == 'e' || Text[Pos] == 'E')) {
+      Clean += Text[Pos++];
+      if (peek() == '+' || peek() == '-')
+        Clean += Text[Pos++];
+      Digits();
+    }
+    if (Pos < Text.size() && (Text[Pos] == 'f' || Text[Pos] == 'F'))
+      ++Pos;
+    bool Bad = false;
+    while (Pos < Text.size() && isIdentChar(Text[Pos])) { // 1.5x, 2.0ff
+      ++Pos;
+      Bad = true;
+    }
+    T.Kind = Tok::Float;
+    T.Text = std::string(Text.substr(Start, Pos - Start));
+    T.FloatValue = std::strtod(Clean.c_str(), nullptr);
+    if (Bad) {
+      error(T.Line, T.Col, fmt::format("invalid floating-point literal '{}'", T.Text));
+      T.FloatValue = 0;
+    } else if (!std::isfinite(T.FloatValue)) {
+      error(T.Line, T.Col, fmt::format("floating-point literal '{}' is out of range", T.Text));
+      T.FloatValue = 0;
+    }
+    return true;
+  }
+
   bool lexNumber(Token &T) {
+    if (atFloat())
+      return lexFloat(T);
     const std::size_t Start = Pos;
     unsigned Base = 10;
     if (Text[Pos] == '0' && (peek(1) == 'x' || peek(1) == 'X')) {
@@ -283,6 +344,12 @@ private:
       Pos += 2;
       return true;
     };
+    auto Three = [&](Tok K) {
+      T.Kind = K;
+      T.Text = std::string(Text.substr(Pos, 3));
+      Pos += 3;
+      return true;
+    };
     auto One = [&](Tok K) {
       T.Kind = K;
       T.Text = std::string(1, C);
@@ -309,17 +376,19 @@ private:
     case ';':
       return One(Tok::Semi);
     case '+':
-      return One(Tok::Plus);
+      return N == '=' ? Two(Tok::OpAssign) : One(Tok::Plus);
     case '-':
-      return One(Tok::Minus);
+      return N == '=' ? Two(Tok::OpAssign) : One(Tok::Minus);
     case '*':
-      return One(Tok::Star);
+      return N == '=' ? Two(Tok::OpAssign) : One(Tok::Star);
     case '/':
-      return One(Tok::Slash);
+      return N == '=' ? Two(Tok::OpAssign) : One(Tok::Slash);
     case '%':
-      return One(Tok::Percent);
+      return N == '=' ? Two(Tok::OpAssign) : One(Tok::Percent);
     case '^':
-      return One(Tok::Caret);
+      return N == '=' ? Two(Tok::OpAssign) : One(Tok::Caret);
+    case '?':
+      return One(Tok::Question);
     case '~':
       return One(Tok::Tilde);
     case '.':
@@ -332,16 +401,16 @@ private:
       return N == '=' ? Two(Tok::Ne) : One(Tok::Bang);
     case '<':
       if (N == '<')
-        return Two(Tok::Shl);
+        return peek(2) == '=' ? Three(Tok::OpAssign) : Two(Tok::Shl);
       return N == '=' ? Two(Tok::Le) : One(Tok::Lt);
     case '>':
       if (N == '>')
-        return Two(Tok::Shr);
+        return peek(2) == '=' ? Three(Tok::OpAssign) : Two(Tok::Shr);
       return N == '=' ? Two(Tok::Ge) : One(Tok::Gt);
     case '&':
-      return N == '&' ? Two(Tok::AmpAmp) : One(Tok::Amp);
+      return N == '&' ? Two(Tok::AmpAmp) : N == '=' ? Two(Tok::OpAssign) : One(Tok::Amp);
     case '|':
-      return N == '|' ? Two(Tok::PipePipe) : One(Tok::Pipe);
+      return N == '|' ? Two(Tok::PipePipe) : N == '=' ? Two(Tok::OpAssign) : One(Tok::Pipe);
     default:
       break;
     }
@@ -494,6 +563,12 @@ std::string describe(Tok K) {
     return "'=='";
   case Tok::Ne:
     return "'!='";
+  case Tok::Float:
+    return "floating-point literal";
+  case Tok::Question:
+    return "'?'";
+  case Tok::OpAssign:
+    return "compound assignment";
   }
   return "token";
 }

@@ -82,7 +82,10 @@ enum class Tok {
   Gt,
   Ge,
   EqEq,
-  Ne
+  Ne,
+  Float,    ///< 0.5, 1e-3, 2.5f
+  Question, ///< '?' of `c ? a : b`
+  OpAssign  ///< a compound assignment, Text "+=", "<<=", ...
 };
 
 /// How a token is written in a diagnostic: "'('", "identifier".
@@ -94,6 +97,8 @@ struct Token {
   std::string Text;
   /// Int: the magnitude (up to 2^63, so that -9223372036854775808 parses).
   std::uint64_t IntValue = 0;
+  /// Float: the value (finite, not negative).
+  double FloatValue = 0;
   int Line = 1;
   int Col = 1;
 };

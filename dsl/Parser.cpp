@@ -2,6 +2,7 @@
 
 #include "dsl/Lexer.h"
 #include "dsl/Sema.h"
+#include "ir/Printer.h"
 
 #include <fmt/format.h>
 
@@ -698,22 +699,57 @@ private:
       throw Abort{};
   }
 
-  /// stmt ::= 'let' IDENT '=' expr
+  /// stmt ::= 'let' IDENT [':' ELEMTYPE] '=' expr
   ///        | 'for' IDENT 'in' expr '..' expr ['step' expr] block
+  ///        | 'while' expr block
   ///        | 'if' expr block ['else' (block | stmt_if)]
   ///        | 'sync'
   ///        | space IDENT ':' arraytype
-  ///        | IDENT {'[' expr ']'} '=' expr
+  ///        | IDENT {'[' expr ']'} ('=' | ASSIGNOP) expr
+  /// ASSIGNOP is one of '+=' '-=' '*=' '/=' '%=' '<<=' '>>=' '&=' '|=' '^='.
+  /// CUDA's `float x = e`, `++i` and `i++` are errors naming the DSL's
+  /// spelling, read as it so that parsing goes on.
   Stmt parseStmt() {
     Stmt St;
     St.Loc = loc(tok());
-    if (atWord("let")) {
+    const std::optional<std::string_view> CType = cudaLocalType(tok());
+    if (CType && tok(1).Kind == Tok::Ident && tok(2).Kind == Tok::Assign) {
+      const Token TypeTok = consume();
+      report(TypeTok, fmt::format("'{} {} = ...' is written 'let {}{} = ...' in bankwise", TypeTok.Text,
+                                  tok().Text, tok().Text, CType->empty() ? "" : fmt::format(": {}", *CType)));
+      Let L;
+      L.Name = consume().Text;
+      if (!CType->empty())
+        L.Type = parseElemType(*CType);
+      consume();
+      L.Init = parseExpr();
+      St.Node = std::move(L);
+    } else if (atIncrement() && tok(2).Kind == Tok::Ident) {
+      const Token Op = consumeIncrement();
+      St.Node = parseAssignment(&Op);
+    } else if (atWord("let")) {
       consume();
       Let L;
       L.Name = expectName("a local name").Text;
+      if (at(Tok::Colon)) {
+        consume();
+        const Token TypeTok = expectName("an element type");
+        const std::optional<ElemType> T = parseElemType(TypeTok.Text);
+        if (!T || T->Lanes != 1)
+          fail(TypeTok, fmt::format("expected a scalar element type for local '{}' (i8 ... u64, f16, bf16, "
+                                    "f32, f64), found '{}'",
+                                    L.Name, TypeTok.Text));
+        L.Type = *T;
+      }
       expect(Tok::Assign, "after the local name");
       L.Init = parseExpr();
       St.Node = std::move(L);
+    } else if (atWord("while")) {
+      consume();
+      While W;
+      W.Cond = parseExpr();
+      parseBlock(W.Body);
+      St.Node = std::move(W);
     } else if (atWord("for")) {
       consume();
       For F;
@@ -736,26 +772,105 @@ private:
     } else if (isSpaceKeyword(tok())) {
       St.Node = ArrayDecl{parseArrayDecl()};
     } else if (at(Tok::Ident) && !isReserved(tok().Text)) {
-      const Token Name = consume();
-      Assign A;
-      if (at(Tok::LBrack)) {
-        ArrayRead R{Name.Text, {}};
-        while (at(Tok::LBrack)) {
-          consume();
-          R.Indices.push_back(parseExpr());
-          expect(Tok::RBrack, "after the index");
-        }
-        A.Target = std::move(R);
-      } else {
-        A.Target = VarRef{Name.Text, VarKind::Unresolved};
-      }
-      expect(Tok::Assign, "in the assignment");
-      A.Value = parseExpr();
-      St.Node = std::move(A);
+      St.Node = parseAssignment(nullptr);
     } else {
       failExpected("a statement");
     }
     return St;
+  }
+
+  /// The assignment of stmt: IDENT {'[' expr ']'} ('=' | ASSIGNOP) expr.
+  /// `t op= v` becomes `t = t op v` with Assign::Compound set. Prefix is a
+  /// '++' or '--' already read (CUDA's `++i`); `i++` is read here.
+  Assign parseAssignment(const Token *Prefix) {
+    const Token Name = expectName("a local or an array element");
+    Assign A;
+    Expr Target;
+    if (at(Tok::LBrack)) {
+      ArrayRead R{Name.Text, {}};
+      while (at(Tok::LBrack)) {
+        consume();
+        R.Indices.push_back(parseExpr());
+        expect(Tok::RBrack, "after the index");
+      }
+      A.Target = R;
+      Target = Expr{std::move(R), loc(Name)};
+    } else {
+      A.Target = VarRef{Name.Text, VarKind::Unresolved};
+      Target = makeVar(Name.Text, VarKind::Unresolved, loc(Name));
+    }
+    std::string TargetText = print(Target);
+    if (Prefix || atIncrement()) {
+      // CUDA's ++i, i++, --i, i--: the DSL writes `i += 1`.
+      const Token Op = Prefix ? *Prefix : consumeIncrement();
+      const bool Inc = Op.Kind == Tok::Plus;
+      report(Op, fmt::format("'{}' is written '{} {}= 1' in bankwise",
+                             Prefix ? Op.Text + TargetText : TargetText + Op.Text, TargetText, Inc ? '+' : '-'));
+      A.Compound = Inc ? BinaryOp::Add : BinaryOp::Sub;
+      A.Value = makeBinary(*A.Compound, std::move(Target), makeInt(1, loc(Op)), loc(Op));
+      return A;
+    }
+    if (at(Tok::OpAssign)) {
+      const Token Op = consume();
+      A.Compound = compoundOp(Op.Text);
+      Expr Rhs = parseExpr();
+      setHeight(LastHeight + 1, Op);
+      A.Value = makeBinary(*A.Compound, std::move(Target), std::move(Rhs), loc(Op));
+      return A;
+    }
+    expect(Tok::Assign, "in the assignment");
+    A.Value = parseExpr();
+    return A;
+  }
+
+  /// At CUDA's `++` or `--`: two '+' or two '-' written together. (They are
+  /// not tokens: `--x` in an expression stays `-(-x)`.)
+  bool atIncrement() const {
+    return (at(Tok::Plus) || at(Tok::Minus)) && tok(1).Kind == tok().Kind && tok(1).Line == tok().Line &&
+           tok(1).Col == tok().Col + 1;
+  }
+  /// Reads the `++` or `--` atIncrement saw: its first token, Text "++"/"--".
+  Token consumeIncrement() {
+    Token Op = consume();
+    consume();
+    Op.Text += Op.Text;
+    return Op;
+  }
+
+  /// The operator of a compound assignment token: "+=" -> Add, "<<=" -> Shl.
+  static BinaryOp compoundOp(std::string_view Text) {
+    static constexpr std::array<std::pair<std::string_view, BinaryOp>, 10> Ops{{
+        {"+=", BinaryOp::Add}, {"-=", BinaryOp::Sub}, {"*=", BinaryOp::Mul}, {"/=", BinaryOp::Div},
+        {"%=", BinaryOp::Mod}, {"<<=", BinaryOp::Shl}, {">>=", BinaryOp::Shr}, {"&=", BinaryOp::BitAnd},
+        {"|=", BinaryOp::BitOr}, {"^=", BinaryOp::BitXor},
+    }};
+    for (const auto &[T, Op] : Ops)
+      if (T == Text)
+        return Op;
+    return BinaryOp::Add; // the lexer makes no other
+  }
+
+  /// CUDA's scalar type words that start a declaration (`float x = 0`):
+  /// the DSL's element type for them, "" for `auto` (an untyped let).
+  static std::optional<std::string_view> cudaLocalType(const Token &T) {
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 14> Types{{
+        {"float", "f32"}, {"double", "f64"}, {"int", "i32"}, {"unsigned", "u32"}, {"long", "i64"},
+        {"short", "i16"}, {"char", "i8"}, {"half", "f16"}, {"__half", "f16"}, {"int32_t", "i32"},
+        {"int64_t", "i64"}, {"uint32_t", "u32"}, {"uint64_t", "u64"}, {"auto", ""},
+    }};
+    if (T.Kind != Tok::Ident)
+      return std::nullopt;
+    for (const auto &[C, Dsl] : Types)
+      if (C == T.Text)
+        return Dsl;
+    return std::nullopt;
+  }
+
+  /// An error that the parser reads past (a CUDA spelling it understood).
+  void report(const Token &At, std::string Msg) {
+    Src.error(Diags, loc(At), std::move(Msg));
+    if (Src.capped())
+      throw Abort{};
   }
 
   /// stmt_if ::= 'if' expr block ['else' (block | stmt_if)]
@@ -785,8 +900,23 @@ private:
   //===-- Expressions
   //-------------------------------------------------------===//
 
-  /// expr ::= binary(1)
-  Expr parseExpr() { return parseBinary(LoosestLevel); }
+  /// expr ::= binary(1) ['?' expr ':' expr]
+  /// The '?:' is the loosest operator and associates to the right:
+  /// `a ? b : c ? d : e` is `a ? b : (c ? d : e)`.
+  Expr parseExpr() {
+    Expr Cond = parseBinary(LoosestLevel);
+    if (!at(Tok::Question))
+      return Cond;
+    int Height = LastHeight;
+    Nest N(*this); // a chain of '?:' nests through its arms
+    const Token Q = consume();
+    Expr Then = parseExpr();
+    Height = std::max(Height, LastHeight);
+    expect(Tok::Colon, "in '?:'");
+    Expr Else = parseExpr();
+    setHeight(1 + std::max(Height, LastHeight), Q);
+    return Expr{Select{std::move(Cond), std::move(Then), std::move(Else)}, loc(Q)};
+  }
 
   /// binary(k) ::= unary {op(j) binary(j+1)} for operators of level j >= k,
   /// loosest first: op(1) '||', op(2) '&&', op(3) '|', op(4) '^', op(5) '&',
@@ -838,13 +968,18 @@ private:
     return Expr{Unary{Op, std::move(Operand)}, loc(OpTok)};
   }
 
-  /// primary ::= INT | '(' expr ')' | builtin
+  /// primary ::= INT | FLOAT | '(' expr ')' | builtin | GEOMETRY
   ///           | FUNCTION '(' expr {',' expr} ')'
   ///           | 'inverse' '(' IDENT ')' '(' expr ')'
   ///           | IDENT '(' expr ')'             (permutation application)
   ///           | IDENT {'[' expr ']'}           (variable or array read)
   Expr parsePrimary() {
     const Token T = tok();
+    if (T.Kind == Tok::Float) {
+      consume();
+      setHeight(1, T);
+      return Expr{FloatLit{T.FloatValue}, loc(T)};
+    }
     if (T.Kind == Tok::Int) {
       consume();
       if (T.IntValue > static_cast<std::uint64_t>(INT64_MAX))
@@ -885,6 +1020,11 @@ private:
       const Token Perm = expectName("a permutation name");
       expect(Tok::RParen, "after the permutation name");
       return parsePermApply(Perm, true, T);
+    }
+    if (isGeometryWord(T.Text)) { // bdx ... gdz: Sema puts the geometry in
+      consume();
+      setHeight(1, T);
+      return makeVar(T.Text, VarKind::Unresolved, loc(T));
     }
     if (isReserved(T.Text))
       failExpected("an expression");

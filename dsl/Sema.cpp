@@ -2,11 +2,13 @@
 
 #include "ir/Eval.h"
 #include "ir/Printer.h"
+#include "ir/Walk.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
+#include <functional>
 
 namespace bankwise::dsl {
 
@@ -17,12 +19,13 @@ namespace {
 // Words that start declarations, statements or special expressions. The
 // contextual words (in, step, grid, block, threads, element types, layout and
 // permutation kinds) stay free: `in` is a fine array name.
-constexpr std::array<std::string_view, 29> ReservedWords{
+constexpr std::array<std::string_view, 36> ReservedWords{
     "target", "machine", "param", "permutation", "kernel", "let",
     "for",    "if",      "else",  "sync",        "global", "shared",
     "local",  "layout",  "holds", "inverse",     "tid",    "lane",
     "warp",   "tx",      "ty",    "tz",          "bx",     "by",
-    "bz",     "min",     "max",   "log2",        "bitrev"};
+    "bz",     "min",     "max",   "log2",        "bitrev", "while",
+    "bdx",    "bdy",     "bdz",   "gdx",         "gdy",    "gdz"};
 
 const char *kindName(int K) {
   static const char *Names[] = {"parameter", "permutation", "array",
@@ -73,6 +76,8 @@ void collectShared(const Block &B, std::vector<const Array *> &Out) {
         Out.push_back(&D->Decl);
     } else if (const auto *F = S.as<For>()) {
       collectShared(F->Body, Out);
+    } else if (const auto *W = S.as<While>()) {
+      collectShared(W->Body, Out);
     } else if (const auto *I = S.as<If>()) {
       collectShared(I->Then, Out);
       collectShared(I->Else, Out);
@@ -81,6 +86,15 @@ void collectShared(const Block &B, std::vector<const Array *> &Out) {
 }
 
 } // namespace
+
+std::optional<std::pair<bool, int>> geometryWord(std::string_view Name) {
+  if (Name.size() != 3 || (Name[0] != 'b' && Name[0] != 'g') || Name[1] != 'd' || Name[2] < 'x' ||
+      Name[2] > 'z')
+    return std::nullopt;
+  return std::pair<bool, int>{Name[0] == 'g', Name[2] - 'x'};
+}
+
+bool isGeometryWord(std::string_view Name) { return geometryWord(Name).has_value(); }
 
 bool isReserved(std::string_view Name) {
   return std::find(ReservedWords.begin(), ReservedWords.end(), Name) !=
@@ -123,7 +137,28 @@ bool Sema::declare(const std::string &Name, const SourceLoc &Loc, Symbol Sym) {
 //===-- Expressions
 //----------------------------------------------------------===//
 
+bool Sema::substituteGeometry(Expr &E) {
+  const auto *V = E.as<VarRef>();
+  const auto Word = V ? geometryWord(V->Name) : std::nullopt;
+  if (!Word)
+    return false;
+  if (!CurGeo) {
+    error(E.Loc, fmt::format("'{}' is the kernel's {}; it is defined only in a kernel body", V->Name,
+                             Word->first ? "grid" : "block"));
+    E = makeInt(1, E.Loc);
+    return true;
+  }
+  const std::vector<Expr> &Dims = Word->first ? CurGeo->Grid : CurGeo->Block;
+  const auto Axis = static_cast<std::size_t>(Word->second);
+  NodeLoc L = E.Loc;
+  E = Axis < Dims.size() ? Dims[Axis] : makeInt(1);
+  E.Loc = L; // the value is the launch's; where it was written is the word
+  return true;
+}
+
 bool Sema::resolveConstant(Expr &E) {
+  if (substituteGeometry(E))
+    return resolveConstant(E);
   if (auto *V = E.as<VarRef>()) {
     const Symbol *S = lookup(V->Name);
     if (!S) {
@@ -163,10 +198,21 @@ bool Sema::resolveConstant(Expr &E) {
       Ok = resolveConstant(A) && Ok;
     return Ok;
   }
+  if (auto *Sel = E.as<Select>()) {
+    const bool C = resolveConstant(*Sel->Cond), T = resolveConstant(*Sel->Then);
+    return resolveConstant(*Sel->Else) && C && T;
+  }
+  if (const auto *F = E.as<FloatLit>()) {
+    error(E.Loc, fmt::format("floating-point literal '{}' in a constant expression, which is an integer",
+                             floatSpelling(F->Value)));
+    return false;
+  }
   return true; // IntLit
 }
 
 bool Sema::resolveRuntime(Expr &E) {
+  if (substituteGeometry(E))
+    return resolveRuntime(E);
   if (auto *V = E.as<VarRef>()) {
     const Symbol *S = lookup(V->Name);
     if (!S) {
@@ -250,7 +296,11 @@ bool Sema::resolveRuntime(Expr &E) {
       Ok = resolveRuntime(A) && Ok;
     return Ok;
   }
-  return true; // IntLit, BuiltinRef
+  if (auto *Sel = E.as<Select>()) {
+    const bool C = resolveRuntime(*Sel->Cond), T = resolveRuntime(*Sel->Then);
+    return resolveRuntime(*Sel->Else) && C && T;
+  }
+  return true; // IntLit, FloatLit, BuiltinRef
 }
 
 bool Sema::isConstant(const Expr &E) const {
@@ -265,7 +315,10 @@ bool Sema::isConstant(const Expr &E) const {
   if (const auto *C = E.as<Call>())
     return std::all_of(C->Args.begin(), C->Args.end(),
                        [&](const Expr &A) { return isConstant(A); });
-  return false;
+  if (const auto *Sel = E.as<Select>())
+    return isConstant(*Sel->Cond) && isConstant(*Sel->Then) &&
+           isConstant(*Sel->Else);
+  return false; // FloatLit: not an integer constant
 }
 
 std::optional<std::int64_t> Sema::evalResolved(const Expr &E) {
@@ -331,6 +384,10 @@ void Sema::foldCheck(const Expr &E) {
       foldCheck(I);
   } else if (const auto *P = E.as<PermApply>()) {
     foldCheck(*P->Arg);
+  } else if (const auto *Sel = E.as<Select>()) {
+    foldCheck(*Sel->Cond);
+    foldCheck(*Sel->Then);
+    foldCheck(*Sel->Else);
   }
 }
 
@@ -772,7 +829,10 @@ void Sema::actOnKernel(Kernel K) {
     checkArray(A, /*InKernel=*/true);
   }
   checkGeometry(K);
+  CurGeo = &K.Geo;
   checkBlock(K.Body);
+  CurGeo = nullptr;
+  checkFloatUses(K.Body);
   Locals.pop_back();
   checkSharedBytes(K);
   Out.Kernels.push_back(std::move(K));
@@ -832,6 +892,9 @@ void Sema::checkStmt(Stmt &S) {
     declare(N->Var, S.Loc, {SymKind::Loop, {}, 0});
     checkBlock(N->Body);
     Locals.pop_back();
+  } else if (auto *N = S.as<While>()) {
+    Runtime(N->Cond);
+    checkBlock(N->Body);
   } else if (auto *N = S.as<If>()) {
     Runtime(N->Cond);
     checkBlock(N->Then);
@@ -894,6 +957,168 @@ void Sema::finish(bool SawTokens) {
                                   Value, Name));
   if (Out.Kernels.empty() && !Diags.hasErrors())
     error(Src.loc(1, 1), "program declares no kernel");
+}
+
+} // namespace bankwise::dsl
+
+namespace bankwise::dsl {
+
+//===-- Floating-point values
+//------------------------------------------------===//
+
+namespace {
+
+/// Which values of a kernel body are floating-point (docs/language.md,
+/// "Values and their types"): a literal `0.5`, a local typed f16, bf16, f32
+/// or f64, an untyped local that receives a floating-point value, and the
+/// arithmetic (+ - * / unary -, min, max, ?:) of such a value. Comparisons
+/// and logical operators give integers; an element read is the integer the
+/// analysis takes it for in an index.
+class FloatUses {
+public:
+  explicit FloatUses(std::function<void(const SourceLoc &, std::string)> Error) : Error(std::move(Error)) {}
+
+  void run(const Block &Body) {
+    // Untyped locals become floating-point when any value they receive is:
+    // a fixed point over the body (each round can only add locals).
+    for (int Round = 0; Round < 64; ++Round) {
+      Changed = false;
+      walk(Body, false);
+      if (!Changed)
+        break;
+    }
+    walk(Body, true);
+  }
+
+private:
+  std::function<void(const SourceLoc &, std::string)> Error;
+  std::vector<std::map<std::string, const Let *, std::less<>>> Scopes;
+  std::map<const Let *, bool> Float;
+  bool Changed = false, Report = false;
+
+  const Let *find(const std::string &Name) const {
+    for (auto It = Scopes.rbegin(); It != Scopes.rend(); ++It)
+      if (auto F = It->find(Name); F != It->end())
+        return F->second;
+    return nullptr;
+  }
+
+  bool isFloat(const Expr &E) const {
+    if (E.is<FloatLit>())
+      return true;
+    if (const auto *V = E.as<VarRef>()) {
+      const Let *L = V->Kind == VarKind::Let ? find(V->Name) : nullptr;
+      return L && Float.count(L) && Float.at(L);
+    }
+    if (const auto *U = E.as<Unary>())
+      return U->Op == UnaryOp::Neg && isFloat(*U->Operand);
+    if (const auto *B = E.as<Binary>())
+      return (B->Op == BinaryOp::Add || B->Op == BinaryOp::Sub || B->Op == BinaryOp::Mul ||
+              B->Op == BinaryOp::Div) &&
+             (isFloat(*B->Lhs) || isFloat(*B->Rhs));
+    if (const auto *C = E.as<Call>())
+      return (C->Fn == Function::Min || C->Fn == Function::Max) &&
+             std::any_of(C->Args.begin(), C->Args.end(), [&](const Expr &A) { return isFloat(A); });
+    if (const auto *S = E.as<Select>())
+      return isFloat(*S->Then) || isFloat(*S->Else);
+    return false;
+  }
+
+  /// E must be an integer: an error at E when it is floating-point.
+  void needInt(const Expr &E, std::string_view What) {
+    if (Report && isFloat(E))
+      Error(startOf(E), fmt::format("floating-point value in {}, which must be an integer", What));
+  }
+
+  /// Checks the integer operands inside E.
+  void check(const Expr &E) {
+    if (const auto *R = E.as<ArrayRead>())
+      for (const Expr &I : R->Indices)
+        needInt(I, fmt::format("an index of '{}'", R->Array));
+    else if (const auto *P = E.as<PermApply>())
+      needInt(*P->Arg, fmt::format("the argument of permutation '{}'", P->Perm));
+    else if (const auto *S = E.as<Select>())
+      needInt(*S->Cond, "the condition of '?:'");
+    else if (const auto *U = E.as<Unary>(); U && U->Op != UnaryOp::Neg)
+      needInt(*U->Operand, fmt::format("the operand of '{}'", spelling(U->Op)));
+    else if (const auto *C = E.as<Call>(); C && C->Fn != Function::Min && C->Fn != Function::Max)
+      for (const Expr &A : C->Args)
+        needInt(A, fmt::format("the argument of '{}'", spelling(C->Fn)));
+    else if (const auto *B = E.as<Binary>())
+      if (B->Op != BinaryOp::Add && B->Op != BinaryOp::Sub && B->Op != BinaryOp::Mul &&
+          B->Op != BinaryOp::Div && precedence(B->Op) != 6 && precedence(B->Op) != 7) {
+        needInt(*B->Lhs, fmt::format("an operand of '{}'", spelling(B->Op)));
+        needInt(*B->Rhs, fmt::format("an operand of '{}'", spelling(B->Op)));
+      }
+    forEachChild(E, [&](const Expr &C) { check(C); });
+  }
+
+  /// Local L receives V.
+  void receive(const Let &L, const Expr &V) {
+    if (L.Type) {
+      const bool TypeFloat = L.Type->Scalar == ScalarType::F16 || L.Type->Scalar == ScalarType::BF16 ||
+                             L.Type->Scalar == ScalarType::F32 || L.Type->Scalar == ScalarType::F64;
+      if (Report && !TypeFloat && isFloat(V))
+        Error(startOf(V), fmt::format("floating-point value stored in local '{}' of integer type {}", L.Name,
+                                      spelling(*L.Type)));
+      Float[&L] = TypeFloat;
+      return;
+    }
+    if (isFloat(V) && !Float[&L]) {
+      Float[&L] = true;
+      Changed = true;
+    }
+  }
+
+  void walk(const Block &B, bool Rep) {
+    Report = Rep;
+    Scopes.emplace_back();
+    for (const Stmt &S : B) {
+      if (const auto *L = S.as<Let>()) {
+        check(L->Init);
+        Float.emplace(L, false);
+        receive(*L, L->Init);
+        Scopes.back()[L->Name] = L;
+      } else if (const auto *A = S.as<Assign>()) {
+        check(A->Value);
+        if (const auto *V = std::get_if<VarRef>(&A->Target)) {
+          if (const Let *L = find(V->Name))
+            receive(*L, A->Value);
+        } else {
+          check(Expr{std::get<ArrayRead>(A->Target), S.Loc});
+        }
+      } else if (const auto *F = S.as<For>()) {
+        for (const Expr *E : {&F->Begin, &F->End}) {
+          check(*E);
+          needInt(*E, "a loop bound");
+        }
+        if (F->Step) {
+          check(*F->Step);
+          needInt(*F->Step, "a loop step");
+        }
+        Scopes.emplace_back();
+        Scopes.back()[F->Var] = nullptr;
+        walk(F->Body, Rep);
+        Scopes.pop_back();
+      } else if (const auto *W = S.as<While>()) {
+        check(W->Cond);
+        needInt(W->Cond, "the condition of 'while'");
+        walk(W->Body, Rep);
+      } else if (const auto *I = S.as<If>()) {
+        check(I->Cond);
+        needInt(I->Cond, "the condition of 'if'");
+        walk(I->Then, Rep);
+        walk(I->Else, Rep);
+      }
+    }
+    Scopes.pop_back();
+  }
+};
+
+} // namespace
+
+void Sema::checkFloatUses(const Block &Body) {
+  FloatUses([&](const SourceLoc &L, std::string M) { error(L, std::move(M)); }).run(Body);
 }
 
 } // namespace bankwise::dsl

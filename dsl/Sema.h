@@ -16,6 +16,11 @@ namespace bankwise::dsl {
 /// Words that cannot name a declaration: keywords, thread built-ins and
 /// built-in functions.
 bool isReserved(std::string_view Name);
+/// The geometry words `bdx bdy bdz` (blockDim) and `gdx gdy gdz` (gridDim):
+/// {is grid, axis 0-2}; nullopt for other names. Sema replaces each by the
+/// kernel's block or grid expression.
+std::optional<std::pair<bool, int>> geometryWord(std::string_view Name);
+bool isGeometryWord(std::string_view Name);
 
 class Sema {
 public:
@@ -89,6 +94,15 @@ private:
   void checkBlock(ir::Block &B);
   void checkStmt(ir::Stmt &S);
   void checkSharedBytes(const ir::Kernel &K);
+  /// Floating-point values where an integer is needed (an index, a bound, a
+  /// condition, an operand of % or a bit operator) and floating-point
+  /// values stored in integer-typed locals; errors at the value.
+  void checkFloatUses(const ir::Block &Body);
+  /// Replaces a geometry word (`bdx`, `gdy`, ...) in E by the current
+  /// kernel's block or grid expression; false when E is no such word.
+  bool substituteGeometry(ir::Expr &E);
+  /// The geometry of the kernel whose body is being checked.
+  const ir::Geometry *CurGeo = nullptr;
 };
 
 } // namespace bankwise::dsl

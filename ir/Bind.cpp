@@ -54,6 +54,8 @@ void bindBlock(Block &B, const ConstEnv &Env);
 void bindStmt(Stmt &S, const ConstEnv &Env) {
   if (auto *F = S.as<For>())
     bindBlock(F->Body, Env);
+  else if (auto *W = S.as<While>())
+    bindBlock(W->Body, Env);
   else if (auto *I = S.as<If>()) {
     bindBlock(I->Then, Env);
     bindBlock(I->Else, Env);

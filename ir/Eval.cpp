@@ -30,6 +30,20 @@ struct Evaluator {
     return EvalResult::value(N.Value);
   }
 
+  EvalResult evalNode(const FloatLit &N, const SourceLoc &Loc) {
+    return EvalResult::notConstant(
+        Loc, fmt::format("floating-point literal '{}' is not an integer",
+                         floatSpelling(N.Value)));
+  }
+
+  /// Only the chosen arm is evaluated (its errors only when chosen).
+  EvalResult evalNode(const Select &N, const SourceLoc &) {
+    EvalResult C = eval(*N.Cond);
+    if (!C.ok())
+      return C;
+    return eval(C.Value != 0 ? *N.Then : *N.Else);
+  }
+
   EvalResult evalNode(const VarRef &N, const SourceLoc &Loc) {
     if (Hooks.Var)
       if (auto V = Hooks.Var(N))

@@ -1,5 +1,7 @@
 #include "ir/Expr.h"
 
+#include <fmt/format.h>
+
 namespace bankwise::ir {
 
 std::string_view spelling(UnaryOp Op) {
@@ -128,6 +130,13 @@ int precedence(BinaryOp Op) {
     return 10;
   }
   return 0;
+}
+
+std::string floatSpelling(double V) {
+  std::string S = fmt::format("{}", V);
+  if (S.find_first_of(".eEn") == std::string::npos) // not 1e+20, inf or nan
+    S += ".0";
+  return S;
 }
 
 } // namespace bankwise::ir

@@ -94,6 +94,14 @@ struct IntLit {
   bool operator==(const IntLit &) const = default;
 };
 
+/// A floating-point literal (`0.5`, `1e-3`, `2.5f`): a value for data
+/// arithmetic, never an index. It is f32 (CUDA's `0.5f`) unless it meets an
+/// f64 value, where it is f64 (docs/language.md, "Values and their types").
+struct FloatLit {
+  double Value = 0;
+  bool operator==(const FloatLit &) const = default;
+};
+
 struct VarRef {
   std::string Name;
   VarKind Kind = VarKind::Unresolved;
@@ -139,9 +147,18 @@ struct PermApply {
   bool operator==(const PermApply &) const = default;
 };
 
+/// `Cond ? Then : Else`: each thread evaluates Cond, then only the arm it
+/// chooses (so only that arm's reads are accesses of the thread).
+struct Select {
+  Box<Expr> Cond;
+  Box<Expr> Then;
+  Box<Expr> Else;
+  bool operator==(const Select &) const = default;
+};
+
 struct Expr {
   using Kind = std::variant<IntLit, VarRef, BuiltinRef, Unary, Binary, Call,
-                            ArrayRead, PermApply>;
+                            ArrayRead, PermApply, FloatLit, Select>;
   Kind Node;
   /// The first character of the node; for Unary and Binary, the operator.
   NodeLoc Loc;
@@ -176,6 +193,10 @@ std::string_view spelling(Function Fn);
 std::string_view spelling(Builtin B);
 /// Number of arguments Fn takes: 1 for log2, 2 otherwise.
 int arity(Function Fn);
+
+/// The shortest text that reads back as V and lexes as a floating-point
+/// literal: 0.5 -> "0.5", 1 -> "1.0", 1e-30 -> "1e-30".
+std::string floatSpelling(double V);
 
 /// Binding strength of a binary operator, C's order: 1 for ||, ..., 10 for
 /// * / %. All binary operators associate to the left.

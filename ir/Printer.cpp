@@ -46,6 +46,19 @@ struct ExprPrinter {
   }
 
   void printNode(const IntLit &N) { Out += std::to_string(N.Value); }
+  void printNode(const FloatLit &N) { Out += floatSpelling(N.Value); }
+
+  /// `c ? a : b`: the loosest expression, right-associative; a condition
+  /// that is itself a '?:' gets parentheses.
+  void printNode(const Select &N) {
+    const bool Paren = N.Cond->is<Select>();
+    Out += Paren ? "(" : "";
+    print(*N.Cond);
+    Out += Paren ? ") ? " : " ? ";
+    print(*N.Then);
+    Out += " : ";
+    print(*N.Else);
+  }
   void printNode(const VarRef &N) { Out += N.Name; }
   void printNode(const BuiltinRef &N) { Out += spelling(N.Which); }
 
@@ -55,7 +68,7 @@ struct ExprPrinter {
     // literal -5. Nested operators get parentheses too.
     const Expr &Operand = *N.Operand;
     const bool Paren =
-        Operand.is<Binary>() || Operand.is<Unary>() ||
+        Operand.is<Binary>() || Operand.is<Unary>() || Operand.is<Select>() ||
         (Operand.is<IntLit>() &&
          (N.Op == UnaryOp::Neg || Operand.as<IntLit>()->Value < 0));
     if (Paren)
@@ -67,8 +80,9 @@ struct ExprPrinter {
 
   void printOperand(const Expr &E, int ParentPrec, bool IsRight) {
     const Binary *B = E.as<Binary>();
-    const bool Paren = B && (precedence(B->Op) < ParentPrec ||
-                             (IsRight && precedence(B->Op) == ParentPrec));
+    const bool Paren = E.is<Select>() ||
+                       (B && (precedence(B->Op) < ParentPrec ||
+                              (IsRight && precedence(B->Op) == ParentPrec)));
     if (Paren)
       Out += '(';
     print(E);
@@ -210,13 +224,27 @@ std::string printArrayType(const Array &A) {
 std::string print(const Stmt &S, int Level) {
   std::string Out = indent(Level);
   if (const auto *N = S.as<Assign>()) {
+    Expr Target;
     if (const auto *V = std::get_if<VarRef>(&N->Target))
-      Out += V->Name;
+      Target = Expr{*V, {}};
     else
-      Out += print(Expr{std::get<ArrayRead>(N->Target), {}});
-    Out += " = " + print(N->Value);
+      Target = Expr{std::get<ArrayRead>(N->Target), {}};
+    Out += print(Target);
+    // `t op= v` when the value is `t op v` (what the parser builds from it).
+    const auto *B = N->Value.as<Binary>();
+    if (N->Compound && B && B->Op == *N->Compound && *B->Lhs == Target) {
+      Out += fmt::format(" {}= {}", spelling(B->Op), print(*B->Rhs));
+    } else {
+      Out += " = " + print(N->Value);
+    }
   } else if (const auto *N = S.as<Let>()) {
-    Out += "let " + N->Name + " = " + print(N->Init);
+    Out += "let " + N->Name;
+    if (N->Type)
+      Out += ": " + spelling(*N->Type);
+    Out += " = " + print(N->Init);
+  } else if (const auto *N = S.as<While>()) {
+    Out += "while " + print(N->Cond) + " ";
+    printBlock(Out, N->Body, Level);
   } else if (const auto *N = S.as<For>()) {
     Out += "for " + N->Var + " in " + print(N->Begin) + ".." + print(N->End);
     if (N->Step)

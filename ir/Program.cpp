@@ -261,6 +261,8 @@ void collectArrays(KernelT &K, std::vector<ArrayPtr> &Out) {
         Out.push_back(&D->Decl);
       else if (auto *F = S.template as<For>())
         Self(Self, F->Body);
+      else if (auto *W = S.template as<While>())
+        Self(Self, W->Body);
       else if (auto *I = S.template as<If>()) {
         Self(Self, I->Then);
         Self(Self, I->Else);

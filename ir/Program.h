@@ -117,18 +117,32 @@ struct Stmt;
 using Block = std::vector<Stmt>;
 
 /// `Target = Value`; Target is a local (`x = ...`) or an element (`a[i] =
-/// ...`).
+/// ...`). A compound assignment `t op= v` is held as `t = t op v` with
+/// Compound = op (Value is then a Binary of op whose Lhs is the target), so
+/// every pass sees the read and the write it means; the printer writes it
+/// back as `t op= v`.
 struct Assign {
   std::variant<VarRef, ArrayRead> Target;
   Expr Value;
+  std::optional<BinaryOp> Compound = std::nullopt;
   bool operator==(const Assign &) const = default;
 };
 
-/// `let Name = Init` declares a mutable per-thread local.
+/// `let Name = Init` or `let Name: Type = Init` declares a mutable
+/// per-thread local; Type (a scalar element type) fixes its type, otherwise
+/// its values decide it (docs/language.md, "Values and their types").
 struct Let {
   std::string Name;
   Expr Init;
+  std::optional<ElemType> Type = std::nullopt;
   bool operator==(const Let &) const = default;
+};
+
+/// `while Cond { Body }`: each thread runs Body while Cond is non-zero.
+struct While {
+  Expr Cond;
+  Block Body;
+  bool operator==(const While &) const;
 };
 
 /// `for Var in Begin..End step Step { Body }`: Var = Begin, Begin + Step, ...
@@ -161,7 +175,7 @@ struct ArrayDecl {
 };
 
 struct Stmt {
-  using Kind = std::variant<Assign, Let, For, If, Sync, ArrayDecl>;
+  using Kind = std::variant<Assign, Let, For, If, Sync, ArrayDecl, While>;
   Kind Node;
   NodeLoc Loc;
   bool operator==(const Stmt &) const = default;
@@ -175,6 +189,7 @@ struct Stmt {
 
 inline bool For::operator==(const For &) const = default;
 inline bool If::operator==(const If &) const = default;
+inline bool While::operator==(const While &) const = default;
 
 //===-- Kernels
 //--------------------------------------------------------------===//

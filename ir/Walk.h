@@ -28,6 +28,10 @@ template <class F> void forEachChild(const Expr &E, F &&Fn) {
             Fn(I);
         } else if constexpr (std::is_same_v<T, PermApply>) {
           Fn(*N.Arg);
+        } else if constexpr (std::is_same_v<T, Select>) {
+          Fn(*N.Cond);
+          Fn(*N.Then);
+          Fn(*N.Else);
         }
       },
       E.Node);
@@ -51,7 +55,7 @@ template <class P> bool anySubexpr(const Expr &E, P &&Pred) {
 
 /// Calls Fn(E) for each expression a statement of B holds directly (a
 /// let's init, an assignment's value and target indices, a loop's bounds
-/// and step, a condition), going into nested blocks, in source order.
+/// and step, a condition, a while's condition), going into nested blocks, in source order.
 template <class F> void forEachStmtExpr(const Block &B, F &&Fn) {
   for (const Stmt &St : B) {
     if (const auto *L = St.as<Let>()) {
@@ -71,6 +75,9 @@ template <class F> void forEachStmtExpr(const Block &B, F &&Fn) {
       Fn(I->Cond);
       forEachStmtExpr(I->Then, Fn);
       forEachStmtExpr(I->Else, Fn);
+    } else if (const auto *W = St.as<While>()) {
+      Fn(W->Cond);
+      forEachStmtExpr(W->Body, Fn);
     }
   }
 }

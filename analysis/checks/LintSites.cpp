@@ -138,6 +138,9 @@ private:
           walk(F->Body);
         }
         Env.erase(F->Var);
+      } else if (const auto *W = S.as<ir::While>()) {
+        scan(W->Cond); // its trips are the data's: the walk stops here
+        return;
       } else if (const auto *I = S.as<ir::If>()) {
         scan(I->Cond);
         std::optional<std::int64_t> C = eval(I->Cond);

@@ -225,6 +225,10 @@ bool Analyzer::markSkippable(const ir::Block &B) {
              (F->Step && ReadsKept(*F->Step));
       if (!Here)
         SkipStmts.insert(&S);
+    } else if (const auto *W = S.as<ir::While>()) {
+      Here = markSkippable(W->Body) || ReadsKept(W->Cond);
+      if (!Here)
+        SkipStmts.insert(&S);
     } else if (const auto *I = S.as<ir::If>()) {
       const bool Then = markSkippable(I->Then), Else = markSkippable(I->Else);
       Here = Then || Else || ReadsKept(I->Cond);
@@ -287,6 +291,9 @@ void Analyzer::collectSites(const ir::Block &B) {
       if (F->Step)
         collectSitesInExpr(*F->Step);
       collectSites(F->Body);
+    } else if (const auto *W = S.as<ir::While>()) {
+      collectSitesInExpr(W->Cond);
+      collectSites(W->Body);
     } else if (const auto *I = S.as<ir::If>()) {
       collectSitesInExpr(I->Cond);
       collectSites(I->Then);

@@ -265,6 +265,12 @@ private:
         merge(Locals, declare(F->Var), Var);
         flow(F->Body, Inner);
         Scopes.pop_back();
+      } else if (const auto *W = S.as<ir::While>()) {
+        Deps Inner = Ctx;
+        Inner |= of(W->Cond);
+        Scopes.emplace_back();
+        flow(W->Body, Inner);
+        Scopes.pop_back();
       } else if (const auto *I = S.as<ir::If>()) {
         Deps Inner = Ctx;
         Inner |= of(I->Cond);
@@ -294,6 +300,12 @@ private:
   }
 
   void sitesIn(const ir::Expr &E, ParamSet Ctx) {
+    if (const auto *Sel = E.as<ir::Select>()) { // an arm runs under its condition
+      sitesIn(*Sel->Cond, Ctx);
+      sitesIn(*Sel->Then, Ctx | paramsOf(*Sel->Cond));
+      sitesIn(*Sel->Else, Ctx | paramsOf(*Sel->Cond));
+      return;
+    }
     ir::forEachChild(E, [&](const ir::Expr &C) { sitesIn(C, Ctx); });
     if (const auto *R = E.as<ir::ArrayRead>())
       site(*R, E.Loc, false, Ctx);
@@ -358,6 +370,13 @@ private:
         Scopes.emplace_back();
         declare(F->Var);
         sites(F->Body, Inner);
+        Scopes.pop_back();
+      } else if (const auto *W = S.as<ir::While>()) {
+        // The condition runs once per trip, and decides every trip.
+        const ParamSet Inner = Ctx | paramsOf(W->Cond);
+        sitesIn(W->Cond, Inner);
+        Scopes.emplace_back();
+        sites(W->Body, Inner);
         Scopes.pop_back();
       } else if (const auto *I = S.as<ir::If>()) {
         sitesIn(I->Cond, Ctx);

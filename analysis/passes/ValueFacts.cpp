@@ -124,6 +124,11 @@ void ValueFacts::scanBlock(const ir::Block &B, Scope &S) {
       Loops.push_back(Info);
       scanBlock(F->Body, S);
       S.pop_back();
+    } else if (const auto *W = St.as<ir::While>()) {
+      scanExpr(W->Cond, S);
+      S.emplace_back();
+      scanBlock(W->Body, S);
+      S.pop_back();
     } else if (const auto *I = St.as<ir::If>()) {
       scanExpr(I->Cond, S);
       S.emplace_back();
@@ -148,6 +153,10 @@ ValueClass joinClass(const ValueClass &A, const ValueClass &B, const SourceLoc &
   return computeClass(wantsDouble(A) || wantsDouble(B));
 }
 
+
+ValueClass typedClass(ir::ElemType T) {
+  return isIntElem(T) ? intClass() : computeClass(T.Scalar == ir::ScalarType::F64);
+}
 
 ValueClass ValueFacts::classOf(const ir::Expr &E) const {
   return std::visit(
@@ -199,6 +208,11 @@ ValueClass ValueFacts::classOf(const ir::Expr &E) const {
             throw UserError(E.Loc, fmt::format("codegen: '{}' of a floating-point value",
                                                ir::spelling(N.Op)));
           }
+        } else if constexpr (std::is_same_v<T, ir::FloatLit>) {
+          return computeClass(false); // f32, or f64 beside an f64 (joined by the operator)
+        } else if constexpr (std::is_same_v<T, ir::Select>) {
+          const ValueClass A = classOf(*N.Then), B = classOf(*N.Else);
+          return A == B ? A : joinClass(A, B, E.Loc);
         } else if constexpr (std::is_same_v<T, ir::Call>) {
           if (N.Fn == ir::Function::Min || N.Fn == ir::Function::Max) {
             const ValueClass L = classOf(N.Args[0]), R = classOf(N.Args[1]);
@@ -339,6 +353,8 @@ ValueRange ValueFacts::rangeOf(const ir::Expr &E) const {
           if (P && P->Size)
             return span(0, WideInt(*P->Size) - 1);
           return span(0, WideInt(In.TableBound(N.Perm, N.Inverse)) - 1);
+        } else if constexpr (std::is_same_v<T, ir::Select>) {
+          return join(rangeOf(*N.Then), rangeOf(*N.Else));
         } else {
           return unknownRange();
         }
@@ -367,6 +383,8 @@ bool ValueFacts::uniform(const ir::Expr &E) const {
           return std::all_of(N.Args.begin(), N.Args.end(), [&](const ir::Expr &A) { return uniform(A); });
         } else if constexpr (std::is_same_v<T, ir::PermApply>) {
           return uniform(*N.Arg);
+        } else if constexpr (std::is_same_v<T, ir::Select>) {
+          return uniform(*N.Cond) && uniform(*N.Then) && uniform(*N.Else);
         } else if constexpr (std::is_same_v<T, ir::ArrayRead>) {
           return false;
         } else {
@@ -378,12 +396,16 @@ bool ValueFacts::uniform(const ir::Expr &E) const {
 
 
 void ValueFacts::solve() {
-  // Value classes: a local's class is the join of every value it receives.
+  // Value classes: a typed local's class is its type's (f16, bf16 and f32
+  // compute in float, f64 in double, integers are Int); an untyped local's
+  // is the join of every value it receives.
   for (LocalFacts &L : Lets)
-    L.Class = classOf(*L.Values.front());
+    L.Class = L.Decl->Type ? typedClass(*L.Decl->Type) : classOf(*L.Values.front());
   for (int Round = 0; Round < 16; ++Round) {
     bool Changed = false;
     for (LocalFacts &L : Lets) {
+      if (L.Decl->Type)
+        continue;
       ValueClass C = L.Class;
       for (const ir::Expr *V : L.Values)
         C = joinClass(C, classOf(*V), L.Decl->Init.Loc);
@@ -429,8 +451,13 @@ void ValueFacts::solve() {
         R = join(R, rangeOf(*V));
       if (L.Class.K != ValueClass::Int)
         R = unknownRange();
+      else if (L.Decl->Type) // held in its type: its values stay in the type's range
+        if (const ValueRange T = elemRange(*L.Decl->Type);
+            T.Known && (!R.Known || R.Lo < T.Lo || R.Hi > T.Hi))
+          R = T;
       if (!(R == L.R)) {
-        L.R = Round >= 8 ? unknownRange() : R;
+        // Still growing: any value (of its type, for a typed local).
+        L.R = Round < 8 ? R : L.Decl->Type && L.Class.K == ValueClass::Int ? elemRange(*L.Decl->Type) : unknownRange();
         Changed = true;
       }
     }
@@ -465,15 +492,23 @@ void ValueFacts::solve() {
     IntsFit32 = IntsFit32 && fitsInt32(L.R) && fitsInt32(L.Reach);
   for (const LocalFacts &L : Lets)
     IntsFit32 = IntsFit32 && (L.Class.K != ValueClass::Int || fitsInt32(L.R));
-  ir::forEachStmtExpr(K.Body, [&](const ir::Expr &Root) {
-    ir::forEachSubexpr(Root, [&](const ir::Expr &E) {
-      const ValueClass C = classOf(E);
-      if (C.K == ValueClass::Int && !fitsInt32(rangeOf(E)))
-        IntsFit32 = false;
-      if (C.K == ValueClass::Compute)
-        HasCompute = true;
-    });
-  });
+  // A value stored into a local typed i32 or narrower is computed in that
+  // type (as CUDA's `int acc; acc = acc + a[i];`): its arithmetic does not
+  // widen the index type, though the indices inside it still count.
+  std::set<const ir::Expr *> Narrow;
+  for (const LocalFacts &L : Lets)
+    if (L.Decl->Type && L.Class.K == ValueClass::Int && fitsInt32(elemRange(*L.Decl->Type)))
+      Narrow.insert(L.Values.begin(), L.Values.end());
+  std::function<void(const ir::Expr &, bool)> Visit = [&](const ir::Expr &E, bool InNarrow) {
+    const ValueClass C = classOf(E);
+    if (C.K == ValueClass::Int && !InNarrow && !fitsInt32(rangeOf(E)))
+      IntsFit32 = false;
+    if (C.K == ValueClass::Compute)
+      HasCompute = true;
+    const bool Index = E.is<ir::ArrayRead>() || E.is<ir::PermApply>();
+    ir::forEachChild(E, [&](const ir::Expr &X) { Visit(X, InNarrow && !Index); });
+  };
+  ir::forEachStmtExpr(K.Body, [&](const ir::Expr &Root) { Visit(Root, Narrow.count(&Root) > 0); });
 }
 
 } // namespace bankwise

@@ -46,6 +46,9 @@ ValueClass joinClass(const ValueClass &A, const ValueClass &B, const SourceLoc &
 
 /// An integer element type (not a float, not a vector).
 bool isIntElem(ir::ElemType T);
+/// The class of a local declared with scalar type T (`let acc: f32 = 0`):
+/// Int for integers, Compute in float for f16, bf16 and f32, in double for f64.
+ValueClass typedClass(ir::ElemType T);
 
 using WideInt = __int128_t;
 

@@ -511,6 +511,41 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
                                  return std::nullopt;
                                return static_cast<std::int64_t>(P(static_cast<std::uint64_t>(I)));
                              });
+        } else if constexpr (std::is_same_v<T, FloatLit>) {
+          // Data arithmetic only (Sema keeps it out of indices, bounds and
+          // conditions): no integer value.
+          Val R;
+          R.Unknown = true;
+          R.UnknownSrc = "a floating-point value";
+          return R;
+        } else if constexpr (std::is_same_v<T, Select>) {
+          // Each lane evaluates only the arm it chooses, so an arm's reads
+          // are accesses of the lanes that choose it.
+          const Val C = eval(*N.Cond, M);
+          if (C.Unknown)
+            throw UserError(E.Loc, fmt::format("the condition of '?:' depends on the values of '{}'; "
+                                               "give them with --data",
+                                               C.UnknownSrc));
+          if (!C.concrete())
+            throw NotAffine{"a '?:' whose condition depends on block indices or loop variables"};
+          Mask Then = 0;
+          for (int L = 0; L < Lanes; ++L)
+            if ((M >> L) & 1 && C.lane(L) != 0)
+              Then |= Mask(1) << L;
+          if (Then == M)
+            return eval(*N.Then, M);
+          if (Then == 0)
+            return eval(*N.Else, M);
+          const Val A = eval(*N.Then, Then), B = eval(*N.Else, M & ~Then);
+          if (A.Unknown || B.Unknown)
+            return A.Unknown ? A : B;
+          if (!A.concrete() || !B.concrete())
+            throw NotAffine{"a '?:' whose lanes choose symbolic values"};
+          Val R;
+          R.HasV = true;
+          for (int L = 0; L < Lanes; ++L)
+            R.V[static_cast<std::size_t>(L)] = (Then >> L) & 1 ? A.lane(L) : B.lane(L);
+          return R;
         }
       },
       E.Node);
@@ -737,7 +772,9 @@ void Analyzer::assignLocal(const std::string &Name, const Val &V, Mask M) {
     const auto Index = static_cast<std::size_t>(
         std::find_if(Locals.begin(), Locals.end(), [&](const auto &L) { return &L.second == Old; }) -
         Locals.begin());
-    if (Index < Guards.back().LocalsMark) {
+    if (Index < Guards.back().LocalsMark && Guards.back().Sampled) {
+      Guards.back().Assigned.push_back(Index); // unknown once the loop ends
+    } else if (Index < Guards.back().LocalsMark) {
       Val U;
       U.Unknown = true;
       U.UnknownSrc = Guards.back().Source;
@@ -924,6 +961,65 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
     if (M & ~Then)
       exec(I->Else, M & ~Then);
     Locals.resize(Mark);
+  } else if (const auto *Wh = S.as<ir::While>()) {
+    // Lanes leave as their condition fails; the loop ends when none is left.
+    // Its trip count is the data's, so the fast path does not model it.
+    if (Symbolic)
+      throw NotAffine{"a while loop"};
+    // A condition that reads unknown data keeps its lanes in (those a known
+    // part does not send out) for DataLoopSamples more trips, as a `for`
+    // whose end is data (docs/analysis.md).
+    Mask Live = M;
+    std::int64_t DataTrips = -1;
+    for (std::int64_t Trip = 0;; ++Trip) {
+      const Val C = eval(Wh->Cond, Live);
+      Mask Next = 0;
+      if (C.Unknown) {
+        if (DataTrips < 0) {
+          Guards.push_back({C.UnknownSrc, S.Loc, Locals.size(), true});
+          DataTrips = 0;
+        }
+        Next = Live & ~C.KnownZero;
+      } else {
+        for (int Ln = 0; Ln < Lanes; ++Ln)
+          if ((Live >> Ln) & 1 && C.lane(Ln) != 0)
+            Next |= Mask(1) << Ln;
+      }
+      Live = Next;
+      if (!Live || (DataTrips >= 0 && DataTrips++ >= DataLoopSamples))
+        break;
+      if (Trip >= MaxWhileTrips)
+        throw UserError(S.Loc, fmt::format("while loop runs more than {} times in block {} warp {} "
+                                           "(the analysis limit); does it end?",
+                                           MaxWhileTrips, CurBlock, CurWib));
+      spend(1);
+      if (DataTrips < 0) {
+        exec(Wh->Body, Live);
+        continue;
+      }
+      // Sampled trips: a lane in runs the body, so its assignments hold
+      // (Sampled); a trip that fails ends the sampling.
+      Guards.back().Sampled = true;
+      const std::size_t Mark = Locals.size();
+      try {
+        exec(Wh->Body, Live);
+      } catch (const UserError &) {
+        Locals.resize(Mark);
+        break;
+      }
+    }
+    if (DataTrips >= 0) {
+      // After the loop a lane may have left at any trip: what it assigned
+      // is unknown.
+      for (std::size_t I : Guards.back().Assigned)
+        if (I < Locals.size()) {
+          Val U;
+          U.Unknown = true;
+          U.UnknownSrc = Guards.back().Source;
+          Locals[I].second = U;
+        }
+      Guards.pop_back();
+    }
   } else if (S.is<ir::Sync>()) {
     if (Symbolic) {
       TraceNode Node;
@@ -994,6 +1090,19 @@ void Analyzer::execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Be
   // Only the end is data: the first DataLoopSamples iterations, each lane
   // from its own start; sampling stops at the first iteration that fails
   // (an index leaving its array), which a correct program never reaches.
+  // Within them assignments hold (Sampled); after the loop, what it
+  // assigned is unknown.
+  Guards.back().Sampled = true;
+  auto Forget = [&] {
+    for (std::size_t I : Guards.back().Assigned)
+      if (I < Locals.size()) {
+        Val U;
+        U.Unknown = true;
+        U.UnknownSrc = Guards.back().Source;
+        Locals[I].second = U;
+      }
+    Guards.pop_back();
+  };
   if (Symbolic) {
     if (Begin.Pred >= 0 || Step.Pred >= 0 || !Begin.concrete() || !Step.concrete() || Begin.HasV || Step.HasV)
       throw NotAffine{"a loop whose end reads data and whose start or step depends on the thread, the "
@@ -1011,7 +1120,7 @@ void Analyzer::execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Be
       }
       Locals.pop_back();
     }
-    Guards.pop_back();
+    Forget();
     return;
   }
   Locals.push_back({F.Var, Begin});
@@ -1032,7 +1141,7 @@ void Analyzer::execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Be
     Cur = evalBinary(ir::BinaryOp::Add, Cur, Step, M, Loc);
   }
   Locals.resize(Slot);
-  Guards.pop_back();
+  Forget();
 }
 
 void Analyzer::exec(const ir::Block &B, Mask M) {

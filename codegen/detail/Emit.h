@@ -308,6 +308,11 @@ inline std::string literal(std::int64_t V, bool Long) {
   return V < 0 ? "(" + S + ")" : S;
 }
 
+/// A floating-point literal as C++: `0.5f`, or `0.5` for a double.
+inline std::string floatLiteral(double V, bool Double) {
+  return ir::floatSpelling(V) + (Double ? "" : "f");
+}
+
 /// Prints expressions of one kernel as C++, on the device (layouts, index
 /// type `Index`) or in the CPU reference (logical row-major arrays, per-thread
 /// values indexed by the thread t).
@@ -317,6 +322,8 @@ public:
 
   /// E converted to class Want.
   std::string value(const Expr &E, const VClass &Want, int Prec = 0) const {
+    if (const auto *L = E.as<ir::FloatLit>()) // f32 unless it meets a double
+      return floatLiteral(L->Value, Want.K == VClass::Compute && Want.Double);
     const VClass C = F.classOf(E);
     if (Want.K == VClass::Int) {
       if (C.K == VClass::Int)
@@ -414,6 +421,17 @@ private:
   }
 
   std::string rawNode(const Expr &, const ir::IntLit &N, int) const { return literal(N.Value, false); }
+
+  std::string rawNode(const Expr &, const ir::FloatLit &N, int) const { return floatLiteral(N.Value, false); }
+
+  /// `c ? a : b`, each arm converted to the class of the whole.
+  std::string rawNode(const Expr &E, const ir::Select &N, int) const {
+    const VClass C = F.classOf(E);
+    auto Arm = [&](const Expr &X) {
+      return C.K == VClass::Int ? index(X, 1) : C.K == VClass::Compute ? value(X, C, 1) : raw(X, 1);
+    };
+    return fmt::format("({} ? {} : {})", index(*N.Cond, 1), Arm(*N.Then), Arm(*N.Else));
+  }
 
   std::string rawNode(const Expr &, const ir::VarRef &N, int) const {
     if (auto It = F.Values->LetOf.find(&N); It != F.Values->LetOf.end()) {

@@ -48,7 +48,7 @@ std::string randomGuardedKernel(Rng &R) {
   std::string Decls, Body, Top;
   int Stmts = 1 + static_cast<int>(R.below(3));
   for (int S = 0; S < Stmts; ++S) {
-    switch (R.below(9)) {
+    switch (R.below(11)) {
     case 0: { // the any-shape transpose's guarded read and write
       const char *Guards[] = {"r < RL && c < CL", "c < CL && r < RL", "r < RL", "c < CL && r < RL && c >= 1"};
       const char *G = Guards[R.below(4)];
@@ -119,6 +119,12 @@ std::string randomGuardedKernel(Rng &R) {
       Params += fmt::format(", tb{}: global f32[{}]", S, GX + K + BX);
       Body += fmt::format("    if bx + k < {} {{ tb{}[bx + k + tx] = 1 }}\n",
                           1 + R.below(static_cast<std::uint64_t>(GX + K)), S);
+      break;
+    }
+    case 10: { // '?:' choosing a per-lane index, in a compound assignment
+      Params += fmt::format(", sl{}: global f32[{}]", S, BX);
+      Body += fmt::format("    sl{}[tx < {} ? tx : {} - tx] += g[tid]\n", S, 1 + R.below(static_cast<std::uint64_t>(BX)),
+                          BX - 1);
       break;
     }
     default: { // a shared tile, written and read transposed

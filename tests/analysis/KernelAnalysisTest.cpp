@@ -363,3 +363,52 @@ TEST_CASE("file() permutations are read, relative to the .bw file") {
   const ir::Program Bad = dsl::parseFile(Bw, D2);
   CHECK_THROWS_AS(analyzeKernel(Bad, Bad.Kernels[0]), UserError);
 }
+
+TEST_CASE("'?:' reads only the chosen arm per lane, and compound assignment reads and writes its element") {
+  const ir::Program P = testing::parseOrFail("target sm_90\n"
+                                             "kernel k(a: global f32[64], b: global f32[64], c: global f32[64])\n"
+                                             "    grid (1) block (32) {\n"
+                                             "  c[tx] += tx < 8 ? a[tx] : b[2 * tx]\n"
+                                             "}\n");
+  for (const bool Exhaustive : {false, true}) {
+    AnalysisOptions O;
+    O.Exhaustive = Exhaustive;
+    const KernelReport R = analyzeKernel(P, P.Kernels[0], O);
+    CAPTURE(Exhaustive);
+    REQUIRE(R.Sites.size() == 4); // c read and written, a, b
+    auto Site = [&](const std::string &Array, bool IsWrite) {
+      for (const AccessSiteReport &S : R.Sites)
+        if (S.Array == Array && S.IsWrite == IsWrite)
+          return S;
+      FAIL("no site");
+      return AccessSiteReport{};
+    };
+    CHECK(Site("c", false).Sectors.Max == 4);
+    CHECK(Site("c", true).Sectors.Max == 4);
+    // a: lanes 0-7, 32 bytes in one sector; b: lanes 8-31 at stride 8 bytes.
+    CHECK(Site("a", false).Sectors.Max == 1);
+    CHECK(Site("b", false).Sectors.Max == 6);
+    CHECK(Site("a", false).WarpExecutions == 1);
+  }
+}
+
+TEST_CASE("a while loop is analyzed warp by warp, and one that does not end is an error") {
+  const ir::Program P = testing::parseOrFail("target sm_90\n"
+                                             "kernel k(a: global f32[1024]) grid (1) block (64) {\n"
+                                             "  let i = tx\n"
+                                             "  while i < 1024 { a[i] = 1; i += 64 }\n"
+                                             "}\n");
+  const KernelReport R = analyzeKernel(P, P.Kernels[0]);
+  CHECK(!R.FastPath);
+  CHECK(R.FallbackReason.find("while") != std::string::npos);
+  REQUIRE(R.Sites.size() == 1);
+  CHECK(R.Sites[0].WarpExecutions == 2 * 16); // two warps, 16 trips each
+  CHECK(R.Sites[0].Sectors.Max == 4);
+  const ir::Program Q = testing::parseOrFail("target sm_90\n"
+                                             "kernel k(a: global f32[1024]) grid (1) block (32) {\n"
+                                             "  let i = tx\n"
+                                             "  while i >= 0 { a[i % 1024] = 1 }\n"
+                                             "}\n");
+  CHECK_THROWS_WITH_AS(analyzeKernel(Q, Q.Kernels[0]),
+                       doctest::Contains("while loop runs more than 1048576 times in block 0 warp 0"), UserError);
+}

@@ -77,3 +77,42 @@ TEST_CASE("value facts: arithmetic on vector elements is refused with its locati
   CHECK_THROWS_WITH_AS(ValueFacts(P, P.Kernels[0], noTables()),
                        doctest::Contains("arithmetic on vector elements"), UserError);
 }
+
+TEST_CASE("value facts: an untyped integer accumulator widens the index type, a typed one does not") {
+  // The issue's kernel: `let acc = 0; acc += m[j]` has no bound (it grows
+  // every trip), so some integer value may not fit 32 bits.
+  auto Facts = [](const std::string &Let) {
+    const ir::Program P = parseOrFail("target sm_90\n"
+                                      "kernel k(m: global i32[64][256], r: global i32[64]) grid (1) block (64) {\n"
+                                      "  " + Let + "\n"
+                                      "  for j in 0..256 { acc += m[tx][j] }\n"
+                                      "  r[tx] = acc\n"
+                                      "}\n");
+    const ValueFacts F(P, P.Kernels[0], noTables());
+    return std::pair(F.IntsFit32, local(F, P.Kernels[0], 0).Class);
+  };
+  CHECK(Facts("let acc = 0") == std::pair(false, intClass()));
+  CHECK(Facts("let acc: i32 = 0") == std::pair(true, intClass()));
+  CHECK(Facts("let acc: i64 = 0") == std::pair(false, intClass()));
+  CHECK(Facts("let acc: f32 = 0") == std::pair(true, computeClass(false)));
+  CHECK(Facts("let acc: f64 = 0") == std::pair(true, computeClass(true)));
+}
+
+TEST_CASE("value facts: float literals are f32 data, '?:' joins its arms, geometry words are values") {
+  const ir::Program P = parseOrFail("target sm_90\n"
+                                    "kernel k(a: global f32[4096], b: global f64[4096]) grid (16) block (256) {\n"
+                                    "  let h = 0.5\n"
+                                    "  let d = b[tid] * 0.1\n"
+                                    "  let i = tx < 8 ? bx * bdx + tx : gdx * bdx - 1\n"
+                                    "  let s = tx < 8 ? a[tid] : 2.0\n"
+                                    "  a[i] = h + s\n"
+                                    "  b[tid] = d\n"
+                                    "}\n");
+  const ir::Kernel &K = P.Kernels[0];
+  const ValueFacts F(P, K, noTables());
+  CHECK(local(F, K, 0).Class == computeClass(false));
+  CHECK(local(F, K, 1).Class == computeClass(true));
+  CHECK(local(F, K, 2).Class == intClass());
+  CHECK(local(F, K, 2).R == span(0, 4095));
+  CHECK(local(F, K, 3).Class == computeClass(false));
+}

@@ -125,3 +125,39 @@ TEST_CASE("bindParams evaluates shapes and grids as -D does, and checks constrai
   CHECK_THROWS_AS(ir::bindParams(P.Program, {{"R", 8}, {"C", 0}}), UserError);
   CHECK_THROWS_AS(ir::bindParams(P.Program, {{"RC", 8}}), UserError);
 }
+
+TEST_CASE("CUDA habits: compound assignment, while, '?:', float literals, typed locals, geometry words") {
+  const std::string Src = "target sm_90\n"
+                          "param N\n"
+                          "kernel k(a: global f32[N], h: global i32[64]) grid (N / 64) block (64) {\n"
+                          "  let i: i32 = bx * bdx + tx\n"
+                          "  let s: f32 = 1e-3\n"
+                          "  let c = 0\n"
+                          "  while c < gdx { c += 1; s *= 2.5f }\n"
+                          "  a[i] += s * 0.5 + (tx < 8 ? a[i] : 1_000.25)\n"
+                          "  h[tx] <<= (tx & 1) == 0 ? 1 : tx < 9 ? 2 : 3\n"
+                          "  a[i] = (tx > 1 ? 1 : 0) ? 3.0 : -(tx < 2 ? 1.0 : 2)\n"
+                          "}\n";
+  test::Parsed P = test::parse(Src, "habits.bw");
+  REQUIRE_MESSAGE(P.Diags.diagnostics().empty(), test::render(P.Diags));
+  const std::string Text = ir::print(P.Program);
+  // The sugar survives printing; the geometry words print as the launch.
+  CHECK(Text.find("let i: i32 = bx * 64 + tx") != std::string::npos);
+  CHECK(Text.find("let s: f32 = 0.001") != std::string::npos);
+  CHECK(Text.find("while c < N / 64 {") != std::string::npos);
+  CHECK(Text.find("s *= 2.5") != std::string::npos);
+  CHECK(Text.find("a[i] += s * 0.5 + (tx < 8 ? a[i] : 1000.25)") != std::string::npos);
+  CHECK(Text.find("h[tx] <<= (tx & 1) == 0 ? 1 : tx < 9 ? 2 : 3") != std::string::npos);
+  CHECK(Text.find("a[i] = (tx > 1 ? 1 : 0) ? 3.0 : -(tx < 2 ? 1.0 : 2)") != std::string::npos);
+  test::Parsed Q = test::parse(Text, "printed.bw");
+  CHECK_MESSAGE(Q.Diags.diagnostics().empty(), test::render(Q.Diags) << "\n" << Text);
+  CHECK_MESSAGE(Q.Program == P.Program, Text);
+  CHECK(ir::print(Q.Program) == Text);
+  // `a[i] += v` is the assignment `a[i] = a[i] + v`, marked compound.
+  const auto &Body = P.Program.Kernels[0].Body;
+  const auto *A = Body[4].as<ir::Assign>();
+  REQUIRE(A);
+  CHECK(A->Compound == ir::BinaryOp::Add);
+  REQUIRE(A->Value.is<ir::Binary>());
+  CHECK(A->Value.as<ir::Binary>()->Lhs->is<ir::ArrayRead>());
+}

@@ -51,6 +51,9 @@ constexpr int SymbolicUnrollTrips = 64;
 /// cover every residue of an affine index mod 32 elements, on which warp
 /// costs depend (docs/analysis.md).
 constexpr int DataLoopSamples = 32;
+/// A while loop that runs more often than this in one warp is an error
+/// (docs/language.md): the analysis never hangs on one that does not end.
+constexpr std::int64_t MaxWhileTrips = std::int64_t(1) << 20;
 using LaneArr = std::array<std::int64_t, MaxLanes>;
 using Mask = std::uint64_t;
 
@@ -446,6 +449,10 @@ private:
     SourceLoc Loc;
     std::size_t LocalsMark = 0;
     bool Loop = false;
+    /// A `while` whose trips are sampled: a lane still in runs the body,
+    /// so assignments hold until the loop ends (Assigned: their Locals).
+    bool Sampled = false;
+    std::vector<std::size_t> Assigned;
   };
   std::vector<DataGuard> Guards;
   std::vector<VarDomain> Domains;
