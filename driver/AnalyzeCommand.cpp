@@ -16,6 +16,7 @@
 #include "ir/Printer.h"
 #include "support/Diagnostic.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <iostream>
@@ -114,14 +115,18 @@ nlohmann::json rangeJson(const SizeRange &R) {
   return {{"min", R.Min}, {"max", R.Max}, {"max_when", R.MaxWhen}, {"min_when", R.MinWhen}};
 }
 
-/// The correctness checks of Prog (analysis/checks/Checks.h), printed to
-/// stderr and kept for the JSON report; true when one is an error.
+/// The correctness checks of Prog (analysis/checks/Checks.h), under
+/// "diagnostics" in the JSON report and, without --json (whose readers take
+/// stdout and stderr together as often as not), on stderr; true when one is
+/// an error.
 bool runChecks(const AnalyzeOptions &O, const ir::Program &Prog, const AnalysisOptions &AO, nlohmann::json &J) {
   CorrectnessOptions CO;
   CO.Data = &AO.Data;
   CO.OnlyKernel = O.Kernel;
   const std::vector<LintFinding> Findings = sortedFindings(runCorrectnessChecks(Prog, CO));
   J["diagnostics"] = findingsJson(Findings);
+  if (O.Json)
+    return std::any_of(Findings.begin(), Findings.end(), [](const LintFinding &F) { return F.Sev == Severity::Error; });
   return printFindings(std::cerr, Findings);
 }
 
