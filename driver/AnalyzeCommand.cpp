@@ -8,6 +8,7 @@
 #include "analysis/passes/KernelAnalysis.h"
 #include "analysis/passes/SiteJson.h"
 #include "driver/Commands.h"
+#include "driver/Findings.h"
 #include "driver/Output.h"
 #include "driver/ProgramInput.h"
 #include "dsl/Parser.h"
@@ -15,6 +16,7 @@
 #include "ir/Printer.h"
 #include "support/Diagnostic.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <iostream>
@@ -113,6 +115,21 @@ nlohmann::json rangeJson(const SizeRange &R) {
   return {{"min", R.Min}, {"max", R.Max}, {"max_when", R.MaxWhen}, {"min_when", R.MinWhen}};
 }
 
+/// The correctness checks of Prog (analysis/checks/Checks.h), under
+/// "diagnostics" in the JSON report and, without --json (whose readers take
+/// stdout and stderr together as often as not), on stderr; true when one is
+/// an error.
+bool runChecks(const AnalyzeOptions &O, const ir::Program &Prog, const AnalysisOptions &AO, nlohmann::json &J) {
+  CorrectnessOptions CO;
+  CO.Data = &AO.Data;
+  CO.OnlyKernel = O.Kernel;
+  const std::vector<LintFinding> Findings = sortedFindings(runCorrectnessChecks(Prog, CO));
+  J["diagnostics"] = findingsJson(Findings);
+  if (O.Json)
+    return std::any_of(Findings.begin(), Findings.end(), [](const LintFinding &F) { return F.Sev == Severity::Error; });
+  return printFindings(std::cerr, Findings);
+}
+
 /// analyze without -D for the runtime sizes: figures over every size.
 int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOptions &AO) {
   // Layout choice needs sizes: it runs at the representative sizes compile
@@ -130,6 +147,7 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOption
   J["file"] = O.File;
   J["seed"] = O.Seed;
   J["runtime_params"] = Prog.runtimeParams();
+  const bool CheckErrors = runChecks(O, Prog, AO, J);
   std::string Text = fmt::format("{}: runtime sizes {}; figures over every size (give them with -D for "
                                  "one size's counts and model time)\n",
                                  O.File, fmt::join(Prog.runtimeParams(), ", "));
@@ -192,7 +210,8 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOption
   }
   if (!AnyKernel)
     throw UserError(fmt::format("no kernel named '{}' in {}", O.Kernel, O.File));
-  return emitReport(O.Json, J, Text);
+  const int Rc = emitReport(O.Json, J, Text);
+  return CheckErrors ? 2 : Rc;
 }
 
 int runAnalyze(const AnalyzeOptions &O) {
@@ -221,6 +240,7 @@ int runAnalyze(const AnalyzeOptions &O) {
   nlohmann::json J;
   J["file"] = O.File;
   J["seed"] = O.Seed;
+  const bool CheckErrors = runChecks(O, Prog, AO, J);
   std::string Text = fmt::format("{}: seed {} (RAP tables of layout auto)\n", O.File, O.Seed);
   for (const ColoredScheduleReport &C : Colored) {
     if (C.Auto) {
@@ -442,7 +462,8 @@ int runAnalyze(const AnalyzeOptions &O) {
   }
   if (!AnyKernel)
     throw UserError(fmt::format("no kernel named '{}' in {}", O.Kernel, O.File));
-  return emitReport(O.Json, J, Text);
+  const int Rc = emitReport(O.Json, J, Text);
+  return CheckErrors ? 2 : Rc;
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 
 #include "codegen/Codegen.h"
 #include "driver/Commands.h"
+#include "driver/Findings.h"
 #include "driver/ProgramInput.h"
 #include "dsl/Parser.h"
 #include "pipeline/Pipeline.h"
@@ -235,8 +236,19 @@ int runCompile(const CompileOptions &O) {
   PO.Layouts.Seed = O.Seed;
   PO.Layouts.Analysis = AO;
   PO.dumpAfter(O.DumpAfter, std::cerr);
+  // The correctness checks: a racy or divergent-barrier program is never
+  // emitted. Runtime sizes are checked at their representative sizes (and
+  // one above), the constant ones after the passes, so that kernels a
+  // schedule generates are checked too.
+  std::optional<ir::Program> Generic;
+  if (!Read->runtimeParams().empty())
+    Generic = *Read;
   const PipelineResult P = runPipeline(std::move(*Read), PO);
   const ir::Program &Prog = P.Program;
+  CorrectnessOptions Checks;
+  Checks.Data = &AO.Data;
+  if (printFindings(std::cerr, sortedFindings(runCorrectnessChecks(Generic ? *Generic : Prog, Checks))))
+    return 2;
   // schedule auto's choices, with the estimates behind them.
   for (const ColoredScheduleReport &C : P.Colored) {
     if (C.Auto)

@@ -240,6 +240,7 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
   struct Figures {
     std::vector<LintSite> Sites;
     std::optional<UserError> Error;
+    std::vector<LintFinding> Correctness; ///< the checks over the kernel's trace
   };
   std::vector<Figures> Work(LoweredKernels.size());
   const unsigned Cores = AnalysisThreads ? AnalysisThreads : std::max(1u, std::thread::hardware_concurrency());
@@ -260,6 +261,20 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
         Work[W].Sites = lintSites(One, One.Kernels.front(), SO);
       } catch (const UserError &E) {
         Work[W].Error = E;
+        continue;
+      }
+      // The correctness checks, on the same lowered kernel; a size at which
+      // it fails (a grid of no block, say) is a note, not a lost kernel.
+      try {
+        CorrectnessOptions CO;
+        CO.Trace.UncertainSites = LK.UncertainMask;
+        CO.Trace.AtomicSites = LK.AtomicSites;
+        CO.BarrierName = "__syncthreads()";
+        Work[W].Correctness = runCorrectnessChecks(One, CO);
+      } catch (const UserError &E) {
+        Work[W].Correctness.push_back(
+            {"bankwise-unanalyzed", Severity::Note, E.diagnostic().Loc.Line ? E.diagnostic().Loc : LK.Loc,
+             fmt::format("correctness checks not run on kernel '{}': {}", LK.Display, E.diagnostic().Message), {}});
       }
     }
   };
@@ -288,10 +303,15 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
     KR.Sites = std::move(Fig.Sites);
     KR.Analyzed = true;
     for (const CheckInfo &C : allChecks())
-      for (LintFinding &F : C.Run(KR.Sites)) {
-        F.Notes.push_back({LK.Loc, fmt::format("figures for kernel '{}' with {}", LK.Display, LK.LaunchNote)});
-        addFinding(R, std::move(F), LK.Display);
-      }
+      if (C.Run)
+        for (LintFinding &F : C.Run(KR.Sites)) {
+          F.Notes.push_back({LK.Loc, fmt::format("figures for kernel '{}' with {}", LK.Display, LK.LaunchNote)});
+          addFinding(R, std::move(F), LK.Display);
+        }
+    for (LintFinding &F : Fig.Correctness) {
+      F.Notes.push_back({LK.Loc, fmt::format("kernel '{}' with {}", LK.Display, LK.LaunchNote)});
+      addFinding(R, std::move(F), LK.Display);
+    }
     R.Kernels.push_back(std::move(KR));
   }
   std::stable_sort(R.Findings.begin(), R.Findings.end(), [](const FileFinding &A, const FileFinding &B) {
@@ -497,7 +517,7 @@ int runLint(const LintOptions &O) {
   };
   onWorkers(Workers, Work);
 
-  bool ToolError = false, Findings = false;
+  bool ToolError = false, Findings = false, CheckErrors = false;
   for (std::size_t I = 0; I < Results.size(); ++I) {
     if (!Errors[I].empty()) {
       std::cerr << Errors[I] << '\n';
@@ -509,8 +529,11 @@ int runLint(const LintOptions &O) {
         for (const FileFinding &F : Results[I].Findings)
           std::cerr << fmt::format("{}: error: {}\n", locText(F.F.Loc), F.F.Message);
     }
-    for (const FileFinding &F : Results[I].Findings)
+    for (const FileFinding &F : Results[I].Findings) {
       Findings |= F.F.Sev == Severity::Warning;
+      // A race or a divergent barrier is a wrong program, not a cost.
+      CheckErrors |= F.F.Sev == Severity::Error && F.F.Check.rfind("bankwise-", 0) == 0;
+    }
   }
   if (O.EmitBw) {
     for (const FileResult &R : Results)
@@ -525,7 +548,7 @@ int runLint(const LintOptions &O) {
   }
   if (ToolError)
     return 2;
-  return Findings && O.Werror ? 1 : 0;
+  return CheckErrors || (Findings && O.Werror) ? 1 : 0;
 }
 
 } // namespace

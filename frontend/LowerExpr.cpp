@@ -505,8 +505,10 @@ LVal KernelLowering::lowerCall(const clang::CallExpr *C, ir::Block &Out) {
       absorb(V, lowerValue(C->getArg(I), Out));
     std::string Why;
     if (std::optional<PtrVal> P = lowerPointer(C->getArg(0), Out, Why)) {
-      if (std::optional<Expr> T = accessAt(*P, L, C->getBeginLoc()))
+      if (std::optional<Expr> T = accessAt(*P, L, C->getBeginLoc())) {
         Out.push_back({ir::Assign{*T->as<ir::ArrayRead>(), V.materialize()}, ir::NodeLoc(L)});
+        Info.AtomicSites.push_back(L);
+      }
     } else {
       unknownAccess(L, Why, C->getBeginLoc());
     }

@@ -18,9 +18,16 @@ rm -rf "$scratch"
 mkdir -p "$scratch"
 tar xzf "$results/lint-corpus-ncu.tgz" -C "$scratch"
 cp "$root"/bench/lint-corpus/*.lint.json "$scratch/lint-corpus-ncu/"
+# The files the GPU run measured (a corpus file added since has no ncu
+# export yet: it is listed, and joins the tables at the next GPU run).
 stems=()
 for f in "$root"/bench/lint-corpus/*.lint.json; do
-  stems+=("$(basename "$f" .lint.json)")
+  stem=$(basename "$f" .lint.json)
+  if [ -f "$scratch/lint-corpus-ncu/$stem.cuda-sass.csv" ] || grep -q "$stem" "$results/lint-corpus.md"; then
+    stems+=("$stem")
+  else
+    echo "check-lint-corpus-table: $stem not measured on the GPU yet (rerun scripts/gpu-lint-corpus.sh)"
+  fi
 done
 field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
 status=0

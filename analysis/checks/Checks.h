@@ -1,18 +1,23 @@
-// The lint's checks, clang-tidy's way: one name per check, used for its
-// unit (analysis/checks/NameCheck.{h,cpp}), its tests (tests/lint/name/),
-// its docs entry and its line in allChecks().
+// The checks, clang-tidy's way: one name per check, used for its unit
+// (analysis/checks/NameCheck.{h,cpp}), its tests (tests/lint/name/ on CUDA,
+// tests/checks/name/ on .bw), its docs entry and its line in allChecks().
+// Two kinds: the lint's cost checks read access-site figures (LintSite);
+// the correctness checks read the program and each kernel's thread-by-thread
+// trace (CheckedProgram) and run on `analyze`, `compile` and `lint` alike.
 #pragma once
 
 #include "analysis/checks/LintSites.h"
+#include "analysis/passes/ThreadTrace.h"
 #include "support/Diagnostic.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace bankwise {
 
-/// One diagnostic of a check: a warning (or a note where the figures are
-/// worst cases the lint cannot confirm), with its notes.
+/// One diagnostic of a check: an error, a warning (or a note where the
+/// figures are worst cases the lint cannot confirm), with its notes.
 struct LintFinding {
   std::string Check; ///< "bankwise-bank-conflict"
   Severity Sev = Severity::Warning;
@@ -27,14 +32,62 @@ struct LintFinding {
 
 using CheckFn = std::vector<LintFinding> (*)(const std::vector<LintSite> &);
 
+/// A kernel of a CheckedProgram and its trace (absent when the kernel was
+/// not selected).
+struct CheckedKernel {
+  const ir::Kernel *K = nullptr;
+  std::optional<KernelTrace> Trace;
+};
+
+/// What the correctness checks read: a program whose sizes are all bound,
+/// its kernels' traces, and the sizes the binding chose (a note for every
+/// finding; empty when every size was a constant).
+struct CheckedProgram {
+  const ir::Program *Prog = nullptr;
+  std::vector<CheckedKernel> Kernels;
+  std::string SizesNote;
+  /// How the input spells a block barrier: "sync", or "__syncthreads()".
+  std::string BarrierName = "sync";
+  /// The trace of the kernel named Name; nullptr when it has none.
+  const KernelTrace *traceOf(const std::string &Name) const;
+};
+
+using ProgramCheckFn = std::vector<LintFinding> (*)(const CheckedProgram &);
+
+/// A check reads either the lint's sites (Run) or a traced program
+/// (RunProgram); the other is null.
 struct CheckInfo {
   const char *Name;
   const char *Summary;
-  CheckFn Run;
+  CheckFn Run = nullptr;
+  ProgramCheckFn RunProgram = nullptr;
 };
 
 /// Every check, in the order their diagnostics are listed.
 const std::vector<CheckInfo> &allChecks();
+
+struct CorrectnessOptions {
+  /// analyze --data: contents of arrays indices read.
+  const std::map<std::string, std::vector<std::int64_t>, std::less<>> *Data = nullptr;
+  /// Check only this kernel (and the other kernels of its launch), or the
+  /// kernels of this launch; empty: every kernel.
+  std::string OnlyKernel;
+  TraceOptions Trace;
+  /// How the input spells a block barrier (CheckedProgram::BarrierName).
+  std::string BarrierName = "sync";
+};
+
+/// The findings of every correctness check on Prog, at its sizes; a
+/// program with runtime sizes is checked at the representative sizes
+/// (ir::representativeSizes) and again with each free runtime param one
+/// above (where its `where` allows: a grid that does not divide shows there),
+/// each finding noting the sizes. Throws UserError where the program fails
+/// at run time (an index outside its array, say), located.
+std::vector<LintFinding> runCorrectnessChecks(const ir::Program &Prog, const CorrectnessOptions &Opts = {});
+
+/// The findings as Clang-style diagnostics, "... [bankwise-NAME]" then its
+/// notes, in order.
+std::vector<Diagnostic> findingDiagnostics(const LintFinding &F);
 
 /// "{N}-way" phrase helpers shared by the checks: "load from" or "store to".
 inline const char *accessPhrase(const LintSite &S) { return S.IsWrite ? "store to" : "load from"; }

@@ -1,0 +1,121 @@
+#include "analysis/checks/UninitializedSharedReadCheck.h"
+
+#include "analysis/checks/SharedRaceCheck.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+
+namespace bankwise {
+
+namespace {
+
+struct Uninit {
+  TracedAccess Read;
+  std::optional<TracedAccess> LaterWrite;
+  const BlockTrace *Block = nullptr;
+  std::int64_t Reads = 0;
+};
+
+} // namespace
+
+std::vector<LintFinding> checkUninitializedSharedReads(const CheckedProgram &P) {
+  std::vector<LintFinding> Out;
+  for (const CheckedKernel &C : P.Kernels) {
+    if (!C.Trace || !C.Trace->BarriersAgree || C.Trace->DataControl)
+      continue; // accesses left out: a missing write proves nothing
+    const KernelTrace &T = *C.Trace;
+    const ir::Kernel &K = *C.K;
+    // Arrays a write of unknown index may have initialized anywhere, and the
+    // kernel's shared parameters (data already there).
+    std::set<const ir::Array *> Skip;
+    for (std::size_t S = 0; S < T.Sites.size(); ++S)
+      if (T.Sites[S].IsWrite && T.DataDependent[S] > 0)
+        Skip.insert(T.Sites[S].Arr);
+    for (const ir::Array &A : K.Params)
+      Skip.insert(&A);
+    std::map<int, Uninit> Found; // by read site
+    for (const BlockTrace &B : T.Blocks) {
+      const std::vector<TracedAccess> A = sortedByElement(T, B);
+      const auto ArrOf = [&](const TracedAccess &X) { return T.Sites[static_cast<std::size_t>(X.Site)].Arr; };
+      for (std::size_t I = 0; I < A.size();) {
+        // One element's accesses, by interval, thread and program order.
+        std::size_t J = I + 1;
+        while (J < A.size() && A[J].Elem == A[I].Elem && ArrOf(A[J]) == ArrOf(A[I]))
+          ++J;
+        if (Skip.count(ArrOf(A[I]))) {
+          I = J;
+          continue;
+        }
+        bool Earlier = false; // written in an earlier interval
+        for (std::size_t X = I; X < J;) {
+          std::size_t Y = X; // the interval A[X].Interval is A[X..Y)
+          std::set<std::int32_t> Writers;
+          std::map<std::int32_t, std::int64_t> FirstWrite; // per thread, its first write's Seq
+          while (Y < J && A[Y].Interval == A[X].Interval) {
+            if (A[Y].Write) {
+              Writers.insert(A[Y].Thread);
+              FirstWrite.try_emplace(A[Y].Thread, A[Y].Seq);
+            }
+            ++Y;
+          }
+          for (std::size_t R = X; R < Y; ++R) {
+            if (A[R].Write || Earlier || T.Sites[static_cast<std::size_t>(A[R].Site)].Uncertain)
+              continue;
+            const auto Own = FirstWrite.find(A[R].Thread);
+            const bool ByOther = Writers.size() > (Own == FirstWrite.end() ? 0u : 1u);
+            if (ByOther || (Own != FirstWrite.end() && Own->second < A[R].Seq))
+              continue;
+            auto [It, New] = Found.try_emplace(A[R].Site);
+            if (New) {
+              It->second.Read = A[R];
+              It->second.Block = &B;
+              for (std::size_t W = R; W < J; ++W)
+                if (A[W].Write) {
+                  It->second.LaterWrite = A[W];
+                  break;
+                }
+            }
+            ++It->second.Reads;
+          }
+          Earlier = Earlier || !Writers.empty();
+          X = Y;
+        }
+        I = J;
+      }
+    }
+    for (const auto &[Site, U] : Found) {
+      const TraceSite &RS = T.Sites[static_cast<std::size_t>(Site)];
+      LintFinding F;
+      F.Check = "bankwise-uninitialized-shared-read";
+      F.Sev = Severity::Warning;
+      F.Loc = RS.Loc;
+      F.Message = fmt::format("thread {} reads {} before any thread of its block wrote it{}",
+                              threadText(K.Geo.BlockDim, U.Read.Thread), elementText(*RS.Arr, U.Read.Elem),
+                              blockSuffix(T, *U.Block));
+      if (U.Reads > 1)
+        F.Notes.push_back({RS.Loc, fmt::format("{} reads at this site read an element no thread wrote before them",
+                                               U.Reads)});
+      if (U.LaterWrite) {
+        const TraceSite &WS = T.Sites[static_cast<std::size_t>(U.LaterWrite->Site)];
+        F.Notes.push_back({WS.Loc, fmt::format("thread {} writes it here, after the read{}",
+                                               threadText(K.Geo.BlockDim, U.LaterWrite->Thread),
+                                               U.LaterWrite->Interval > U.Read.Interval ? " (a later 'sync' apart)"
+                                                                                        : "")});
+        F.Notes.push_back({RS.Loc, "write the element before the read, with a 'sync' between them when another "
+                                   "thread writes it"});
+      } else {
+        F.Notes.push_back({RS.Loc, fmt::format("no thread of the block writes {} at all: write it before the read, "
+                                               "or read only elements written",
+                                               elementText(*RS.Arr, U.Read.Elem))});
+      }
+      if (!T.EveryBlock)
+        F.Notes.push_back({K.Loc, fmt::format("shared memory checked in {} of kernel '{}'", T.blocksText(), K.Name)});
+      Out.push_back(std::move(F));
+    }
+  }
+  return Out;
+}
+
+} // namespace bankwise

@@ -1,0 +1,513 @@
+#include "analysis/passes/ThreadTrace.h"
+
+#include "analysis/passes/PermutationTables.h"
+#include "ir/Bind.h"
+#include "ir/Eval.h"
+#include "ir/Walk.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <set>
+#include <unordered_map>
+
+namespace bankwise {
+
+namespace {
+
+/// The work limit was reached: what was being traced is abandoned.
+struct OverBudget {};
+
+/// A shared, global or local array as the tracer sees it.
+struct ArrayRt {
+  const ir::Array *Decl = nullptr;
+  const std::vector<std::int64_t> *Data = nullptr; ///< --data values
+  std::optional<TableView> Holds;
+  int CoverageIdx = -1; ///< into the coverage being filled, -1: none
+};
+
+class Tracer {
+public:
+  Tracer(const ir::Program &Prog, const ir::Kernel &K, const TraceOptions &Opts, KernelTrace &Out)
+      : Prog(Prog), K(K), Opts(Opts), Out(Out), Params(ir::paramValues(Prog)), Perms(Prog) {
+    BlockDim = K.Geo.BlockDim;
+    Grid = K.Geo.GridDim;
+    Tpb = K.Geo.threadsPerBlock();
+    Warp = Prog.Mach ? Prog.Mach->warpSize() : 32;
+    auto Add = [&](const ir::Array &A) {
+      if (Arrays.count(A.Name))
+        return; // the kernel's own array hides a top-level one
+      ArrayRt R;
+      R.Decl = &A;
+      if (Opts.Data)
+        if (auto It = Opts.Data->find(A.Name); It != Opts.Data->end())
+          R.Data = &It->second;
+      if (A.Holds)
+        R.Holds = Perms.table(A.Holds->Perm, A.Holds->Inverse);
+      Arrays.emplace(A.Name, R);
+    };
+    for (const ir::Array *A : K.arrays())
+      Add(*A);
+    for (const ir::Array &A : Prog.Arrays)
+      Add(A);
+    collectSites(K.Body);
+    Out.Sites = Sites;
+    Out.DataDependent.assign(Sites.size(), 0);
+  }
+
+  /// Runs every thread of block B; returns false when the work limit was
+  /// reached.
+  bool runBlock(const std::array<std::int64_t, 3> &B, BlockTrace *Shared, std::int64_t Limit) {
+    Bid = B;
+    CurShared = Shared;
+    BudgetLeft = Limit;
+    std::optional<std::int32_t> Syncs;
+    try {
+      for (std::int64_t T = 0; T < Tpb; ++T) {
+        Flat = T;
+        Tid3 = {T % BlockDim[0], (T / BlockDim[0]) % BlockDim[1], T / (BlockDim[0] * BlockDim[1])};
+        Interval = 0;
+        Seq = 0;
+        Locals.clear();
+        exec(K.Body);
+        if (Syncs && *Syncs != Interval)
+          Out.BarriersAgree = false;
+        Syncs = Interval;
+      }
+    } catch (const OverBudget &) {
+      return false;
+    }
+    return true;
+  }
+
+  std::int64_t used(std::int64_t Limit) const { return Limit - BudgetLeft; }
+
+  std::vector<ArrayCoverage> *CurCoverage = nullptr;
+  std::map<std::string, ArrayRt, std::less<>> Arrays;
+
+private:
+  void collectSites(const ir::Block &B) {
+    ir::forEachStmtExpr(B, [&](const ir::Expr &Root) {
+      ir::forEachSubexpr(Root, [&](const ir::Expr &E) {
+        if (const auto *R = E.as<ir::ArrayRead>())
+          addSite(R, E.Loc, false);
+      });
+    });
+    walkWrites(B);
+  }
+  void walkWrites(const ir::Block &B) {
+    for (const ir::Stmt &S : B) {
+      if (const auto *A = S.as<ir::Assign>()) {
+        if (const auto *R = std::get_if<ir::ArrayRead>(&A->Target))
+          addSite(R, S.Loc, true);
+      } else if (const auto *F = S.as<ir::For>()) {
+        walkWrites(F->Body);
+      } else if (const auto *Wh = S.as<ir::While>()) {
+        walkWrites(Wh->Body);
+      } else if (const auto *I = S.as<ir::If>()) {
+        walkWrites(I->Then);
+        walkWrites(I->Else);
+      }
+    }
+  }
+  void addSite(const ir::ArrayRead *R, const SourceLoc &Loc, bool IsWrite) {
+    const ir::Array *A = Prog.findArray(K, R->Array);
+    if (!A || A->Space == ir::MemSpace::Local)
+      return;
+    SiteOf.emplace(R, static_cast<int>(Sites.size()));
+    const bool Uncertain =
+        std::find(Opts.UncertainSites.begin(), Opts.UncertainSites.end(), Loc) != Opts.UncertainSites.end();
+    const bool Atomic =
+        IsWrite && std::find(Opts.AtomicSites.begin(), Opts.AtomicSites.end(), Loc) != Opts.AtomicSites.end();
+    Sites.push_back({R, Loc, A, IsWrite, Uncertain, Atomic});
+  }
+
+  void spend() {
+    if (--BudgetLeft < 0)
+      throw OverBudget{};
+  }
+
+  [[noreturn]] void runtimeError(const SourceLoc &Loc, const std::string &Msg) const {
+    const std::int64_t BlockLin = (Bid[2] * Grid[1] + Bid[1]) * Grid[0] + Bid[0];
+    throw UserError(Loc, fmt::format("{} (thread tid = {}: block ({}, {}, {}), thread ({}, {}, {}))", Msg,
+                                     BlockLin * Tpb + Flat, Bid[0], Bid[1], Bid[2], Tid3[0], Tid3[1], Tid3[2]));
+  }
+
+  std::optional<std::int64_t> builtin(ir::Builtin B) const {
+    switch (B) {
+    case ir::Builtin::Tx: return Tid3[0];
+    case ir::Builtin::Ty: return Tid3[1];
+    case ir::Builtin::Tz: return Tid3[2];
+    case ir::Builtin::Bx: return Bid[0];
+    case ir::Builtin::By: return Bid[1];
+    case ir::Builtin::Bz: return Bid[2];
+    case ir::Builtin::Lane: return Flat % Warp;
+    case ir::Builtin::Warp: return Flat / Warp;
+    case ir::Builtin::Tid: return ((Bid[2] * Grid[1] + Bid[1]) * Grid[0] + Bid[0]) * Tpb + Flat;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::int64_t> *findLocal(const std::string &Name) {
+    for (auto It = Locals.rbegin(); It != Locals.rend(); ++It)
+      if (*It->first == Name)
+        return &It->second;
+    return nullptr;
+  }
+
+  /// The value of E in the current thread; nullopt when it reads unknown data.
+  std::optional<std::int64_t> eval(const ir::Expr &E) {
+    spend();
+    if (const auto *L = E.as<ir::IntLit>())
+      return L->Value;
+    if (E.is<ir::FloatLit>()) // a value, never an index (Sema)
+      return std::nullopt;
+    if (const auto *Sel = E.as<ir::Select>()) {
+      // Only the chosen arm runs (and accesses memory).
+      const std::optional<std::int64_t> C = eval(*Sel->Cond);
+      if (!C) {
+        noteDataControl(E.Loc);
+        return std::nullopt;
+      }
+      return eval(*C != 0 ? *Sel->Then : *Sel->Else);
+    }
+    if (const auto *V = E.as<ir::VarRef>()) {
+      if (std::optional<std::int64_t> *Slot = findLocal(V->Name))
+        return *Slot;
+      if (auto It = Params.find(V->Name); It != Params.end())
+        return It->second;
+      runtimeError(E.Loc, fmt::format("'{}' has no value", V->Name));
+    }
+    if (const auto *B = E.as<ir::BuiltinRef>())
+      return builtin(B->Which);
+    if (const auto *U = E.as<ir::Unary>()) {
+      const std::optional<std::int64_t> X = eval(*U->Operand);
+      if (!X)
+        return std::nullopt;
+      switch (U->Op) {
+      case ir::UnaryOp::Neg:
+        if (*X == INT64_MIN)
+          runtimeError(E.Loc, fmt::format("integer overflow: -({}) does not fit in 64 bits", *X));
+        return -*X;
+      case ir::UnaryOp::Not: return *X == 0 ? 1 : 0;
+      case ir::UnaryOp::BitNot: return ~*X;
+      }
+    }
+    if (const auto *B = E.as<ir::Binary>()) {
+      const std::optional<std::int64_t> L = eval(*B->Lhs);
+      if (B->Op == ir::BinaryOp::LogAnd || B->Op == ir::BinaryOp::LogOr) {
+        if (!L)
+          return std::nullopt;
+        const bool LhsTrue = *L != 0;
+        if (B->Op == ir::BinaryOp::LogAnd ? !LhsTrue : LhsTrue)
+          return LhsTrue ? 1 : 0;
+        const std::optional<std::int64_t> R = eval(*B->Rhs);
+        if (!R)
+          return std::nullopt;
+        return *R != 0 ? 1 : 0;
+      }
+      const std::optional<std::int64_t> R = eval(*B->Rhs);
+      if (!L || !R)
+        return std::nullopt;
+      return checked(ir::applyBinary(B->Op, *L, *R, E.Loc));
+    }
+    if (const auto *C = E.as<ir::Call>()) {
+      std::vector<std::int64_t> Args;
+      bool Known = true;
+      for (const ir::Expr &A : C->Args) {
+        const std::optional<std::int64_t> V = eval(A);
+        Known = Known && V;
+        Args.push_back(V.value_or(0));
+      }
+      if (!Known)
+        return std::nullopt;
+      return checked(ir::applyCall(C->Fn, Args, E.Loc));
+    }
+    if (const auto *P = E.as<ir::PermApply>()) {
+      const std::optional<std::int64_t> X = eval(*P->Arg);
+      if (!X)
+        return std::nullopt;
+      const Permutation &Perm = Perms.get(P->Perm, P->Inverse);
+      if (*X < 0 || static_cast<std::uint64_t>(*X) >= Perm.size())
+        runtimeError(E.Loc, fmt::format("index {} is outside 0..{} of permutation '{}'", *X, Perm.size() - 1,
+                                        P->Perm));
+      return static_cast<std::int64_t>(Perm(static_cast<std::uint64_t>(*X)));
+    }
+    const auto &R = std::get<ir::ArrayRead>(E.Node);
+    return access(R, E.Loc, false);
+  }
+
+  std::int64_t checked(const ir::EvalResult &R) {
+    if (!R.ok())
+      runtimeError(R.Loc, R.Message);
+    return R.Value;
+  }
+
+  /// Reads (or, IsWrite, writes) element R of the current thread; the value
+  /// read when known.
+  std::optional<std::int64_t> access(const ir::ArrayRead &R, const SourceLoc &Loc, bool IsWrite) {
+    std::vector<std::int64_t> Idx;
+    bool Known = true;
+    for (const ir::Expr &I : R.Indices) {
+      const std::optional<std::int64_t> V = eval(I);
+      Known = Known && V;
+      Idx.push_back(V.value_or(0));
+    }
+    const auto AIt = Arrays.find(R.Array);
+    if (AIt == Arrays.end())
+      runtimeError(Loc, fmt::format("unknown array '{}'", R.Array));
+    const ArrayRt &A = AIt->second;
+    const auto SIt = SiteOf.find(&R);
+    const int Site = SIt == SiteOf.end() ? -1 : SIt->second;
+    if (!Known) {
+      if (Site >= 0 && CurShared)
+        ++Out.DataDependent[static_cast<std::size_t>(Site)];
+      if (IsWrite && A.CoverageIdx >= 0 && CurCoverage)
+        (*CurCoverage)[static_cast<std::size_t>(A.CoverageIdx)].DataDependentWrite = true;
+      return std::nullopt;
+    }
+    std::int64_t Elem = 0;
+    const std::vector<std::int64_t> &Shape = A.Decl->Shape;
+    for (std::size_t D = 0; D < Idx.size() && D < Shape.size(); ++D) {
+      if (Idx[D] < 0 || Idx[D] >= Shape[D])
+        runtimeError(Loc, fmt::format("index {} of '{}' is {}, outside 0..{}", D, R.Array, Idx[D], Shape[D] - 1));
+      Elem = Elem * Shape[D] + Idx[D];
+    }
+    if (Site >= 0) {
+      if (A.Decl->Space == ir::MemSpace::Shared && CurShared)
+        CurShared->Shared.push_back({Elem, Seq, Site, static_cast<std::int32_t>(Flat), Interval, IsWrite});
+      else if (IsWrite && A.CoverageIdx >= 0 && CurCoverage)
+        (*CurCoverage)[static_cast<std::size_t>(A.CoverageIdx)].Written[static_cast<std::size_t>(Elem)] = true;
+      ++Seq;
+    }
+    if (IsWrite)
+      return std::nullopt;
+    if (A.Holds)
+      return static_cast<std::int64_t>((*A.Holds)(static_cast<std::uint64_t>(Elem)));
+    if (A.Data && static_cast<std::size_t>(Elem) < A.Data->size())
+      return (*A.Data)[static_cast<std::size_t>(Elem)];
+    return std::nullopt;
+  }
+
+  void noteDataControl(const SourceLoc &Loc) {
+    if (!Out.DataControl)
+      Out.DataControl = Loc;
+  }
+
+  void exec(const ir::Block &B) {
+    const std::size_t Mark = Locals.size();
+    for (const ir::Stmt &S : B)
+      execStmt(S);
+    Locals.resize(Mark);
+  }
+
+  void execStmt(const ir::Stmt &S) {
+    spend();
+    if (const auto *L = S.as<ir::Let>()) {
+      const std::optional<std::int64_t> V = eval(L->Init);
+      Locals.emplace_back(&L->Name, V);
+    } else if (const auto *A = S.as<ir::Assign>()) {
+      const std::optional<std::int64_t> V = eval(A->Value);
+      if (const auto *Var = std::get_if<ir::VarRef>(&A->Target)) {
+        if (std::optional<std::int64_t> *Slot = findLocal(Var->Name))
+          *Slot = V;
+      } else {
+        access(std::get<ir::ArrayRead>(A->Target), S.Loc, true);
+      }
+    } else if (const auto *F = S.as<ir::For>()) {
+      const std::optional<std::int64_t> Begin = eval(F->Begin), End = eval(F->End);
+      std::optional<std::int64_t> Step = 1;
+      if (F->Step)
+        Step = eval(*F->Step);
+      if (!Begin || !End || !Step) {
+        noteDataControl(S.Loc);
+        return;
+      }
+      if (*Step == 0)
+        runtimeError(S.Loc, "loop step is zero");
+      Locals.emplace_back(&F->Var, *Begin);
+      const std::size_t Slot = Locals.size() - 1;
+      for (std::int64_t V = *Begin; *Step > 0 ? V < *End : V > *End;) {
+        Locals[Slot].second = V;
+        exec(F->Body);
+        if (__builtin_add_overflow(V, *Step, &V))
+          break;
+      }
+      Locals.resize(Slot);
+    } else if (const auto *Wh = S.as<ir::While>()) {
+      // Each trip spends budget, so a loop that does not end stops the
+      // trace (OverBudget), never the tool.
+      while (true) {
+        const std::optional<std::int64_t> C = eval(Wh->Cond);
+        if (!C) {
+          noteDataControl(Wh->Cond.Loc);
+          return;
+        }
+        if (*C == 0)
+          break;
+        exec(Wh->Body);
+      }
+    } else if (const auto *I = S.as<ir::If>()) {
+      const std::optional<std::int64_t> C = eval(I->Cond);
+      if (!C) {
+        noteDataControl(I->Cond.Loc);
+        return;
+      }
+      exec(*C != 0 ? I->Then : I->Else);
+    } else if (S.is<ir::Sync>()) {
+      ++Interval;
+    }
+  }
+
+  const ir::Program &Prog;
+  const ir::Kernel &K;
+  const TraceOptions &Opts;
+  KernelTrace &Out;
+  ir::ConstEnv Params;
+  PermutationTables Perms;
+  std::vector<TraceSite> Sites;
+  std::unordered_map<const ir::ArrayRead *, int> SiteOf;
+  std::array<std::int64_t, 3> BlockDim{1, 1, 1}, Grid{1, 1, 1};
+  std::int64_t Tpb = 1, Warp = 32;
+
+  // The current thread.
+  std::array<std::int64_t, 3> Bid{0, 0, 0}, Tid3{0, 0, 0};
+  std::int64_t Flat = 0, Seq = 0;
+  std::int32_t Interval = 0;
+  std::vector<std::pair<const std::string *, std::optional<std::int64_t>>> Locals;
+  BlockTrace *CurShared = nullptr;
+  std::int64_t BudgetLeft = 0;
+};
+
+/// Blocks 0, 1, G-2 and G-1 of each dimension, combined, in order.
+std::vector<std::array<std::int64_t, 3>> representativeBlocks(const std::array<std::int64_t, 3> &Grid) {
+  std::array<std::vector<std::int64_t>, 3> Pick;
+  for (int D = 0; D < 3; ++D) {
+    std::set<std::int64_t> S;
+    for (std::int64_t V : {std::int64_t(0), std::int64_t(1), Grid[D] - 2, Grid[D] - 1})
+      if (V >= 0 && V < Grid[D])
+        S.insert(V);
+    Pick[D].assign(S.begin(), S.end());
+  }
+  std::vector<std::array<std::int64_t, 3>> Out;
+  for (std::int64_t Z : Pick[2])
+    for (std::int64_t Y : Pick[1])
+      for (std::int64_t X : Pick[0])
+        Out.push_back({X, Y, Z});
+  return Out;
+}
+
+} // namespace
+
+std::string elementText(const ir::Array &Arr, std::int64_t Elem) {
+  std::vector<std::int64_t> Idx(Arr.Shape.size());
+  for (std::size_t D = Arr.Shape.size(); D-- > 0;) {
+    Idx[D] = Elem % Arr.Shape[D];
+    Elem /= Arr.Shape[D];
+  }
+  std::string S = Arr.Name;
+  for (std::int64_t I : Idx)
+    S += fmt::format("[{}]", I);
+  return S;
+}
+
+std::string threadText(const std::array<std::int64_t, 3> &BlockDim, std::int64_t Flat) {
+  return fmt::format("({}, {}, {})", Flat % BlockDim[0], (Flat / BlockDim[0]) % BlockDim[1],
+                     Flat / (BlockDim[0] * BlockDim[1]));
+}
+
+std::string KernelTrace::blocksText() const {
+  if (EveryBlock)
+    return NumBlocks == 1 ? "its one block" : fmt::format("every block ({})", NumBlocks);
+  std::vector<std::string> Names;
+  for (const BlockTrace &B : Blocks)
+    Names.push_back(fmt::format("({}, {}, {})", B.Block[0], B.Block[1], B.Block[2]));
+  return fmt::format("block{} {} ({} of {})", Names.size() == 1 ? "" : "s", fmt::join(Names, ", "), Names.size(),
+                     NumBlocks);
+}
+
+KernelTrace traceKernel(const ir::Program &Prog, const ir::Kernel &K, const TraceOptions &Opts) {
+  KernelTrace Out;
+  Tracer T(Prog, K, Opts, Out);
+  const std::array<std::int64_t, 3> Grid = K.Geo.GridDim;
+  Out.NumBlocks = Grid[0] * Grid[1] * Grid[2];
+  const bool AnyShared = std::any_of(Out.Sites.begin(), Out.Sites.end(), [](const TraceSite &S) {
+    return S.Arr->Space == ir::MemSpace::Shared;
+  });
+
+  // The shared accesses of every block, or of the representative ones.
+  if (AnyShared) {
+    std::vector<std::array<std::int64_t, 3>> Blocks;
+    Out.EveryBlock = Out.NumBlocks <= Opts.EveryBlockLimit;
+    if (Out.EveryBlock) {
+      for (std::int64_t B = 0; B < Out.NumBlocks; ++B)
+        Blocks.push_back({B % Grid[0], (B / Grid[0]) % Grid[1], B / (Grid[0] * Grid[1])});
+    } else {
+      Blocks = representativeBlocks(Grid);
+    }
+    std::int64_t Left = Opts.SharedWorkLimit;
+    for (const auto &B : Blocks) {
+      BlockTrace BT;
+      BT.Block = B;
+      if (!T.runBlock(B, &BT, Left)) {
+        Out.EveryBlock = false;
+        if (Out.Blocks.empty())
+          Out.SharedWhy = fmt::format("one block takes more than {} evaluation steps", Opts.SharedWorkLimit);
+        break;
+      }
+      Left -= T.used(Left);
+      Out.Blocks.push_back(std::move(BT));
+    }
+  }
+
+  // Which elements of each written global array the whole launch writes.
+  if (!Opts.Coverage)
+    return Out;
+  // Only arrays the kernel never reads: one it reads is in-place data, not
+  // an output, and evaluating a launch costs a third of a second at the limit.
+  std::set<const ir::Array *> ReadArrays;
+  for (const TraceSite &S : Out.Sites)
+    if (!S.IsWrite)
+      ReadArrays.insert(S.Arr);
+  std::vector<ArrayCoverage> Cov;
+  for (const TraceSite &S : Out.Sites) {
+    if (!S.IsWrite || S.Arr->Space != ir::MemSpace::Global || ReadArrays.count(S.Arr))
+      continue;
+    ArrayRt &A = T.Arrays.at(S.Arr->Name);
+    if (A.CoverageIdx >= 0)
+      continue;
+    if (S.Arr->numElements() > (std::int64_t(1) << 30)) {
+      Out.CoverageWhy = fmt::format("'{}' has {} elements", S.Arr->Name, S.Arr->numElements());
+      return Out;
+    }
+    A.CoverageIdx = static_cast<int>(Cov.size());
+    Cov.push_back({S.Arr, std::vector<bool>(static_cast<std::size_t>(S.Arr->numElements()), false), false});
+  }
+  if (Cov.empty()) {
+    Out.CoverageTraced = true;
+    return Out;
+  }
+  T.CurCoverage = &Cov;
+  std::int64_t Left = Opts.CoverageWorkLimit;
+  for (std::int64_t B = 0; B < Out.NumBlocks; ++B) {
+    const bool Done = T.runBlock({B % Grid[0], (B / Grid[0]) % Grid[1], B / (Grid[0] * Grid[1])}, nullptr, Left);
+    // The first block's work times the blocks estimates the launch's: stop
+    // at once rather than spend the limit on a launch it cannot finish.
+    const bool Hopeless = Done && B == 0 && Out.NumBlocks > 1 &&
+                          static_cast<double>(T.used(Left)) * static_cast<double>(Out.NumBlocks) >
+                              static_cast<double>(Opts.CoverageWorkLimit);
+    if (!Done || Hopeless) {
+      Out.CoverageWhy = fmt::format("the launch takes more than {} evaluation steps (give smaller sizes with -D)",
+                                    Opts.CoverageWorkLimit);
+      T.CurCoverage = nullptr;
+      return Out;
+    }
+    Left -= T.used(Left);
+  }
+  T.CurCoverage = nullptr;
+  Out.Coverage = std::move(Cov);
+  Out.CoverageTraced = true;
+  return Out;
+}
+
+} // namespace bankwise
