@@ -15,7 +15,7 @@ namespace {
 std::string firstVarying(const ir::Expr &E, const ValueFacts &VF) {
   std::string Why;
   ir::forEachSubexpr(E, [&](const ir::Expr &X) {
-    if (!Why.empty() || VF.uniform(X))
+    if (!Why.empty() || VF.uniform(X, true))
       return;
     if (const auto *B = X.as<ir::BuiltinRef>())
       Why = fmt::format("'{}'", ir::spelling(B->Which));
@@ -45,7 +45,7 @@ public:
     for (const ir::Stmt &S : B) {
       if (const auto *I = S.as<ir::If>()) {
         const ValueRange R = VF.rangeOf(I->Cond);
-        const bool Uniform = VF.uniform(I->Cond) || (R.Known && R.Lo == R.Hi);
+        const bool Uniform = VF.uniform(I->Cond, true) || (R.Known && R.Lo == R.Hi);
         if (!Uniform)
           Stack.push_back({&S, I->Cond.Loc, fmt::format("the condition '{}'", ir::print(I->Cond)),
                            firstVarying(I->Cond, VF)});
@@ -55,7 +55,8 @@ public:
           Stack.pop_back();
       } else if (const auto *F = S.as<ir::For>()) {
         const auto It = VF.LoopIndex.find(F);
-        const bool Uniform = It == VF.LoopIndex.end() || VF.Loops[static_cast<std::size_t>(It->second)].Uniform;
+        const bool Uniform = It == VF.LoopIndex.end() || (VF.uniform(F->Begin, true) && VF.uniform(F->End, true) &&
+                                                          (!F->Step || VF.uniform(*F->Step, true)));
         if (!Uniform) {
           std::string Why = firstVarying(F->Begin, VF);
           if (VF.uniform(F->Begin))
@@ -67,7 +68,7 @@ public:
           Stack.pop_back();
       } else if (const auto *Wh = S.as<ir::While>()) {
         const ValueRange R = VF.rangeOf(Wh->Cond);
-        const bool Uniform = VF.uniform(Wh->Cond) || (R.Known && R.Lo == R.Hi);
+        const bool Uniform = VF.uniform(Wh->Cond, true) || (R.Known && R.Lo == R.Hi);
         if (!Uniform)
           Stack.push_back({&S, Wh->Cond.Loc, fmt::format("the condition '{}' of the while loop", ir::print(Wh->Cond)),
                            firstVarying(Wh->Cond, VF)});
@@ -76,7 +77,8 @@ public:
           Stack.pop_back();
       } else if (S.is<ir::Sync>() && !Stack.empty()) {
         const Divergent &D = Stack.front();
-        const bool InLoop = D.S->is<ir::For>();
+        const bool InLoop = D.S->is<ir::For>() || D.S->is<ir::While>();
+        const bool Plural = D.S->is<ir::For>(); // "the bounds of loop 'k'"
         LintFinding F;
         F.Check = "bankwise-divergent-sync";
         F.Sev = Severity::Error;
@@ -85,7 +87,7 @@ public:
                                 "skip it never reach the barrier",
                                 Barrier, InLoop ? "in a loop whose trip count" : "under a condition that", K.Name);
         F.Notes.push_back({D.Loc, fmt::format("{} {} not uniform across the block: {} depend{} on {}", D.What,
-                                              InLoop ? "are" : "is", InLoop ? "they" : "it", InLoop ? "" : "s",
+                                              Plural ? "are" : "is", Plural ? "they" : "it", Plural ? "" : "s",
                                               D.Why)});
         F.Notes.push_back({S.Loc, InLoop ? fmt::format("move the '{}' out of the loop, or give the loop bounds that "
                                                        "are the same in every thread of the block (guard the "

@@ -91,6 +91,7 @@ void ValueFacts::scanBlock(const ir::Block &B, Scope &S) {
       LocalFacts Info;
       Info.Decl = L;
       Info.Values.push_back(&L->Init);
+      Info.CtxDepth = Ctx.size();
       LetIndex[L] = static_cast<int>(Lets.size());
       S.back()[L->Name] = {false, static_cast<int>(Lets.size())};
       Lets.push_back(std::move(Info));
@@ -105,8 +106,11 @@ void ValueFacts::scanBlock(const ir::Block &B, Scope &S) {
         if (IsLoop || Index < 0)
           throw UserError(St.Loc, fmt::format("codegen: cannot assign '{}'", V->Name));
         LetOf[V] = Index;
-        Lets[static_cast<std::size_t>(Index)].Assigned = true;
-        Lets[static_cast<std::size_t>(Index)].Values.push_back(&A->Value);
+        LocalFacts &Target = Lets[static_cast<std::size_t>(Index)];
+        Target.Assigned = true;
+        Target.Values.push_back(&A->Value);
+        Target.Contexts.emplace_back(Ctx.begin() + static_cast<std::ptrdiff_t>(std::min(Target.CtxDepth, Ctx.size())),
+                                     Ctx.end());
       } else {
         for (const ir::Expr &I : std::get<ir::ArrayRead>(A->Target).Indices)
           scanExpr(I, S);
@@ -122,21 +126,31 @@ void ValueFacts::scanBlock(const ir::Block &B, Scope &S) {
       S.emplace_back();
       S.back()[F->Var] = {true, static_cast<int>(Loops.size())};
       Loops.push_back(Info);
+      const std::size_t Depth = Ctx.size();
+      Ctx.push_back(&F->Begin);
+      Ctx.push_back(&F->End);
+      if (F->Step)
+        Ctx.push_back(&*F->Step);
       scanBlock(F->Body, S);
+      Ctx.resize(Depth);
       S.pop_back();
     } else if (const auto *W = St.as<ir::While>()) {
       scanExpr(W->Cond, S);
       S.emplace_back();
+      Ctx.push_back(&W->Cond);
       scanBlock(W->Body, S);
+      Ctx.pop_back();
       S.pop_back();
     } else if (const auto *I = St.as<ir::If>()) {
       scanExpr(I->Cond, S);
+      Ctx.push_back(&I->Cond);
       S.emplace_back();
       scanBlock(I->Then, S);
       S.pop_back();
       S.emplace_back();
       scanBlock(I->Else, S);
       S.pop_back();
+      Ctx.pop_back();
     }
   }
 }
@@ -363,15 +377,21 @@ ValueRange ValueFacts::rangeOf(const ir::Expr &E) const {
 }
 
 
-bool ValueFacts::uniform(const ir::Expr &E) const {
+bool ValueFacts::uniform(const ir::Expr &E, bool Control) const {
+  auto uniform = [&](const ir::Expr &X) { return this->uniform(X, Control); };
   return std::visit(
       [&](const auto &N) -> bool {
         using T = std::decay_t<decltype(N)>;
         if constexpr (std::is_same_v<T, ir::VarRef>) {
           if (auto It = LetOf.find(&N); It != LetOf.end())
-            return Lets[static_cast<std::size_t>(It->second)].Uniform;
-          if (auto It = LoopOf.find(&N); It != LoopOf.end())
-            return Loops[static_cast<std::size_t>(It->second)].Uniform;
+            return Control ? Lets[static_cast<std::size_t>(It->second)].ControlUniform
+                           : Lets[static_cast<std::size_t>(It->second)].Uniform;
+          if (auto It = LoopOf.find(&N); It != LoopOf.end()) {
+            const LoopFacts &L = Loops[static_cast<std::size_t>(It->second)];
+            if (!Control)
+              return L.Uniform;
+            return uniform(L.Decl->Begin) && uniform(L.Decl->End) && (!L.Decl->Step || uniform(*L.Decl->Step));
+          }
           return true;
         } else if constexpr (std::is_same_v<T, ir::BuiltinRef>) {
           return N.Which == ir::Builtin::Bx || N.Which == ir::Builtin::By || N.Which == ir::Builtin::Bz;
@@ -479,6 +499,25 @@ void ValueFacts::solve() {
       const bool U = !L.Assigned && L.Class.K == ValueClass::Int && uniform(*L.Values.front());
       if (U != L.Uniform) {
         L.Uniform = U;
+        Changed = true;
+      }
+    }
+    if (!Changed)
+      break;
+  }
+  // Uniformity for control flow: optimistic (every local uniform), then
+  // lowered until stable; a counter that only depends on itself stays.
+  for (int Round = 0; Round < 64; ++Round) {
+    bool Changed = false;
+    for (LocalFacts &L : Lets) {
+      bool U = L.Class.K == ValueClass::Int;
+      for (std::size_t I = 0; U && I < L.Values.size(); ++I)
+        U = uniform(*L.Values[I], true);
+      for (std::size_t I = 0; U && I < L.Contexts.size(); ++I)
+        for (const ir::Expr *C : L.Contexts[I])
+          U = U && uniform(*C, true);
+      if (U != L.ControlUniform) {
+        L.ControlUniform = U;
         Changed = true;
       }
     }

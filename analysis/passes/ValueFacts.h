@@ -87,6 +87,15 @@ struct LocalFacts {
   ValueClass Class;
   ValueRange R;
   bool Uniform = true; ///< the same in every thread of a block
+  /// The same in every thread of a block as far as control flow goes: all
+  /// its values uniform and every assignment under conditions that are
+  /// (a counter `k += 1` in `while k < 4`); Uniform also asks that it is
+  /// never assigned, since codegen computes uniform values once a block.
+  bool ControlUniform = true;
+  /// Per assignment (Values[1..]), the conditions and loop bounds around it
+  /// inside the local's scope.
+  std::vector<std::vector<const ir::Expr *>> Contexts;
+  std::size_t CtxDepth = 0;
   bool Assigned = false;
   bool Read = false;
 };
@@ -130,7 +139,8 @@ public:
 
   ValueClass classOf(const ir::Expr &E) const;
   ValueRange rangeOf(const ir::Expr &E) const;
-  bool uniform(const ir::Expr &E) const;
+  /// Control: by ControlUniform (what barriers need), not Uniform.
+  bool uniform(const ir::Expr &E, bool Control = false) const;
 
 private:
   const ir::Program &Prog;
@@ -139,6 +149,8 @@ private:
   std::int64_t Threads = 1, Blocks = 1, WarpWidth = 32;
   using Scope = std::vector<std::map<std::string, std::pair<bool, int>, std::less<>>>;
   void scanBlock(const ir::Block &B, Scope &S);
+  /// The conditions and loop bounds around the statement being scanned.
+  std::vector<const ir::Expr *> Ctx;
   void scanExpr(const ir::Expr &E, const Scope &S);
   void solve();
 };

@@ -919,7 +919,7 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
     const Val C = eval(I->Cond, M);
     if (C.Unknown) {
       // Data decides: each branch runs on every lane that may take it.
-      Guards.push_back({C.UnknownSrc, S.Loc, Locals.size(), false});
+      Guards.push_back({C.UnknownSrc, S.Loc, Locals.size(), false, false, {}});
       const Mask Then = M & ~C.KnownZero, Else = M & ~C.KnownOne;
       if (Then)
         exec(I->Then, Then);
@@ -976,7 +976,7 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
       Mask Next = 0;
       if (C.Unknown) {
         if (DataTrips < 0) {
-          Guards.push_back({C.UnknownSrc, S.Loc, Locals.size(), true});
+          Guards.push_back({C.UnknownSrc, S.Loc, Locals.size(), true, false, {}});
           DataTrips = 0;
         }
         Next = Live & ~C.KnownZero;
@@ -1074,7 +1074,7 @@ std::int64_t Analyzer::reachWorst(const ArrayInfo &A, std::vector<Val> Idx, std:
 void Analyzer::execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Begin, const Val &End,
                            const Val &Step, Mask M) {
   const Val &Src = Begin.Unknown ? Begin : End.Unknown ? End : Step;
-  Guards.push_back({Src.UnknownSrc, Loc, Locals.size(), true});
+  Guards.push_back({Src.UnknownSrc, Loc, Locals.size(), true, false, {}});
   if (Begin.Unknown || Step.Unknown) {
     // Where the counter starts, or how it moves, is data: one iteration
     // with an unknown counter.

@@ -14,7 +14,7 @@
 
 // ---- templates/bankwise/arith.cuh pasted here: 127 lines, FNV-1a f7c1f97e1899c992 of the template ----
 // ---- templates/bankwise/types.cuh pasted here: 36 lines, FNV-1a 8a482ec445ef2db1 of the template ----
-// ---- templates/bankwise/harness.cuh pasted here: 132 lines, FNV-1a 9c6dad4697325c7f of the template ----
+// ---- templates/bankwise/harness.cuh pasted here: 138 lines, FNV-1a 62832890b3f0f2ab of the template ----
 
 namespace cuda_habits {
 
