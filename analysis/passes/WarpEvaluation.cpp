@@ -522,10 +522,20 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
           // Each lane evaluates only the arm it chooses, so an arm's reads
           // are accesses of the lanes that choose it.
           const Val C = eval(*N.Cond, M);
-          if (C.Unknown)
-            throw UserError(E.Loc, fmt::format("the condition of '?:' depends on the values of '{}'; "
-                                               "give them with --data",
-                                               C.UnknownSrc));
+          if (C.Unknown) {
+            // Data chooses: each arm runs on every lane that may choose it
+            // (a data guard, as an `if`), and the value is data.
+            Guards.push_back({C.UnknownSrc, E.Loc, Locals.size(), false, false, {}});
+            if (const Mask Then = M & ~C.KnownZero)
+              eval(*N.Then, Then);
+            if (const Mask Else = M & ~C.KnownOne)
+              eval(*N.Else, Else);
+            Guards.pop_back();
+            Val R;
+            R.Unknown = true;
+            R.UnknownSrc = C.UnknownSrc;
+            return R;
+          }
           if (!C.concrete())
             throw NotAffine{"a '?:' whose condition depends on block indices or loop variables"};
           Mask Then = 0;

@@ -204,3 +204,21 @@ kernel k(start: global i32[256], a: global f32[4096], b: global f32[256], c: glo
   CHECK(C.DataDependent);
   CHECK_FALSE(C.DataGuarded);
 }
+
+TEST_CASE("a '?:' whose condition reads data: both arms at worst case, the value data") {
+  const ir::Program P = parseOrFail(R"(target sm_90
+kernel k(f: global i32[256], a: global f32[256], b: global f32[256]) grid (1) block (256) {
+  b[tx] = f[tx] > 0 ? a[tx] : a[255 - tx]
+}
+)");
+  const KernelReport R = analyze(P);
+  int Arms = 0;
+  for (const AccessSiteReport &S : R.Sites)
+    if (S.Array == "a") {
+      ++Arms;
+      CHECK(S.DataGuarded);
+      CHECK(S.ThreadAccesses == 256);
+    }
+  CHECK(Arms == 2);
+  CHECK_FALSE(site(R, "b", true).DataGuarded);
+}
