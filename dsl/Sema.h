@@ -16,6 +16,10 @@ namespace bankwise::dsl {
 /// Words that cannot name a declaration: keywords, thread built-ins and
 /// built-in functions.
 bool isReserved(std::string_view Name);
+
+/// Where an expression begins: a binary node's location is its operator,
+/// so descend to its leftmost operand (`a + b` begins at `a`).
+SourceLoc startOf(const ir::Expr &E);
 /// The geometry words `bdx bdy bdz` (blockDim) and `gdx gdy gdz` (gridDim):
 /// {is grid, axis 0-2}; nullopt for other names. Sema replaces each by the
 /// kernel's block or grid expression.

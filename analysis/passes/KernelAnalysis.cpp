@@ -410,8 +410,9 @@ void Analyzer::record(int Site, const Val &Addr, Mask M) {
   spend(1);
   const SiteInfo &S = Sites[static_cast<std::size_t>(Site)];
   AccessCosts C;
+  std::vector<Address> Lanes_;
   if (!Addr.Unknown) {
-    std::vector<Address> Lanes_(static_cast<std::size_t>(Lanes), NoAccess);
+    Lanes_.assign(static_cast<std::size_t>(Lanes), NoAccess);
     for (int L = 0; L < Lanes; ++L)
       if ((M >> L) & 1)
         Lanes_[static_cast<std::size_t>(L)] = Addr.lane(L);
@@ -424,13 +425,8 @@ void Analyzer::record(int Site, const Val &Addr, Mask M) {
     R.DataDependent = true;
   if (!Guards.empty()) {
     markGuarded(R);
-    if (!Addr.Unknown) {
-      std::vector<Address> Lanes_(static_cast<std::size_t>(Lanes), NoAccess);
-      for (int L = 0; L < Lanes; ++L)
-        if ((M >> L) & 1)
-          Lanes_[static_cast<std::size_t>(L)] = Addr.lane(L);
+    if (!Addr.Unknown)
       R.ExpectedGuardCongestion += expectedHalfLaneCongestion(Lanes_, W);
-    }
   }
   addStats(R, C, Addr.Unknown, Active, 1, Addr.ReachWorst);
   CurWarpTrace->push_back({Site, timeCost(S, C, Addr.Unknown, Active), Active, CurPhase});

@@ -1,9 +1,10 @@
 // The analyzer behind analyzeKernel (analysis/passes/KernelAnalysis.h), shared by
 // its source files: KernelAnalysis.cpp (setup, costs, the warp-by-warp path,
-// the report), WarpEvaluation.cpp (a warp position's body, symbolic or
-// concrete) and ClassCounting.cpp
-// (opaque values, guard atoms and lane tables, and the counting of warps by
-// class on the fast path). Internal: nothing outside analysis/ includes it.
+// the report), WarpEvaluation.cpp (a warp position's expressions, reads and
+// addresses, symbolic or concrete), StatementExecution.cpp (its statements,
+// data-dependent control flow included), SymbolicValues.cpp (opaque values
+// and guard atoms), LaneTables.cpp and ClassCounting.cpp (the counting of
+// warps by class on the fast path). Internal: nothing outside analysis/ includes it.
 #pragma once
 
 #include "analysis/models/Layout.h"

@@ -1,0 +1,421 @@
+// Internal to dsl/: the recursive-descent parser of the .bw language
+// (docs/language.md's grammar, each production at its method), shared by
+// its sources: Parser.cpp (the program, its declarations and the entry
+// points) and ParseStatements.cpp (blocks, statements and expressions).
+#pragma once
+
+#include "dsl/Lexer.h"
+#include "dsl/Parser.h"
+#include "dsl/Sema.h"
+#include "ir/Printer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bankwise::dsl::detail {
+
+using namespace ir;
+
+/// Thrown after a syntax error has been reported; caught where parsing can
+/// resume (a statement or a top-level declaration).
+struct SyntaxError {};
+/// Thrown to stop parsing altogether (nesting limit, too many errors).
+struct Abort {};
+
+inline bool isTopKeyword(const Token &T) {
+  static constexpr std::array<std::string_view, 6> Words{
+      "target", "machine", "param", "permutation", "kernel", "launch"};
+  return T.Kind == Tok::Ident &&
+         std::find(Words.begin(), Words.end(), T.Text) != Words.end();
+}
+
+inline bool isSpaceKeyword(const Token &T) {
+  return T.Kind == Tok::Ident &&
+         (T.Text == "global" || T.Text == "shared" || T.Text == "local");
+}
+
+inline std::optional<Builtin> builtinNamed(std::string_view Name) {
+  static constexpr std::array<std::pair<std::string_view, Builtin>, 9> Table{{
+      {"tid", Builtin::Tid},
+      {"lane", Builtin::Lane},
+      {"warp", Builtin::Warp},
+      {"tx", Builtin::Tx},
+      {"ty", Builtin::Ty},
+      {"tz", Builtin::Tz},
+      {"bx", Builtin::Bx},
+      {"by", Builtin::By},
+      {"bz", Builtin::Bz},
+  }};
+  for (const auto &[N, B] : Table)
+    if (N == Name)
+      return B;
+  return std::nullopt;
+}
+
+inline std::optional<Function> functionNamed(std::string_view Name) {
+  if (Name == "min")
+    return Function::Min;
+  if (Name == "max")
+    return Function::Max;
+  if (Name == "log2")
+    return Function::Log2;
+  if (Name == "bitrev")
+    return Function::Bitrev;
+  return std::nullopt;
+}
+
+/// The binary operator K spells and its precedence level, 1 (||, loosest)
+/// to 10 (* / %, tightest); the levels are ir::precedence's.
+inline std::optional<BinaryOp> binaryOp(Tok K) {
+  switch (K) {
+  case Tok::PipePipe:
+    return BinaryOp::LogOr;
+  case Tok::AmpAmp:
+    return BinaryOp::LogAnd;
+  case Tok::Pipe:
+    return BinaryOp::BitOr;
+  case Tok::Caret:
+    return BinaryOp::BitXor;
+  case Tok::Amp:
+    return BinaryOp::BitAnd;
+  case Tok::EqEq:
+    return BinaryOp::Eq;
+  case Tok::Ne:
+    return BinaryOp::Ne;
+  case Tok::Lt:
+    return BinaryOp::Lt;
+  case Tok::Le:
+    return BinaryOp::Le;
+  case Tok::Gt:
+    return BinaryOp::Gt;
+  case Tok::Ge:
+    return BinaryOp::Ge;
+  case Tok::Shl:
+    return BinaryOp::Shl;
+  case Tok::Shr:
+    return BinaryOp::Shr;
+  case Tok::Plus:
+    return BinaryOp::Add;
+  case Tok::Minus:
+    return BinaryOp::Sub;
+  case Tok::Star:
+    return BinaryOp::Mul;
+  case Tok::Slash:
+    return BinaryOp::Div;
+  case Tok::Percent:
+    return BinaryOp::Mod;
+  default:
+    return std::nullopt;
+  }
+}
+constexpr int LoosestLevel = 1;
+
+class Parser {
+public:
+  Parser(const SourceFile &Src, DiagnosticEngine &Diags,
+         std::vector<Token> Toks, Sema &S)
+      : Src(Src), Diags(Diags), Toks(std::move(Toks)), S(S) {}
+
+  /// program ::= {topdecl [';']}
+  void parseProgram() {
+    try {
+      while (!at(Tok::Eof)) {
+        const std::size_t Start = Pos;
+        try {
+          parseTopDecl();
+        } catch (SyntaxError &) {
+          syncTop(Start);
+        }
+        while (at(Tok::Semi))
+          consume();
+      }
+    } catch (Abort &) {
+    }
+  }
+
+private:
+  const SourceFile &Src;
+  DiagnosticEngine &Diags;
+  std::vector<Token> Toks;
+  Sema &S;
+  std::size_t Pos = 0;
+  int Depth = 0;
+  /// Height of the expression tree the last expression parser returned; kept
+  /// within MaxNestingDepth so that every later pass may recurse over it.
+  int LastHeight = 0;
+
+  /// Records H as the height of the expression just built, At its operator.
+  void setHeight(int H, const Token &At) {
+    LastHeight = H;
+    if (H > MaxNestingDepth) {
+      Src.error(Diags, loc(At),
+                fmt::format("nesting is deeper than the limit of {}",
+                            MaxNestingDepth));
+      throw Abort{};
+    }
+  }
+
+  /// Counts one level of nesting for as long as it lives. Levels are opened
+  /// by each unary expression (so by every parenthesis, index, argument and
+  /// prefix operator), each block and each `else if`.
+  class Nest {
+  public:
+    explicit Nest(Parser &P) : P(P) {
+      if (++P.Depth > MaxNestingDepth) {
+        P.Src.error(P.Diags, P.loc(P.tok()),
+                    fmt::format("nesting is deeper than the limit of {}",
+                                MaxNestingDepth));
+        throw Abort{};
+      }
+    }
+    ~Nest() { --P.Depth; }
+    Nest(const Nest &) = delete;
+    Nest &operator=(const Nest &) = delete;
+
+  private:
+    Parser &P;
+  };
+
+  //===-- Token helpers
+  //-----------------------------------------------------===//
+
+  const Token &tok(std::size_t Ahead = 0) const {
+    return Toks[std::min(Pos + Ahead, Toks.size() - 1)];
+  }
+  bool at(Tok K) const { return tok().Kind == K; }
+  bool atWord(std::string_view W) const {
+    return at(Tok::Ident) && tok().Text == W;
+  }
+  Token consume() {
+    Token T = tok();
+    if (Pos + 1 < Toks.size())
+      ++Pos;
+    return T;
+  }
+  NodeLoc loc(const Token &T) const { return NodeLoc(Src.loc(T.Line, T.Col)); }
+
+  std::string found(const Token &T) const {
+    switch (T.Kind) {
+    case Tok::Ident:
+      return fmt::format("'{}'", T.Text);
+    case Tok::Int:
+      return fmt::format("integer {}", T.Text);
+    case Tok::String:
+      return "string";
+    default:
+      return describe(T.Kind);
+    }
+  }
+
+  [[noreturn]] void fail(const Token &At, std::string Msg) {
+    Src.error(Diags, loc(At), std::move(Msg));
+    if (Src.capped())
+      throw Abort{};
+    throw SyntaxError{};
+  }
+  [[noreturn]] void failExpected(std::string_view What) {
+    fail(tok(), fmt::format("expected {}, found {}", What, found(tok())));
+  }
+
+  Token expect(Tok K, std::string_view Context = {}) {
+    if (!at(K))
+      failExpected(Context.empty()
+                       ? describe(K)
+                       : fmt::format("{} {}", describe(K), Context));
+    return consume();
+  }
+  void expectWord(std::string_view W) {
+    if (!atWord(W))
+      failExpected(fmt::format("'{}'", W));
+    consume();
+  }
+  /// An identifier that names something new (not a keyword).
+  Token expectName(std::string_view What) {
+    if (!at(Tok::Ident))
+      failExpected(What);
+    return consume();
+  }
+
+  //===-- Recovery
+  //----------------------------------------------------------===//
+
+  /// Skips to the next token that can start a top-level declaration: a
+  /// declaration keyword first on its line, outside braces opened since.
+  void syncTop(std::size_t Start) {
+    if (Pos == Start)
+      consume();
+    int Braces = 0;
+    while (!at(Tok::Eof)) {
+      const bool FirstOnLine = Pos == 0 || Toks[Pos - 1].Line < tok().Line;
+      if (FirstOnLine &&
+          (isTopKeyword(tok()) || (Braces <= 0 && isSpaceKeyword(tok()))))
+        return;
+      if (at(Tok::LBrace))
+        ++Braces;
+      else if (at(Tok::RBrace))
+        --Braces;
+      consume();
+    }
+  }
+
+  /// Skips to the next statement: an identifier on a later line than the
+  /// error, or the '}' closing the current block.
+  void syncStmt(std::size_t Start) {
+    const int ErrLine = tok().Line;
+    int Braces = 0;
+    bool Moved = Pos != Start;
+    while (!at(Tok::Eof)) {
+      if (Braces == 0 && (at(Tok::RBrace) || isTopKeyword(tok())) &&
+          (Moved || at(Tok::RBrace)))
+        return;
+      if (Braces == 0 && Moved && at(Tok::Ident) && tok().Line > ErrLine)
+        return;
+      if (at(Tok::LBrace))
+        ++Braces;
+      else if (at(Tok::RBrace))
+        --Braces;
+      consume();
+      Moved = true;
+    }
+  }
+
+  //===-- Declarations
+  //------------------------------------------------------===//
+
+  /// topdecl ::= target | machine | param | permdecl | arraydecl | kernel
+  ///             | launch
+  void parseTopDecl();
+
+  /// launch ::= 'launch' IDENT '=' IDENT {',' IDENT}
+  void parseLaunch();
+
+  /// target ::= 'target' IDENT
+  void parseTarget();
+
+  /// machine ::= 'machine' ('dmm' | 'umm' | 'hmm') '(' [IDENT ':' expr
+  ///             {',' IDENT ':' expr}] ')'
+  void parseMachine();
+
+  /// param ::= 'param' IDENT ['=' expr] ['where' expr]
+  void parseParam();
+
+  /// permdecl ::= 'permutation' IDENT '=' permexpr
+  /// permexpr ::= '[' expr {',' expr} ']' | 'file' '(' STRING ')'
+  ///            | ('identity' | 'shuffle' | 'bitreverse') '(' expr ')'
+  ///            | ('transpose' | 'stride') '(' expr ',' expr ')'
+  ///            | 'random' '(' expr ',' 'seed' ':' expr ')'
+  ///            | ('schedule_src' | 'schedule_dst') '(' IDENT ',' 'w' ':' expr
+  ///            ')'
+  ///            | ('hmm_src' | 'hmm_dst') '(' (IDENT | 'inverse' '(' IDENT ')')
+  ///              ',' 'pass' ':' expr [',' 'bytes' ':' expr] ')'
+  void parsePermutation();
+
+  /// arraydecl ::= space IDENT ':' arraytype
+  Array parseArrayDecl();
+
+  /// space ::= 'global' | 'shared' | 'local'
+  MemSpace parseSpace();
+
+  /// arraytype ::= ELEMTYPE '[' expr ']' {'[' expr ']'}
+  ///               {'layout' layout | 'holds' permref}
+  /// A shared array with no layout gets `layout auto`. Needs A.Space.
+  void parseArrayType(Array &A);
+
+  /// layout ::= 'raw' | 'xor' | 'diagonal' | 'auto' | 'pad' '(' expr ')'
+  ///          | 'rap' '(' 'seed' ':' expr ')'
+  Layout parseLayout();
+
+  /// permref ::= IDENT | 'inverse' '(' IDENT ')'
+  PermRef parsePermRef();
+
+  /// kernel ::= 'kernel' IDENT '(' [kparam {',' kparam}] ')' geometry
+  ///              ['schedule' ('colored' | 'bits')] block
+  /// kparam ::= IDENT ':' space arraytype
+  void parseKernel();
+
+  /// geometry ::= 'threads' expr | 'grid' tuple 'block' tuple
+  Geometry parseGeometry();
+
+  /// tuple ::= '(' expr [',' expr [',' expr]] ')'
+  std::vector<Expr> parseTuple(std::string_view What);
+
+  //===-- Statements
+  //--------------------------------------------------------===//
+
+  /// block ::= '{' {stmt [';']} '}'
+  void parseBlock(Block &Out);
+
+  /// stmt ::= 'let' IDENT [':' ELEMTYPE] '=' expr
+  ///        | 'for' IDENT 'in' expr '..' expr ['step' expr] block
+  ///        | 'while' expr block
+  ///        | 'if' expr block ['else' (block | stmt_if)]
+  ///        | 'sync'
+  ///        | space IDENT ':' arraytype
+  ///        | IDENT {'[' expr ']'} ('=' | ASSIGNOP) expr
+  /// ASSIGNOP is one of '+=' '-=' '*=' '/=' '%=' '<<=' '>>=' '&=' '|=' '^='.
+  /// CUDA's `float x = e`, `++i` and `i++` are errors naming the DSL's
+  /// spelling, read as it so that parsing goes on.
+  Stmt parseStmt();
+
+  /// The assignment of stmt: IDENT {'[' expr ']'} ('=' | ASSIGNOP) expr.
+  /// `t op= v` becomes `t = t op v` with Assign::Compound set. Prefix is a
+  /// '++' or '--' already read (CUDA's `++i`); `i++` is read here.
+  Assign parseAssignment(const Token *Prefix);
+
+  /// At CUDA's `++` or `--`: two '+' or two '-' written together. (They are
+  /// not tokens: `--x` in an expression stays `-(-x)`.)
+  bool atIncrement() const;
+  /// Reads the `++` or `--` atIncrement saw: its first token, Text "++"/"--".
+  Token consumeIncrement();
+
+  /// The operator of a compound assignment token: "+=" -> Add, "<<=" -> Shl.
+  static BinaryOp compoundOp(std::string_view Text);
+
+  /// CUDA's scalar type words that start a declaration (`float x = 0`):
+  /// the DSL's element type for them, "" for `auto` (an untyped let).
+  static std::optional<std::string_view> cudaLocalType(const Token &T);
+
+  /// An error that the parser reads past (a CUDA spelling it understood).
+  void report(const Token &At, std::string Msg);
+
+  /// stmt_if ::= 'if' expr block ['else' (block | stmt_if)]
+  If parseIf(bool IsElseIf);
+
+  //===-- Expressions
+  //-------------------------------------------------------===//
+
+  /// expr ::= binary(1) ['?' expr ':' expr]
+  /// The '?:' is the loosest operator and associates to the right:
+  /// `a ? b : c ? d : e` is `a ? b : (c ? d : e)`.
+  Expr parseExpr();
+
+  /// binary(k) ::= unary {op(j) binary(j+1)} for operators of level j >= k,
+  /// loosest first: op(1) '||', op(2) '&&', op(3) '|', op(4) '^', op(5) '&',
+  /// op(6) '==' '!=', op(7) '<' '<=' '>' '>=', op(8) '<<' '>>',
+  /// op(9) '+' '-', op(10) '*' '/' '%'; all left-associative. (Precedence
+  /// climbing: a few stack frames per nesting level, not one per level.)
+  Expr parseBinary(int MinLevel);
+
+  /// unary ::= '-' INT | ('-' | '!' | '~') unary | primary
+  Expr parseUnary();
+
+  /// primary ::= INT | FLOAT | '(' expr ')' | builtin | GEOMETRY
+  ///           | FUNCTION '(' expr {',' expr} ')'
+  ///           | 'inverse' '(' IDENT ')' '(' expr ')'
+  ///           | IDENT '(' expr ')'             (permutation application)
+  ///           | IDENT {'[' expr ']'}           (variable or array read)
+  Expr parsePrimary();
+
+  /// args ::= '(' [expr {',' expr}] ')'; LastHeight becomes the tallest.
+  std::vector<Expr> parseArgs();
+
+  Expr parsePermApply(const Token &Perm, bool Inverse, const Token &Start);
+};
+
+} // namespace bankwise::dsl::detail
