@@ -159,7 +159,11 @@ void KernelEmitter::emitDeviceArray(int Indent, const ArrayPlan &A) {
                         ? fmt::format("layout {}", A.LayoutName)
                         : fmt::format("layout {} (analysis/models/Layout.h)", A.LayoutName);
   for (const LayoutDecision &D : Opts.LayoutDecisions)
-    if (D.Array == A.Decl->Name && D.Loc.Line == A.Decl->Loc.Line && D.Loc.Col == A.Decl->Loc.Col && D.Loc.File == A.Decl->Loc.File && D.Chosen < D.Candidates.size())
+    // One declaration in a generic kernel is an array of each instance: the
+    // decision is this kernel's when it counted this kernel's sites.
+    if (D.Array == A.Decl->Name && D.Loc.Line == A.Decl->Loc.Line && D.Loc.Col == A.Decl->Loc.Col &&
+        D.Loc.File == A.Decl->Loc.File && D.Chosen < D.Candidates.size() &&
+        std::find(D.Kernels.begin(), D.Kernels.end(), F.K.Name) != D.Kernels.end())
       for (const LayoutCandidate &C : D.Candidates)
         if (C.Name == "raw") {
           const LayoutCandidate &Ch = D.Candidates[D.Chosen];

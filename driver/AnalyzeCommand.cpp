@@ -95,6 +95,18 @@ std::string locText(const SourceLoc &L) {
   return fmt::format("{}:{}:{}", L.File, L.Line, L.Col);
 }
 
+/// "'tile'", or "'tile' in kernel 'transpose_f32'" when another decision
+/// is for the same declaration (a generic kernel's instances).
+std::string decidedArray(const LayoutDecision &D, const std::vector<LayoutDecision> &All) {
+  const bool Shared = std::any_of(All.begin(), All.end(), [&](const LayoutDecision &X) {
+    return &X != &D && X.Array == D.Array && X.Loc.File == D.Loc.File && X.Loc.Line == D.Loc.Line &&
+           X.Loc.Col == D.Loc.Col;
+  });
+  if (!Shared || D.Kernels.size() != 1)
+    return fmt::format("'{}'", D.Array);
+  return fmt::format("'{}' in kernel '{}'", D.Array, D.Kernels.front());
+}
+
 /// The array Name of any kernel of P, or a top-level one.
 /// Every `layout auto` of Generic takes the layout chosen in Bound (the same
 /// program with its runtime sizes bound).
@@ -152,7 +164,8 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOption
                                  "one size's counts and model time)\n",
                                  O.File, fmt::join(Prog.runtimeParams(), ", "));
   for (const LayoutDecision &D : Decisions)
-    Text += fmt::format("{}: layout auto of '{}' -> {} (chosen at {})\n", locText(D.Loc), D.Array,
+    if (O.Kernel.empty() || std::find(D.Kernels.begin(), D.Kernels.end(), O.Kernel) != D.Kernels.end())
+      Text += fmt::format("{}: layout auto of {} -> {} (chosen at {})\n", locText(D.Loc), decidedArray(D, Decisions),
                         D.Candidates.empty() ? std::string("raw") : D.Candidates[D.Chosen].Name,
                         D.MeasuredAt.empty() ? fmt::format("{}", fmt::join(At, ", ")) : D.MeasuredAt);
   AllSizesOptions SO;
@@ -311,14 +324,16 @@ int runAnalyze(const AnalyzeOptions &O) {
                             X.Fits ? "" : " (too large)");
       JC.push_back({{"layout", X.Name}, {"cost_per_access", XPer}, {"fits", X.Fits}});
     }
-    if (D.Candidates.size() > 1) // one-dimensional arrays have no choice
-      Text += fmt::format("{}: layout auto of '{}' -> {}: {:.3g} {} per warp access "
+    const bool Shown = O.Kernel.empty() || std::find(D.Kernels.begin(), D.Kernels.end(), O.Kernel) != D.Kernels.end();
+    if (D.Candidates.size() > 1 && Shown) // one-dimensional arrays have no choice
+      Text += fmt::format("{}: layout auto of {} -> {}: {:.3g} {} per warp access "
                         "(candidates: {}){}\n",
-                        locText(D.Loc), D.Array, C.Name, Per, D.Metric, Others,
+                        locText(D.Loc), decidedArray(D, Decisions), C.Name, Per, D.Metric, Others,
                         C.Layout.Kind == ir::LayoutKind::Rap
                             ? fmt::format("; RAP seed {}", D.Seed)
                             : "");
     J["layout_decisions"].push_back({{"array", D.Array},
+                                     {"kernels", D.Kernels},
                                      {"location", locText(D.Loc)},
                                      {"chosen", C.Name},
                                      {"metric", D.Metric},

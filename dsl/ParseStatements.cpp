@@ -11,6 +11,14 @@ void Parser::parseBlock(Block &Out) {
   while (!at(Tok::RBrace) && !at(Tok::Eof) && !isTopKeyword(tok())) {
     const std::size_t Start = Pos;
     try {
+      if (const UserFunction *F = functionAt(tok()); F && tok(1).Kind == Tok::LParen) {
+        if (!F->IsBlock)
+          fail(tok(), fmt::format("function '{}' computes a value: use it in an expression, as in "
+                                  "'let v = {}(...)'",
+                                  tok().Text, tok().Text));
+        expandCall(*F); // its statements are read next, in this block
+        continue;
+      }
       Out.push_back(parseStmt());
     } catch (SyntaxError &) {
       syncStmt(Start);
@@ -313,6 +321,23 @@ Expr Parser::parsePrimary() {
     const Token Perm = expectName("a permutation name");
     expect(Tok::RParen, "after the permutation name");
     return parsePermApply(Perm, true, T);
+  }
+  if (const UserFunction *F = functionAt(T)) {
+    if (F->IsBlock)
+      fail(T, fmt::format("function '{}' has a block body: it is a statement, called on a line of its own",
+                          T.Text));
+    expandCall(*F);
+    return parsePrimary(); // the '(' that opens the expansion
+  }
+  if (T.Text == "bytes" && tok(1).Kind == Tok::LParen && !S.isGlobalName(T.Text)) { // bytes(f32) == 4
+    const std::optional<ElemType> Type = tok(2).Kind == Tok::Ident && tok(3).Kind == Tok::RParen
+                                             ? parseElemType(tok(2).Text)
+                                             : std::nullopt;
+    if (!Type)
+      fail(tok(2), fmt::format("'bytes' takes an element type such as 'f32', found {}", found(tok(2))));
+    Pos += 4;
+    setHeight(1, T);
+    return makeInt(byteSize(*Type), loc(T));
   }
   if (isGeometryWord(T.Text)) { // bdx ... gdz: Sema puts the geometry in
     consume();

@@ -31,8 +31,12 @@ void Parser::parseTopDecl() {
     return parseKernel();
   if (atWord("launch"))
     return parseLaunch();
+  if (atWord("fn"))
+    return parseFunction();
+  if (atWord("instance"))
+    return parseInstance();
   failExpected("a declaration (target, machine, param, permutation, "
-               "an array, kernel or launch)");
+               "an array, kernel, fn, instance or launch)");
 }
 
 void Parser::parseLaunch() {
@@ -307,8 +311,11 @@ void Parser::parseKernel() {
   consume();
   Kernel K;
   const Token Name = expectName("a kernel name");
+  if (at(Tok::Lt))
+    return parseGenericKernel(Name);
   K.Name = Name.Text;
   K.Loc = loc(Name);
+  Defs.CallsInKernel.clear();
   expect(Tok::LParen, "after the kernel name");
   if (!at(Tok::RParen)) {
     do {

@@ -19,8 +19,8 @@ namespace {
 // Words that start declarations, statements or special expressions. The
 // contextual words (in, step, grid, block, threads, element types, layout and
 // permutation kinds) stay free: `in` is a fine array name.
-constexpr std::array<std::string_view, 36> ReservedWords{
-    "target", "machine", "param", "permutation", "kernel", "let",
+constexpr std::array<std::string_view, 38> ReservedWords{
+    "target", "machine", "param", "permutation", "kernel", "let", "fn", "instance",
     "for",    "if",      "else",  "sync",        "global", "shared",
     "local",  "layout",  "holds", "inverse",     "tid",    "lane",
     "warp",   "tx",      "ty",    "tz",          "bx",     "by",
@@ -28,8 +28,8 @@ constexpr std::array<std::string_view, 36> ReservedWords{
     "bdx",    "bdy",     "bdz",   "gdx",         "gdy",    "gdz"};
 
 const char *kindName(int K) {
-  static const char *Names[] = {"parameter", "permutation", "array",
-                                "kernel",    "local",       "loop variable"};
+  static const char *Names[] = {"parameter", "permutation",   "array",   "kernel",
+                                "local",     "loop variable", "function"};
   return Names[K];
 }
 
@@ -238,6 +238,9 @@ bool Sema::resolveRuntime(Expr &E) {
       return false;
     case SymKind::Kernel:
       error(E.Loc, fmt::format("kernel '{}' is not a value", V->Name));
+      return false;
+    case SymKind::Function:
+      error(E.Loc, fmt::format("function '{}' must be called, as in '{}(...)'", V->Name, V->Name));
       return false;
     }
     return false;
@@ -943,6 +946,14 @@ void Sema::actOnLaunch(Launch L) {
       }
   Out.Launches.push_back(std::move(L));
 }
+
+bool Sema::declareFunction(const std::string &Name, const SourceLoc &Loc) {
+  return declare(Name, Loc, {SymKind::Function, {}, 0});
+}
+
+bool Sema::isGlobalName(std::string_view Name) const { return Globals.count(Name) > 0; }
+
+std::optional<std::int64_t> Sema::evaluateConstant(Expr &E) { return constant(E); }
 
 void Sema::finish(bool SawTokens) {
   if (!SawTokens) {

@@ -41,12 +41,21 @@ public:
   /// `launch NAME = K1, K2, ...`: kernels declared before it, each in one
   /// launch at most, with nothing else named NAME.
   void actOnLaunch(ir::Launch L);
+  /// A function or generic kernel's name (the parser expands both where
+  /// they are used): one namespace with params, arrays, kernels and the
+  /// rest; false after reporting a clash.
+  bool declareFunction(const std::string &Name, const SourceLoc &Loc);
+  /// True when Name is declared at the top level so far.
+  bool isGlobalName(std::string_view Name) const;
+  /// Resolves and evaluates a constant expression (params and literals);
+  /// nullopt after reporting.
+  std::optional<std::int64_t> evaluateConstant(ir::Expr &E);
   /// End of input: unused -D overrides, a program without kernels.
   /// SawTokens is false for a file with nothing but blanks and comments.
   void finish(bool SawTokens);
 
 private:
-  enum class SymKind { Param, Perm, Array, Kernel, Let, Loop };
+  enum class SymKind { Param, Perm, Array, Kernel, Let, Loop, Function };
   struct Symbol {
     SymKind Kind;
     SourceLoc Loc;

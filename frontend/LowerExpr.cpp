@@ -4,6 +4,7 @@
 // accesses (pointers followed into shared and global arrays).
 #include "frontend/detail/Lowering.h"
 
+#include "dsl/Sema.h"
 #include "ir/Eval.h"
 
 #include <clang/AST/Attr.h>
@@ -61,12 +62,6 @@ Expr sumOf(const std::vector<Expr> &Terms, const SourceLoc &L) {
   return S;
 }
 
-constexpr std::array<std::string_view, 29> Reserved{
-    "target", "machine", "param", "permutation", "kernel", "let",  "for",  "if",
-    "else",   "sync",    "global", "shared",     "local",  "layout", "holds", "inverse",
-    "tid",    "lane",    "warp",  "tx",          "ty",     "tz",   "bx",   "by",
-    "bz",     "min",     "max",   "log2",        "bitrev"};
-
 std::string identifier(std::string_view Name) {
   std::string S;
   for (char C : Name)
@@ -75,7 +70,7 @@ std::string identifier(std::string_view Name) {
     S.pop_back();
   if (S.empty() || std::isdigit(static_cast<unsigned char>(S[0])))
     S = "_" + S;
-  if (std::find(Reserved.begin(), Reserved.end(), S) != Reserved.end())
+  if (dsl::isReserved(S)) // the .bw's reserved words (--emit-bw reads back)
     S += "_";
   return S;
 }

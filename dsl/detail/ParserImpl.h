@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,8 +31,8 @@ struct SyntaxError {};
 struct Abort {};
 
 inline bool isTopKeyword(const Token &T) {
-  static constexpr std::array<std::string_view, 6> Words{
-      "target", "machine", "param", "permutation", "kernel", "launch"};
+  static constexpr std::array<std::string_view, 8> Words{
+      "target", "machine", "param", "permutation", "kernel", "launch", "fn", "instance"};
   return T.Kind == Tok::Ident &&
          std::find(Words.begin(), Words.end(), T.Text) != Words.end();
 }
@@ -116,11 +118,62 @@ inline std::optional<BinaryOp> binaryOp(Tok K) {
 }
 constexpr int LoosestLevel = 1;
 
+/// Most tokens that expanding functions and generic kernels may add to a
+/// file, so that nested expansions cannot grow without bound.
+constexpr std::size_t MaxExpandedTokens = std::size_t{1} << 20;
+
+/// A generic kernel, `kernel NAME<T: type, S: int = 32 / bytes(T)>(...)`:
+/// its parameters and its tokens from '(' to the body's closing '}',
+/// parsed once per `instance` with the arguments put in (ParseGenerics.cpp).
+struct GenericKernel {
+  struct Param {
+    Token Name;
+    bool IsType = false;
+    std::vector<Token> Default; // empty: none
+  };
+  Token Name;
+  std::vector<Param> Params;
+  std::vector<Token> Rest;
+  int Instances = 0;
+};
+
+/// A function, `fn NAME(a, b) = expr` or `fn NAME(a, b) { stmts }`: its
+/// tokens, put in where it is called with the arguments for the
+/// parameters (a macro with hygiene for its locals; ParseGenerics.cpp).
+struct UserFunction {
+  Token Name;
+  std::vector<std::string> Params;
+  bool IsBlock = false;
+  /// The expression, or the block's statements without the braces.
+  std::vector<Token> Body;
+  /// Names the block declares (lets, loop variables, arrays), renamed at
+  /// each call so that two calls in one kernel do not clash.
+  std::vector<std::string> Locals;
+  /// False when the body had errors: calls then expand to nothing.
+  bool Valid = true;
+};
+
+/// What the parsers of one file share: the root parser and the parsers of
+/// generic instances and constant arguments.
+struct Definitions {
+  std::map<std::string, GenericKernel, std::less<>> Generics;
+  std::map<std::string, UserFunction, std::less<>> Functions;
+  /// Calls of each function in the kernel being parsed (reset per kernel).
+  std::map<std::string, int, std::less<>> CallsInKernel;
+  std::size_t ExpandedTokens = 0;
+};
+
 class Parser {
 public:
   Parser(const SourceFile &Src, DiagnosticEngine &Diags,
          std::vector<Token> Toks, Sema &S)
-      : Src(Src), Diags(Diags), Toks(std::move(Toks)), S(S) {}
+      : Src(Src), Diags(Diags), Toks(std::move(Toks)), S(S),
+        Owned(std::make_unique<Definitions>()), Defs(*Owned) {}
+  /// A parser of Toks (ending in Eof) that shares Parent's file, Sema and
+  /// definitions: an instance of a generic kernel, a constant argument.
+  Parser(const Parser &Parent, std::vector<Token> Toks)
+      : Src(Parent.Src), Diags(Parent.Diags), Toks(std::move(Toks)), S(Parent.S),
+        Defs(Parent.Defs), Depth(Parent.Depth) {}
 
   /// program ::= {topdecl [';']}
   void parseProgram() {
@@ -135,6 +188,7 @@ public:
         while (at(Tok::Semi))
           consume();
       }
+      warnUninstantiated();
     } catch (Abort &) {
     }
   }
@@ -144,6 +198,8 @@ private:
   DiagnosticEngine &Diags;
   std::vector<Token> Toks;
   Sema &S;
+  std::unique_ptr<Definitions> Owned; // the root parser's
+  Definitions &Defs;
   std::size_t Pos = 0;
   int Depth = 0;
   /// Height of the expression tree the last expression parser returned; kept
@@ -338,6 +394,42 @@ private:
   ///              ['schedule' ('colored' | 'bits')] block
   /// kparam ::= IDENT ':' space arraytype
   void parseKernel();
+
+  //===-- Generic kernels and functions (ParseGenerics.cpp)
+  //-------------------===//
+
+  /// generic ::= 'kernel' IDENT '<' gparam {',' gparam} '>' '(' ... block
+  /// gparam  ::= IDENT ':' ('type' | 'int') ['=' TOKENS]
+  /// At '<' after the kernel's name: records the kernel's tokens; each
+  /// `instance` parses them with its arguments put in. A default is the
+  /// tokens up to the next ',' or '>' outside parentheses, and may use the
+  /// parameters before it.
+  void parseGenericKernel(const Token &Name);
+
+  /// instance ::= 'instance' inst {',' inst}
+  /// inst     ::= [IDENT '='] IDENT '<' garg {',' garg} '>'
+  /// garg     ::= ELEMTYPE | expr (a constant)
+  /// Each inst is a kernel named as written, or NAME_arg1_arg2 (negative
+  /// integers as m5): transpose<f32> is the kernel transpose_f32.
+  void parseInstance();
+
+  /// function ::= 'fn' IDENT '(' [IDENT {',' IDENT}] ')' ('=' expr | block)
+  void parseFunction();
+
+  /// The function named T's text, or nullptr.
+  const UserFunction *functionAt(const Token &T) const;
+
+  /// At a call of F, `F(args)`: reads the arguments and puts F's body in
+  /// the call's place, each parameter replaced by its argument (in
+  /// parentheses unless one token) and, for a block, each local renamed.
+  /// Pos is left at the expansion's first token.
+  void expandCall(const UserFunction &F);
+
+  /// Tokens added by expansion, against MaxExpandedTokens.
+  void countExpansion(std::size_t N, const Token &At);
+
+  /// Generic kernels never instantiated: a warning each.
+  void warnUninstantiated();
 
   /// geometry ::= 'threads' expr | 'grid' tuple 'block' tuple
   Geometry parseGeometry();

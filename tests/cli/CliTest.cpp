@@ -307,6 +307,25 @@ TEST_CASE("analyze: bad input exits 2 with a located message") {
   CHECK(R.Code == 2);
 }
 
+TEST_CASE("analyze: a generic kernel's instances each get their layout, named by kernel") {
+  const std::string Sample = std::string(BANKWISE_SOURCE_DIR) + "/samples/transpose_any_shape.bw";
+  Result R = bankwise("analyze " + Sample + " --kernel transpose_f16");
+  REQUIRE(R.Code == 0);
+  CHECK(contains(R.Out, "layout auto of 'tile' in kernel 'transpose_f16' -> pad(2)"));
+  CHECK(!contains(R.Out, "in kernel 'transpose_f32'"));
+  R = bankwise("compile " + Sample + " -o " + tmp("generic.cu"));
+  REQUIRE(R.Code == 0);
+  std::ifstream In(tmp("generic.cu"));
+  const std::string Cu((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+  // Each instance's tile comment says its own choice, once.
+  CHECK(contains(Cu, "__shared__ float tile[4615]; // layout pad(1) of [71][64]"));
+  CHECK(contains(Cu, "__shared__ __half tile[5214]; // layout pad(2) of [79][64]"));
+  const auto Tile = Cu.find("__shared__ float tile[4615];");
+  REQUIRE(Tile != std::string::npos);
+  const std::string Line = Cu.substr(Tile, Cu.find('\n', Tile) - Tile);
+  CHECK(Line.find("chosen by layout auto") == Line.rfind("chosen by layout auto"));
+}
+
 TEST_CASE("analyze: layout auto is explained, --transformed shows before and after") {
   const std::string Sample = std::string(BANKWISE_SOURCE_DIR) + "/samples/transpose_tiled.bw";
   Result R = bankwise("analyze " + Sample + " -D N=256 --transformed");

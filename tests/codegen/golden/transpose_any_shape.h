@@ -180,7 +180,7 @@ namespace transpose_any_shape {
 // param R: a runtime size, an argument of the launch functions that use it.
 // param C: a runtime size, an argument of the launch functions that use it.
 
-/// Kernel 'transpose_f32' (samples/transpose_any_shape.bw:26): grid ((R + 7 + 63) / 64, (C + 63) / 64, 1) x block (32, 16, 1).
+/// Kernel 'transpose_f32' (samples/transpose_any_shape.bw:59): grid ((R + 7 + 63) / 64, (C + 63) / 64, 1) x block (32, 16, 1).
 ///   in: global f32[R][C], R * C elements (row-major), read.
 ///   out: global f32[C][R], C * R elements (row-major), written.
 ///   R: a runtime size.
@@ -189,7 +189,7 @@ namespace transpose_any_shape {
 /// is not positive, a count differs from the one above, or the grid exceeds CUDA's limits.
 cudaError_t launch_transpose_f32(const float *in, std::size_t in_count, float *out, std::size_t out_count, long long R, long long C, cudaStream_t stream = 0);
 
-/// Kernel 'transpose_f64' (samples/transpose_any_shape.bw:50): grid ((R + 3 + 63) / 64, (C + 63) / 64, 1) x block (32, 16, 1).
+/// Kernel 'transpose_f64' (samples/transpose_any_shape.bw:59): grid ((R + 3 + 63) / 64, (C + 63) / 64, 1) x block (32, 16, 1).
 ///   in: global f64[R][C], R * C elements (row-major), read.
 ///   out: global f64[C][R], C * R elements (row-major), written.
 ///   R: a runtime size.
@@ -198,7 +198,7 @@ cudaError_t launch_transpose_f32(const float *in, std::size_t in_count, float *o
 /// is not positive, a count differs from the one above, or the grid exceeds CUDA's limits.
 cudaError_t launch_transpose_f64(const double *in, std::size_t in_count, double *out, std::size_t out_count, long long R, long long C, cudaStream_t stream = 0);
 
-/// Kernel 'transpose_f16' (samples/transpose_any_shape.bw:74): grid ((R + 15 + 63) / 64, (C + 63) / 64, 1) x block (32, 16, 1).
+/// Kernel 'transpose_f16' (samples/transpose_any_shape.bw:59): grid ((R + 15 + 63) / 64, (C + 63) / 64, 1) x block (32, 16, 1).
 ///   in: global f16[R][C], R * C elements (row-major), read.
 ///   out: global f16[C][R], C * R elements (row-major), written.
 ///   R: a runtime size.
@@ -207,7 +207,7 @@ cudaError_t launch_transpose_f64(const double *in, std::size_t in_count, double 
 /// is not positive, a count differs from the one above, or the grid exceeds CUDA's limits.
 cudaError_t launch_transpose_f16(const __half *in, std::size_t in_count, __half *out, std::size_t out_count, long long R, long long C, cudaStream_t stream = 0);
 
-/// Kernel 'transpose_i8' (samples/transpose_any_shape.bw:98): grid ((R + 31 + 63) / 64, (C + 63) / 64, 1) x block (32, 16, 1).
+/// Kernel 'transpose_i8' (samples/transpose_any_shape.bw:59): grid ((R + 31 + 63) / 64, (C + 63) / 64, 1) x block (32, 16, 1).
 ///   in: global i8[R][C], R * C elements (row-major), read.
 ///   out: global i8[C][R], C * R elements (row-major), written.
 ///   R: a runtime size.

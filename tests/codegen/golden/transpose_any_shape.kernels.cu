@@ -19,7 +19,7 @@
 
 namespace transpose_any_shape {
 
-// Kernel 'transpose_f32' (samples/transpose_any_shape.bw:26:8): grid ((R + 7 + 63) / 64, (C + 63) / 64, 1), block (32, 16, 1); runtime sizes R, C (arguments).
+// Kernel 'transpose_f32' (samples/transpose_any_shape.bw:59:10): grid ((R + 7 + 63) / 64, (C + 63) / 64, 1), block (32, 16, 1); runtime sizes R, C (arguments).
 // Predicted at R = 64, C = 64 (representative sizes; `compile --size` sets them): grid (2, 1, 1), 1024 threads; the model, the layout choices and the site comments below are for these sizes only.
 // Model: 6446 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 655; analyzed by class, no warp visited.
 // Index arithmetic in long long (some index value may exceed 32 bits).
@@ -37,8 +37,8 @@ __global__ void __launch_bounds__(512) transpose_f32(const float *in, float *out
       Index c = by * 64 + tx + 32 * j;
       Index row = r - bx * 64 + bankwise::floorMod(c * R + bx * 64, 8);
       if (((((((ty + 16 * k) < 71) && (row >= 0)) && (row < 64)) && (r >= 0)) && (r < R)) && (c < C)) {
-        // 35:9 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
-        // 35:42 read of 'in' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
+        // 44:9 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
+        // 44:42 read of 'in' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
         tile[tile_layout.offset(ty + 16 * k, tx + 32 * j)] = in[r * C + c];
       }
     }
@@ -50,15 +50,15 @@ __global__ void __launch_bounds__(512) transpose_f32(const float *in, float *out
       Index sh = bankwise::floorMod(c * R + bx * 64, 8);
       Index r = bx * 64 - sh + tx + 32 * j;
       if (((c < C) && (r >= 0)) && (r < R)) {
-        // 45:37 write of 'out' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
-        // 45:49 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
+        // 54:37 write of 'out' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
+        // 54:49 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 1; DMM congestion 1
         out[c * R + r] = tile[tile_layout.offset(tx + 32 * j + 7 - sh, ty + 16 * k)];
       }
     }
   }
 }
 
-// Kernel 'transpose_f64' (samples/transpose_any_shape.bw:50:8): grid ((R + 3 + 63) / 64, (C + 63) / 64, 1), block (32, 16, 1); runtime sizes R, C (arguments).
+// Kernel 'transpose_f64' (samples/transpose_any_shape.bw:59:26): grid ((R + 3 + 63) / 64, (C + 63) / 64, 1), block (32, 16, 1); runtime sizes R, C (arguments).
 // Predicted at R = 64, C = 64 (representative sizes; `compile --size` sets them): grid (2, 1, 1), 1024 threads; the model, the layout choices and the site comments below are for these sizes only.
 // Model: 6446 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 655; analyzed by class, no warp visited.
 // Index arithmetic in long long (some index value may exceed 32 bits).
@@ -76,8 +76,8 @@ __global__ void __launch_bounds__(512) transpose_f64(const double *in, double *o
       Index c = by * 64 + tx + 32 * j;
       Index row = r - bx * 64 + bankwise::floorMod(c * R + bx * 64, 4);
       if (((((((ty + 16 * k) < 67) && (row >= 0)) && (row < 64)) && (r >= 0)) && (r < R)) && (c < C)) {
-        // 59:9 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
-        // 59:42 read of 'in' [raw] (global): sm_90 sectors 8, lines 2; UMM groups 1
+        // 44:9 write of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
+        // 44:42 read of 'in' [raw] (global): sm_90 sectors 8, lines 2; UMM groups 1
         tile[tile_layout.offset(ty + 16 * k, tx + 32 * j)] = in[r * C + c];
       }
     }
@@ -89,15 +89,15 @@ __global__ void __launch_bounds__(512) transpose_f64(const double *in, double *o
       Index sh = bankwise::floorMod(c * R + bx * 64, 4);
       Index r = bx * 64 - sh + tx + 32 * j;
       if (((c < C) && (r >= 0)) && (r < R)) {
-        // 69:37 write of 'out' [raw] (global): sm_90 sectors 8, lines 2; UMM groups 1
-        // 69:49 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
+        // 54:37 write of 'out' [raw] (global): sm_90 sectors 8, lines 2; UMM groups 1
+        // 54:49 read of 'tile' [pad(1)] (shared): sm_90 wavefronts 2; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
         out[c * R + r] = tile[tile_layout.offset(tx + 32 * j + 3 - sh, ty + 16 * k)];
       }
     }
   }
 }
 
-// Kernel 'transpose_f16' (samples/transpose_any_shape.bw:74:8): grid ((R + 15 + 63) / 64, (C + 63) / 64, 1), block (32, 16, 1); runtime sizes R, C (arguments).
+// Kernel 'transpose_f16' (samples/transpose_any_shape.bw:59:42): grid ((R + 15 + 63) / 64, (C + 63) / 64, 1), block (32, 16, 1); runtime sizes R, C (arguments).
 // Predicted at R = 64, C = 64 (representative sizes; `compile --size` sets them): grid (2, 1, 1), 1024 threads; the model, the layout choices and the site comments below are for these sizes only.
 // Model: 6469 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 655; analyzed by class, no warp visited.
 // Index arithmetic in long long (some index value may exceed 32 bits).
@@ -115,8 +115,8 @@ __global__ void __launch_bounds__(512) transpose_f16(const __half *in, __half *o
       Index c = by * 64 + tx + 32 * j;
       Index row = r - bx * 64 + bankwise::floorMod(c * R + bx * 64, 16);
       if (((((((ty + 16 * k) < 79) && (row >= 0)) && (row < 64)) && (r >= 0)) && (r < R)) && (c < C)) {
-        // 83:9 write of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
-        // 83:42 read of 'in' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
+        // 44:9 write of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
+        // 44:42 read of 'in' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
         tile[tile_layout.offset(ty + 16 * k, tx + 32 * j)] = in[r * C + c];
       }
     }
@@ -128,15 +128,15 @@ __global__ void __launch_bounds__(512) transpose_f16(const __half *in, __half *o
       Index sh = bankwise::floorMod(c * R + bx * 64, 16);
       Index r = bx * 64 - sh + tx + 32 * j;
       if (((c < C) && (r >= 0)) && (r < R)) {
-        // 93:37 write of 'out' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
-        // 93:49 read of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 2 (the papers' model: element indices mod w, not 4-byte banks)
+        // 54:37 write of 'out' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
+        // 54:49 read of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 2 (the papers' model: element indices mod w, not 4-byte banks)
         out[c * R + r] = tile[tile_layout.offset(tx + 32 * j + 15 - sh, ty + 16 * k)];
       }
     }
   }
 }
 
-// Kernel 'transpose_i8' (samples/transpose_any_shape.bw:98:8): grid ((R + 31 + 63) / 64, (C + 63) / 64, 1), block (32, 16, 1); runtime sizes R, C (arguments).
+// Kernel 'transpose_i8' (samples/transpose_any_shape.bw:59:58): grid ((R + 31 + 63) / 64, (C + 63) / 64, 1), block (32, 16, 1); runtime sizes R, C (arguments).
 // Predicted at R = 64, C = 64 (representative sizes; `compile --size` sets them): grid (2, 1, 1), 1024 threads; the model, the layout choices and the site comments below are for these sizes only.
 // Model: 6469 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 655; analyzed by class, no warp visited.
 // Index arithmetic in long long (some index value may exceed 32 bits).
@@ -154,8 +154,8 @@ __global__ void __launch_bounds__(512) transpose_i8(const std::int8_t *in, std::
       Index c = by * 64 + tx + 32 * j;
       Index row = r - bx * 64 + bankwise::floorMod(c * R + bx * 64, 32);
       if (((((((ty + 16 * k) < 95) && (row >= 0)) && (row < 64)) && (r >= 0)) && (r < R)) && (c < C)) {
-        // 107:9 write of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
-        // 107:42 read of 'in' [raw] (global): sm_90 sectors 1, lines 1; UMM groups 1
+        // 44:9 write of 'tile' [pad(2)] (shared): sm_90 wavefronts 1; DMM congestion 1 (the papers' model: element indices mod w, not 4-byte banks)
+        // 44:42 read of 'in' [raw] (global): sm_90 sectors 1, lines 1; UMM groups 1
         tile[tile_layout.offset(ty + 16 * k, tx + 32 * j)] = in[r * C + c];
       }
     }
@@ -167,8 +167,8 @@ __global__ void __launch_bounds__(512) transpose_i8(const std::int8_t *in, std::
       Index sh = bankwise::floorMod(c * R + bx * 64, 32);
       Index r = bx * 64 - sh + tx + 32 * j;
       if (((c < C) && (r >= 0)) && (r < R)) {
-        // 117:37 write of 'out' [raw] (global): sm_90 sectors 1, lines 1; UMM groups 1
-        // 117:49 read of 'tile' [pad(2)] (shared): sm_90 wavefronts 1..2 (mean 1.5); DMM congestion 2 (the papers' model: element indices mod w, not 4-byte banks)
+        // 54:37 write of 'out' [raw] (global): sm_90 sectors 1, lines 1; UMM groups 1
+        // 54:49 read of 'tile' [pad(2)] (shared): sm_90 wavefronts 1..2 (mean 1.5); DMM congestion 2 (the papers' model: element indices mod w, not 4-byte banks)
         out[c * R + r] = tile[tile_layout.offset(tx + 32 * j + 31 - sh, ty + 16 * k)];
       }
     }
