@@ -2,13 +2,14 @@
 # Installs what bankwise needs to build and test on Debian 12 (bookworm):
 # CMake, Ninja, a C++20 compiler, doctest, CLI11, fmt, nlohmann-json, and
 # Clang/LLVM 19 libTooling for frontend/, python3 and jsonschema (the lint
-# tests validate its SARIF). Skips apt when all are present.
+# tests validate its SARIF), and compiler-rt 19 (libFuzzer, the sanitizers)
+# for scripts/fuzz.sh and scripts/sanitize.sh. Skips apt when all are present.
 # The CUDA toolkit (nvcc) is expected to be on the machine already.
 set -euo pipefail
 
 packages=(cmake ninja-build g++ doctest-dev libcli11-dev libfmt-dev
   nlohmann-json3-dev clang-19 libclang-cpp19-dev libclang-19-dev llvm-19-dev
-  python3 python3-jsonschema)
+  python3 python3-jsonschema libclang-rt-19-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of tests/fuzz (Clang 19, ASan + UBSan) into
+# build-fuzz/ (or $BANKWISE_FUZZ_BUILD) and runs each for SECONDS (default
+# 60) on a corpus seeded from the repository: samples/ and the .bw tests for
+# the DSL targets, permutation and data files for fuzz_files, tests/lint/ and
+# bench/lint-corpus/ snippets for fuzz_lint. Writes one row per target
+# (executions, coverage, corpus, findings) to $FUZZ_TABLE (default
+# build-fuzz/fuzz.md); a finding's input is kept under build-fuzz/findings/.
+# Exit code 1 when any target found a crash, a timeout, a leak or an
+# out-of-memory input, 2 when the build failed.
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET...]    # targets: fuzz_dsl fuzz_compile fuzz_files fuzz_lint
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BANKWISE_FUZZ_BUILD:-$root/build-fuzz}
+secs=${1:-60}
+shift || true
+targets=("$@")
+((${#targets[@]})) || targets=(fuzz_dsl fuzz_compile fuzz_files fuzz_lint)
+table=${FUZZ_TABLE:-$build/fuzz.md}
+log() { echo "fuzz: $*" >&2; }
+
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+if ! cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_COMPILER=clang++-19 -DBANKWISE_FUZZ=ON -DBANKWISE_BUILD_TESTS=OFF >"$build.cmake.log" 2>&1 ||
+   ! cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" >"$build.build.log" 2>&1; then
+  tail -30 "$build.cmake.log" "$build.build.log" >&2 2>/dev/null
+  log "error: the fuzz build failed"
+  exit 2
+fi
+
+# Seeds, fresh each run (the corpus directory keeps what the fuzzer found).
+seeds=$build/seeds
+rm -rf "$seeds"
+mkdir -p "$seeds"/{bw,files,cu}
+find "$root/samples" "$root/tests/dsl" "$root/tests/checks" "$root/tests/codegen/inputs" -name '*.bw' -size -64k \
+  -exec cp -t "$seeds/bw" {} + 2>/dev/null
+i=0
+for f in "$root"/samples/*.bin; do # permutation files: 4-byte indices (pick byte 0)
+  [ -f "$f" ] || continue
+  { printf '\x00'; head -c 4096 "$f"; } >"$seeds/files/perm$((i++))"
+done
+printf '\x00\x01\x00\x00\x00\x00\x00\x00\x00' >"$seeds/files/perm-2"
+printf '\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' >"$seeds/files/perm8-2"
+printf '\x42\x01\x00\x02\x00\x03\x00\x04\x00' >"$seeds/files/data-u16"
+printf '\x46\x00\x00\x80\x3f\x00\x00\x00\x40' >"$seeds/files/data-f32"
+find "$root/tests/lint" "$root/bench/lint-corpus" -name '*.cu' -size -4k -exec cp -t "$seeds/cu" {} + 2>/dev/null
+
+findings=$build/findings
+mkdir -p "$findings"
+status=0
+{
+  echo "| target | seconds | executions | exec/s | coverage (edges) | features | corpus | findings |"
+  echo "|---|---|---|---|---|---|---|---|"
+} >"$table"
+for t in "${targets[@]}"; do
+  case $t in
+    fuzz_dsl | fuzz_compile) seed=$seeds/bw ;;
+    fuzz_files) seed=$seeds/files ;;
+    fuzz_lint) seed=$seeds/cu ;;
+    *) log "error: unknown target $t"; exit 2 ;;
+  esac
+  corpus=$build/corpus/$t
+  mkdir -p "$corpus" "$findings/$t"
+  log "$t: ${secs} s"
+  out=$build/$t.log
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} "$build/tests/fuzz/$t" -max_total_time="$secs" -timeout=30 \
+    -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 -artifact_prefix="$findings/$t/" "$corpus" "$seed" \
+    >"$out" 2>&1
+  rc=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out" | tail -1)
+  cov=$(grep -o 'cov: [0-9]*' "$out" | tail -1 | cut -d' ' -f2)
+  ft=$(grep -o 'ft: [0-9]*' "$out" | tail -1 | cut -d' ' -f2)
+  corp=$(grep -o 'corp: [0-9]*' "$out" | tail -1 | cut -d' ' -f2)
+  found=$(find "$findings/$t" -type f | wc -l)
+  if ((rc != 0 || found > 0)); then
+    status=1
+    log "$t: FINDING (exit $rc); see $out and $findings/$t/"
+    grep -m3 -E 'ERROR|SUMMARY|runtime error' "$out" >&2
+  fi
+  echo "| $t | $secs | ${execs:-?} | ${rate:-?} | ${cov:-?} | ${ft:-?} | ${corp:-?} | $found |" >>"$table"
+done
+cat "$table"
+exit $status
