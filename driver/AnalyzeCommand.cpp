@@ -45,6 +45,7 @@ struct AnalyzeOptions {
   bool Transformed = false;
   std::string DumpAfter;
   std::uint64_t Seed = 1;
+  LimitOptions Limits;
 };
 
 /// The pipeline's options for analyze: its seed and analysis options, and
@@ -235,6 +236,7 @@ int runAnalyze(const AnalyzeOptions &O) {
   if (!O.MachineSpec.empty())
     Prog.Mach = parseMachineSpec(O.MachineSpec);
 
+  checkResources(Prog, {}, O.Limits);
   AnalysisOptions AO;
   AO.Exhaustive = O.Exhaustive;
   loadDataOptions(O.Data, Prog, AO);
@@ -504,6 +506,7 @@ void registerAnalyzeCommand(CLI::App &App, Action &Run) {
                 "evaluate every warp, without the affine fast path");
   Cmd->add_flag("--json", O->Json, "print JSON instead of text");
   Cmd->add_option("--dump-ir-after", O->DumpAfter, DumpIrAfterHelp);
+  addLimitOptions(Cmd, O->Limits);
   Cmd->callback([O, &Run] { Run = [O] { return runAnalyze(*O); }; });
 }
 

@@ -49,6 +49,7 @@ struct CompileOptions {
   std::uint64_t Seed = 1;
   std::uint64_t InlineLimit = 64 * 1024;
   bool Harness = false;
+  LimitOptions Limits;
 };
 
 /// Writes Bytes to Path through a temporary file in the same directory.
@@ -229,6 +230,7 @@ int runCompile(const CompileOptions &O) {
   // Runtime params stay arguments of the emitted code; every decision
   // (schedules, layouts, predictions) is made on the program bound to
   // representative sizes.
+  checkResources(*Read, Given, O.Limits);
   AnalysisOptions AO;
   loadDataOptions(O.Data, *Read, AO);
   PipelineOptions PO;
@@ -322,6 +324,7 @@ void registerCompileCommand(CLI::App &App, Action &Run) {
                   "contents of an array an index reads, for exact predictions in comments and report: "
                   "--data p=p.bin (repeatable; the format of analyze --data)");
   Cmd->add_option("--dump-ir-after", O->DumpAfter, DumpIrAfterHelp);
+  addLimitOptions(Cmd, O->Limits);
   Cmd->callback([O, &Run] { Run = [O] { return runCompile(*O); }; });
 }
 

@@ -466,6 +466,33 @@ TEST_CASE("analyze and compile refuse kernels too large to analyze, at once") {
   CHECK(R.Code == 2);
 }
 
+TEST_CASE("analyze and compile estimate memory and work before starting, and stop past the limits") {
+  const std::string Big = tmp("bigperm.bw");
+  std::ofstream(Big) << "target sm_90\nparam N = 1 << 32\npermutation P = random(N, seed: 1)\n"
+                        "kernel k(a: global f32[N], b: global f32[N]) grid (N / 256) block (256) {\n"
+                        "  b[P(tid)] = a[tid]\n}\n";
+  // 2^32 threads through a random table: refused at once, not after minutes.
+  Result R = bankwise("analyze " + Big);
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, Big + ":5:3: error: kernel 'k' needs about 2^27 warp evaluations to analyze"));
+  std::filesystem::remove(tmp("bigperm.cu"));
+  R = bankwise("compile " + Big + " -o " + tmp("bigperm.cu"));
+  CHECK(R.Code == 2);
+  CHECK(!std::filesystem::exists(tmp("bigperm.cu")));
+  // The limits are flags; past them, the error names what costs most.
+  R = bankwise("analyze " + Big + " -D N=16777216 --memory-limit 0.01");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, Big + ":3:13: error: these sizes need about 64.0 MiB of memory (64.0 MiB of it for the "
+                              "table of permutation 'P' (2^24 entries)), more than the limit of 10.2 MiB"));
+  R = bankwise("compile " + Big + " -D N=16777216 --time-limit 0.5 -o " + tmp("bigperm.cu"));
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "of work"));
+  CHECK(contains(R.Out, "--time-limit SECONDS"));
+  CHECK(!std::filesystem::exists(tmp("bigperm.cu")));
+  R = bankwise("analyze " + Big + " -D N=65536 --memory-limit 0.01 --time-limit 10");
+  CHECK(R.Code == 0);
+}
+
 TEST_CASE("mutated samples end in exit 0 or 2 through analyze and compile") {
   // Deterministic mutations of every sample: inserted tokens, replaced
   // numbers, deleted spans. Each run is bounded by timeout(1); a crash, an
