@@ -15,6 +15,7 @@
 #include "dsl/Parser.h"
 #include "pipeline/Pipeline.h"
 #include "support/Diagnostic.h"
+#include "support/TempFiles.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -57,6 +58,7 @@ struct CompileOptions {
 /// place, so a failed write leaves no half-written output.
 template <class F> void writeAtomically(const std::string &Path, F &&Write) {
   const std::string Tmp = Path + ".tmp";
+  const TempFileGuard Guard(Tmp);
   {
     std::ofstream Out(Tmp, std::ios::binary | std::ios::trunc);
     if (!Out)
@@ -159,7 +161,7 @@ void writeSideFileBytes(const std::string &Tmp, const std::string &Path, const c
 /// writer not committed removes its temporary file.
 class SideFileWriter {
 public:
-  explicit SideFileWriter(std::string Path) : Path(std::move(Path)), Tmp(this->Path + ".tmp") {}
+  explicit SideFileWriter(std::string Path) : Path(std::move(Path)), Tmp(this->Path + ".tmp"), Guard(Tmp) {}
   SideFileWriter(const SideFileWriter &) = delete;
   SideFileWriter &operator=(const SideFileWriter &) = delete;
   ~SideFileWriter() {
@@ -212,6 +214,7 @@ private:
       Thread.join();
   }
   std::string Path, Tmp;
+  TempFileGuard Guard;
   codegen::SideFile Side;
   std::thread Thread;
   std::exception_ptr Error;

@@ -13,6 +13,7 @@
 #include "frontend/CudaLowering.h"
 #include "ir/Printer.h"
 #include "support/Diagnostic.h"
+#include "support/TempFiles.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -193,6 +194,7 @@ std::string applyFixes(const std::string &File, const frontend::LoweredFile &L,
   if (Done.empty())
     return "";
   const std::string Tmp = File + ".bankwise-fix.tmp";
+  const TempFileGuard Guard(Tmp);
   {
     std::ofstream Out(Tmp, std::ios::binary);
     Out << Text;

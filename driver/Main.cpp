@@ -2,6 +2,7 @@
 
 #include "driver/Commands.h"
 #include "support/Diagnostic.h"
+#include "support/TempFiles.h"
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -19,6 +20,7 @@ int main(int Argc, char **Argv) {
                "bankwise"};
   App.set_version_flag("--version", std::string("bankwise ") + BANKWISE_VERSION);
   App.require_subcommand(1);
+  installTempFileCleanup();
   driver::Action Run;
   driver::registerModelCommand(App, Run);
   driver::registerAnalyzeCommand(App, Run);

@@ -2,6 +2,7 @@
 
 #include "support/Bits.h"
 #include "support/Diagnostic.h"
+#include "support/TempFiles.h"
 #include "support/Random.h"
 
 #include <algorithm>
@@ -188,6 +189,7 @@ void savePermutationFile(const Permutation &P, const std::string &Path,
     throw UserError(fmt::format("index width must be 4 or 8 bytes, got {}",
                                 IndexBytes));
   const std::string Tmp = Path + ".tmp";
+  const TempFileGuard Guard(Tmp);
   {
     std::ofstream Out(Tmp, std::ios::binary | std::ios::trunc);
     if (!Out)
