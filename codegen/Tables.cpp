@@ -22,12 +22,6 @@ std::string unsignedTypeName(int Bytes) {
   return fmt::format("std::uint{}_t", Bytes * 8);
 }
 
-std::uint64_t fnv1a(const unsigned char *Data, std::size_t N, std::uint64_t H) {
-  for (std::size_t I = 0; I < N; ++I)
-    H = (H ^ Data[I]) * 0x100000001b3ULL;
-  return H;
-}
-
 std::vector<unsigned char> TablePlan::bytes() const {
   std::vector<unsigned char> Out;
   forEachChunk([&](const unsigned char *Data, std::size_t N) { Out.insert(Out.end(), Data, Data + N); });

@@ -8,6 +8,7 @@
 
 #include "analysis/models/Permutation.h"
 #include "ir/Program.h"
+#include "support/Hash.h"
 
 #include <algorithm>
 #include <bit>
@@ -32,10 +33,7 @@ int narrowestWidth(std::uint64_t Bound);
 /// C++ spelling of the unsigned integer of Bytes bytes: "std::uint16_t".
 std::string unsignedTypeName(int Bytes);
 
-/// FNV-1a, 64 bits (of template texts, in goldens). Continues from H, so a
-/// hash can be taken chunk by chunk.
-inline constexpr std::uint64_t Fnv1aBasis = 0xcbf29ce484222325ULL;
-std::uint64_t fnv1a(const unsigned char *Data, std::size_t N, std::uint64_t H = Fnv1aBasis);
+using bankwise::fnv1a; // support/Hash.h (template texts, in goldens)
 
 /// One table of a module.
 struct TablePlan {

@@ -43,6 +43,14 @@ for f in "$root"/samples/*.bin; do # permutation files: 4-byte indices (pick byt
 done
 printf '\x00\x01\x00\x00\x00\x00\x00\x00\x00' >"$seeds/files/perm-2"
 printf '\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' >"$seeds/files/perm8-2"
+python3 - "$seeds/files/perm-header" <<'PY' # a 4-entry file with its checked header (docs/cli.md)
+import struct, sys
+body = struct.pack('<4I', 2, 0, 3, 1)
+h = 0xcbf29ce484222325
+for b in body:
+    h = ((h ^ b) * 0x100000001b3) % (1 << 64)
+open(sys.argv[1], 'wb').write(b'\x00' + b'BWPERM1\n' + bytes([4]) + bytes(7) + struct.pack('<QQ', 4, h) + body)
+PY
 printf '\x42\x01\x00\x02\x00\x03\x00\x04\x00' >"$seeds/files/data-u16"
 printf '\x46\x00\x00\x80\x3f\x00\x00\x00\x40' >"$seeds/files/data-f32"
 find "$root/tests/lint" "$root/bench/lint-corpus" -name '*.cu' -size -4k -exec cp -t "$seeds/cu" {} + 2>/dev/null

@@ -2,6 +2,7 @@
 
 #include "support/Bits.h"
 #include "support/Diagnostic.h"
+#include "support/Hash.h"
 #include "support/TempFiles.h"
 #include "support/Random.h"
 
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <optional>
 #include <numeric>
 #include <unordered_set>
 
@@ -134,6 +136,27 @@ Permutation randomPermutation(std::uint64_t N, std::uint64_t Seed) {
   return Permutation::ofBijection(std::move(Map));
 }
 
+namespace {
+
+// The optional header of a permutation file (docs/cli.md): magic, index
+// width, entries, FNV-1a of the entry bytes; 32 bytes, little endian.
+constexpr unsigned char PermMagic[8] = {'B', 'W', 'P', 'E', 'R', 'M', '1', '\n'};
+constexpr std::size_t PermHeaderBytes = 32;
+
+std::uint64_t readLE(const unsigned char *P, int Bytes) {
+  std::uint64_t V = 0;
+  for (int B = Bytes - 1; B >= 0; --B)
+    V = (V << 8) | P[B];
+  return V;
+}
+
+void writeLE(unsigned char *P, std::uint64_t V, int Bytes) {
+  for (int B = 0; B < Bytes; ++B)
+    P[B] = static_cast<unsigned char>((V >> (8 * B)) & 0xff);
+}
+
+} // namespace
+
 Permutation loadPermutationFile(const std::string &Path, int IndexBytes) {
   const SourceLoc Loc{Path, 0, 0};
   if (IndexBytes != 4 && IndexBytes != 8)
@@ -149,24 +172,51 @@ Permutation loadPermutationFile(const std::string &Path, int IndexBytes) {
                           std::istreambuf_iterator<char>());
   if (Bytes.empty())
     throw UserError(Loc, "permutation file is empty");
-  if (Bytes.size() % static_cast<std::size_t>(IndexBytes) != 0)
+  const auto *Raw = reinterpret_cast<const unsigned char *>(Bytes.data());
+  std::size_t Body = Bytes.size();
+  std::optional<std::uint64_t> Count, Checksum;
+  if (Bytes.size() >= sizeof(PermMagic) && std::equal(PermMagic, PermMagic + sizeof(PermMagic), Raw)) {
+    if (Bytes.size() < PermHeaderBytes)
+      throw UserError(Loc, fmt::format("the header is truncated: {} of its {} bytes", Bytes.size(),
+                                       PermHeaderBytes));
+    IndexBytes = Raw[8];
+    if (IndexBytes != 4 && IndexBytes != 8)
+      throw UserError(Loc, fmt::format("the header gives an index width of {} bytes; expected 4 or 8", IndexBytes));
+    Count = readLE(Raw + 16, 8);
+    Checksum = readLE(Raw + 24, 8);
+    Raw += PermHeaderBytes;
+    Body -= PermHeaderBytes;
+    if (*Count > MaxPermutationSize)
+      throw UserError(Loc, fmt::format("the header gives {} entries, more than the limit of 2^32", *Count));
+    const std::uint64_t Want = *Count * static_cast<std::uint64_t>(IndexBytes);
+    if (Body != Want)
+      throw UserError(Loc, fmt::format("the header gives {} entries of {} bytes ({} bytes) but {} bytes follow it{}",
+                                       *Count, IndexBytes, Want, Body,
+                                       Body < Want ? fmt::format(" (entry {} is the first missing or cut)",
+                                                                 Body / static_cast<std::size_t>(IndexBytes))
+                                                   : ""));
+    if (fnv1a(Raw, Body) != *Checksum)
+      throw UserError(Loc, fmt::format("the entries do not match the header's checksum {:#018x} (the file is "
+                                       "damaged)",
+                                       *Checksum));
+  }
+  if (Body == 0)
+    throw UserError(Loc, "permutation file has no entries");
+  if (Body % static_cast<std::size_t>(IndexBytes) != 0)
     throw UserError(
         Loc, fmt::format("file size {} bytes is not a whole number of {}-byte "
                          "indices (entry {} is truncated)",
-                         Bytes.size(), IndexBytes,
-                         Bytes.size() / static_cast<std::size_t>(IndexBytes)));
-  const std::uint64_t N = Bytes.size() / static_cast<std::size_t>(IndexBytes);
+                         Body, IndexBytes,
+                         Body / static_cast<std::size_t>(IndexBytes)));
+  const std::uint64_t N = Body / static_cast<std::size_t>(IndexBytes);
   if (N > MaxPermutationSize)
     throw UserError(Loc, fmt::format("{} entries exceed the limit of 2^32", N));
   std::vector<std::uint32_t> Map(N);
   std::vector<std::uint8_t> Seen(N, 0);
-  const auto *Raw = reinterpret_cast<const unsigned char *>(Bytes.data());
+  const std::uint64_t HeaderOffset = Count ? PermHeaderBytes : 0;
   for (std::uint64_t I = 0; I < N; ++I) {
-    std::uint64_t V = 0;
-    for (int B = IndexBytes - 1; B >= 0; --B)
-      V = (V << 8) | Raw[I * static_cast<std::uint64_t>(IndexBytes) +
-                         static_cast<std::uint64_t>(B)];
-    const std::uint64_t Offset = I * static_cast<std::uint64_t>(IndexBytes);
+    const std::uint64_t V = readLE(Raw + I * static_cast<std::uint64_t>(IndexBytes), IndexBytes);
+    const std::uint64_t Offset = HeaderOffset + I * static_cast<std::uint64_t>(IndexBytes);
     if (V >= N)
       throw UserError(Loc, fmt::format("entry {} (byte offset {}) is {}, "
                                        "outside the range 0..{} of a "
@@ -184,7 +234,7 @@ Permutation loadPermutationFile(const std::string &Path, int IndexBytes) {
 }
 
 void savePermutationFile(const Permutation &P, const std::string &Path,
-                         int IndexBytes) {
+                         int IndexBytes, bool Header) {
   if (IndexBytes != 4 && IndexBytes != 8)
     throw UserError(fmt::format("index width must be 4 or 8 bytes, got {}",
                                 IndexBytes));
@@ -194,12 +244,16 @@ void savePermutationFile(const Permutation &P, const std::string &Path,
     std::ofstream Out(Tmp, std::ios::binary | std::ios::trunc);
     if (!Out)
       throw UserError(SourceLoc{Path, 0, 0}, "cannot write permutation file");
-    std::vector<unsigned char> Buf(P.size() * static_cast<std::uint64_t>(IndexBytes));
+    const std::size_t Head = Header ? PermHeaderBytes : 0;
+    std::vector<unsigned char> Buf(Head + P.size() * static_cast<std::uint64_t>(IndexBytes));
     for (std::uint64_t I = 0; I < P.size(); ++I)
-      for (int B = 0; B < IndexBytes; ++B)
-        Buf[I * static_cast<std::uint64_t>(IndexBytes) +
-            static_cast<std::uint64_t>(B)] =
-            static_cast<unsigned char>((P(I) >> (8 * B)) & 0xff);
+      writeLE(&Buf[Head + I * static_cast<std::uint64_t>(IndexBytes)], P(I), IndexBytes);
+    if (Header) {
+      std::copy(PermMagic, PermMagic + sizeof(PermMagic), Buf.begin());
+      Buf[8] = static_cast<unsigned char>(IndexBytes);
+      writeLE(&Buf[16], P.size(), 8);
+      writeLE(&Buf[24], fnv1a(Buf.data() + Head, Buf.size() - Head), 8);
+    }
     Out.write(reinterpret_cast<const char *>(Buf.data()),
               static_cast<std::streamsize>(Buf.size()));
     if (!Out)

@@ -58,16 +58,19 @@ Permutation stridePermutation(std::uint64_t N, std::uint64_t S);
 Permutation randomPermutation(std::uint64_t N, std::uint64_t Seed);
 
 /// Reads a permutation file: N little-endian unsigned integers of IndexBytes
-/// (4 or 8) bytes each. Throws UserError, located at the file, for an
-/// unreadable file, a length that is not a whole number of entries, an empty
-/// file, a value out of range or a duplicate; the error names the first bad
-/// index and its byte offset.
+/// (4 or 8) bytes each, optionally after a 32-byte header ("BWPERM1\n",
+/// the index width in byte 8 (which then overrides IndexBytes), bytes 9-15
+/// zero, N as u64 at 16, FNV-1a of the entry bytes as u64 at 24). Throws
+/// UserError, located at the file, for an unreadable file, a header that
+/// is cut or disagrees with the length or the checksum, a length that is
+/// not a whole number of entries, an empty file, a value out of range or a
+/// duplicate; the error names the first bad index and its byte offset.
 Permutation loadPermutationFile(const std::string &Path, int IndexBytes = 4);
 
-/// Writes P in the format loadPermutationFile reads (atomically: a temporary
-/// file renamed into place).
+/// Writes P in the format loadPermutationFile reads, with the header unless
+/// Header is false (atomically: a temporary file renamed into place).
 void savePermutationFile(const Permutation &P, const std::string &Path,
-                         int IndexBytes = 4);
+                         int IndexBytes = 4, bool Header = true);
 
 /// P^{-1}, with P^{-1}(P(i)) = i.
 Permutation inverse(const Permutation &P);

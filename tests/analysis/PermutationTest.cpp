@@ -133,10 +133,42 @@ TEST_CASE("permutation files: round trip in 4 and 8 bytes") {
   const Permutation P = randomPermutation(4099, 5);
   for (int Bytes : {4, 8}) {
     const std::string Path = tmpPath("round-trip-" + std::to_string(Bytes) + ".bin");
-    savePermutationFile(P, Path, Bytes);
+    savePermutationFile(P, Path, Bytes, /*Header=*/false);
     CHECK(std::filesystem::file_size(Path) == 4099u * static_cast<unsigned>(Bytes));
     CHECK(loadPermutationFile(Path, Bytes) == P);
+    // With the header (the default): 32 bytes more, and its width wins over
+    // the reader's argument.
+    savePermutationFile(P, Path, Bytes);
+    CHECK(std::filesystem::file_size(Path) == 32u + 4099u * static_cast<unsigned>(Bytes));
+    CHECK(loadPermutationFile(Path, 12 - Bytes) == P);
   }
+}
+
+TEST_CASE("permutation files: a header that disagrees with its file is an error") {
+  const std::string Path = tmpPath("header.bin");
+  savePermutationFile(randomPermutation(16, 1), Path, 4);
+  std::ifstream In(Path, std::ios::binary);
+  const std::vector<unsigned char> Good((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+  REQUIRE(Good.size() == 32 + 64);
+  CHECK(std::string(Good.begin(), Good.begin() + 8) == "BWPERM1\n");
+  auto Cut = Good;
+  Cut.resize(32 + 4 * 10 + 2);
+  writeBytes(Path, Cut);
+  CHECK(errorOf([&] { loadPermutationFile(Path); }) ==
+        "the header gives 16 entries of 4 bytes (64 bytes) but 42 bytes follow it (entry 10 is the first missing "
+        "or cut)");
+  auto Flipped = Good;
+  Flipped[32 + 5] ^= 1; // one bit of entry 1
+  writeBytes(Path, Flipped);
+  CHECK(errorOf([&] { loadPermutationFile(Path); }).find("do not match the header's checksum") != std::string::npos);
+  writeBytes(Path, std::vector<unsigned char>(Good.begin(), Good.begin() + 20));
+  CHECK(errorOf([&] { loadPermutationFile(Path); }) == "the header is truncated: 20 of its 32 bytes");
+  auto Width = Good;
+  Width[8] = 3;
+  writeBytes(Path, Width);
+  CHECK(errorOf([&] { loadPermutationFile(Path); }) == "the header gives an index width of 3 bytes; expected 4 or 8");
+  writeBytes(Path, std::vector<unsigned char>(Good.begin(), Good.begin() + 32));
+  CHECK(errorOf([&] { loadPermutationFile(Path); }).find("the header gives 16 entries") != std::string::npos);
 }
 
 TEST_CASE("permutation files: errors name the first bad index") {
