@@ -15,6 +15,7 @@
 #include "pipeline/Pipeline.h"
 #include "ir/Printer.h"
 #include "support/Diagnostic.h"
+#include "support/Progress.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -176,7 +177,10 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOption
     if (!O.Kernel.empty() && K.Name != O.Kernel)
       continue;
     AnyKernel = true;
-    const AllSizesReport R = analyzeAllSizes(Prog, K, SO);
+    const AllSizesReport R = [&] {
+      const Progress Shown(fmt::format("analyzing kernel '{}' over every size", K.Name));
+      return analyzeAllSizes(Prog, K, SO);
+    }();
     Text += fmt::format("kernel '{}' ({}): every size with {}\n  {}\n", R.Kernel, locText(R.Loc), R.Domain,
                         R.Method);
     if (!R.FallbackReason.empty())
@@ -355,7 +359,10 @@ int runAnalyze(const AnalyzeOptions &O) {
     if (!O.Kernel.empty() && K.Name != O.Kernel && !(InLaunch && InLaunch->Name == O.Kernel))
       continue;
     AnyKernel = true;
-    const KernelReport R = analyzeKernel(Prog, K, AO);
+    const KernelReport R = [&] {
+      const Progress Shown(fmt::format("analyzing kernel '{}'", K.Name));
+      return analyzeKernel(Prog, K, AO);
+    }();
     KernelReport Before;
     const ir::Kernel *AsWritten = Written.findKernel(K.Name);
     if (O.Transformed && AsWritten)

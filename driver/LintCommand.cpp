@@ -13,6 +13,7 @@
 #include "frontend/CudaLowering.h"
 #include "ir/Printer.h"
 #include "support/Diagnostic.h"
+#include "support/Progress.h"
 #include "support/TempFiles.h"
 
 #include <fmt/format.h>
@@ -506,6 +507,9 @@ int runLint(const LintOptions &O) {
   std::vector<FileResult> Results(O.Files.size());
   std::vector<std::string> Errors(O.Files.size());
   std::atomic<std::size_t> NextFile{0};
+  std::optional<Progress> Shown; // files done, on a terminal (support/Progress.h)
+  if (O.Files.size() > 1)
+    Shown.emplace("lint", O.Files.size());
   auto Work = [&] {
     for (std::size_t I; (I = NextFile++) < O.Files.size();) {
       try {
@@ -515,9 +519,12 @@ int runLint(const LintOptions &O) {
         Results[I].File = O.Files[I];
         Results[I].Readable = false;
       }
+      if (Shown)
+        Shown->advance();
     }
   };
   onWorkers(Workers, Work);
+  Shown.reset();
 
   bool ToolError = false, Findings = false, CheckErrors = false;
   for (std::size_t I = 0; I < Results.size(); ++I) {

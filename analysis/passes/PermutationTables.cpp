@@ -1,5 +1,7 @@
 #include "analysis/passes/PermutationTables.h"
 
+#include "support/Progress.h"
+
 #include "analysis/schedule/ConflictFree.h"
 #include "support/Diagnostic.h"
 
@@ -123,6 +125,7 @@ public:
         }
     }
     const auto Start = std::chrono::steady_clock::now();
+    const Progress Shown(fmt::format("scheduling a permutation of {} elements", P->size()));
     auto S = std::make_shared<const HmmSchedule>(scheduleHmmPermutation(*P, Shape));
     const double Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
     std::lock_guard<std::mutex> Lock(M);
