@@ -9,8 +9,7 @@ namespace bankwise::codegen::detail {
 
 /// One line per access site: where, what, the layout and the predicted cost.
 std::string siteComment(const AccessSiteReport &S, const KernelFacts &F) {
-  std::string What = fmt::format("{} {} of '{}' [{}]", locText(S.Loc),
-                                 S.IsWrite ? "write" : "read", S.Array, S.Layout);
+  std::string What = fmt::format("{} {} of '{}' [{}]", locText(S.Loc), accessName(S), S.Array, S.Layout);
   std::string Where = std::string(ir::spelling(S.Space));
   if (F.ArrayIndex.count(S.Array) && F.array(S.Array).Demoted)
     Where += ", kept in global memory by codegen (the prediction is for shared)";
@@ -23,6 +22,9 @@ std::string siteComment(const AccessSiteReport &S, const KernelFacts &F) {
           : fmt::format("; worst case, every lane taking the branch on '{}' (DMM congestion {:.3g} expected at "
                         "probability 1/2)",
                         S.GuardSource, S.ExpectedGuardCongestion);
+  // An atomic: the most lanes of a warp on one address, which take turns.
+  const std::string Serial =
+      S.IsAtomic ? fmt::format("; same-address serialization {}", S.Serialization.str()) : "";
   if (S.DataDependent)
     return fmt::format("{} ({}): data-dependent on '{}', worst congestion {}, expected {:.3g} "
                        "for random indices{}",
@@ -32,12 +34,15 @@ std::string siteComment(const AccessSiteReport &S, const KernelFacts &F) {
     // that is not sm_90's bank count, so say which is which (a CUDA reader
     // takes "congestion 2" beside "wavefronts 1" for a bank conflict).
     const bool Words = !F.ArrayIndex.count(S.Array) || ir::byteSize(F.array(S.Array).Decl->Elem) == 4;
-    return fmt::format("{} ({}): sm_90 wavefronts {}; DMM congestion {}{}{}", What, Where, S.Wavefronts.str(),
-                       S.Congestion.str(), Words ? "" : " (the papers' model: element indices mod w, not 4-byte banks)",
-                       Guard);
+    return fmt::format("{} ({}): sm_90 wavefronts {}; DMM congestion {}{}{}{}", What, Where, S.Wavefronts.str(),
+                       S.Congestion.str(),
+                       S.IsAtomic ? " (lanes per bank, repeats counted)"
+                       : Words    ? ""
+                                  : " (the papers' model: element indices mod w, not 4-byte banks)",
+                       Serial, Guard);
   }
-  return fmt::format("{} ({}): sm_90 sectors {}, lines {}; UMM groups {}{}", What, Where,
-                     S.Sectors.str(), S.Lines.str(), S.Groups.str(), Guard);
+  return fmt::format("{} ({}): sm_90 sectors {}, lines {}; UMM groups {}{}{}", What, Where,
+                     S.Sectors.str(), S.Lines.str(), S.Groups.str(), Serial, Guard);
 }
 
 
@@ -69,6 +74,8 @@ void KernelEmitter::siteComments(int Indent, const Stmt &St) {
     ir::forEachSubexpr(E, [&](const Expr &X) {
       if (const auto *R = X.as<ir::ArrayRead>())
         Nodes.push_back(R);
+      if (const auto *T = ir::atomicTarget(X))
+        Nodes.push_back(T);
     });
   };
   if (const auto *A = St.as<ir::Assign>()) {
@@ -80,6 +87,8 @@ void KernelEmitter::siteComments(int Indent, const Stmt &St) {
     Reads(A->Value);
   } else if (const auto *L = St.as<ir::Let>()) {
     Reads(L->Init);
+  } else if (const auto *X = St.as<ir::ExprStmt>()) {
+    Reads(X->Value);
   } else if (const auto *Fo = St.as<ir::For>()) {
     Reads(Fo->Begin);
     Reads(Fo->End);
@@ -298,6 +307,8 @@ void KernelEmitter::deviceBlock(const ir::Block &B, int Indent) {
       line(Indent, fmt::format("while ({}) {{", Dev.index(W->Cond)));
       deviceBlock(W->Body, Indent + 1);
       line(Indent, "}");
+    } else if (const auto *X = St.as<ir::ExprStmt>()) {
+      line(Indent, Dev.effect(X->Value) + ";");
     } else if (St.is<ir::Sync>()) {
       line(Indent, "__syncthreads();");
     } else if (const auto *D = St.as<ir::ArrayDecl>()) {

@@ -129,6 +129,20 @@ void KernelFacts::scanExpr(const Expr &E) {
           scanExpr(*N.Cond);
           scanExpr(*N.Then);
           scanExpr(*N.Else);
+        } else if constexpr (std::is_same_v<T, ir::Atomic>) {
+          // Read and written: the harness fills it and checks it.
+          if (!ArrayIndex.count(N.Target.Array)) {
+            const ir::Array *A = Prog.findArray(N.Target.Array);
+            if (!A)
+              throw UserError(E.Loc, fmt::format("codegen: unknown array '{}'", N.Target.Array));
+            addArray(*A, Origin::TopLevel);
+          }
+          ArrayPlan &A = Arrays[ArrayIndex.at(N.Target.Array)];
+          A.Read = A.Written = true;
+          for (const Expr &I : N.Target.Indices)
+            scanExpr(I);
+          for (const Expr &V : N.Args)
+            scanExpr(V);
         } else if constexpr (std::is_same_v<T, ir::PermApply>) {
           scanExpr(*N.Arg);
           if (!isClosedForm(Prog, N.Perm) && !permUse(N.Perm, N.Inverse)) {
@@ -148,6 +162,8 @@ void KernelFacts::scanBlock(const ir::Block &B) {
   for (const Stmt &St : B) {
     if (const auto *L = St.as<ir::Let>()) {
       scanExpr(L->Init);
+    } else if (const auto *X = St.as<ir::ExprStmt>()) {
+      scanExpr(X->Value);
     } else if (const auto *A = St.as<ir::Assign>()) {
       scanExpr(A->Value);
       if (const auto *R = std::get_if<ir::ArrayRead>(&A->Target)) {
@@ -186,7 +202,10 @@ void KernelFacts::markLoopBounds(const ir::Block &B) {
   std::set<const ir::Let *> Seen;
   std::function<void(const Expr &)> Mark = [&](const Expr &E) {
     ir::forEachSubexpr(E, [&](const Expr &X) {
-      if (const auto *R = X.as<ir::ArrayRead>()) {
+      const ir::ArrayRead *R = X.as<ir::ArrayRead>();
+      if (!R)
+        R = ir::atomicTarget(X); // its old value
+      if (R) {
         if (auto It = ArrayIndex.find(R->Array); It != ArrayIndex.end())
           Arrays[It->second].BoundsLoop = true;
       } else if (const auto *V = X.as<ir::VarRef>()) {

@@ -125,6 +125,9 @@ void KernelEmitter::hostBlock(const ir::Block &B, int Indent, const std::string 
       hostBlock(W->Body, Indent + 2, Active);
       line(Indent + 1, "}");
       line(Indent, "}");
+    } else if (const auto *X = St.as<ir::ExprStmt>()) {
+      // An atomic: each thread's read-modify-write in thread order.
+      perThread(Indent, Mask, {Host.effect(X->Value) + ";"});
     } else if (St.is<ir::Sync>()) {
       line(Indent, "// sync: every thread finished the statements above (lockstep).");
     } else if (const auto *D = St.as<ir::ArrayDecl>()) {

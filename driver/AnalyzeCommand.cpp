@@ -191,7 +191,8 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOption
                          {"periodic", R.Periodic}, {"method", R.Method}};
     for (const AllSizesSite &S : R.Sites) {
       Text += fmt::format("  {}: {} {} of '{}' ({}){}\n", locText(S.Loc), spaceName(S.Space),
-                          S.IsWrite ? "write" : "read", S.Array, S.Layout,
+                          S.IsAtomic ? std::string(ir::spelling(S.Op)) : S.IsWrite ? "write" : "read", S.Array,
+                          S.Layout,
                           S.BoundOnly.empty() ? ""
                                               : fmt::format("; {} only bound{} it", fmt::join(S.BoundOnly, ", "),
                                                             S.BoundOnly.size() == 1 ? "s" : ""));
@@ -199,7 +200,7 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOption
                            {"array", S.Array},
                            {"bound_only", S.BoundOnly},
                            {"space", spaceName(S.Space)},
-                           {"access", S.IsWrite ? "write" : "read"},
+                           {"access", S.IsAtomic ? "atomic" : S.IsWrite ? "write" : "read"},
                            {"layout", S.Layout},
                            {"data_dependent", S.DataDependent},
                            {"congestion", rangeJson(S.Congestion)},
@@ -221,6 +222,11 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOption
         JS["sm90_lines"] = rangeJson(S.Lines);
         Text += fmt::format("    sm_90 sectors {}\n    lines {}; DMM congestion {}; UMM groups {}\n",
                             S.Sectors.str(), S.Lines.str(), S.Congestion.str(), S.Groups.str());
+      }
+      if (S.IsAtomic && !S.DataDependent) {
+        JS["atomic"] = std::string(ir::spelling(S.Op));
+        JS["same_address_serialization"] = rangeJson(S.Serialization);
+        Text += fmt::format("    same-address serialization {}\n", S.Serialization.str());
       }
       JK["sites"].push_back(JS);
     }
@@ -394,7 +400,7 @@ int runAnalyze(const AnalyzeOptions &O) {
       nlohmann::json JS = siteJson(S, locText(S.Loc));
       Text += fmt::format("  {}: {} {} of '{}' ({}), {} warp execution{}\n",
                           locText(S.Loc), spaceName(S.Space),
-                          S.IsWrite ? "write" : "read", S.Array, S.Layout,
+                          accessName(S), S.Array, S.Layout,
                           S.WarpExecutions, S.WarpExecutions == 1 ? "" : "s");
       if (S.DataGuarded)
         Text += fmt::format("    data-dependent branch: whether a lane makes the access depends on '{}' "
@@ -416,8 +422,10 @@ int runAnalyze(const AnalyzeOptions &O) {
         const std::string Sm90 = S.Space == ir::MemSpace::Shared
                                      ? "sm_90 wavefronts " + S.Wavefronts.str()
                                      : "sm_90 sectors " + S.Sectors.str() + ", lines " + S.Lines.str();
-        Text += fmt::format("    DMM congestion {}; UMM groups {}; {}\n",
-                            S.Congestion.str(), S.Groups.str(), Sm90);
+        Text += fmt::format("    DMM congestion {}{}; UMM groups {}; {}{}\n", S.Congestion.str(),
+                            S.IsAtomic ? " (lanes per bank, repeats counted)" : "",
+                            S.Groups.str(), Sm90,
+                            S.IsAtomic ? "; same-address serialization " + S.Serialization.str() : "");
         if (O.Transformed && SiteIdx < Before.Sites.size()) {
           const AccessSiteReport &B = Before.Sites[SiteIdx];
           const bool Shared = S.Space == ir::MemSpace::Shared;

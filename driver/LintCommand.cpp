@@ -271,7 +271,6 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
       try {
         CorrectnessOptions CO;
         CO.Trace.UncertainSites = LK.UncertainMask;
-        CO.Trace.AtomicSites = LK.AtomicSites;
         CO.BarrierName = "__syncthreads()";
         Work[W].Correctness = runCorrectnessChecks(One, CO);
       } catch (const UserError &E) {
@@ -395,6 +394,11 @@ nlohmann::json jsonReport(const std::vector<FileResult> &Results) {
                              {"uncertain_mask", S.UncertainMask}};
         if (S.LaneStrideWords)
           JS["lane_stride_words"] = *S.LaneStrideWords;
+        if (S.IsAtomic) {
+          JS["atomic"] = true;
+          if (!S.DataDependent)
+            JS["same_address_serialization"] = rangeJson(S.Serialization);
+        }
         if (S.Space == ir::MemSpace::Shared)
           JS["sm90_wavefronts"] = rangeJson(S.Wavefronts);
         else {

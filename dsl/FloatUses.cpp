@@ -28,7 +28,10 @@ namespace {
 /// analysis takes it for in an index.
 class FloatUses {
 public:
-  explicit FloatUses(std::function<void(const SourceLoc &, std::string)> Error) : Error(std::move(Error)) {}
+  /// Arrays: the kernel's parameters and the top-level arrays, by name (the
+  /// body's own are added as the walk declares them).
+  FloatUses(std::function<void(const SourceLoc &, std::string)> Error, std::map<std::string, ElemType> Arrays)
+      : Error(std::move(Error)), Arrays(std::move(Arrays)) {}
 
   void run(const Block &Body) {
     // Untyped locals become floating-point when any value they receive is:
@@ -44,6 +47,7 @@ public:
 
 private:
   std::function<void(const SourceLoc &, std::string)> Error;
+  std::map<std::string, ElemType> Arrays;
   std::vector<std::map<std::string, const Let *, std::less<>>> Scopes;
   std::map<const Let *, bool> Float;
   bool Changed = false, Report = false;
@@ -91,6 +95,8 @@ private:
       needInt(*P->Arg, fmt::format("the argument of permutation '{}'", P->Perm));
     else if (const auto *S = E.as<Select>())
       needInt(*S->Cond, "the condition of '?:'");
+    else if (const auto *A = E.as<Atomic>())
+      checkAtomic(*A);
     else if (const auto *U = E.as<Unary>(); U && U->Op != UnaryOp::Neg)
       needInt(*U->Operand, fmt::format("the operand of '{}'", spelling(U->Op)));
     else if (const auto *C = E.as<Call>(); C && C->Fn != Function::Min && C->Fn != Function::Max)
@@ -103,6 +109,21 @@ private:
         needInt(*B->Rhs, fmt::format("an operand of '{}'", spelling(B->Op)));
       }
     forEachChild(E, [&](const Expr &C) { check(C); });
+  }
+
+  /// An atomic's indices are integers, and so are its values when its
+  /// element is (CUDA's atomicAdd on an int takes an int).
+  void checkAtomic(const Atomic &A) {
+    for (const Expr &I : A.Target.Indices)
+      needInt(I, fmt::format("an index of '{}'", A.Target.Array));
+    const auto It = Arrays.find(A.Target.Array);
+    const bool IntElem = It != Arrays.end() && It->second.Scalar != ScalarType::F16 &&
+                         It->second.Scalar != ScalarType::BF16 && It->second.Scalar != ScalarType::F32 &&
+                         It->second.Scalar != ScalarType::F64;
+    if (IntElem)
+      for (const Expr &V : A.Args)
+        needInt(V, fmt::format("the value of '{}' on '{}' (an {} array)", spelling(A.Op), A.Target.Array,
+                               spelling(It->second)));
   }
 
   /// Local L receives V.
@@ -161,6 +182,10 @@ private:
         needInt(I->Cond, "the condition of 'if'");
         walk(I->Then, Rep);
         walk(I->Else, Rep);
+      } else if (const auto *X = S.as<ExprStmt>()) {
+        check(X->Value);
+      } else if (const auto *D = S.as<ArrayDecl>()) {
+        Arrays[D->Decl.Name] = D->Decl.Elem;
       }
     }
     Scopes.pop_back();
@@ -169,8 +194,13 @@ private:
 
 } // namespace
 
-void Sema::checkFloatUses(const Block &Body) {
-  FloatUses([&](const SourceLoc &L, std::string M) { error(L, std::move(M)); }).run(Body);
+void Sema::checkFloatUses(const Kernel &K) {
+  std::map<std::string, ElemType> Arrays;
+  for (const Array &A : Out.Arrays)
+    Arrays[A.Name] = A.Elem;
+  for (const Array &A : K.Params) // a parameter hides a top-level array
+    Arrays[A.Name] = A.Elem;
+  FloatUses([&](const SourceLoc &L, std::string M) { error(L, std::move(M)); }, std::move(Arrays)).run(K.Body);
 }
 
 } // namespace bankwise::dsl

@@ -99,6 +99,8 @@ Stmt Parser::parseStmt() {
     St.Node = Sync{};
   } else if (isSpaceKeyword(tok())) {
     St.Node = ArrayDecl{parseArrayDecl()};
+  } else if (atIntrinsicCall()) { // an atomic whose old value is dropped
+    St.Node = ExprStmt{parseExpr()};
   } else if (at(Tok::Ident) && !isReserved(tok().Text)) {
     St.Node = parseAssignment(nullptr);
   } else {
@@ -297,6 +299,8 @@ Expr Parser::parsePrimary() {
   }
   if (T.Kind != Tok::Ident)
     failExpected("an expression");
+  if (std::optional<Expr> I = parseIntrinsic(T))
+    return std::move(*I);
   if (auto B = builtinNamed(T.Text)) {
     consume();
     setHeight(1, T);

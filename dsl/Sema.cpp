@@ -19,13 +19,15 @@ namespace {
 // Words that start declarations, statements or special expressions. The
 // contextual words (in, step, grid, block, threads, element types, layout and
 // permutation kinds) stay free: `in` is a fine array name.
-constexpr std::array<std::string_view, 38> ReservedWords{
+constexpr std::array<std::string_view, 49> ReservedWords{
     "target", "machine", "param", "permutation", "kernel", "let", "fn", "instance",
     "for",    "if",      "else",  "sync",        "global", "shared",
     "local",  "layout",  "holds", "inverse",     "tid",    "lane",
     "warp",   "tx",      "ty",    "tz",          "bx",     "by",
     "bz",     "min",     "max",   "log2",        "bitrev", "while",
-    "bdx",    "bdy",     "bdz",   "gdx",         "gdy",    "gdz"};
+    "bdx",    "bdy",     "bdz",   "gdx",         "gdy",    "gdz",
+    "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or",
+    "atomic_xor", "atomic_exch", "atomic_inc", "atomic_dec", "atomic_cas"};
 
 const char *kindName(int K) {
   static const char *Names[] = {"parameter", "permutation",   "array",   "kernel",
@@ -184,6 +186,10 @@ bool Sema::resolveConstant(Expr &E) {
     error(E.Loc, fmt::format("permutation '{}' is not a constant", P->Perm));
     return false;
   }
+  if (const auto *A = E.as<Atomic>()) {
+    error(E.Loc, fmt::format("'{}' updates memory; it is not a constant", spelling(A->Op)));
+    return false;
+  }
   if (auto *U = E.as<Unary>())
     return resolveConstant(*U->Operand);
   if (auto *B = E.as<Binary>()) {
@@ -301,6 +307,8 @@ bool Sema::resolveRuntime(Expr &E) {
     const bool C = resolveRuntime(*Sel->Cond), T = resolveRuntime(*Sel->Then);
     return resolveRuntime(*Sel->Else) && C && T;
   }
+  if (auto *A = E.as<Atomic>())
+    return resolveAtomic(*A, E.Loc);
   return true; // IntLit, FloatLit, BuiltinRef
 }
 
@@ -389,6 +397,11 @@ void Sema::foldCheck(const Expr &E) {
     foldCheck(*Sel->Cond);
     foldCheck(*Sel->Then);
     foldCheck(*Sel->Else);
+  } else if (const auto *At = E.as<Atomic>()) {
+    for (const Expr &I : At->Target.Indices)
+      foldCheck(I);
+    for (const Expr &V : At->Args)
+      foldCheck(V);
   }
 }
 
@@ -635,7 +648,8 @@ void Sema::actOnPermutation(Permutation P) {
 }
 
 void Sema::checkArray(Array &A, bool InKernel) {
-  declare(A.Name, A.Loc, {SymKind::Array, {}, static_cast<int>(A.Dims.size())});
+  declare(A.Name, A.Loc,
+          {SymKind::Array, {}, static_cast<int>(A.Dims.size()), A.Elem, A.Space, A.Holds.has_value()});
   if (A.Space == MemSpace::Local && !InKernel)
     error(A.Loc, fmt::format("local array '{}' must be declared inside a "
                              "kernel",
@@ -833,7 +847,8 @@ void Sema::actOnKernel(Kernel K) {
   CurGeo = &K.Geo;
   checkBlock(K.Body);
   CurGeo = nullptr;
-  checkFloatUses(K.Body);
+  checkFloatUses(K);
+  checkAtomicPlacement(K.Body);
   Locals.pop_back();
   checkSharedBytes(K);
   Out.Kernels.push_back(std::move(K));
@@ -900,6 +915,8 @@ void Sema::checkStmt(Stmt &S) {
     Runtime(N->Cond);
     checkBlock(N->Then);
     checkBlock(N->Else);
+  } else if (auto *N = S.as<ExprStmt>()) {
+    Runtime(N->Value);
   } else if (auto *N = S.as<ArrayDecl>()) {
     if (N->Decl.Space == MemSpace::Global)
       error(S.Loc, fmt::format("global array '{}' cannot be declared inside a "

@@ -60,6 +60,10 @@ private:
     SymKind Kind;
     SourceLoc Loc;
     int Rank = 0; // arrays: number of dimensions
+    // Arrays: what an atomic on one needs to know.
+    ir::ElemType Elem{};
+    ir::MemSpace Space = ir::MemSpace::Global;
+    bool Holds = false;
   };
   using Scope = std::map<std::string, Symbol, std::less<>>;
 
@@ -109,8 +113,18 @@ private:
   void checkSharedBytes(const ir::Kernel &K);
   /// Floating-point values where an integer is needed (an index, a bound, a
   /// condition, an operand of % or a bit operator) and floating-point
-  /// values stored in integer-typed locals; errors at the value.
-  void checkFloatUses(const ir::Block &Body);
+  /// values stored in integer-typed locals or given to an atomic on an
+  /// integer element; errors at the value.
+  void checkFloatUses(const ir::Kernel &K);
+  /// Resolves an atomic's element and values, and checks the element: a
+  /// shared or global array, not one that holds a permutation, of a type
+  /// CUDA's atomic takes (SemaCuda.cpp).
+  bool resolveAtomic(ir::Atomic &A, const SourceLoc &Loc);
+  /// An atomic stands alone (an expression statement), initializes a let
+  /// or is the value assigned to a local: anywhere else (inside an index,
+  /// an arm of '?:', an operand) it is an error, since it must run exactly
+  /// once where its statement runs. An expression statement must be one.
+  void checkAtomicPlacement(const ir::Block &B);
   /// Replaces a geometry word (`bdx`, `gdy`, ...) in E by the current
   /// kernel's block or grid expression; false when E is no such word.
   bool substituteGeometry(ir::Expr &E);

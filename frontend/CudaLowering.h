@@ -75,9 +75,6 @@ struct LoweredKernel {
   /// Sites lowered under a condition the lint could not evaluate: their
   /// figures assume every lane active, so they are worst cases.
   std::vector<SourceLoc> UncertainMask;
-  /// Locations of atomic read-modify-writes (atomicAdd(&s[i], v) and kin):
-  /// threads that meet at one element there do not race.
-  std::vector<SourceLoc> AtomicSites;
   /// False when the kernel could not be lowered at all (Notes say why); it
   /// then has no IR kernel.
   bool Lowered = true;

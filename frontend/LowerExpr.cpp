@@ -17,6 +17,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 namespace bankwise::frontend::detail {
@@ -464,6 +465,24 @@ LVal KernelLowering::lowerConditional(const clang::ConditionalOperator *C, ir::B
 
 //===-- Calls -------------------------------------------------------------===//
 
+namespace {
+
+/// The IR's atomic for CUDA's atomicAdd ... atomicCAS (also their _block
+/// and _system forms); nullopt for other names.
+std::optional<ir::AtomicOp> cudaAtomic(std::string Name) {
+  for (const char *Scope : {"_block", "_system"}) // the scope moves no other memory
+    if (Name.size() > std::strlen(Scope) && Name.ends_with(Scope))
+      Name.resize(Name.size() - std::strlen(Scope));
+  for (ir::AtomicOp Op : {ir::AtomicOp::Add, ir::AtomicOp::Sub, ir::AtomicOp::Min, ir::AtomicOp::Max,
+                          ir::AtomicOp::And, ir::AtomicOp::Or, ir::AtomicOp::Xor, ir::AtomicOp::Exch,
+                          ir::AtomicOp::Inc, ir::AtomicOp::Dec, ir::AtomicOp::Cas})
+    if (Name == ir::cudaSpelling(Op))
+      return Op;
+  return std::nullopt;
+}
+
+} // namespace
+
 LVal KernelLowering::lowerCall(const clang::CallExpr *C, ir::Block &Out) {
   const SourceLoc L = loc(C);
   const clang::FunctionDecl *F = C->getDirectCallee();
@@ -494,20 +513,24 @@ LVal KernelLowering::lowerCall(const clang::CallExpr *C, ir::Block &Out) {
   }
   if (Name.rfind("__ld", 0) == 0 && C->getNumArgs() == 1) // __ldg(&a[i]) and kin
     return loadThrough(C->getArg(0), L, Out);
-  if (Name.rfind("atomic", 0) == 0 && C->getNumArgs() >= 1) {
-    LVal V = inexact(fmt::format("the value of '{}'", Name), L);
+  if (const std::optional<ir::AtomicOp> Op = cudaAtomic(Name);
+      Op && C->getNumArgs() == static_cast<unsigned>(ir::arity(*Op)) + 1) {
+    // atomicAdd(&a[i], v) and kin: the IR's atomic, one read-modify-write
+    // of the element (threads that meet there do not race).
+    ir::Atomic A;
+    A.Op = *Op;
     for (unsigned I = 1; I < C->getNumArgs(); ++I)
-      absorb(V, lowerValue(C->getArg(I), Out));
+      A.Args.push_back(lowerValue(C->getArg(I), Out).materialize());
     std::string Why;
     if (std::optional<PtrVal> P = lowerPointer(C->getArg(0), Out, Why)) {
       if (std::optional<Expr> T = accessAt(*P, L, C->getBeginLoc())) {
-        Out.push_back({ir::Assign{*T->as<ir::ArrayRead>(), V.materialize()}, ir::NodeLoc(L)});
-        Info.AtomicSites.push_back(L);
+        A.Target = *T->as<ir::ArrayRead>();
+        Out.push_back({ir::ExprStmt{node(std::move(A), L)}, ir::NodeLoc(L)});
       }
     } else {
       unknownAccess(L, Why, C->getBeginLoc());
     }
-    return inexact(V.Why, L); // the old value: data we do not know
+    return inexact(fmt::format("the value of '{}'", Name), L); // the old value: data we do not know
   }
   if (F) {
     const clang::FunctionDecl *Def = nullptr;

@@ -44,6 +44,12 @@ struct Evaluator {
     return eval(C.Value != 0 ? *N.Then : *N.Else);
   }
 
+  EvalResult evalNode(const Atomic &N, const SourceLoc &Loc) {
+    return EvalResult::notConstant(
+        Loc, fmt::format("'{}' updates memory; it is not a constant",
+                         spelling(N.Op)));
+  }
+
   EvalResult evalNode(const VarRef &N, const SourceLoc &Loc) {
     if (Hooks.Var)
       if (auto V = Hooks.Var(N))

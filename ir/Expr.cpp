@@ -96,7 +96,37 @@ std::string_view spelling(Builtin B) {
   return "?";
 }
 
+std::string_view spelling(AtomicOp Op) {
+  switch (Op) {
+  case AtomicOp::Add:
+    return "atomic_add";
+  case AtomicOp::Sub:
+    return "atomic_sub";
+  case AtomicOp::Min:
+    return "atomic_min";
+  case AtomicOp::Max:
+    return "atomic_max";
+  case AtomicOp::And:
+    return "atomic_and";
+  case AtomicOp::Or:
+    return "atomic_or";
+  case AtomicOp::Xor:
+    return "atomic_xor";
+  case AtomicOp::Exch:
+    return "atomic_exch";
+  case AtomicOp::Inc:
+    return "atomic_inc";
+  case AtomicOp::Dec:
+    return "atomic_dec";
+  case AtomicOp::Cas:
+    return "atomic_cas";
+  }
+  return "?";
+}
+
 int arity(Function Fn) { return Fn == Function::Log2 ? 1 : 2; }
+
+int arity(AtomicOp Op) { return Op == AtomicOp::Cas ? 2 : 1; }
 
 int precedence(BinaryOp Op) {
   switch (Op) {

@@ -83,6 +83,13 @@ enum class BinaryOp {
 /// x > 0, bitrev(x, bits) reverses the low `bits` bits of x.
 enum class Function { Min, Max, Log2, Bitrev };
 
+/// Atomic read-modify-write operations (CUDA's atomicAdd ... atomicCAS). Each
+/// replaces the element e by a new value and yields the old e:
+///   add e + v, sub e - v, min, max, and e & v, or e | v, xor e ^ v, exch v,
+///   inc (e >= v ? 0 : e + 1), dec ((e == 0 || e > v) ? v : e - 1),
+///   cas(c, v) (e == c ? v : e).
+enum class AtomicOp { Add, Sub, Min, Max, And, Or, Xor, Exch, Inc, Dec, Cas };
+
 /// What a variable name refers to; Unresolved only between parsing and
 /// semantic analysis.
 enum class VarKind { Unresolved, Param, Let, Loop };
@@ -156,9 +163,22 @@ struct Select {
   bool operator==(const Select &) const = default;
 };
 
+/// `atomic_add(Target, v)`, ..., `atomic_cas(Target, c, v)`: one thread's
+/// indivisible read-modify-write of element Target (shared or global); its
+/// value is the element's old value. Args is {v}, or {c, v} for cas. Sema
+/// allows it only as a statement of its own (ExprStmt), as a let's
+/// initializer or as the value assigned to a local, so it runs once, where
+/// the statement runs.
+struct Atomic {
+  AtomicOp Op = AtomicOp::Add;
+  ArrayRead Target;
+  std::vector<Expr> Args;
+  bool operator==(const Atomic &) const;
+};
+
 struct Expr {
   using Kind = std::variant<IntLit, VarRef, BuiltinRef, Unary, Binary, Call,
-                            ArrayRead, PermApply, FloatLit, Select>;
+                            ArrayRead, PermApply, FloatLit, Select, Atomic>;
   Kind Node;
   /// The first character of the node; for Unary and Binary, the operator.
   NodeLoc Loc;
@@ -174,6 +194,7 @@ struct Expr {
 
 inline bool Call::operator==(const Call &) const = default;
 inline bool ArrayRead::operator==(const ArrayRead &) const = default;
+inline bool Atomic::operator==(const Atomic &) const = default;
 
 /// Makes an expression node; handy in tests and passes.
 inline Expr makeInt(std::int64_t V, SourceLoc L = {}) {
@@ -191,8 +212,12 @@ std::string_view spelling(UnaryOp Op);
 std::string_view spelling(BinaryOp Op);
 std::string_view spelling(Function Fn);
 std::string_view spelling(Builtin B);
+/// "atomic_add", ..., "atomic_cas".
+std::string_view spelling(AtomicOp Op);
 /// Number of arguments Fn takes: 1 for log2, 2 otherwise.
 int arity(Function Fn);
+/// Number of value arguments after the element: 2 for cas, 1 otherwise.
+int arity(AtomicOp Op);
 
 /// The shortest text that reads back as V and lexes as a floating-point
 /// literal: 0.5 -> "0.5", 1 -> "1.0", 1e-30 -> "1e-30".

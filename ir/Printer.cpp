@@ -113,6 +113,18 @@ struct ExprPrinter {
     }
   }
 
+  /// `atomic_add(h[k], v)`, `atomic_cas(h[k], c, v)`.
+  void printNode(const Atomic &N) {
+    Out += spelling(N.Op);
+    Out += '(';
+    printNode(N.Target);
+    for (const Expr &A : N.Args) {
+      Out += ", ";
+      print(A);
+    }
+    Out += ')';
+  }
+
   void printNode(const PermApply &N) {
     Out += N.Inverse ? fmt::format("inverse({})", N.Perm) : N.Perm;
     Out += '(';
@@ -255,6 +267,8 @@ std::string print(const Stmt &S, int Level) {
     printIf(Out, *N, Level);
   } else if (S.is<Sync>()) {
     Out += "sync";
+  } else if (const auto *N = S.as<ExprStmt>()) {
+    Out += print(N->Value);
   } else if (const auto *N = S.as<ArrayDecl>()) {
     Out += fmt::format("{} {}: {}", spelling(N->Decl.Space), N->Decl.Name,
                        printArrayType(N->Decl));

@@ -53,6 +53,58 @@ std::int64_t ilog2(std::int64_t N) {
 
 std::int64_t byteSize(ElemType T) { return info(T.Scalar).Bytes * T.Lanes; }
 
+std::vector<ScalarType> atomicTypes(AtomicOp Op) {
+  using S = ScalarType;
+  switch (Op) {
+  case AtomicOp::Add:
+    return {S::I32, S::U32, S::U64, S::F32, S::F64};
+  case AtomicOp::Sub:
+    return {S::I32, S::U32, S::F32, S::F64};
+  case AtomicOp::Min:
+  case AtomicOp::Max:
+    return {S::I32, S::U32, S::I64, S::U64};
+  case AtomicOp::And:
+  case AtomicOp::Or:
+  case AtomicOp::Xor:
+  case AtomicOp::Cas:
+    return {S::I32, S::U32, S::U64};
+  case AtomicOp::Exch:
+    return {S::I32, S::U32, S::U64, S::F32};
+  case AtomicOp::Inc:
+  case AtomicOp::Dec:
+    return {S::U32};
+  }
+  return {};
+}
+
+std::string_view cudaSpelling(AtomicOp Op) {
+  switch (Op) {
+  case AtomicOp::Add:
+    return "atomicAdd";
+  case AtomicOp::Sub:
+    return "atomicSub";
+  case AtomicOp::Min:
+    return "atomicMin";
+  case AtomicOp::Max:
+    return "atomicMax";
+  case AtomicOp::And:
+    return "atomicAnd";
+  case AtomicOp::Or:
+    return "atomicOr";
+  case AtomicOp::Xor:
+    return "atomicXor";
+  case AtomicOp::Exch:
+    return "atomicExch";
+  case AtomicOp::Inc:
+    return "atomicInc";
+  case AtomicOp::Dec:
+    return "atomicDec";
+  case AtomicOp::Cas:
+    return "atomicCAS";
+  }
+  return "?";
+}
+
 std::string spelling(ElemType T) {
   std::string S(info(T.Scalar).Name);
   if (T.Lanes > 1)

@@ -46,6 +46,15 @@ std::string spelling(ElemType T);
 /// Parses a spelling; nullopt when Name is not an element type.
 std::optional<ElemType> parseElemType(std::string_view Name);
 
+/// The element types CUDA's atomic Op takes, as this tool emits it:
+///   add i32 u32 u64 f32 f64; sub i32 u32 f32 f64 (a float's as an add of -v,
+///   CUDA having no atomicSub for floats); min, max i32 u32 i64 u64;
+///   and, or, xor i32 u32 u64; exch i32 u32 u64 f32; inc, dec u32;
+///   cas i32 u32 u64.
+std::vector<ScalarType> atomicTypes(AtomicOp Op);
+/// CUDA's name of Op: "atomicAdd", ..., "atomicCAS".
+std::string_view cudaSpelling(AtomicOp Op);
+
 enum class MemSpace { Global, Shared, Local };
 std::string_view spelling(MemSpace S);
 
@@ -168,6 +177,13 @@ struct Sync {
   bool operator==(const Sync &) const = default;
 };
 
+/// An expression run for its effect, its value dropped: `atomic_add(h[k], 1)`
+/// (Sema allows no other expression here).
+struct ExprStmt {
+  Expr Value;
+  bool operator==(const ExprStmt &) const = default;
+};
+
 /// A shared or local array declared in a kernel body.
 struct ArrayDecl {
   Array Decl;
@@ -175,7 +191,7 @@ struct ArrayDecl {
 };
 
 struct Stmt {
-  using Kind = std::variant<Assign, Let, For, If, Sync, ArrayDecl, While>;
+  using Kind = std::variant<Assign, Let, For, If, Sync, ArrayDecl, While, ExprStmt>;
   Kind Node;
   NodeLoc Loc;
   bool operator==(const Stmt &) const = default;

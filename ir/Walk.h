@@ -1,7 +1,10 @@
 // Walking expressions: the one place that knows which nodes have children
-// (operands, call arguments, array indices, a permutation's argument), so a
-// pass that looks for something in an expression writes only what it looks
-// for: forEachSubexpr(E, [&](const Expr &X) { if (X.is<ArrayRead>()) ... }).
+// (operands, call arguments, array indices, a permutation's argument, an
+// atomic's target indices and values), so a pass that looks for something in
+// an expression writes only what it looks for:
+// forEachSubexpr(E, [&](const Expr &X) { if (X.is<ArrayRead>()) ... }).
+// An atomic's target is an ArrayRead held by value, not a subexpression: a
+// pass that looks for accesses asks for atomicTarget(X) too.
 #pragma once
 
 #include "ir/Program.h"
@@ -32,6 +35,11 @@ template <class F> void forEachChild(const Expr &E, F &&Fn) {
           Fn(*N.Cond);
           Fn(*N.Then);
           Fn(*N.Else);
+        } else if constexpr (std::is_same_v<T, Atomic>) {
+          for (const Expr &I : N.Target.Indices)
+            Fn(I);
+          for (const Expr &A : N.Args)
+            Fn(A);
         }
       },
       E.Node);
@@ -53,9 +61,22 @@ template <class P> bool anySubexpr(const Expr &E, P &&Pred) {
   return Found;
 }
 
+/// The element an atomic updates, when E is one; nullptr otherwise.
+inline const ArrayRead *atomicTarget(const Expr &E) {
+  const auto *A = E.as<Atomic>();
+  return A ? &A->Target : nullptr;
+}
+
+/// True when E or a subexpression reads or updates memory: an element read
+/// or an atomic.
+inline bool accessesMemory(const Expr &E) {
+  return anySubexpr(E, [](const Expr &X) { return X.is<ArrayRead>() || X.is<Atomic>(); });
+}
+
 /// Calls Fn(E) for each expression a statement of B holds directly (a
 /// let's init, an assignment's value and target indices, a loop's bounds
-/// and step, a condition, a while's condition), going into nested blocks, in source order.
+/// and step, a condition, a while's condition, an expression statement),
+/// going into nested blocks, in source order.
 template <class F> void forEachStmtExpr(const Block &B, F &&Fn) {
   for (const Stmt &St : B) {
     if (const auto *L = St.as<Let>()) {
@@ -78,6 +99,8 @@ template <class F> void forEachStmtExpr(const Block &B, F &&Fn) {
     } else if (const auto *W = St.as<While>()) {
       Fn(W->Cond);
       forEachStmtExpr(W->Body, Fn);
+    } else if (const auto *X = St.as<ExprStmt>()) {
+      Fn(X->Value);
     }
   }
 }

@@ -102,6 +102,8 @@ private:
     ir::forEachChild(E, [&](const ir::Expr &C) { scan(C); });
     if (const auto *R = E.as<ir::ArrayRead>())
       reach(*R);
+    if (const auto *T = ir::atomicTarget(E))
+      reach(*T);
   }
 
   void set(const std::string &Name, const ir::Expr &E) {
@@ -118,6 +120,8 @@ private:
       if (const auto *L = S.as<ir::Let>()) {
         scan(L->Init);
         set(L->Name, L->Init);
+      } else if (const auto *X = S.as<ir::ExprStmt>()) {
+        scan(X->Value);
       } else if (const auto *A = S.as<ir::Assign>()) {
         scan(A->Value);
         if (const auto *R = std::get_if<ir::ArrayRead>(&A->Target)) {
@@ -206,6 +210,8 @@ struct RawSite {
   const ir::ArrayRead *Node; ///< in the program the strides are taken from
   std::int64_t Requests = -1; ///< at fixed sizes: warp executions, and sums
   double WavefrontsTotal = 0, SectorsTotal = 0;
+  bool IsAtomic = false;
+  SizeRange Serialization; ///< atomics: same-address serialization
 };
 
 struct Figures {
@@ -249,7 +255,8 @@ Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, unsigned Threads
     for (const AccessSiteReport &S : R.Sites)
       F.Sites.push_back({S.Loc, S.Array, S.Space, S.IsWrite, S.DataDependent, S.DataSource,
                          rangeOf(S.Wavefronts), rangeOf(S.Sectors), rangeOf(S.Lines), S.Node.Read,
-                         std::max(S.Wavefronts.Count, S.Sectors.Count), S.Wavefronts.Sum, S.Sectors.Sum});
+                         std::max(S.Wavefronts.Count, S.Sectors.Count), S.Wavefronts.Sum, S.Sectors.Sum,
+                         S.IsAtomic, rangeOf(S.Serialization)});
     F.StrideProgram = &Prog;
     F.StrideKernel = &K;
     return F;
@@ -268,8 +275,8 @@ Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, unsigned Threads
     F.StrideProgram = nullptr; // no strides: the figures stand on their own
   }
   for (const AllSizesSite &S : R.Sites)
-    F.Sites.push_back(
-        {S.Loc, S.Array, S.Space, S.IsWrite, S.DataDependent, {}, S.Wavefronts, S.Sectors, S.Lines, S.Node});
+    F.Sites.push_back({S.Loc, S.Array, S.Space, S.IsWrite, S.DataDependent, {}, S.Wavefronts, S.Sectors, S.Lines,
+                       S.Node, -1, 0, 0, S.IsAtomic, S.Serialization});
   return F;
 }
 
@@ -363,6 +370,8 @@ std::vector<LintSite> lintSites(const ir::Program &Prog, const ir::Kernel &K, co
     mergeRange(L.Wavefronts, S.Wavefronts);
     mergeRange(L.Sectors, S.Sectors);
     mergeRange(L.Lines, S.Lines);
+    L.IsAtomic |= S.IsAtomic;
+    mergeRange(L.Serialization, S.Serialization);
     const SizeRange &Cost = S.Space == ir::MemSpace::Shared ? S.Wavefronts : S.Sectors;
     auto [W, First] = WorstOf.try_emplace(Key, Cost.Max);
     if ((First || Cost.Max > W->second) && F.StrideProgram && S.Node) {

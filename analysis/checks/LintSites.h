@@ -35,6 +35,9 @@ struct LintSite {
   bool DataDependent = false;
   std::string DataSource;
   SizeRange Wavefronts, Sectors, Lines;
+  /// An atomic (atomicAdd and kin): the most lanes of a warp on one address.
+  bool IsAtomic = false;
+  SizeRange Serialization;
   /// At fixed sizes (no runtime size left): the warp requests over the
   /// whole launch and the sum of their wavefronts and sectors; -1 over
   /// all sizes. What a profiler counts, for comparing with it.

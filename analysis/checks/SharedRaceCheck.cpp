@@ -62,8 +62,8 @@ std::vector<LintFinding> checkSharedRaces(const CheckedProgram &P) {
           std::map<int, std::vector<const TracedAccess *>> Reps;
           for (std::size_t X = I; X < J; ++X) {
             const TraceSite &S = T.Sites[static_cast<std::size_t>(A[X].Site)];
-            if (S.Uncertain || S.Atomic)
-              continue; // it may not run in this thread, or is atomic: no race
+            if (S.Uncertain)
+              continue; // it may not run in this thread
             std::vector<const TracedAccess *> &R = Reps[A[X].Site];
             if (R.size() < 2 && (R.empty() || R.front()->Thread != A[X].Thread))
               R.push_back(&A[X]);
@@ -74,6 +74,9 @@ std::vector<LintFinding> checkSharedRaces(const CheckedProgram &P) {
               if (!W->Write)
                 continue;
               for (const auto &[OSite, OReps] : Reps) {
+                // Atomics of one element take turns: no race between two.
+                if (T.Sites[static_cast<std::size_t>(WSite)].Atomic && T.Sites[static_cast<std::size_t>(OSite)].Atomic)
+                  continue;
                 const auto O = std::find_if(OReps.begin(), OReps.end(),
                                             [&](const TracedAccess *X) { return X->Thread != W->Thread; });
                 if (O == OReps.end())
@@ -115,14 +118,17 @@ std::vector<LintFinding> checkSharedRaces(const CheckedProgram &P) {
       F.Check = "bankwise-shared-race";
       F.Sev = Severity::Error;
       F.Loc = WS.Loc;
+      // An atomic write races with a plain access as any write does.
+      const std::string Atomically = WS.Atomic || OS.Atomic ? " (one atomically)" : "";
       if (R.Second.Write)
-        F.Message = fmt::format("data race on shared '{}': threads {} and {} both write {} with no '{}' between "
+        F.Message = fmt::format("data race on shared '{}': threads {} and {} both write {}{} with no '{}' between "
                                 "them{}",
-                                WS.Arr->Name, Tw, To, Elem, Barrier, blockSuffix(T, *R.Block));
+                                WS.Arr->Name, Tw, To, Elem, Atomically, Barrier, blockSuffix(T, *R.Block));
       else
-        F.Message = fmt::format("data race on shared '{}': thread {} writes {} and thread {} reads it with no "
+        F.Message = fmt::format("data race on shared '{}': thread {} writes {}{} and thread {} reads it with no "
                                 "'{}' between them{}",
-                                WS.Arr->Name, Tw, Elem, To, Barrier, blockSuffix(T, *R.Block));
+                                WS.Arr->Name, Tw, Elem, WS.Atomic ? " atomically" : "", To, Barrier,
+                                blockSuffix(T, *R.Block));
       if (&WS != &OS)
         F.Notes.push_back({OS.Loc, fmt::format("the {} by thread {} is here", R.Second.Write ? "other write" : "read",
                                                To)});

@@ -51,27 +51,34 @@ std::vector<LintFinding> checkUninitializedSharedReads(const CheckedProgram &P) 
         bool Earlier = false; // written in an earlier interval
         for (std::size_t X = I; X < J;) {
           std::size_t Y = X; // the interval A[X].Interval is A[X..Y)
-          std::set<std::int32_t> Writers;
+          // An atomic reads the element before it writes it; atomics of
+          // other threads in the interval initialize nothing for it.
+          const auto Atomic = [&](const TracedAccess &Z) { return T.Sites[static_cast<std::size_t>(Z.Site)].Atomic; };
+          std::set<std::int32_t> Writers, PlainWriters;
           std::map<std::int32_t, std::int64_t> FirstWrite; // per thread, its first write's Seq
           while (Y < J && A[Y].Interval == A[X].Interval) {
             if (A[Y].Write) {
               Writers.insert(A[Y].Thread);
+              if (!Atomic(A[Y]))
+                PlainWriters.insert(A[Y].Thread);
               FirstWrite.try_emplace(A[Y].Thread, A[Y].Seq);
             }
             ++Y;
           }
           for (std::size_t R = X; R < Y; ++R) {
-            if (A[R].Write || Earlier || T.Sites[static_cast<std::size_t>(A[R].Site)].Uncertain)
+            if ((A[R].Write && !Atomic(A[R])) || Earlier || T.Sites[static_cast<std::size_t>(A[R].Site)].Uncertain)
               continue;
             const auto Own = FirstWrite.find(A[R].Thread);
-            const bool ByOther = Writers.size() > (Own == FirstWrite.end() ? 0u : 1u);
+            const std::set<std::int32_t> &Others = Atomic(A[R]) ? PlainWriters : Writers;
+            const bool ByOther = std::any_of(Others.begin(), Others.end(),
+                                             [&](std::int32_t W) { return W != A[R].Thread; });
             if (ByOther || (Own != FirstWrite.end() && Own->second < A[R].Seq))
               continue;
             auto [It, New] = Found.try_emplace(A[R].Site);
             if (New) {
               It->second.Read = A[R];
               It->second.Block = &B;
-              for (std::size_t W = R; W < J; ++W)
+              for (std::size_t W = R + 1; W < J; ++W)
                 if (A[W].Write) {
                   It->second.LaterWrite = A[W];
                   break;
@@ -91,9 +98,9 @@ std::vector<LintFinding> checkUninitializedSharedReads(const CheckedProgram &P) 
       F.Check = "bankwise-uninitialized-shared-read";
       F.Sev = Severity::Warning;
       F.Loc = RS.Loc;
-      F.Message = fmt::format("thread {} reads {} before any thread of its block wrote it{}",
-                              threadText(K.Geo.BlockDim, U.Read.Thread), elementText(*RS.Arr, U.Read.Elem),
-                              blockSuffix(T, *U.Block));
+      F.Message = fmt::format("thread {} {} {} before any thread of its block wrote it{}",
+                              threadText(K.Geo.BlockDim, U.Read.Thread), RS.Atomic ? "atomically updates" : "reads",
+                              elementText(*RS.Arr, U.Read.Elem), blockSuffix(T, *U.Block));
       if (U.Reads > 1)
         F.Notes.push_back({RS.Loc, fmt::format("{} reads at this site read an element no thread wrote before them",
                                                U.Reads)});

@@ -288,6 +288,41 @@ std::int64_t ummGroups(std::span<const Address> Lanes, std::int64_t W) {
   return countDistinct(V);
 }
 
+namespace {
+
+/// The longest run of equal values in V, sorted first.
+std::int64_t longestRun(std::vector<Address> &V) {
+  std::sort(V.begin(), V.end());
+  std::int64_t Most = 0, Run = 0;
+  for (std::size_t I = 0; I < V.size(); ++I) {
+    Run = I > 0 && V[I] == V[I - 1] ? Run + 1 : 1;
+    Most = std::max(Most, Run);
+  }
+  return Most;
+}
+
+} // namespace
+
+std::int64_t atomicSerialization(std::span<const Address> Lanes) {
+  thread_local std::vector<Address> V;
+  V.clear();
+  for (Address A : Lanes)
+    if (A != NoAccess)
+      V.push_back(A);
+  return longestRun(V);
+}
+
+std::int64_t dmmAtomicCongestion(std::span<const Address> Lanes, std::int64_t W) {
+  if (W < 1)
+    throw UserError(fmt::format("dmm parameter 'w' must be at least 1, got {}", W));
+  thread_local std::vector<Address> V;
+  V.clear();
+  for (Address A : Lanes)
+    if (A != NoAccess)
+      V.push_back(((A % W) + W) % W);
+  return longestRun(V);
+}
+
 bool isSm90AccessSize(std::int64_t Bytes) {
   return Bytes == 1 || Bytes == 2 || Bytes == 4 || Bytes == 8 || Bytes == 16;
 }
@@ -477,18 +512,12 @@ WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes, st
   return C;
 }
 
-double expectedHalfLaneCongestion(std::span<const Address> Lanes, std::int64_t W) {
-  // Distinct addresses and how many lanes name each, by bank.
-  std::map<Address, int> Mult;
-  for (Address A : Lanes)
-    if (A != NoAccess)
-      ++Mult[A];
-  if (Mult.empty() || W <= 0)
-    return 0;
-  std::map<Address, std::vector<double>> Present; // bank -> presence probabilities
-  for (const auto &[A, M] : Mult)
-    Present[((A % W) + W) % W].push_back(1.0 - std::ldexp(1.0, -M));
-  // Per bank, the distribution of its distinct addresses present.
+namespace {
+
+/// E[max over banks of the items present], each item of a bank present
+/// independently with its probability: per bank the Poisson-binomial
+/// distribution of its count, then sum_k (1 - prod_b P(count_b < k)).
+double expectedMostPresent(const std::map<Address, std::vector<double>> &Present) {
   std::vector<std::vector<double>> Dist;
   std::size_t Most = 0;
   for (const auto &[Bank, Ps] : Present) {
@@ -516,6 +545,32 @@ double expectedHalfLaneCongestion(std::span<const Address> Lanes, std::int64_t W
     Expected += 1 - AllBelow;
   }
   return Expected;
+}
+
+} // namespace
+
+double expectedHalfLaneCongestion(std::span<const Address> Lanes, std::int64_t W) {
+  // Distinct addresses and how many lanes name each, by bank.
+  std::map<Address, int> Mult;
+  for (Address A : Lanes)
+    if (A != NoAccess)
+      ++Mult[A];
+  if (Mult.empty() || W <= 0)
+    return 0;
+  std::map<Address, std::vector<double>> Present; // bank -> presence probabilities
+  for (const auto &[A, M] : Mult)
+    Present[((A % W) + W) % W].push_back(1.0 - std::ldexp(1.0, -M));
+  return expectedMostPresent(Present);
+}
+
+double expectedHalfLaneAtomicCongestion(std::span<const Address> Lanes, std::int64_t W) {
+  if (W <= 0)
+    return 0;
+  std::map<Address, std::vector<double>> Present; // bank -> one 1/2 per lane
+  for (Address A : Lanes)
+    if (A != NoAccess)
+      Present[((A % W) + W) % W].push_back(0.5);
+  return expectedMostPresent(Present);
 }
 
 } // namespace bankwise

@@ -115,6 +115,7 @@ struct WarpAccessCosts {
   std::int64_t Congestion = 0, Groups = 0;
   std::int64_t Wavefronts = 0;      ///< shared only
   std::int64_t Sectors = 0, Lines = 0; ///< global only
+  std::int64_t Serialization = 0;   ///< atomics only: atomicSerialization
 };
 WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
                                 std::int64_t ElemBytes, bool Shared);
@@ -128,6 +129,18 @@ WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
 /// 2048 stamps; any other warp goes through warpAccessCosts.
 WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes, std::int64_t ElemBytes = 4);
 
+/// Same-address serialization of an atomic warp access: the most active
+/// lanes that name one address (their read-modify-writes of it run one
+/// after another); 1 when the addresses all differ, 0 with no lane active.
+/// atomicSerialization({3, 3, NoAccess, 5, 3}) == 3.
+std::int64_t atomicSerialization(std::span<const Address> Lanes);
+
+/// DMM congestion of an atomic warp access: the most active lanes whose
+/// addresses fall in one bank (a mod W), repeats counted, since atomic
+/// updates of one address do not merge as reads of it do.
+/// dmmAtomicCongestion({0, 0, 4, 1}, 4) == 3 (dmmCongestion says 2).
+std::int64_t dmmAtomicCongestion(std::span<const Address> Lanes, std::int64_t W);
+
 /// The expected DMM congestion (banks of width W) of the warp access Lanes
 /// when each active lane takes part independently with probability 1/2, as
 /// under a branch whose condition reads data the analysis does not know.
@@ -137,5 +150,11 @@ WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes, st
 /// bank at distinct addresses: 4 * 1/2 = 2; four lanes on one address:
 /// 1 - 1/16 = 0.9375; 32 lanes in 32 banks: 1 - 2^-32.
 double expectedHalfLaneCongestion(std::span<const Address> Lanes, std::int64_t W);
+
+/// The same for an atomic warp access, whose congestion counts the lanes
+/// in a bank with repeats (dmmAtomicCongestion): each lane an item present
+/// with probability 1/2. Four lanes on one address: 1 - 1/16 = 0.9375 for
+/// expectedHalfLaneCongestion, 4 * 1/2 = 2 here.
+double expectedHalfLaneAtomicCongestion(std::span<const Address> Lanes, std::int64_t W);
 
 } // namespace bankwise

@@ -534,6 +534,8 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     A.Array = S.Array;
     A.Space = S.Space;
     A.IsWrite = S.IsWrite;
+    A.IsAtomic = S.IsAtomic;
+    A.Op = S.Op;
     A.Layout = S.Layout;
     const std::size_t I = Rep.Sites.size();
     for (std::size_t P = 0; P < Doms.size(); ++P)
@@ -544,9 +546,9 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     Rep.Sites.push_back(A);
   }
   auto Models = [](AllSizesSite &A, const AccessSiteReport &S) {
-    return std::array<std::pair<SizeRange *, const CostStats *>, 5>{
+    return std::array<std::pair<SizeRange *, const CostStats *>, 6>{
         {{&A.Congestion, &S.Congestion}, {&A.Groups, &S.Groups}, {&A.Wavefronts, &S.Wavefronts},
-         {&A.Sectors, &S.Sectors}, {&A.Lines, &S.Lines}}};
+         {&A.Sectors, &S.Sectors}, {&A.Lines, &S.Lines}, {&A.Serialization, &S.Serialization}}};
   };
   for (const Run &R : Runs) {
     if (!R.Rep)
@@ -588,14 +590,15 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
         return P.Count == 0 ? Q.Count == 0 : (Q.Count != 0 && P.Min == Q.Min && P.Max == Q.Max);
       };
       if (!Same(X.Congestion, Y.Congestion) || !Same(X.Groups, Y.Groups) ||
-          !Same(X.Wavefronts, Y.Wavefronts) || !Same(X.Sectors, Y.Sectors) || !Same(X.Lines, Y.Lines))
+          !Same(X.Wavefronts, Y.Wavefronts) || !Same(X.Sectors, Y.Sectors) || !Same(X.Lines, Y.Lines) ||
+          !Same(X.Serialization, Y.Serialization))
         Rep.Periodic = false;
     }
   }
   // Where the extremes are reached: residues of each size mod L.
   for (std::size_t I = 0; I < Rep.Sites.size(); ++I) {
     AllSizesSite &A = Rep.Sites[I];
-    const std::size_t NumModels = 5;
+    const std::size_t NumModels = 6;
     for (std::size_t M = 0; M < NumModels; ++M) {
       SizeRange *Range = nullptr;
       std::vector<std::vector<bool>> AtMax(Doms.size(), std::vector<bool>(static_cast<std::size_t>(L), false));

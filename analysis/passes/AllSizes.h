@@ -56,6 +56,10 @@ struct AllSizesSite {
   /// dependence pass and the analysis did not list the same sites).
   const ir::ArrayRead *Node = nullptr;
   SizeRange Congestion, Groups, Wavefronts, Sectors, Lines;
+  /// An atomic (AccessSiteReport::IsAtomic): its same-address serialization.
+  bool IsAtomic = false;
+  ir::AtomicOp Op = ir::AtomicOp::Add;
+  SizeRange Serialization;
 };
 
 struct AllSizesReport {

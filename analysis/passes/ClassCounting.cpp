@@ -183,8 +183,9 @@ void Analyzer::runFast(KernelReport &Rep) {
       }
       const auto It = LaneIds.try_emplace(Norm, static_cast<std::int64_t>(LaneIds.size())).first;
       Lanes0 = &It->first;
-      const std::int64_t Shape =
-          S.Arr->ElemBytes * 4 + (S.Arr->Decl->Space == ir::MemSpace::Shared ? 2 : 0) + (W << 16);
+      // An atomic's costs differ from a plain access's at the same lanes.
+      const std::int64_t Shape = S.Arr->ElemBytes * 4 + (S.Arr->Decl->Space == ir::MemSpace::Shared ? 2 : 0) +
+                                 (S.Atomic ? 1 : 0) + (W << 16);
       G = &Groups[{It->second, Shape}];
     }
     Residue = (Residue + Shift) % Period;
@@ -208,7 +209,7 @@ void Analyzer::runFast(KernelReport &Rep) {
     E.TimeK = timeCost(S, E.Costs, false, std::popcount(Active));
     if (T.Guarded) { // not cached: guarded templates are few
       FillAddrs(*Lanes0, Residue, Active);
-      E.ExpectedHalf = expectedHalfLaneCongestion(Addrs, W);
+      E.ExpectedHalf = S.Atomic ? expectedHalfLaneAtomicCongestion(Addrs, W) : expectedHalfLaneCongestion(Addrs, W);
     }
     return E;
   };

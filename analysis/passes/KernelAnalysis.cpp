@@ -208,7 +208,8 @@ bool Analyzer::markSkippable(const ir::Block &B) {
   auto ReadsKept = [&](const ir::Expr &E) {
     return ir::anySubexpr(E, [&](const ir::Expr &X) {
       const auto *R = X.as<ir::ArrayRead>();
-      return R && Kept(*R);
+      const ir::ArrayRead *T = ir::atomicTarget(X);
+      return (R && Kept(*R)) || (T && Kept(*T));
     });
   };
   bool Needed = false;
@@ -220,6 +221,8 @@ bool Analyzer::markSkippable(const ir::Block &B) {
              std::any_of(T->Indices.begin(), T->Indices.end(), ReadsKept);
     } else if (const auto *L = S.as<ir::Let>()) {
       Here = ReadsKept(L->Init);
+    } else if (const auto *X = S.as<ir::ExprStmt>()) {
+      Here = ReadsKept(X->Value);
     } else if (const auto *F = S.as<ir::For>()) {
       Here = markSkippable(F->Body) || ReadsKept(F->Begin) || ReadsKept(F->End) ||
              (F->Step && ReadsKept(*F->Step));
@@ -271,6 +274,9 @@ void Analyzer::collectSitesInExpr(const ir::Expr &E) {
   if (const auto *R = E.as<ir::ArrayRead>())
     if (auto It = Arrays.find(R->Array); It != Arrays.end())
       Sites.push_back({R, E.Loc, false, &It->second});
+  if (const auto *A = E.as<ir::Atomic>()) // after its values, as it runs
+    if (auto It = Arrays.find(A->Target.Array); It != Arrays.end())
+      Sites.push_back({&A->Target, E.Loc, true, &It->second, A});
 }
 
 void Analyzer::collectSites(const ir::Block &B) {
@@ -285,6 +291,8 @@ void Analyzer::collectSites(const ir::Block &B) {
       }
     } else if (const auto *L = S.as<ir::Let>()) {
       collectSitesInExpr(L->Init);
+    } else if (const auto *X = S.as<ir::ExprStmt>()) {
+      collectSitesInExpr(X->Value);
     } else if (const auto *F = S.as<ir::For>()) {
       collectSitesInExpr(F->Begin);
       collectSitesInExpr(F->End);
@@ -328,6 +336,15 @@ void Analyzer::runtimeError(const SourceLoc &Loc, const std::string &Msg,
 
 AccessCosts Analyzer::costsOf(const SiteInfo &S, const std::vector<Address> &Addrs) const {
   const bool Shared = S.Arr->Decl->Space == ir::MemSpace::Shared;
+  if (S.Atomic) {
+    // An atomic moves what a plain access of its lanes moves (wavefronts,
+    // sectors, groups); its DMM congestion counts repeats, and its lanes on
+    // one address serialize.
+    AccessCosts C = warpAccessCosts(Addrs, W, S.Arr->ElemBytes, Shared);
+    C.Serialization = atomicSerialization(Addrs);
+    C.Congestion = dmmAtomicCongestion(Addrs, W);
+    return C;
+  }
   // A whole warp of 4- or 8-byte shared elements below 2^16 (seed 001's
   // gather and scatter through its planes, 2^21 warps a site at n = 2^26):
   // the same costs by sharedWordWarpCosts' bank mask, without the general
@@ -352,8 +369,9 @@ std::int64_t Analyzer::timeCost(const SiteInfo &S, const AccessCosts &C,
   const bool Shared = S.Arr->Decl->Space == ir::MemSpace::Shared;
   if (std::holds_alternative<Dmm>(TimeModel) ||
       (std::holds_alternative<Hmm>(TimeModel) && Shared))
-    return C.Congestion;
-  return C.Groups;
+    return C.Congestion; // an atomic's counts its repeats
+  // Global atomics on one address take their turns too.
+  return S.Atomic ? std::max(C.Groups, C.Serialization) : C.Groups;
 }
 
 void Analyzer::addStats(AccessSiteReport &R, const AccessCosts &C, bool Unknown,
@@ -361,12 +379,15 @@ void Analyzer::addStats(AccessSiteReport &R, const AccessCosts &C, bool Unknown,
   R.WarpExecutions += Times;
   R.ThreadAccesses += Times * Active;
   if (Unknown) {
+    // What one bank can receive; every lane for an atomic (repeats count).
     R.WorstCongestion = std::max<std::int64_t>(
-        R.WorstCongestion, Worst > 0 ? std::min<std::int64_t>(Worst, Active) : Active);
+        R.WorstCongestion, Worst > 0 && !R.IsAtomic ? std::min<std::int64_t>(Worst, Active) : Active);
     return;
   }
   R.Congestion.add(C.Congestion, Times);
   R.Groups.add(C.Groups, Times);
+  if (R.IsAtomic)
+    R.Serialization.add(C.Serialization, Times);
   if (R.Space == ir::MemSpace::Shared)
     R.Wavefronts.add(C.Wavefronts, Times);
   else {
@@ -426,7 +447,8 @@ void Analyzer::record(int Site, const Val &Addr, Mask M) {
   if (!Guards.empty()) {
     markGuarded(R);
     if (!Addr.Unknown)
-      R.ExpectedGuardCongestion += expectedHalfLaneCongestion(Lanes_, W);
+      R.ExpectedGuardCongestion +=
+          S.Atomic ? expectedHalfLaneAtomicCongestion(Lanes_, W) : expectedHalfLaneCongestion(Lanes_, W);
   }
   addStats(R, C, Addr.Unknown, Active, 1, Addr.ReachWorst);
   CurWarpTrace->push_back({Site, timeCost(S, C, Addr.Unknown, Active), Active, CurPhase});

@@ -59,6 +59,12 @@ struct AccessSiteReport {
   std::string Array;
   ir::MemSpace Space = ir::MemSpace::Global;
   bool IsWrite = false;
+  /// An atomic read-modify-write (IsWrite too): Op names it. Its DMM
+  /// congestion counts the lanes in a bank with repeats (atomic updates of
+  /// one address do not merge), and Serialization is the most lanes of a
+  /// warp on one address (docs/analysis.md, "Atomics").
+  bool IsAtomic = false;
+  ir::AtomicOp Op = ir::AtomicOp::Add;
   std::int64_t ElemBytes = 4;
   std::string Layout; ///< printable layout of the array, e.g. "raw"
   std::int64_t WarpExecutions = 0;
@@ -68,6 +74,7 @@ struct AccessSiteReport {
   CostStats Wavefronts; ///< sm_90 shared memory
   CostStats Sectors;    ///< sm_90 global memory, 32-byte sectors
   CostStats Lines;      ///< sm_90 global memory, 128-byte lines
+  CostStats Serialization; ///< atomics: same-address serialization per warp
   /// The index reads memory whose values the analysis does not know (no
   /// `holds`, no --data): costs above are then unknown and not filled.
   bool DataDependent = false;
@@ -92,6 +99,12 @@ struct AccessSiteReport {
   double ExpectedGuardCongestion = 0;
   bool operator==(const AccessSiteReport &) const = default;
 };
+
+/// How a report names the access: "read", "write", or the atomic
+/// ("atomic_add").
+inline std::string accessName(const AccessSiteReport &S) {
+  return S.IsAtomic ? std::string(ir::spelling(S.Op)) : S.IsWrite ? "write" : "read";
+}
 
 struct KernelReport {
   std::string Kernel;

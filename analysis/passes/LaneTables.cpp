@@ -99,7 +99,7 @@ void Analyzer::countLaneTable(int TId, const std::vector<LoopDom> &Vars,
       std::vector<std::int64_t> Vals(static_cast<std::size_t>(MaxVar), 0);
       std::vector<Mask> Masks(Atoms.size(), 0);
       AccessSiteReport Acc = Site;
-      Acc.Congestion = Acc.Groups = Acc.Wavefronts = Acc.Sectors = Acc.Lines = CostStats{};
+      Acc.Congestion = Acc.Groups = Acc.Wavefronts = Acc.Sectors = Acc.Lines = Acc.Serialization = CostStats{};
       Acc.WarpExecutions = Acc.ThreadAccesses = 0;
       const Wide Begin = Points * Part / Threads, End = Points * (Part + 1) / Threads;
       for (Wide P = Begin; P < End; ++P) {
@@ -151,6 +151,7 @@ void Analyzer::countLaneTable(int TId, const std::vector<LoopDom> &Vars,
     Merge(Site.Wavefronts, P.Wavefronts);
     Merge(Site.Sectors, P.Sectors);
     Merge(Site.Lines, P.Lines);
+    Merge(Site.Serialization, P.Serialization);
   }
 }
 

@@ -16,12 +16,14 @@ nlohmann::json siteJson(const AccessSiteReport &S, const std::string &Location) 
   nlohmann::json J = {{"location", Location},
                       {"array", S.Array},
                       {"space", std::string(ir::spelling(S.Space))},
-                      {"access", S.IsWrite ? "write" : "read"},
+                      {"access", S.IsAtomic ? "atomic" : S.IsWrite ? "write" : "read"},
                       {"layout", S.Layout},
                       {"elem_bytes", S.ElemBytes},
                       {"warp_executions", S.WarpExecutions},
                       {"thread_accesses", S.ThreadAccesses},
                       {"data_dependent", S.DataDependent}};
+  if (S.IsAtomic)
+    J["atomic"] = std::string(ir::spelling(S.Op));
   if (S.DataGuarded) {
     J["data_guard"] = {{"source", S.GuardSource},
                        {"kind", S.GuardIsLoop ? "loop bounds" : "condition"},
@@ -44,6 +46,8 @@ nlohmann::json siteJson(const AccessSiteReport &S, const std::string &Location) 
     J["sm90_sectors"] = statsJson(S.Sectors);
     J["sm90_lines"] = statsJson(S.Lines);
   }
+  if (S.IsAtomic)
+    J["same_address_serialization"] = statsJson(S.Serialization);
   return J;
 }
 

@@ -17,7 +17,9 @@ nlohmann::json statsJson(const CostStats &S);
 /// layout, elem_bytes, warp_executions, thread_accesses, data_dependent;
 /// then its figures: congestion and groups, and sm90_wavefronts (shared) or
 /// sm90_sectors and sm90_lines (global); for a data-dependent site instead
-/// worst_congestion, expected_congestion_random and data_source. Callers
+/// worst_congestion, expected_congestion_random and data_source. An atomic
+/// has access "atomic", atomic (its name) and same_address_serialization
+/// (docs/analysis.md, "Atomics"). Callers
 /// add what only they know (codegen: added_by_codegen, device_space).
 nlohmann::json siteJson(const AccessSiteReport &S, const std::string &Location);
 

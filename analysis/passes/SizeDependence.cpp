@@ -153,6 +153,13 @@ private:
       D.Lane = true;
       return D;
     }
+    if (const auto *A = E.as<ir::Atomic>()) {
+      // The old value: an element, as a read of it is, and the values.
+      D = of(ir::Expr{A->Target, E.Loc});
+      for (const ir::Expr &V : A->Args)
+        D |= of(V);
+      return D;
+    }
     if (const auto *P = E.as<ir::PermApply>()) {
       D = of(*P->Arg);
       if (auto It = PermBits.find(P->Perm); It != PermBits.end())
@@ -232,15 +239,33 @@ private:
     }
   }
 
+  /// What the atomics in E store: their values, their indices, the control.
+  void flowAtomics(const ir::Expr &E, const Deps &Ctx) {
+    ir::forEachSubexpr(E, [&](const ir::Expr &X) {
+      if (const auto *A = X.as<ir::Atomic>()) {
+        Deps D = Ctx;
+        for (const ir::Expr &I : A->Target.Indices)
+          D |= of(I);
+        for (const ir::Expr &V : A->Args)
+          D |= of(V);
+        merge(Stored, A->Target.Array, D);
+      }
+    });
+  }
+
   /// Pass 1: what each local and each array's stored values depend on,
   /// control included (a local set under `if c` depends on c).
   void flow(const ir::Block &B, const Deps &Ctx) {
     for (const ir::Stmt &S : B) {
       if (const auto *L = S.as<ir::Let>()) {
+        flowAtomics(L->Init, Ctx);
         Deps D = of(L->Init);
         D |= Ctx;
         merge(Locals, declare(L->Name), D);
+      } else if (const auto *X = S.as<ir::ExprStmt>()) {
+        flowAtomics(X->Value, Ctx);
       } else if (const auto *A = S.as<ir::Assign>()) {
+        flowAtomics(A->Value, Ctx);
         Deps D = of(A->Value);
         D |= Ctx;
         if (const auto *V = std::get_if<ir::VarRef>(&A->Target)) {
@@ -309,6 +334,8 @@ private:
     ir::forEachChild(E, [&](const ir::Expr &C) { sitesIn(C, Ctx); });
     if (const auto *R = E.as<ir::ArrayRead>())
       site(*R, E.Loc, false, Ctx);
+    if (const auto *T = ir::atomicTarget(E)) // after its values, as it runs
+      site(*T, E.Loc, true, Ctx);
   }
 
   /// The params a guard uses through their values; a conjunct `e < g` or
@@ -350,6 +377,8 @@ private:
       } else if (const auto *L = S.as<ir::Let>()) {
         sitesIn(L->Init, Ctx);
         declare(L->Name);
+      } else if (const auto *X = S.as<ir::ExprStmt>()) {
+        sitesIn(X->Value, Ctx);
       } else if (const auto *F = S.as<ir::For>()) {
         sitesIn(F->Begin, Ctx);
         sitesIn(F->End, Ctx);

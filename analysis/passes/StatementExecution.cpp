@@ -66,6 +66,8 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
       assignLocal(std::get<ir::VarRef>(A->Target).Name, V, M);
   } else if (const auto *L = S.as<ir::Let>()) {
     Locals.push_back({L->Name, eval(L->Init, M)});
+  } else if (const auto *X = S.as<ir::ExprStmt>()) {
+    eval(X->Value, M);
   } else if (const auto *F = S.as<ir::For>()) {
     const Val Begin = eval(F->Begin, M), End = eval(F->End, M);
     Val Step;

@@ -80,7 +80,7 @@ int Analyzer::toPred(const Val &V, Mask M) {
 }
 
 bool Analyzer::readsSite(const ir::Expr &E) const {
-  return ir::anySubexpr(E, [](const ir::Expr &X) { return X.is<ir::ArrayRead>(); });
+  return ir::accessesMemory(E);
 }
 
 std::int64_t Analyzer::valueAt(const Affine &A, const std::vector<std::int64_t> &Vals) const {

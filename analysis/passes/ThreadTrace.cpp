@@ -91,6 +91,8 @@ private:
       ir::forEachSubexpr(Root, [&](const ir::Expr &E) {
         if (const auto *R = E.as<ir::ArrayRead>())
           addSite(R, E.Loc, false);
+        if (const auto *A = E.as<ir::Atomic>())
+          addSite(&A->Target, E.Loc, true, true);
       });
     });
     walkWrites(B);
@@ -110,15 +112,13 @@ private:
       }
     }
   }
-  void addSite(const ir::ArrayRead *R, const SourceLoc &Loc, bool IsWrite) {
+  void addSite(const ir::ArrayRead *R, const SourceLoc &Loc, bool IsWrite, bool Atomic = false) {
     const ir::Array *A = Prog.findArray(K, R->Array);
     if (!A || A->Space == ir::MemSpace::Local)
       return;
     SiteOf.emplace(R, static_cast<int>(Sites.size()));
     const bool Uncertain =
         std::find(Opts.UncertainSites.begin(), Opts.UncertainSites.end(), Loc) != Opts.UncertainSites.end();
-    const bool Atomic =
-        IsWrite && std::find(Opts.AtomicSites.begin(), Opts.AtomicSites.end(), Loc) != Opts.AtomicSites.end();
     Sites.push_back({R, Loc, A, IsWrite, Uncertain, Atomic});
   }
 
@@ -232,6 +232,14 @@ private:
         runtimeError(E.Loc, fmt::format("index {} is outside 0..{} of permutation '{}'", *X, Perm.size() - 1,
                                         P->Perm));
       return static_cast<std::int64_t>(Perm(static_cast<std::uint64_t>(*X)));
+    }
+    if (const auto *A = E.as<ir::Atomic>()) {
+      // Its values, then one read-modify-write of the element (traced as a
+      // write of an atomic site); the old value is data.
+      for (const ir::Expr &V : A->Args)
+        eval(V);
+      access(A->Target, E.Loc, true);
+      return std::nullopt;
     }
     const auto &R = std::get<ir::ArrayRead>(E.Node);
     return access(R, E.Loc, false);
@@ -354,6 +362,8 @@ private:
         return;
       }
       exec(*C != 0 ? I->Then : I->Else);
+    } else if (const auto *X = S.as<ir::ExprStmt>()) {
+      eval(X->Value);
     } else if (S.is<ir::Sync>()) {
       ++Interval;
     }

@@ -38,7 +38,8 @@ struct TraceSite {
   /// Which lanes run it is not known (TraceOptions::UncertainSites): the
   /// trace runs it in every thread, and a check proves nothing by it.
   bool Uncertain = false;
-  /// An atomic read-modify-write (TraceOptions::AtomicSites).
+  /// An atomic's element (IsWrite too): its accesses are traced as writes,
+  /// and two atomics of one element do not race.
   bool Atomic = false;
 };
 
@@ -85,8 +86,6 @@ struct TraceOptions {
   /// Sites whose lane masks are unknown: the lint's accesses under a
   /// condition it could not evaluate (frontend's LoweredKernel::UncertainMask).
   std::vector<SourceLoc> UncertainSites;
-  /// Sites that are atomic read-modify-writes (the lint's atomicAdd and kin).
-  std::vector<SourceLoc> AtomicSites;
 };
 
 struct KernelTrace {

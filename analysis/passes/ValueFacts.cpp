@@ -134,6 +134,8 @@ void ValueFacts::scanBlock(const ir::Block &B, Scope &S) {
       scanBlock(F->Body, S);
       Ctx.resize(Depth);
       S.pop_back();
+    } else if (const auto *X = St.as<ir::ExprStmt>()) {
+      scanExpr(X->Value, S);
     } else if (const auto *W = St.as<ir::While>()) {
       scanExpr(W->Cond, S);
       S.emplace_back();
@@ -180,6 +182,8 @@ ValueClass ValueFacts::classOf(const ir::Expr &E) const {
           if (auto It = LetOf.find(&N); It != LetOf.end())
             return Lets[static_cast<std::size_t>(It->second)].Class;
           return intClass();
+        } else if constexpr (std::is_same_v<T, ir::Atomic>) {
+          return classOf(ir::Expr{N.Target, E.Loc}); // the old value: an element
         } else if constexpr (std::is_same_v<T, ir::ArrayRead>) {
           const ir::Array *A = Prog.findArray(K, N.Array);
           if (!A)
@@ -369,6 +373,9 @@ ValueRange ValueFacts::rangeOf(const ir::Expr &E) const {
           return span(0, WideInt(In.TableBound(N.Perm, N.Inverse)) - 1);
         } else if constexpr (std::is_same_v<T, ir::Select>) {
           return join(rangeOf(*N.Then), rangeOf(*N.Else));
+        } else if constexpr (std::is_same_v<T, ir::Atomic>) {
+          const ir::Array *A = Prog.findArray(K, N.Target.Array);
+          return A ? elemRange(A->Elem) : unknownRange(); // any value of its type
         } else {
           return unknownRange();
         }
@@ -405,7 +412,7 @@ bool ValueFacts::uniform(const ir::Expr &E, bool Control) const {
           return uniform(*N.Arg);
         } else if constexpr (std::is_same_v<T, ir::Select>) {
           return uniform(*N.Cond) && uniform(*N.Then) && uniform(*N.Else);
-        } else if constexpr (std::is_same_v<T, ir::ArrayRead>) {
+        } else if constexpr (std::is_same_v<T, ir::ArrayRead> || std::is_same_v<T, ir::Atomic>) {
           return false;
         } else {
           return true;
@@ -544,6 +551,10 @@ void ValueFacts::solve() {
       IntsFit32 = false;
     if (C.K == ValueClass::Compute)
       HasCompute = true;
+    // A float atomic add computes e + v (in any order of the lanes).
+    if (const auto *A = E.as<ir::Atomic>(); A && (A->Op == ir::AtomicOp::Add || A->Op == ir::AtomicOp::Sub))
+      if (const ir::Array *Arr = Prog.findArray(K, A->Target.Array); Arr && !isIntElem(Arr->Elem))
+        HasCompute = true;
     const bool Index = E.is<ir::ArrayRead>() || E.is<ir::PermApply>();
     ir::forEachChild(E, [&](const ir::Expr &X) { Visit(X, InNarrow && !Index); });
   };

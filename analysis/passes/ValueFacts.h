@@ -132,7 +132,8 @@ public:
   std::map<const ir::For *, int> LoopIndex;
   /// The grid depends on a runtime size (computed at launch).
   bool RuntimeGrid = false;
-  /// Some value is floating-point arithmetic (not only copies).
+  /// Some value is floating-point arithmetic (not only copies), or an
+  /// atomic adds floats.
   bool HasCompute = false;
   /// Every integer value (loop counters at their end too) fits in 32 bits.
   bool IntsFit32 = true;

@@ -557,9 +557,22 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
           for (int L = 0; L < Lanes; ++L)
             R.V[static_cast<std::size_t>(L)] = (Then >> L) & 1 ? A.lane(L) : B.lane(L);
           return R;
+        } else if constexpr (std::is_same_v<T, Atomic>) {
+          return evalAtomic(N, E.Loc, M);
         }
       },
       E.Node);
+}
+
+Val Analyzer::evalAtomic(const ir::Atomic &A, const SourceLoc &Loc, Mask M) {
+  for (const ir::Expr &V : A.Args)
+    eval(V, M); // the values' reads come first
+  readArray(A.Target, Loc, M, true);
+  // The old value: whatever the lanes before it left there, data.
+  Val R;
+  R.Unknown = true;
+  R.UnknownSrc = A.Target.Array;
+  return R;
 }
 
 void Analyzer::checkBounds(const ArrayInfo &A, const std::vector<Val> &Idx,

@@ -404,6 +404,64 @@ public:
     return std::visit([&](const auto &N) { return rawNode(E, N, Prec); }, E.Node);
   }
 
+  /// An expression statement (Sema: an atomic) as C++ whose value is dropped.
+  std::string effect(const Expr &E) const {
+    if (const auto *A = E.as<ir::Atomic>())
+      return atomicCall(*A);
+    return raw(E, 0);
+  }
+
+  /// An atomic's call, its value the element's old value (of the element's
+  /// type). On the device CUDA's atomicAdd ...: a float's sub is an add of
+  /// -v (CUDA has no atomicSub for floats), and 64-bit elements go through
+  /// CUDA's (unsigned) long long. In the CPU reference, one thread's
+  /// read-modify-write of the host element, run in thread order.
+  std::string atomicCall(const ir::Atomic &A) const {
+    const ir::ElemType T = F.array(A.Target.Array).Decl->Elem;
+    const std::string Elem = element(A.Target.Array, A.Target.Indices);
+    std::vector<std::string> Vals;
+    for (const Expr &V : A.Args)
+      Vals.push_back(store(T, V));
+    if (M == Mode::Host) {
+      const std::string H = hostType(T);
+      const std::string &V = Vals.back();
+      std::string New;
+      switch (A.Op) {
+      case ir::AtomicOp::Add: New = fmt::format("static_cast<{}>(e + {})", H, V); break;
+      case ir::AtomicOp::Sub: New = fmt::format("static_cast<{}>(e - {})", H, V); break;
+      case ir::AtomicOp::Min: New = fmt::format("({} < e ? {} : e)", V, V); break;
+      case ir::AtomicOp::Max: New = fmt::format("(e < {} ? {} : e)", V, V); break;
+      case ir::AtomicOp::And: New = fmt::format("static_cast<{}>(e & {})", H, V); break;
+      case ir::AtomicOp::Or: New = fmt::format("static_cast<{}>(e | {})", H, V); break;
+      case ir::AtomicOp::Xor: New = fmt::format("static_cast<{}>(e ^ {})", H, V); break;
+      case ir::AtomicOp::Exch: New = V; break;
+      case ir::AtomicOp::Inc: New = fmt::format("(e >= {} ? {}(0) : static_cast<{}>(e + 1))", V, H, H); break;
+      case ir::AtomicOp::Dec:
+        New = fmt::format("((e == 0 || e > {}) ? {} : static_cast<{}>(e - 1))", V, V, H);
+        break;
+      case ir::AtomicOp::Cas: New = fmt::format("(e == {} ? {} : e)", Vals.front(), V); break;
+      }
+      return fmt::format("[&]({} &e) {{ const {} old = e; e = {}; return old; }}({})", H, H, New, Elem);
+    }
+    const bool Float = T.Scalar == ir::ScalarType::F32 || T.Scalar == ir::ScalarType::F64;
+    std::string Fn(ir::cudaSpelling(A.Op));
+    if (A.Op == ir::AtomicOp::Sub && Float) {
+      Fn = "atomicAdd";
+      Vals.back() = "-(" + Vals.back() + ")";
+    }
+    std::string Ptr = "&" + Elem;
+    // std::int64_t and std::uint64_t are long on LP64; CUDA's are long long.
+    const char *Wide = T.Scalar == ir::ScalarType::I64 ? "long long"
+                       : T.Scalar == ir::ScalarType::U64 ? "unsigned long long"
+                                                         : nullptr;
+    if (Wide) { // integers: the values straight to CUDA's type
+      Ptr = fmt::format("reinterpret_cast<{} *>({})", Wide, Ptr);
+      for (std::size_t I = 0; I < Vals.size(); ++I)
+        Vals[I] = fmt::format("static_cast<{}>({})", Wide, index(A.Args[I]));
+    }
+    return fmt::format("{}({}, {})", Fn, Ptr, fmt::join(Vals, ", "));
+  }
+
 private:
   const KernelFacts &F;
   Mode M;
@@ -554,10 +612,18 @@ private:
     return "0";
   }
 
+  /// The old value of an atomic, converted as a read of its element is.
+  std::string rawNode(const Expr &, const ir::Atomic &N, int) const {
+    return elementValue(atomicCall(N), F.array(N.Target.Array).Decl->Elem);
+  }
+
   std::string rawNode(const Expr &, const ir::ArrayRead &N, int) const {
-    const ArrayPlan &A = F.array(N.Array);
-    std::string Text = element(N.Array, N.Indices);
-    const ir::ElemType T = A.Decl->Elem;
+    return elementValue(element(N.Array, N.Indices), F.array(N.Array).Decl->Elem);
+  }
+
+  /// Text, a value of element type T, as the value of an element read: an
+  /// integer as Index.
+  std::string elementValue(std::string Text, ir::ElemType T) const {
     if (isIntElem(T)) {
       const bool Same = (T.Scalar == ir::ScalarType::I32 && !longIndex()) ||
                         (T.Scalar == ir::ScalarType::I64 && longIndex());

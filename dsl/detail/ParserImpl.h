@@ -450,6 +450,7 @@ private:
   ///        | 'sync'
   ///        | space IDENT ':' arraytype
   ///        | IDENT {'[' expr ']'} ('=' | ASSIGNOP) expr
+  ///        | atomic                     (its old value dropped)
   /// ASSIGNOP is one of '+=' '-=' '*=' '/=' '%=' '<<=' '>>=' '&=' '|=' '^='.
   /// CUDA's `float x = e`, `++i` and `i++` are errors naming the DSL's
   /// spelling, read as it so that parsing goes on.
@@ -502,12 +503,29 @@ private:
   ///           | 'inverse' '(' IDENT ')' '(' expr ')'
   ///           | IDENT '(' expr ')'             (permutation application)
   ///           | IDENT {'[' expr ']'}           (variable or array read)
+  ///           | atomic
   Expr parsePrimary();
 
   /// args ::= '(' [expr {',' expr}] ')'; LastHeight becomes the tallest.
   std::vector<Expr> parseArgs();
 
   Expr parsePermApply(const Token &Perm, bool Inverse, const Token &Start);
+
+  //===-- CUDA's memory and warp operations (ParseCuda.cpp)
+  //----------------===//
+
+  /// At an atomic's name (`atomic_add`, or CUDA's `atomicAdd`) followed by
+  /// '(': a statement that is an expression (stmt ::= expr).
+  bool atIntrinsicCall() const;
+
+  /// The call at T when T names an atomic, in the DSL's spelling or CUDA's
+  /// (an error naming the DSL's, read as it); nullopt for other names.
+  std::optional<Expr> parseIntrinsic(const Token &T);
+
+  /// atomic ::= ATOMIC '(' expr ',' expr [',' expr] ')', its first argument
+  /// an element a[i]...; CUDA's `atomicAdd(&a[i], v)` (Cuda) is read the
+  /// same after its error.
+  Expr parseAtomic(const Token &Name, AtomicOp Op, bool Cuda);
 };
 
 } // namespace bankwise::dsl::detail

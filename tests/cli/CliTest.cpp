@@ -601,3 +601,16 @@ TEST_CASE("--dump-ir-after prints every pass's program, which parses back") {
   CHECK(R.Code == 2);
   CHECK(contains(R.Out, "unknown pass 'parse' (the passes: bind-sizes, schedule-colored, layout-auto, or all)"));
 }
+
+TEST_CASE("analyze and compile: CUDA's atomics name the DSL's spelling, exit 2, never a crash") {
+  const std::string Bad = std::string(BANKWISE_SOURCE_DIR) + "/tests/dsl/bad/atomics.bw";
+  for (const char *Command : {"analyze ", "compile "}) {
+    Result R = bankwise(Command + Bad + (std::string(Command) == "compile " ? " -o " + tmp("atomics.cu") : ""));
+    CAPTURE(R.Out);
+    CHECK(R.Code == 2);
+    CHECK(contains(R.Out, Bad + ":11:3: error: 'atomicAdd(&h[tx], 1)' is written 'atomic_add(h[tx], 1)' in bankwise"));
+    CHECK(contains(R.Out, Bad + ":15:3: error: 'atomic_and' on 'f' of type f32: CUDA's atomicAnd takes i32, u32, "
+                                "u64 elements"));
+  }
+  CHECK(!std::filesystem::exists(tmp("atomics.cu")));
+}

@@ -9,6 +9,7 @@
 // against the generated CPU reference.
 #pragma once
 #include <cuda_runtime.h>
+#include <atomic>
 #include <barrier>
 #include <cstdlib>
 #include <cstring>
@@ -32,6 +33,47 @@ inline std::barrier<> *Barrier = nullptr;
 #define blockIdx (::bw_emu::BlockIdx)
 #define gridDim (::bw_emu::GridDim)
 inline void __syncthreads() { bw_emu::Barrier->arrive_and_wait(); }
+// CUDA's atomics on host memory (std::atomic_ref), for the types bankwise
+// emits them on: each returns the old value.
+namespace bw_emu {
+template <class T, class F> T rmw(T *P, F New) {
+  std::atomic_ref<T> R(*P);
+  T Old = R.load();
+  while (!R.compare_exchange_weak(Old, New(Old))) {
+  }
+  return Old;
+}
+} // namespace bw_emu
+// Exactly CUDA's overloads, so that a call CUDA lacks fails here too.
+#define BW_EMU_ATOMIC(Name, T, Expr) \
+  inline T Name(T *P, T V) { return bw_emu::rmw(P, [&](T E) { return static_cast<T>(Expr); }); }
+#define BW_EMU_CAS(T) \
+  inline T atomicCAS(T *P, T C, T V) { return bw_emu::rmw(P, [&](T E) { return E == C ? V : E; }); }
+#define BW_EMU_BITS(T) BW_EMU_ATOMIC(atomicAnd, T, E & V) BW_EMU_ATOMIC(atomicOr, T, E | V) BW_EMU_ATOMIC(atomicXor, T, E ^ V)
+#define BW_EMU_MINMAX(T) BW_EMU_ATOMIC(atomicMin, T, V < E ? V : E) BW_EMU_ATOMIC(atomicMax, T, E < V ? V : E)
+BW_EMU_ATOMIC(atomicAdd, int, E + V)
+BW_EMU_ATOMIC(atomicAdd, unsigned, E + V)
+BW_EMU_ATOMIC(atomicAdd, unsigned long long, E + V)
+BW_EMU_ATOMIC(atomicAdd, float, E + V)
+BW_EMU_ATOMIC(atomicAdd, double, E + V)
+BW_EMU_ATOMIC(atomicSub, int, E - V)
+BW_EMU_ATOMIC(atomicSub, unsigned, E - V)
+BW_EMU_ATOMIC(atomicExch, int, V)
+BW_EMU_ATOMIC(atomicExch, unsigned, V)
+BW_EMU_ATOMIC(atomicExch, unsigned long long, V)
+BW_EMU_ATOMIC(atomicExch, float, V)
+BW_EMU_MINMAX(int)
+BW_EMU_MINMAX(unsigned)
+BW_EMU_MINMAX(long long)
+BW_EMU_MINMAX(unsigned long long)
+BW_EMU_BITS(int)
+BW_EMU_BITS(unsigned)
+BW_EMU_BITS(unsigned long long)
+BW_EMU_CAS(int)
+BW_EMU_CAS(unsigned)
+BW_EMU_CAS(unsigned long long)
+BW_EMU_ATOMIC(atomicInc, unsigned, E >= V ? 0u : E + 1)
+BW_EMU_ATOMIC(atomicDec, unsigned, (E == 0 || E > V) ? V : E - 1)
 namespace bankwise { template <class T> void keep(const T &) {} }
 template <class K, class... A> void bw_emulate(K Kernel, dim3 G, dim3 B, A... Args) {
   const unsigned NT = B.x * B.y * B.z;

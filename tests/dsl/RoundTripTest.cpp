@@ -7,6 +7,18 @@
 
 using namespace bankwise;
 
+namespace {
+
+/// Text, P printed, parses cleanly back to P and prints as Text again.
+void checkRoundTrip(const ir::Program &P, const std::string &Text) {
+  test::Parsed Q = test::parse(Text, "printed.bw");
+  CHECK_MESSAGE(Q.Diags.diagnostics().empty(), test::render(Q.Diags) << "\n" << Text);
+  CHECK_MESSAGE(Q.Program == P, Text);
+  CHECK(ir::print(Q.Program) == Text);
+}
+
+} // namespace
+
 TEST_CASE("every sample parses cleanly and round-trips through the printer") {
   const auto Files = test::bwFiles(BANKWISE_SAMPLES_DIR);
   REQUIRE(Files.size() >= 15);
@@ -149,10 +161,7 @@ TEST_CASE("CUDA habits: compound assignment, while, '?:', float literals, typed 
   CHECK(Text.find("a[i] += s * 0.5 + (tx < 8 ? a[i] : 1000.25)") != std::string::npos);
   CHECK(Text.find("h[tx] <<= (tx & 1) == 0 ? 1 : tx < 9 ? 2 : 3") != std::string::npos);
   CHECK(Text.find("a[i] = (tx > 1 ? 1 : 0) ? 3.0 : -(tx < 2 ? 1.0 : 2)") != std::string::npos);
-  test::Parsed Q = test::parse(Text, "printed.bw");
-  CHECK_MESSAGE(Q.Diags.diagnostics().empty(), test::render(Q.Diags) << "\n" << Text);
-  CHECK_MESSAGE(Q.Program == P.Program, Text);
-  CHECK(ir::print(Q.Program) == Text);
+  checkRoundTrip(P.Program, Text);
   // `a[i] += v` is the assignment `a[i] = a[i] + v`, marked compound.
   const auto &Body = P.Program.Kernels[0].Body;
   const auto *A = Body[4].as<ir::Assign>();
@@ -160,4 +169,61 @@ TEST_CASE("CUDA habits: compound assignment, while, '?:', float literals, typed 
   CHECK(A->Compound == ir::BinaryOp::Add);
   REQUIRE(A->Value.is<ir::Binary>());
   CHECK(A->Value.as<ir::Binary>()->Lhs->is<ir::ArrayRead>());
+}
+
+TEST_CASE("atomics: a statement, a let's value and a local's value, on shared and global elements") {
+  const std::string Src = "target sm_90\n"
+                          "kernel k(h: global u32[256], f: global f32[8], c: global u64[1], m: global i32[4]) "
+                          "grid (2) block (64) {\n"
+                          "  shared s: i32[64]\n"
+                          "  s[tx] = 0\n"
+                          "  sync\n"
+                          "  atomic_add(h[tx * 4 % 256], 1)\n"
+                          "  let old = atomic_sub(s[tx % 8], tx + 1)\n"
+                          "  atomic_add(f[tx % 8], 0.5)\n"
+                          "  let got: i64 = atomic_cas(c[0], 7, tx)\n"
+                          "  old = atomic_max(m[bx], old)\n"
+                          "  atomic_min(m[2], -1); atomic_and(s[0], 3); atomic_or(s[1], tx); atomic_xor(s[2], tx)\n"
+                          "  atomic_exch(f[0], 2.5); atomic_inc(h[0], 9); atomic_dec(h[1], 9)\n"
+                          "  h[got % 2] = 1\n"
+                          "}\n";
+  test::Parsed P = test::parse(Src, "atomics.bw");
+  REQUIRE_MESSAGE(P.Diags.diagnostics().empty(), test::render(P.Diags));
+  const std::string Text = ir::print(P.Program);
+  for (const char *Line : {"  atomic_add(h[tx * 4 % 256], 1)\n", "  let old = atomic_sub(s[tx % 8], tx + 1)\n",
+                           "  atomic_add(f[tx % 8], 0.5)\n", "  let got: i64 = atomic_cas(c[0], 7, tx)\n",
+                           "  old = atomic_max(m[bx], old)\n", "  atomic_min(m[2], -1)\n", "  atomic_xor(s[2], tx)\n",
+                           "  atomic_exch(f[0], 2.5)\n", "  atomic_inc(h[0], 9)\n", "  atomic_dec(h[1], 9)\n"})
+    CHECK_MESSAGE(Text.find(Line) != std::string::npos, Line << " not in\n" << Text);
+  checkRoundTrip(P.Program, Text);
+  // The nodes: an expression statement holding the atomic, a let whose
+  // initializer is one, an assignment whose value is one.
+  const auto &Body = P.Program.Kernels[0].Body;
+  const auto *X = Body[3].as<ir::ExprStmt>();
+  REQUIRE(X);
+  const auto *A = X->Value.as<ir::Atomic>();
+  REQUIRE(A);
+  CHECK(A->Op == ir::AtomicOp::Add);
+  CHECK(A->Target.Array == "h");
+  REQUIRE(A->Args.size() == 1);
+  CHECK(A->Args[0] == ir::makeInt(1));
+  const auto *L = Body[6].as<ir::Let>();
+  REQUIRE(L);
+  const auto *Cas = L->Init.as<ir::Atomic>();
+  REQUIRE(Cas);
+  CHECK(Cas->Op == ir::AtomicOp::Cas);
+  CHECK(Cas->Args.size() == 2);
+  const auto *As = Body[7].as<ir::Assign>();
+  REQUIRE(As);
+  CHECK(As->Value.is<ir::Atomic>());
+  // An atomic differs from another by its op, element or values.
+  ir::Atomic Other = *A;
+  Other.Op = ir::AtomicOp::Sub;
+  CHECK(!(Other == *A));
+  Other = *A;
+  Other.Target = ir::ArrayRead{L->Init.as<ir::Atomic>()->Target.Array, A->Target.Indices};
+  CHECK(!(Other == *A));
+  Other = *A;
+  Other.Args.push_back(ir::makeInt(2));
+  CHECK(!(Other == *A));
 }

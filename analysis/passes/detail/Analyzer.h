@@ -234,12 +234,14 @@ struct ArrayInfo {
   std::optional<TableView> Holds;                  ///< p[i] = P(i) or P^-1(i), or a plane
 };
 
-/// An access site: one ArrayRead of the source.
+/// An access site: one ArrayRead of the source (an element read or
+/// written, or an atomic's element).
 struct SiteInfo {
   const ir::ArrayRead *Read = nullptr;
   SourceLoc Loc;
   bool IsWrite = false;
   const ArrayInfo *Arr = nullptr;
+  const ir::Atomic *Atomic = nullptr; ///< the atomic whose element Read is
 };
 
 /// A recorded warp access on the fast path: the address as an affine
@@ -341,6 +343,9 @@ private:
                  const SourceLoc &Loc);
   Val readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,
                 bool IsWrite);
+  /// An atomic: its values, then its element's access (a site of its
+  /// own); the old value is data.
+  Val evalAtomic(const ir::Atomic &A, const SourceLoc &Loc, Mask M);
   Val address(const ArrayInfo &A, const std::vector<Val> &Idx, Mask M,
               const SourceLoc &Loc);
   void checkBounds(const ArrayInfo &A, const std::vector<Val> &Idx, Mask M,
@@ -492,6 +497,9 @@ inline std::vector<AccessSiteReport> emptyReports(const std::vector<SiteInfo> &S
     R.Array = S.Arr->Decl->Name;
     R.Space = S.Arr->Decl->Space;
     R.IsWrite = S.IsWrite;
+    R.IsAtomic = S.Atomic != nullptr;
+    if (S.Atomic)
+      R.Op = S.Atomic->Op;
     R.ElemBytes = S.Arr->ElemBytes;
     // `auto` that no chooseLayouts resolved is analyzed as raw.
     R.Layout = S.Arr->Decl->Lay.Kind == ir::LayoutKind::Auto ? "auto, as raw" : S.Arr->Decl->Lay.str();

@@ -1,0 +1,234 @@
+// Atomics under the models (docs/analysis.md, "Atomics"): same-address
+// serialization and the DMM congestion of an atomic (lanes per bank,
+// repeats counted), against a count made here lane by lane; the
+// histogram example of the docs; the fast path against warp-by-warp
+// evaluation.
+
+#include "analysis/models/MemoryModel.h"
+#include "analysis/passes/KernelAnalysis.h"
+#include "support/Random.h"
+#include "tests/support/ProgramFixtures.h"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+using namespace bankwise;
+using bankwise::testing::parseOrFail;
+
+namespace {
+
+const AccessSiteReport &atomicSite(const KernelReport &R) {
+  for (const AccessSiteReport &S : R.Sites)
+    if (S.IsAtomic)
+      return S;
+  FAIL("no atomic site");
+  return R.Sites.front();
+}
+
+/// Per-warp figures of an atomic on one array, counted here lane by lane:
+/// the element of every thread, grouped by warp.
+struct Counted {
+  std::int64_t SerialMin = 1 << 30, SerialMax = 0, CongMin = 1 << 30, CongMax = 0;
+  double SerialSum = 0;
+  std::int64_t Warps = 0;
+};
+
+Counted countWarps(std::int64_t Threads, std::int64_t W, const std::function<std::int64_t(std::int64_t)> &Elem) {
+  Counted C;
+  for (std::int64_t Base = 0; Base < Threads; Base += W) {
+    std::map<std::int64_t, std::int64_t> Same, Bank;
+    for (std::int64_t T = Base; T < std::min(Base + W, Threads); ++T) {
+      ++Same[Elem(T)];
+      ++Bank[Elem(T) % W];
+    }
+    std::int64_t S = 0, B = 0;
+    for (const auto &[K, N] : Same)
+      S = std::max(S, N);
+    for (const auto &[K, N] : Bank)
+      B = std::max(B, N);
+    C.SerialMin = std::min(C.SerialMin, S);
+    C.SerialMax = std::max(C.SerialMax, S);
+    C.CongMin = std::min(C.CongMin, B);
+    C.CongMax = std::max(C.CongMax, B);
+    C.SerialSum += static_cast<double>(S);
+    ++C.Warps;
+  }
+  return C;
+}
+
+} // namespace
+
+TEST_CASE("atomic models: same-address serialization and DMM congestion with repeats") {
+  CHECK(atomicSerialization(std::vector<Address>{3, 3, NoAccess, 5, 3}) == 3);
+  CHECK(atomicSerialization(std::vector<Address>{0, 1, 2, 3}) == 1);
+  CHECK(atomicSerialization(std::vector<Address>{NoAccess, NoAccess}) == 0);
+  CHECK(dmmAtomicCongestion(std::vector<Address>{0, 0, 4, 1}, 4) == 3);
+  CHECK(dmmCongestion(std::vector<Address>{0, 0, 4, 1}, 4) == 2); // reads of one address merge
+  // Against a brute-force count on random warps: for every address, the
+  // lanes on it; for every bank, the lanes in it.
+  Rng R(99);
+  for (int Trial = 0; Trial < 2000; ++Trial) {
+    const std::int64_t W = 1 + static_cast<std::int64_t>(R.below(64));
+    std::vector<Address> Lanes(static_cast<std::size_t>(W));
+    for (Address &A : Lanes)
+      A = R.below(5) == 0 ? NoAccess : static_cast<Address>(R.below(1 + R.below(200)));
+    std::int64_t Serial = 0, Cong = 0;
+    for (Address A : Lanes) {
+      if (A == NoAccess)
+        continue;
+      Serial = std::max<std::int64_t>(Serial, std::count(Lanes.begin(), Lanes.end(), A));
+      Cong = std::max<std::int64_t>(Cong, std::count_if(Lanes.begin(), Lanes.end(), [&](Address B) {
+                                      return B != NoAccess && B % W == A % W;
+                                    }));
+    }
+    CAPTURE(Trial);
+    CHECK(atomicSerialization(Lanes) == Serial);
+    CHECK(dmmAtomicCongestion(Lanes, W) == Cong);
+    // Never less than the plain access's congestion, never more than the lanes.
+    CHECK(dmmAtomicCongestion(Lanes, W) >= dmmCongestion(Lanes, W));
+  }
+}
+
+TEST_CASE("docs/analysis.md's histogram: one bin for every lane serializes 32, 32 bins serialize 1") {
+  // 256 keys into a shared histogram of 32 bins, warp by warp: when a
+  // warp's 32 lanes share a key they take 32 turns on one address (and
+  // the DMM counts the 32 in one bank); keys that differ per lane take one.
+  const ir::Program P = parseOrFail("target sm_90\n"
+                                    "kernel same(out: global i32[32]) grid (1) block (256) {\n"
+                                    "  shared hist: i32[32] layout raw\n"
+                                    "  if tx < 32 { hist[tx] = 0 }\n"
+                                    "  sync\n"
+                                    "  atomic_add(hist[warp], 1)\n"
+                                    "  sync\n"
+                                    "  if tx < 32 { out[tx] = hist[tx] }\n"
+                                    "}\n"
+                                    "kernel spread(out: global i32[32]) grid (1) block (256) {\n"
+                                    "  shared hist: i32[32] layout raw\n"
+                                    "  if tx < 32 { hist[tx] = 0 }\n"
+                                    "  sync\n"
+                                    "  atomic_add(hist[lane], 1)\n"
+                                    "  sync\n"
+                                    "  if tx < 32 { out[tx] = hist[tx] }\n"
+                                    "}\n");
+  for (const bool Exhaustive : {false, true}) {
+    CAPTURE(Exhaustive);
+    AnalysisOptions O;
+    O.Exhaustive = Exhaustive;
+    const AccessSiteReport Same = atomicSite(analyzeKernel(P, P.Kernels[0], O));
+    CHECK(Same.Op == ir::AtomicOp::Add);
+    CHECK(Same.IsWrite);
+    CHECK(Same.WarpExecutions == 8);
+    CHECK(Same.Serialization.Min == 32);
+    CHECK(Same.Serialization.Max == 32);
+    CHECK(Same.Congestion.Max == 32); // 32 lanes in one bank, repeats counted
+    CHECK(Same.Wavefronts.Max == 1);  // sm_90's plain rule: one word
+    const AccessSiteReport Spread = atomicSite(analyzeKernel(P, P.Kernels[1], O));
+    CHECK(Spread.Serialization.Min == 1);
+    CHECK(Spread.Serialization.Max == 1);
+    CHECK(Spread.Congestion.Max == 1);
+    CHECK(Spread.Wavefronts.Max == 1);
+  }
+}
+
+TEST_CASE("global atomics: sectors as a plain access, serialization per address") {
+  // 64 threads add to c[tid / 4]: four lanes per address, 8 addresses of 4
+  // bytes per warp, one sector.
+  const ir::Program P = parseOrFail("target sm_90\n"
+                                    "kernel k(c: global u32[16], v: global u32[64]) grid (1) block (64) {\n"
+                                    "  let old = atomic_add(c[tid / 4], v[tid])\n"
+                                    "  v[tid] = old\n"
+                                    "}\n");
+  const KernelReport R = analyzeKernel(P, P.Kernels[0]);
+  const AccessSiteReport &S = atomicSite(R);
+  CHECK(S.Space == ir::MemSpace::Global);
+  CHECK(S.Serialization.Min == 4);
+  CHECK(S.Serialization.Max == 4);
+  CHECK(S.Sectors.Max == 1);
+  CHECK(S.Groups.Max == 1);
+  // The old value is data: v[tid] = old writes whatever it was.
+  CHECK(R.Sites.size() == 3);
+}
+
+TEST_CASE("atomic figures equal a lane-by-lane count, and the fast path the warp-by-warp one") {
+  Rng R(20261124);
+  for (int Trial = 0; Trial < 60; ++Trial) {
+    const std::int64_t A = static_cast<std::int64_t>(R.below(5)), B = static_cast<std::int64_t>(R.below(3));
+    const std::int64_t M = 1 + static_cast<std::int64_t>(R.below(96)), Block = 32 * (1 + R.below(4));
+    const std::int64_t Grid = 1 + static_cast<std::int64_t>(R.below(3));
+    const bool Shared = R.below(2);
+    // element of thread t (t the flat thread in the block, b the block)
+    const std::string Index = fmt::format("({} * tx + {} * bx + tx / 7) % {}", A, B, M);
+    const std::string Text =
+        Shared ? fmt::format("machine dmm(w: 32, l: 1)\n"
+                             "kernel k(g: global i32[{}]) grid ({}) block ({}) {{\n"
+                             "  shared s: i32[{}] layout raw\n"
+                             "  atomic_add(s[{}], 1)\n"
+                             "  sync\n"
+                             "  g[bx * {} + tx] = s[tx % {}]\n"
+                             "}}\n",
+                             Grid * Block, Grid, Block, M, Index, Block, M)
+               : fmt::format("machine dmm(w: 32, l: 1)\n"
+                             "kernel k(g: global i32[{}]) grid ({}) block ({}) {{\n"
+                             "  atomic_max(g[{}], tx)\n"
+                             "}}\n",
+                             M, Grid, Block, Index);
+    CAPTURE(Text);
+    const ir::Program P = parseOrFail(Text);
+    const KernelReport Fast = analyzeKernel(P, P.Kernels[0]);
+    AnalysisOptions O;
+    O.Exhaustive = true;
+    const KernelReport Slow = analyzeKernel(P, P.Kernels[0], O);
+    REQUIRE(Fast.Sites.size() == Slow.Sites.size());
+    for (std::size_t I = 0; I < Fast.Sites.size(); ++I)
+      CHECK(Fast.Sites[I] == Slow.Sites[I]);
+    CHECK(Fast.Time == Slow.Time);
+    // Every block's warps alike here; count block by block.
+    Counted C;
+    for (std::int64_t Bx = 0; Bx < Grid; ++Bx) {
+      const Counted One = countWarps(Block, 32, [&](std::int64_t T) { return (A * T + B * Bx + T / 7) % M; });
+      C.SerialMin = std::min(C.SerialMin, One.SerialMin);
+      C.SerialMax = std::max(C.SerialMax, One.SerialMax);
+      C.CongMin = std::min(C.CongMin, One.CongMin);
+      C.CongMax = std::max(C.CongMax, One.CongMax);
+      C.SerialSum += One.SerialSum;
+      C.Warps += One.Warps;
+    }
+    const AccessSiteReport &S = atomicSite(Fast);
+    CHECK(S.WarpExecutions == C.Warps);
+    CHECK(S.Serialization.Min == C.SerialMin);
+    CHECK(S.Serialization.Max == C.SerialMax);
+    CHECK(S.Serialization.Sum == doctest::Approx(C.SerialSum));
+    // An atomic's DMM congestion counts the lanes per bank, repeats counted.
+    CHECK(S.Congestion.Min == C.CongMin);
+    CHECK(S.Congestion.Max == C.CongMax);
+  }
+}
+
+TEST_CASE("atomics whose index is data: every lane may meet, exact with --data") {
+  CHECK(expectedHalfLaneAtomicCongestion(std::vector<Address>{5, 5, 5, 5}, 32) == doctest::Approx(2.0));
+  CHECK(expectedHalfLaneCongestion(std::vector<Address>{5, 5, 5, 5}, 32) == doctest::Approx(0.9375));
+  const ir::Program P = parseOrFail("target sm_90\n"
+                                    "kernel k(keys: global i32[64], hist: global u32[64]) grid (1) block (64) {\n"
+                                    "  atomic_add(hist[keys[tx] % 64], 1)\n"
+                                    "}\n");
+  const AccessSiteReport S = atomicSite(analyzeKernel(P, P.Kernels[0]));
+  CHECK(S.DataDependent);
+  CHECK(S.DataSource == "keys");
+  CHECK(S.WorstCongestion == 32);
+  CHECK(S.ExpectedRapCongestion == doctest::Approx(expectedMaxLoad(32, 32)));
+  // Given the keys: lanes 0..31 all on bin 3, lanes 32..63 on 32 bins.
+  AnalysisOptions O;
+  std::vector<std::int64_t> Keys(64, 3);
+  for (int I = 32; I < 64; ++I)
+    Keys[static_cast<std::size_t>(I)] = I;
+  O.Data["keys"] = Keys;
+  const AccessSiteReport E = atomicSite(analyzeKernel(P, P.Kernels[0], O));
+  CHECK(!E.DataDependent);
+  CHECK(E.Serialization.Min == 1);
+  CHECK(E.Serialization.Max == 32);
+  CHECK(E.Congestion.Max == 32);
+}
