@@ -337,12 +337,23 @@ void Analyzer::runtimeError(const SourceLoc &Loc, const std::string &Msg,
 AccessCosts Analyzer::costsOf(const SiteInfo &S, const std::vector<Address> &Addrs) const {
   const bool Shared = S.Arr->Decl->Space == ir::MemSpace::Shared;
   if (S.Atomic) {
-    // An atomic moves what a plain access of its lanes moves (wavefronts,
-    // sectors, groups); its DMM congestion counts repeats, and its lanes on
-    // one address serialize.
+    // An atomic moves what a plain access of its lanes moves (sectors,
+    // groups); its DMM congestion counts repeats, and its lanes on one
+    // address serialize. In shared memory sm_90 serializes them in the
+    // banks too: measured on H100 (bench/results/h100/gpu-verify.md,
+    // samples/histogram_atomics.bw), a warp of 4-byte atomics takes one
+    // wavefront per lane in its busiest bank, repeats counted (32 lanes on
+    // one word: 32; lanes 2l: 2; lane l: 1), where reads of one word merge.
     AccessCosts C = warpAccessCosts(Addrs, W, S.Arr->ElemBytes, Shared);
     C.Serialization = atomicSerialization(Addrs);
     C.Congestion = dmmAtomicCongestion(Addrs, W);
+    if (Shared && C.Wavefronts > 0) {
+      std::vector<Address> Words(Addrs.begin(), Addrs.end());
+      for (Address &A : Words)
+        if (A != NoAccess)
+          A = A * S.Arr->ElemBytes / 4;
+      C.Wavefronts = std::max(C.Wavefronts, dmmAtomicCongestion(Words, 32));
+    }
     return C;
   }
   // A whole warp of 4- or 8-byte shared elements below 2^16 (seed 001's

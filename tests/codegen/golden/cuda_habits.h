@@ -11,20 +11,20 @@ namespace cuda_habits {
 
 inline constexpr long long N = 4096LL; // param
 
-/// Kernel 'grid_stride' (samples/cuda_habits.bw:9): grid (8, 1, 1) x block (128, 1, 1).
+/// Kernel 'grid_stride' (samples/cuda_habits.bw:11): grid (8, 1, 1) x block (128, 1, 1).
 ///   x: global f32[N], 4096 elements (row-major), read.
 ///   y: global f32[N], 4096 elements (row-major), read.
-///   out: global f32[N / 4], 1024 elements (row-major), read and written.
+///   out: global f32[N / 4], 1024 elements (row-major), written.
 /// Returns cudaErrorInvalidValue when a count differs from the one above.
 cudaError_t launch_grid_stride(const float *x, std::size_t x_count, const float *y, std::size_t y_count, float *out, std::size_t out_count, cudaStream_t stream = 0);
 
-/// Kernel 'block_sum' (samples/cuda_habits.bw:23): grid (16, 1, 1) x block (256, 1, 1).
+/// Kernel 'block_sum' (samples/cuda_habits.bw:25): grid (16, 1, 1) x block (256, 1, 1).
 ///   a: global u16[N], 4096 elements (row-major), read.
 ///   sums: global i32[N / 256], 16 elements (row-major), written.
 /// Returns cudaErrorInvalidValue when a count differs from the one above.
 cudaError_t launch_block_sum(const std::uint16_t *a, std::size_t a_count, std::int32_t *sums, std::size_t sums_count, cudaStream_t stream = 0);
 
-/// Kernel 'row_sums' (samples/cuda_habits.bw:39): grid (1, 1, 1) x block (64, 1, 1).
+/// Kernel 'row_sums' (samples/cuda_habits.bw:41): grid (1, 1, 1) x block (64, 1, 1).
 ///   m: global u8[N][64], 262144 elements (row-major), read.
 ///   r: global i32[64], 64 elements (row-major), written.
 /// Returns cudaErrorInvalidValue when a count differs from the one above.

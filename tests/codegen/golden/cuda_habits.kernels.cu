@@ -18,8 +18,8 @@
 
 namespace cuda_habits {
 
-// Kernel 'grid_stride' (samples/cuda_habits.bw:9:8): grid (8, 1, 1), block (128, 1, 1), 1024 threads.
-// Model: 6031 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 751; analyzed warp by warp (a while loop).
+// Kernel 'grid_stride' (samples/cuda_habits.bw:11:8): grid (8, 1, 1), block (128, 1, 1), 1024 threads.
+// Model: 3631 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 687; analyzed warp by warp (a while loop).
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(128) grid_stride(const float *x, const float *y, float *out) {
   using Index = int;
@@ -30,20 +30,17 @@ __global__ void __launch_bounds__(128) grid_stride(const float *x, const float *
   float s = 0;
   std::int32_t k = i;
   while (k < N) {
-    // 15:16 read of 'x' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
-    // 15:37 read of 'y' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
-    // 15:45 read of 'y' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
-    s = s + (0.5f * x[k] + (bankwise::floorMod(k, 2) == 0 ? y[k] : -y[k]));
+    // 17:16 read of 'x' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
+    // 17:51 read of 'y' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
+    s = s + (0.5f * x[k] * (bankwise::floorMod(k, 2) == 0 ? 1.0f : -1.0f) + y[k]);
     k = k + 128 * (N / 4 / 128);
   }
-  // 18:3 write of 'out' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
+  s = s * 0.25f;
+  // 21:3 write of 'out' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
   out[i] = s;
-  // 19:3 write of 'out' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
-  // 19:3 read of 'out' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
-  out[i] = out[i] * 0.25f;
 }
 
-// Kernel 'block_sum' (samples/cuda_habits.bw:23:8): grid (16, 1, 1), block (256, 1, 1), 4096 threads.
+// Kernel 'block_sum' (samples/cuda_habits.bw:25:8): grid (16, 1, 1), block (256, 1, 1), 4096 threads.
 // Model: 980 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 528; analyzed warp by warp (a while loop).
 // Index arithmetic in long long (some index value may exceed 32 bits).
 __global__ void __launch_bounds__(256) block_sum(const std::uint16_t *a, std::int32_t *sums) {
@@ -51,29 +48,29 @@ __global__ void __launch_bounds__(256) block_sum(const std::uint16_t *a, std::in
   const Index tx = static_cast<Index>(threadIdx.x);
   const Index bx = static_cast<Index>(blockIdx.x);
   __shared__ std::int32_t part[256]; // layout raw of [256]
-  // 25:3 write of 'part' [raw] (shared): sm_90 wavefronts 1; DMM congestion 1
-  // 25:14 read of 'a' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
+  // 27:3 write of 'part' [raw] (shared): sm_90 wavefronts 1; DMM congestion 1
+  // 27:14 read of 'a' [raw] (global): sm_90 sectors 2, lines 1; UMM groups 1
   part[tx] = static_cast<std::int32_t>(static_cast<Index>(a[bx * 256 + tx]));
   __syncthreads();
   Index h = 256 / 2;
   while (h > 0) {
     if (tx < h) {
-      // 29:17 write of 'part' [raw] (shared): sm_90 wavefronts 1; DMM congestion 1
-      // 29:17 read of 'part' [raw] (shared): sm_90 wavefronts 1; DMM congestion 1
-      // 29:29 read of 'part' [raw] (shared): sm_90 wavefronts 1; DMM congestion 1
+      // 31:17 write of 'part' [raw] (shared): sm_90 wavefronts 1; DMM congestion 1
+      // 31:17 read of 'part' [raw] (shared): sm_90 wavefronts 1; DMM congestion 1
+      // 31:29 read of 'part' [raw] (shared): sm_90 wavefronts 1; DMM congestion 1
       part[tx] = static_cast<std::int32_t>(static_cast<Index>(part[tx]) + static_cast<Index>(part[tx + h]));
     }
     __syncthreads();
     h = h >> 1;
   }
   if (tx == 0) {
-    // 33:16 write of 'sums' [raw] (global): sm_90 sectors 1, lines 1; UMM groups 1
-    // 33:27 read of 'part' [raw] (shared): sm_90 wavefronts 1; DMM congestion 1
+    // 35:16 write of 'sums' [raw] (global): sm_90 sectors 1, lines 1; UMM groups 1
+    // 35:27 read of 'part' [raw] (shared): sm_90 wavefronts 1; DMM congestion 1
     sums[bx] = part[0];
   }
 }
 
-// Kernel 'row_sums' (samples/cuda_habits.bw:39:8): grid (1, 1, 1), block (64, 1, 1), 64 threads.
+// Kernel 'row_sums' (samples/cuda_habits.bw:41:8): grid (1, 1, 1), block (64, 1, 1), 64 threads.
 // Model: 1638801 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 8593; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(64) row_sums(const std::uint8_t *m, std::int32_t *r) {
@@ -82,10 +79,10 @@ __global__ void __launch_bounds__(64) row_sums(const std::uint8_t *m, std::int32
   const Index tx = static_cast<Index>(threadIdx.x);
   std::int32_t acc = 0;
   for (Index j = 0; j < N; ++j) {
-    // 41:26 read of 'm' [raw] (global): sm_90 sectors 1, lines 1; UMM groups 1
+    // 43:26 read of 'm' [raw] (global): sm_90 sectors 1, lines 1; UMM groups 1
     acc = acc + static_cast<Index>(m[j * 64 + tx]);
   }
-  // 42:3 write of 'r' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
+  // 44:3 write of 'r' [raw] (global): sm_90 sectors 4, lines 1; UMM groups 1
   r[tx] = static_cast<std::int32_t>(acc);
 }
 
