@@ -504,6 +504,7 @@ void registerAnalyzeCommand(CLI::App &App, Action &Run) {
                 "evaluate every warp, without the affine fast path");
   Cmd->add_flag("--json", O->Json, "print JSON instead of text");
   Cmd->add_option("--dump-ir-after", O->DumpAfter, DumpIrAfterHelp);
+  addThreadsOption(*Cmd);
   Cmd->callback([O, &Run] { Run = [O] { return runAnalyze(*O); }; });
 }
 

@@ -322,6 +322,7 @@ void registerCompileCommand(CLI::App &App, Action &Run) {
                   "contents of an array an index reads, for exact predictions in comments and report: "
                   "--data p=p.bin (repeatable; the format of analyze --data)");
   Cmd->add_option("--dump-ir-after", O->DumpAfter, DumpIrAfterHelp);
+  addThreadsOption(*Cmd);
   Cmd->callback([O, &Run] { Run = [O] { return runCompile(*O); }; });
 }
 

@@ -4,7 +4,7 @@
 //
 //   bankwise lint FILE.cu... [-p BUILD_DIR] [--block X,Y,Z] [--grid X,Y,Z]
 //                [-D NAME=VALUE] [--emit-bw] [--format text|json|sarif]
-//                [--werror] [--fix] [-j N] [-- CLANG_ARGS]
+//                [--werror] [--fix] [-j|--threads N] [-- CLANG_ARGS]
 
 #include "analysis/checks/Checks.h"
 #include "analysis/checks/LintSites.h"
@@ -13,6 +13,7 @@
 #include "frontend/CudaLowering.h"
 #include "ir/Printer.h"
 #include "support/Diagnostic.h"
+#include "support/Parallel.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -47,7 +48,6 @@ struct LintOptions {
   std::string Format = "text";
   bool Werror = false;
   bool Fix = false;
-  unsigned Jobs = 0;
 };
 
 /// "32,8" -> {32, 8, 1}; throws UserError naming Flag for anything else.
@@ -243,7 +243,7 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
     std::vector<LintFinding> Correctness; ///< the checks over the kernel's trace
   };
   std::vector<Figures> Work(LoweredKernels.size());
-  const unsigned Cores = AnalysisThreads ? AnalysisThreads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned Cores = threadCount(AnalysisThreads);
   const unsigned Workers = static_cast<unsigned>(std::min<std::size_t>(Cores, Work.size()));
   std::atomic<std::size_t> NextWork{0};
   auto Analyze = [&] {
@@ -496,10 +496,9 @@ int runLint(const LintOptions &O) {
   LO.BuildDir = O.BuildDir;
   LO.Cuda.ExtraArgs = passthroughArgs();
 
-  // One worker per core over the files; the all-sizes analysis of a file
-  // gets the cores the files leave.
-  const unsigned Cores = std::max(1u, std::thread::hardware_concurrency());
-  const unsigned Workers = std::min<unsigned>(O.Jobs ? O.Jobs : Cores, static_cast<unsigned>(O.Files.size()));
+  // One worker per thread of the run (--threads) over the files; the
+  // all-sizes analysis of a lone file gets them all instead.
+  const unsigned Workers = std::min<unsigned>(threadCount(), static_cast<unsigned>(O.Files.size()));
   const unsigned AnalysisThreads = Workers > 1 ? 1 : 0;
   std::vector<FileResult> Results(O.Files.size());
   std::vector<std::string> Errors(O.Files.size());
@@ -567,7 +566,7 @@ void registerLintCommand(CLI::App &App, Action &Run) {
   Cmd->add_flag("--werror", O->Werror, "exit with code 1 when there are warnings");
   Cmd->add_flag("--fix", O->Fix,
                 "pad static shared arrays whose every access was understood, where padding removes the conflict");
-  Cmd->add_option("-j", O->Jobs, "files linted at once (default: one per core)");
+  addThreadsOption(*Cmd, "-j,--threads");
   Cmd->callback([O, &Run] { Run = [O] { return runLint(*O); }; });
 }
 

@@ -4,6 +4,7 @@
 #include "ir/Eval.h"
 #include "ir/Printer.h"
 #include "ir/Walk.h"
+#include "support/Parallel.h"
 #include "support/Random.h"
 
 #include <algorithm>
@@ -482,7 +483,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       }
     }
   };
-  unsigned Threads = Opts.Threads ? Opts.Threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned Threads = threadCount(Opts.Threads);
   Threads = static_cast<unsigned>(std::min<std::size_t>(Threads, Runs.size()));
   std::vector<std::thread> Pool;
   for (unsigned T = 1; T < Threads; ++T)
