@@ -477,6 +477,8 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       try {
         AnalysisOptions Mine = AO;
         Mine.OnlySites = R.Sites;
+        // The work limit bounds the whole analysis: each size gets its share.
+        Mine.WorkLimit = std::max<std::int64_t>(1, AO.WorkLimit / static_cast<std::int64_t>(Runs.size()));
         R.Rep = analyzeKernel(Bound, *Bound.findKernel(K.Name), Mine);
       } catch (const UserError &E) {
         R.RunError = E.what();
