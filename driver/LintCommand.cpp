@@ -539,9 +539,11 @@ int runLint(const LintOptions &O) {
       if (R.Readable)
         std::cout << (Results.size() > 1 ? fmt::format("# {}\n", R.File) : "") << R.Bw;
   } else if (O.Format == "json") {
-    std::cout << jsonReport(Results).dump() << '\n';
+    // Bytes that are not UTF-8 (a file name: Linux allows any) become
+    // U+FFFD rather than an exception.
+    std::cout << jsonReport(Results).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   } else if (O.Format == "sarif") {
-    std::cout << sarifReport(Results).dump(2) << '\n';
+    std::cout << sarifReport(Results).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   } else {
     std::cout << textReport(Results);
   }

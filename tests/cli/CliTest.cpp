@@ -577,6 +577,21 @@ TEST_CASE("--dump-ir-after prints every pass's program, which parses back") {
   CHECK(contains(R.Out, "unknown pass 'parse' (the passes: bind-sizes, schedule-colored, layout-auto, or all)"));
 }
 
+TEST_CASE("a path that is not UTF-8 gives JSON with U+FFFD, not a crash") {
+  // Linux file names are bytes; nlohmann::json once threw on them (an
+  // uncaught exception: abort) in analyze --json and compile --report.
+  const std::string Bw = tmp("caf\xe9.bw"), Report = tmp("r\xe9port.json");
+  std::filesystem::copy_file(std::string(BANKWISE_SOURCE_DIR) + "/samples/sum.bw", Bw,
+                             std::filesystem::copy_options::overwrite_existing);
+  Result R = bankwise("analyze '" + Bw + "' --json");
+  REQUIRE_MESSAGE(R.Code == 0, R.Out);
+  CHECK(contains(nlohmann::json::parse(R.Out).dump(), "caf\xef\xbf\xbd.bw")); // U+FFFD
+  R = bankwise("compile '" + Bw + "' -o " + tmp("latin1.cu") + " --report '" + Report + "'");
+  REQUIRE_MESSAGE(R.Code == 0, R.Out);
+  std::ifstream In(Report);
+  CHECK(!nlohmann::json::parse(In).empty());
+}
+
 TEST_CASE("--threads and BANKWISE_THREADS: a count from 0 to 1024, else exit 2") {
   const std::string Sample = std::string(BANKWISE_SOURCE_DIR) + "/samples/sum.bw";
   CHECK(bankwise("analyze " + Sample + " --threads 1").Code == 0);

@@ -132,4 +132,16 @@ shutil.copy(transpose, macro)
 run("lint", macro, "--fix")
 check(open(macro).read() == open(transpose).read(), "--fix leaves a tile sized by a macro alone")
 
+# A path that is not UTF-8 (Linux allows any bytes): JSON and SARIF with
+# U+FFFD in it, not an uncaught exception (they once aborted).
+latin1 = os.path.join(WORK, os.fsdecode(b"caf\xe9.cu"))
+shutil.copy(transpose, latin1)
+for fmt in ("json", "sarif"):
+    r = subprocess.run([BW, "lint", latin1, "--format", fmt], capture_output=True, timeout=120)
+    try:
+        ok = r.returncode == 0 and "caf\ufffd.cu" in json.dumps(json.loads(r.stdout), ensure_ascii=False)
+    except ValueError:
+        ok = False
+    check(ok, f"--format {fmt} of a file whose name is not UTF-8")
+
 sys.exit(1 if FAILS else 0)
