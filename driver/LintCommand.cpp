@@ -318,7 +318,12 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
     return std::tie(A.F.Loc.Line, A.F.Loc.Col) < std::tie(B.F.Loc.Line, B.F.Loc.Col);
   });
   L.Program.Kernels = AllKernels;
-  if (O.Fix)
+  // A file Clang reports errors in is not rewritten: what it means is not
+  // known.
+  const bool ClangErrors = std::any_of(R.Findings.begin(), R.Findings.end(), [](const FileFinding &F) {
+    return F.F.Check == "clang-diagnostic-error";
+  });
+  if (O.Fix && !ClangErrors)
     R.FixSummary = applyFixes(File, L, R.Findings);
   return R;
 }
@@ -522,12 +527,15 @@ int runLint(const LintOptions &O) {
       std::cerr << Errors[I] << '\n';
       ToolError = true;
     }
-    if (!Results[I].Readable) {
-      ToolError = true;
-      if (O.Format != "text") // text prints the reason among the diagnostics
-        for (const FileFinding &F : Results[I].Findings)
+    // A file that is not valid CUDA (Clang's errors) is a tool error like
+    // one Clang cannot read: its kernels that parsed are still reported.
+    for (const FileFinding &F : Results[I].Findings)
+      if (F.F.Check == "clang-diagnostic-error") {
+        ToolError = true;
+        if (O.Format != "text" || O.EmitBw) // text prints them among the diagnostics
           std::cerr << fmt::format("{}: error: {}\n", locText(F.F.Loc), F.F.Message);
-    }
+      }
+    ToolError |= !Results[I].Readable;
     for (const FileFinding &F : Results[I].Findings) {
       Findings |= F.F.Sev == Severity::Warning;
       // A race or a divergent barrier is a wrong program, not a cost.

@@ -132,6 +132,15 @@ shutil.copy(transpose, macro)
 run("lint", macro, "--fix")
 check(open(macro).read() == open(transpose).read(), "--fix leaves a tile sized by a macro alone")
 
+# --fix never rewrites a file Clang reports errors in: what it means is
+# not known (the same tile, with a host error added).
+broken = os.path.join(WORK, "fixable_broken.cu")
+open(broken, "w").write(open(os.path.join(SRC, "tests/lint/cli/fixable.cu")).read()
+                        + "\nint host_side() { return undeclared_name; }\n")
+before = open(broken).read()
+r = run("lint", broken, "--fix")
+check(r.returncode == 2 and open(broken).read() == before, "--fix leaves a file with errors alone (exit 2)")
+
 # A path that is not UTF-8 (Linux allows any bytes): JSON and SARIF with
 # U+FFFD in it, not an uncaught exception (they once aborted).
 latin1 = os.path.join(WORK, os.fsdecode(b"caf\xe9.cu"))
