@@ -521,7 +521,7 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   R.Source = std::move(Src);
   R.Header = std::move(Header);
   R.SideFile = sideFileOf(Mod); // as planned above, unless a table came later
-  R.ReportJson = J.dump(1) + "\n";
+  R.ReportJson = J.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; // paths may not be UTF-8
   R.Warnings = Mod.Warnings;
   return R;
 }

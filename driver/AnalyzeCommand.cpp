@@ -522,6 +522,7 @@ void registerAnalyzeCommand(CLI::App &App, Action &Run) {
   Cmd->add_flag("--json", O->Json, "print JSON instead of text");
   Cmd->add_option("--dump-ir-after", O->DumpAfter, DumpIrAfterHelp);
   addLimitOptions(Cmd, O->Limits);
+  addThreadsOption(*Cmd);
   Cmd->callback([O, &Run] { Run = [O] { return runAnalyze(*O); }; });
 }
 

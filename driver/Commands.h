@@ -28,5 +28,12 @@ void registerCompileCommand(CLI::App &App, Action &Run);
 void registerLintCommand(CLI::App &App, Action &Run);
 /// The arguments after `--` on the command line (lint passes them to Clang).
 std::vector<std::string> &passthroughArgs();
+/// `--threads N` on Cmd (Names may add a short name: "-j,--threads"): the
+/// threads the whole run may use, 0 for every core. It wins over the
+/// environment's BANKWISE_THREADS.
+void addThreadsOption(CLI::App &Cmd, const std::string &Names = "--threads");
+/// Sets the run's thread count (support/Parallel.h) from --threads, else
+/// from BANKWISE_THREADS; throws UserError for a malformed variable.
+void applyThreadsSetting();
 
 } // namespace bankwise::driver

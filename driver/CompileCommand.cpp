@@ -328,6 +328,7 @@ void registerCompileCommand(CLI::App &App, Action &Run) {
                   "--data p=p.bin (repeatable; the format of analyze --data)");
   Cmd->add_option("--dump-ir-after", O->DumpAfter, DumpIrAfterHelp);
   addLimitOptions(Cmd, O->Limits);
+  addThreadsOption(*Cmd);
   Cmd->callback([O, &Run] { Run = [O] { return runCompile(*O); }; });
 }
 

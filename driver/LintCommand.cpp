@@ -4,7 +4,7 @@
 //
 //   bankwise lint FILE.cu... [-p BUILD_DIR] [--block X,Y,Z] [--grid X,Y,Z]
 //                [-D NAME=VALUE] [--emit-bw] [--format text|json|sarif]
-//                [--werror] [--fix] [-j N] [-- CLANG_ARGS]
+//                [--werror] [--fix] [-j|--threads N] [-- CLANG_ARGS]
 
 #include "analysis/checks/Checks.h"
 #include "analysis/checks/LintSites.h"
@@ -13,6 +13,7 @@
 #include "frontend/CudaLowering.h"
 #include "ir/Printer.h"
 #include "support/Diagnostic.h"
+#include "support/Parallel.h"
 #include "support/Progress.h"
 #include "support/TempFiles.h"
 
@@ -49,7 +50,6 @@ struct LintOptions {
   std::string Format = "text";
   bool Werror = false;
   bool Fix = false;
-  unsigned Jobs = 0;
 };
 
 /// "32,8" -> {32, 8, 1}; throws UserError naming Flag for anything else.
@@ -246,7 +246,7 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
     std::vector<LintFinding> Correctness; ///< the checks over the kernel's trace
   };
   std::vector<Figures> Work(LoweredKernels.size());
-  const unsigned Cores = AnalysisThreads ? AnalysisThreads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned Cores = threadCount(AnalysisThreads);
   const unsigned Workers = static_cast<unsigned>(std::min<std::size_t>(Cores, Work.size()));
   std::atomic<std::size_t> NextWork{0};
   auto Analyze = [&] {
@@ -320,7 +320,12 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
     return std::tie(A.F.Loc.Line, A.F.Loc.Col) < std::tie(B.F.Loc.Line, B.F.Loc.Col);
   });
   L.Program.Kernels = AllKernels;
-  if (O.Fix)
+  // A file Clang reports errors in is not rewritten: what it means is not
+  // known.
+  const bool ClangErrors = std::any_of(R.Findings.begin(), R.Findings.end(), [](const FileFinding &F) {
+    return F.F.Check == "clang-diagnostic-error";
+  });
+  if (O.Fix && !ClangErrors)
     R.FixSummary = applyFixes(File, L, R.Findings);
   return R;
 }
@@ -503,10 +508,9 @@ int runLint(const LintOptions &O) {
   LO.BuildDir = O.BuildDir;
   LO.Cuda.ExtraArgs = passthroughArgs();
 
-  // One worker per core over the files; the all-sizes analysis of a file
-  // gets the cores the files leave.
-  const unsigned Cores = std::max(1u, std::thread::hardware_concurrency());
-  const unsigned Workers = std::min<unsigned>(O.Jobs ? O.Jobs : Cores, static_cast<unsigned>(O.Files.size()));
+  // One worker per thread of the run (--threads) over the files; the
+  // all-sizes analysis of a lone file gets them all instead.
+  const unsigned Workers = std::min<unsigned>(threadCount(), static_cast<unsigned>(O.Files.size()));
   const unsigned AnalysisThreads = Workers > 1 ? 1 : 0;
   std::vector<FileResult> Results(O.Files.size());
   std::vector<std::string> Errors(O.Files.size());
@@ -536,12 +540,15 @@ int runLint(const LintOptions &O) {
       std::cerr << Errors[I] << '\n';
       ToolError = true;
     }
-    if (!Results[I].Readable) {
-      ToolError = true;
-      if (O.Format != "text") // text prints the reason among the diagnostics
-        for (const FileFinding &F : Results[I].Findings)
+    // A file that is not valid CUDA (Clang's errors) is a tool error like
+    // one Clang cannot read: its kernels that parsed are still reported.
+    for (const FileFinding &F : Results[I].Findings)
+      if (F.F.Check == "clang-diagnostic-error") {
+        ToolError = true;
+        if (O.Format != "text" || O.EmitBw) // text prints them among the diagnostics
           std::cerr << fmt::format("{}: error: {}\n", locText(F.F.Loc), F.F.Message);
-    }
+      }
+    ToolError |= !Results[I].Readable;
     for (const FileFinding &F : Results[I].Findings) {
       Findings |= F.F.Sev == Severity::Warning;
       // A race or a divergent barrier is a wrong program, not a cost.
@@ -553,9 +560,11 @@ int runLint(const LintOptions &O) {
       if (R.Readable)
         std::cout << (Results.size() > 1 ? fmt::format("# {}\n", R.File) : "") << R.Bw;
   } else if (O.Format == "json") {
-    std::cout << jsonReport(Results).dump() << '\n';
+    // Bytes that are not UTF-8 (a file name: Linux allows any) become
+    // U+FFFD rather than an exception.
+    std::cout << jsonReport(Results).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   } else if (O.Format == "sarif") {
-    std::cout << sarifReport(Results).dump(2) << '\n';
+    std::cout << sarifReport(Results).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   } else {
     std::cout << textReport(Results);
   }
@@ -580,7 +589,7 @@ void registerLintCommand(CLI::App &App, Action &Run) {
   Cmd->add_flag("--werror", O->Werror, "exit with code 1 when there are warnings");
   Cmd->add_flag("--fix", O->Fix,
                 "pad static shared arrays whose every access was understood, where padding removes the conflict");
-  Cmd->add_option("-j", O->Jobs, "files linted at once (default: one per core)");
+  addThreadsOption(*Cmd, "-j,--threads");
   Cmd->callback([O, &Run] { Run = [O] { return runLint(*O); }; });
 }
 

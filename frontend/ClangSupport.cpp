@@ -133,6 +133,9 @@ bool runClangOnCudaFile(const std::string &Path, const CudaOptions &Opts,
       "-nocudalib",
       "-std=c++17",
       "-Wno-unknown-cuda-version",
+      // Diagnostics are printed by bankwise; this also keeps Clang's own
+      // "N errors generated" line off stderr.
+      "-fno-caret-diagnostics",
       "-resource-dir=" BANKWISE_CLANG_RESOURCE_DIR,
       "-I" BANKWISE_FRONTEND_COMPAT_DIR,
       "-I" + Cuda + "/include/cccl",

@@ -191,6 +191,25 @@ std::string displayName(const clang::FunctionDecl *F) {
 
 std::string dimText(const Dim3 &D) { return fmt::format("({}, {}, {})", D[0], D[1], D[2]); }
 
+/// The first of Clang's errors inside F's body (for an instantiation, its
+/// template's body: which instantiation an error belongs to is not known),
+/// or null. What Clang made of such a body is its guess at a program that
+/// does not exist, so its figures would be too.
+const Diagnostic *errorInBody(const clang::SourceManager &SM, const clang::FunctionDecl *F,
+                              const std::vector<Diagnostic> &Diags) {
+  const clang::FunctionDecl *Pattern = F->getTemplateInstantiationPattern();
+  const clang::Stmt *Body = (Pattern ? Pattern : F)->getBody();
+  if (!Body)
+    return nullptr;
+  const SourceLoc B = toSourceLoc(SM, Body->getBeginLoc()), E = toSourceLoc(SM, Body->getEndLoc());
+  for (const Diagnostic &D : Diags)
+    if (D.Sev == Severity::Error && D.Loc.File == B.File && D.Loc.Line > 0 &&
+        std::tie(B.Line, B.Col) <= std::tie(D.Loc.Line, D.Loc.Col) &&
+        std::tie(D.Loc.Line, D.Loc.Col) <= std::tie(E.Line, E.Col))
+      return &D;
+  return nullptr;
+}
+
 void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Out) {
   const clang::SourceManager &SM = Ctx.getSourceManager();
   KernelFinder Finder(SM);
@@ -253,6 +272,17 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
     if (F->isInvalidDecl() || !F->getBody()) {
       Info.Lowered = false;
       Info.Notes.push_back({Severity::Note, Info.Loc, "kernel has errors Clang could not recover from; not analyzed",
+                            lineAt(SM, F->getLocation())});
+      Out.Kernels.push_back(std::move(Info));
+      continue;
+    }
+    if (const Diagnostic *E = errorInBody(SM, F, Out.ClangDiags)) {
+      Info.Lowered = false;
+      Info.Notes.push_back({Severity::Note, Info.Loc,
+                            fmt::format("kernel '{}' not analyzed: {} has errors (the first at line {})",
+                                        Info.Display,
+                                        F->getTemplateInstantiationPattern() ? "its template's body" : "its body",
+                                        E->Loc.Line),
                             lineAt(SM, F->getLocation())});
       Out.Kernels.push_back(std::move(Info));
       continue;

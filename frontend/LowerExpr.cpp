@@ -833,9 +833,9 @@ std::optional<PtrVal> KernelLowering::arrayLValue(const clang::Expr *E, ir::Bloc
 
 std::optional<PtrVal> KernelLowering::viewAs(PtrVal P, clang::QualType To, const SourceLoc &L, std::string &Why) {
   const ArrayInfo &A = Arrays.at(P.Array);
-  if (To->isVoidType() || To->isCharType())
-    return P; // a byte pointer on its way somewhere; sizes checked there
-  std::optional<ir::ElemType> E = elemTypeOf(Ctx, To);
+  if ((To->isVoidType() || To->isCharType()) && ir::byteSize(A.Elem) == 1)
+    return P; // bytes as bytes; a wider array becomes a byte view (offsets in bytes)
+  std::optional<ir::ElemType> E = elemTypeOf(Ctx, To->isVoidType() ? Ctx.UnsignedCharTy : To);
   if (!E)
     return failPtr(Why, fmt::format("a cast to '{}'", To.getAsString()));
   if (ir::byteSize(*E) == ir::byteSize(A.Elem))

@@ -12,11 +12,13 @@
 #include <clang/AST/StmtCXX.h>
 #include <clang/AST/TypeLoc.h>
 #include <clang/Lex/Lexer.h>
+#include <llvm/ADT/ScopeExit.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 namespace bankwise::frontend::detail {
@@ -39,7 +41,17 @@ void KernelLowering::lower(const clang::FunctionDecl *F, ir::Kernel &K, const Di
     K.Body.push_back(std::move(S));
 }
 
-void KernelLowering::note(const SourceLoc &L, std::string Msg, clang::SourceLocation CL) {
+void KernelLowering::note(const SourceLoc &Where, std::string Msg, clang::SourceLocation CL) {
+  // A note inside a header (a library's __device__ function inlined into
+  // the kernel) goes to the kernel's statement that reached it, which the
+  // user can change; the header is named by its file name alone, so the
+  // note does not depend on where the toolkit is installed.
+  SourceLoc L = Where;
+  if (L.Line > 0 && KernelStmt.Line > 0 && L.File != KernelStmt.File) {
+    Msg += fmt::format(" (in {}:{}, reached from here)", std::filesystem::path(L.File).filename().string(), L.Line);
+    L = KernelStmt;
+    CL = {};
+  }
   for (const Diagnostic &D : Info.Notes)
     if (D.Loc == L && D.Message == Msg)
       return;
@@ -259,6 +271,10 @@ bool KernelLowering::isReturn(const clang::Stmt *S) {
 void KernelLowering::lowerStmt(const clang::Stmt *S, ir::Block &Out) {
   if (!S)
     return;
+  const SourceLoc Outer = KernelStmt;
+  const auto Restore = llvm::make_scope_exit([&] { KernelStmt = Outer; });
+  if (InlineDepth == 0)
+    KernelStmt = loc(S);
   if (const auto *C = llvm::dyn_cast<clang::CompoundStmt>(S))
     return lowerStmts({C->body_begin(), C->body_end()}, Out);
   if (const auto *A = llvm::dyn_cast<clang::AttributedStmt>(S))

@@ -14,10 +14,24 @@
 
 namespace bankwise {
 
-/// Threads, or the machine's hardware threads when Threads is 0 (at least 1).
+/// The most threads a run may be given (--threads, BANKWISE_THREADS).
+inline constexpr unsigned MaxThreads = 1024;
+
+/// The thread count of the whole run, for callers that pass 0: set once by
+/// the driver from --threads or BANKWISE_THREADS; 0 means every hardware
+/// thread of the machine.
+inline std::atomic<unsigned> &runThreads() {
+  static std::atomic<unsigned> N{0};
+  return N;
+}
+
+/// Threads; when Threads is 0, the run's setting (runThreads()), else the
+/// machine's hardware threads (at least 1).
 inline unsigned threadCount(unsigned Threads = 0) {
   if (Threads)
     return Threads;
+  if (const unsigned N = runThreads().load())
+    return N;
   const unsigned H = std::thread::hardware_concurrency();
   return H ? H : 1;
 }

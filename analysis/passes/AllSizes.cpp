@@ -4,6 +4,7 @@
 #include "ir/Eval.h"
 #include "ir/Printer.h"
 #include "ir/Walk.h"
+#include "support/Parallel.h"
 #include "support/Random.h"
 
 #include <algorithm>
@@ -476,13 +477,15 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       try {
         AnalysisOptions Mine = AO;
         Mine.OnlySites = R.Sites;
+        // The work limit bounds the whole analysis: each size gets its share.
+        Mine.WorkLimit = std::max<std::int64_t>(1, AO.WorkLimit / static_cast<std::int64_t>(Runs.size()));
         R.Rep = analyzeKernel(Bound, *Bound.findKernel(K.Name), Mine);
       } catch (const UserError &E) {
         R.RunError = E.what();
       }
     }
   };
-  unsigned Threads = Opts.Threads ? Opts.Threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned Threads = threadCount(Opts.Threads);
   Threads = static_cast<unsigned>(std::min<std::size_t>(Threads, Runs.size()));
   std::vector<std::thread> Pool;
   for (unsigned T = 1; T < Threads; ++T)

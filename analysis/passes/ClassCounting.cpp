@@ -485,7 +485,7 @@ void Analyzer::runFast(KernelReport &Rep) {
         if (Points > (Wide(1) << 22))
           throw NotAffine{"more than 2^22 blocks or iterations tied together by "
                           "a guard or an opaque value"};
-        spend(static_cast<std::int64_t>(Points) / 64);
+        spend(static_cast<std::int64_t>(Points));
         std::vector<std::int64_t> Odo(CompVars.size(), 0);
         for (Wide P = 0; P < Points; ++P) {
           for (std::size_t J = 0; J < CompVars.size(); ++J) {

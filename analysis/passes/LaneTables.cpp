@@ -3,6 +3,7 @@
 // value has no class to count by; its accesses are evaluated warp by warp
 // in compiled form (no interpretation), split over the cores.
 #include "analysis/passes/detail/Analyzer.h"
+#include "support/Parallel.h"
 
 #include <exception>
 #include <thread>
@@ -91,7 +92,7 @@ void Analyzer::countLaneTable(int TId, const std::vector<LoopDom> &Vars,
     std::stable_sort(Order.begin(), Order.end(),
                      [&](const LoopDom &A, const LoopDom &B) { return Stride(A) < Stride(B); });
   }
-  const unsigned Threads = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+  const unsigned Threads = std::min(4u, threadCount());
   std::vector<AccessSiteReport> Parts(Threads, Site);
   std::vector<std::exception_ptr> Errors(Threads);
   auto Work = [&](unsigned Part) {

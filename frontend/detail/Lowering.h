@@ -147,6 +147,9 @@ private:
   ir::Block SharedDecls;
   int InlineDepth = 0;
   std::vector<const clang::FunctionDecl *> InlineStack;
+  /// The kernel's own innermost statement being lowered: where a note from
+  /// a header's inlined function is given (note()).
+  SourceLoc KernelStmt;
   int Uncertain = 0;     ///< inside a condition the lint cannot evaluate
   bool AfterReturn = false; ///< a lane may have returned early
   int TempCount = 0;

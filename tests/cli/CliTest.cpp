@@ -20,10 +20,12 @@ struct Result {
   std::string Out; ///< stdout and stderr together
 };
 
-/// Runs bankwise with Args (shell-quoted by the caller), capturing output.
-Result bankwise(const std::string &Args) {
+/// Runs bankwise with Args (shell-quoted by the caller), capturing output;
+/// Env ("NAME=VALUE", shell-quoted) is set for the run.
+Result bankwise(const std::string &Args, const std::string &Env = "") {
   // timeout(1) turns a hang into exit code 124, which every test rejects.
-  const std::string Cmd = "timeout 60 " + std::string(BANKWISE_BIN) + " " + Args + " 2>&1";
+  const std::string Cmd = (Env.empty() ? "" : "env " + Env + " ") + "timeout 60 " + std::string(BANKWISE_BIN) +
+                          " " + Args + " 2>&1";
   Result R;
   FILE *P = popen(Cmd.c_str(), "r");
   REQUIRE(P != nullptr);
@@ -613,4 +615,41 @@ TEST_CASE("analyze and compile: CUDA's atomics name the DSL's spelling, exit 2, 
                                 "u64 elements"));
   }
   CHECK(!std::filesystem::exists(tmp("atomics.cu")));
+}
+
+TEST_CASE("a path that is not UTF-8 gives JSON with U+FFFD, not a crash") {
+  // Linux file names are bytes; nlohmann::json once threw on them (an
+  // uncaught exception: abort) in analyze --json and compile --report.
+  const std::string Bw = tmp("caf\xe9.bw"), Report = tmp("r\xe9port.json");
+  std::filesystem::copy_file(std::string(BANKWISE_SOURCE_DIR) + "/samples/sum.bw", Bw,
+                             std::filesystem::copy_options::overwrite_existing);
+  Result R = bankwise("analyze '" + Bw + "' --json");
+  REQUIRE_MESSAGE(R.Code == 0, R.Out);
+  CHECK(contains(nlohmann::json::parse(R.Out).dump(), "caf\xef\xbf\xbd.bw")); // U+FFFD
+  R = bankwise("compile '" + Bw + "' -o " + tmp("latin1.cu") + " --report '" + Report + "'");
+  REQUIRE_MESSAGE(R.Code == 0, R.Out);
+  std::ifstream In(Report);
+  CHECK(!nlohmann::json::parse(In).empty());
+}
+
+TEST_CASE("--threads and BANKWISE_THREADS: a count from 0 to 1024, else exit 2") {
+  const std::string Sample = std::string(BANKWISE_SOURCE_DIR) + "/samples/sum.bw";
+  CHECK(bankwise("analyze " + Sample + " --threads 1").Code == 0);
+  CHECK(bankwise("analyze " + Sample + " --threads 0").Code == 0);
+  Result R = bankwise("analyze " + Sample + " --threads 5000");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "--threads"));
+  R = bankwise("analyze " + Sample + " --threads -1");
+  CHECK(R.Code == 2);
+  R = bankwise("compile " + Sample + " -o " + tmp("threads.cu") + " --threads two");
+  CHECK(R.Code == 2);
+  for (const char *Bad : {"abc", "-3", "1025", "99999999999999999999", "4x"}) {
+    R = bankwise("analyze " + Sample + " ", /*Env=*/std::string("BANKWISE_THREADS='") + Bad + "'");
+    CHECK_MESSAGE(R.Code == 2, Bad);
+    CHECK(contains(R.Out, "BANKWISE_THREADS '"));
+  }
+  // The option wins over the variable (a bad variable is then not read).
+  CHECK(bankwise("analyze " + Sample + " --threads 2", "BANKWISE_THREADS=abc").Code == 0);
+  CHECK(bankwise("analyze " + Sample, "BANKWISE_THREADS=3").Code == 0);
+  CHECK(bankwise("analyze " + Sample, "BANKWISE_THREADS=").Code == 0); // empty: unset
 }

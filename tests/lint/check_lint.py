@@ -13,19 +13,38 @@ severity, message and check exactly as printed. Notes attached to a warning
 (no check name) are not matched. `// RUN-ARGS: --block 32,8` adds lint
 arguments; `// EXIT: 1` sets the expected exit code (default 0).
 
+Beyond the annotations, every file is held to what any input must give
+(issue [10]): an answer within TIME_LIMIT seconds (`// TIME-LIMIT: N`
+changes it), no crash (an exit code of 0, 1 or 2, never a signal), every
+diagnostic with a location (`file:line:col:`), nothing on stderr (the
+text report holds every diagnostic), and with `// EXIT: 2` (a file that
+is not valid CUDA) at least one located error in the file itself. The file is linted a second time with `--format json`: the output
+must be one complete JSON document, with the same exit code and the same
+diagnostics as the text. Files are read as bytes, so a file that is not
+UTF-8 is a test like any other.
+
     check_lint.py BANKWISE FILE.cu
 """
+import json
+import os
 import re
 import subprocess
 import sys
 
 DIAG = re.compile(r"^(.*?):(\d+):(\d+): (warning|note|error): (.*) \[([a-z0-9-]+)\]$")
+# A diagnostic line of any shape, located or not ("file: error: ... [check]").
+ANY_DIAG = re.compile(r"^(.*?): (warning|error): (.*) \[([a-z0-9-]+)\]$")
 ANNOT = re.compile(r"//\s*CHECK:\s*(.*?)\s*$")
+TIME_LIMIT = 60
 
 
 def expectations(path):
-    expected, pending, args, exit_code = [], [], [], 0
-    for number, line in enumerate(open(path, encoding="utf-8"), start=1):
+    expected, pending, args, exit_code, limit = [], [], [], 0, TIME_LIMIT
+    with open(path, "rb") as f:
+        text = f.read().decode("utf-8", errors="surrogateescape")
+    # Lines as Clang counts them (str.splitlines would also break at \f,
+    # \x1c and the like, which a binary file holds).
+    for number, line in enumerate(re.split(r"\r\n|\r|\n", text), start=1):
         code, _, comment = line.partition("//")
         comment = "//" + comment if comment else ""
         if m := re.search(r"//\s*RUN-ARGS:\s*(.*)$", line):
@@ -34,11 +53,14 @@ def expectations(path):
         if m := re.search(r"//\s*EXIT:\s*(\d+)", line):
             exit_code = int(m.group(1))
             continue
+        if m := re.search(r"//\s*TIME-LIMIT:\s*(\d+)", line):
+            limit = int(m.group(1))
+            continue
         m = ANNOT.search(comment)
         if code.strip():
             target = number
-            for text in pending:
-                expected.append((target, text))
+            for text_ in pending:
+                expected.append((target, text_))
             pending = []
             if m:
                 expected.append((number, m.group(1)))
@@ -46,19 +68,45 @@ def expectations(path):
             pending.append(m.group(1))
     if pending:
         sys.exit(f"{path}: CHECK annotations at the end of the file apply to no line")
-    return expected, args, exit_code
+    return expected, args, exit_code, limit
+
+
+def lint(bankwise, path, args, limit):
+    """(exit code, stdout, stderr) of one run, or a problem in words."""
+    try:
+        run = subprocess.run([bankwise, "lint", path, *args], capture_output=True, timeout=limit)
+    except subprocess.TimeoutExpired:
+        return None, f"no answer in {limit} s (a hang, or unbounded work): {' '.join(['lint', path, *args])}"
+    out = run.stdout.decode("utf-8", errors="surrogateescape")
+    err = run.stderr.decode("utf-8", errors="surrogateescape")
+    if run.returncode < 0 or run.returncode > 2:
+        return None, f"crashed (exit {run.returncode}) on {' '.join(['lint', path, *args])}\n{err[-3000:]}"
+    return (run.returncode, out, err), None
 
 
 def main():
     bankwise, path = sys.argv[1], sys.argv[2]
-    expected, args, want_exit = expectations(path)
-    run = subprocess.run([bankwise, "lint", path, *args], capture_output=True, text=True, timeout=120)
-    got = []
-    for line in run.stdout.splitlines():
+    expected, args, want_exit, limit = expectations(path)
+    result, failure = lint(bankwise, path, args, limit)
+    if failure:
+        print(f"{path}: {failure}")
+        return 1
+    code, out, err = result
+    got, problems = [], []
+    lines = out.splitlines()
+    # A diagnostic's source line, echoed above its caret, is not a diagnostic
+    # (it may hold a trailing CHECK annotation).
+    echoed = {i for i in range(len(lines) - 1) if re.fullmatch(r"[ \t]*\^", lines[i + 1])}
+    for i, line in enumerate(lines):
+        if i in echoed:
+            continue
         if m := DIAG.match(line):
-            file, lno, _col, sev, msg, check = m.groups()
+            file, lno, col, sev, msg, check = m.groups()
             got.append((int(lno), f"{sev}: {msg} [{check}]"))
-    problems = []
+            if sev == "error" and (int(lno) < 1 or int(col) < 1):
+                problems.append(f"an error without a line and column:\n    {line}")
+        elif ANY_DIAG.match(line):
+            problems.append(f"a diagnostic without a location (file:line:col):\n    {line}")
     remaining = list(got)
     for want in expected:
         if want in remaining:
@@ -67,13 +115,40 @@ def main():
             problems.append(f"{path}:{want[0]}: expected diagnostic not produced:\n    {want[1]}")
     for extra in remaining:
         problems.append(f"{path}:{extra[0]}: diagnostic not announced:\n    {extra[1]}")
-    if run.returncode != want_exit:
-        problems.append(f"exit code {run.returncode}, expected {want_exit}\n{run.stderr}")
+    if code != want_exit:
+        problems.append(f"exit code {code}, expected {want_exit}\n{err}")
+    if err:  # text prints everything, errors included, as diagnostics on stdout
+        problems.append(f"the text run wrote to stderr:\n{err[-2000:]}")
+    if want_exit == 2:
+        located = [l for i, l in enumerate(lines)
+                   if i not in echoed and (m := DIAG.match(l)) and m.group(4) == "error"
+                   and os.path.realpath(m.group(1)) == os.path.realpath(path)]
+        if not located:
+            problems.append("exit code 2 without a located error in the file (file:line:col: error: ...)")
+
+    # The same run as JSON: one complete document, the same findings.
+    result, failure = lint(bankwise, path, [*args, "--format", "json"], limit)
+    if failure:
+        problems.append(f"--format json: {failure}")
+    else:
+        jcode, jout, jerr = result
+        if jcode != code:
+            problems.append(f"--format json: exit code {jcode}, the text run's was {code}\n{jerr}")
+        try:
+            doc = json.loads(jout)
+            jgot = [(d["line"], f"{d['severity']}: {d['message']} [{d['check']}]")
+                    for f in doc["files"] for d in f["diagnostics"]]
+            if sorted(jgot) != sorted(got):
+                problems.append("--format json: the diagnostics differ from the text's:\n    "
+                                + "\n    ".join(map(str, sorted(set(jgot) ^ set(got)))))
+        except (ValueError, KeyError, TypeError) as e:
+            problems.append(f"--format json: not one complete report ({e}):\n{jout[-500:]}")
+
     if problems:
         print("\n".join(problems))
-        print("--- lint output ---\n" + run.stdout + run.stderr)
+        print("--- lint output ---\n" + out + err)
         return 1
-    print(f"{path}: {len(expected)} diagnostics as announced")
+    print(f"{path}: {len(expected)} diagnostics as announced, exit {code}; JSON agrees")
     return 0
 
 

@@ -132,4 +132,48 @@ shutil.copy(transpose, macro)
 run("lint", macro, "--fix")
 check(open(macro).read() == open(transpose).read(), "--fix leaves a tile sized by a macro alone")
 
+# --fix never rewrites a file Clang reports errors in: what it means is
+# not known (the same tile, with a host error added).
+broken = os.path.join(WORK, "fixable_broken.cu")
+open(broken, "w").write(open(os.path.join(SRC, "tests/lint/cli/fixable.cu")).read()
+                        + "\nint host_side() { return undeclared_name; }\n")
+before = open(broken).read()
+r = run("lint", broken, "--fix")
+check(r.returncode == 2 and open(broken).read() == before, "--fix leaves a file with errors alone (exit 2)")
+
+# Exit 2 for a file that is not valid CUDA, in every format, with its
+# errors located on stderr where stdout is JSON or SARIF (which stay whole).
+bad = os.path.join(SRC, "tests/lint/robustness/broken_syntax.cu")
+for fmt in ("json", "sarif"):
+    r = run("lint", bad, "--format", fmt)
+    try:
+        json.loads(r.stdout)
+        whole = True
+    except ValueError:
+        whole = False
+    check(r.returncode == 2 and whole and "broken_syntax.cu:9:48: error: expected ';'" in r.stderr,
+          f"--format {fmt}: a broken file is exit 2, the report whole, the error on stderr")
+
+# A path that is not UTF-8 (Linux allows any bytes): JSON and SARIF with
+# U+FFFD in it, not an uncaught exception (they once aborted).
+latin1 = os.path.join(WORK, os.fsdecode(b"caf\xe9.cu"))
+shutil.copy(transpose, latin1)
+for fmt in ("json", "sarif"):
+    r = subprocess.run([BW, "lint", latin1, "--format", fmt], capture_output=True, timeout=120)
+    try:
+        ok = r.returncode == 0 and "caf\ufffd.cu" in json.dumps(json.loads(r.stdout), ensure_ascii=False)
+    except ValueError:
+        ok = False
+    check(ok, f"--format {fmt} of a file whose name is not UTF-8")
+
+# Many files at once, broken ones among them: each file's report in order,
+# whatever the number of threads, and exit 2.
+files = [os.path.join(SRC, "tests/lint", f) for f in
+         ("robustness/empty.cu", "bank-conflict/transpose.cu", "robustness/broken_not_cuda.cu",
+          "uncoalesced/strides.cu", "robustness/broken_binary.cu")]
+outs = [run("lint", *files, "--format", "json", "--threads", str(t)) for t in (1, 3)]
+check(all(o.returncode == 2 for o in outs) and outs[0].stdout == outs[1].stdout and
+      [f["file"] for f in json.loads(outs[0].stdout)["files"]] == files,
+      "several files, broken ones among them: every report, in order, exit 2")
+
 sys.exit(1 if FAILS else 0)

@@ -1,5 +1,5 @@
-// A kernel beside host code Clang cannot parse: the host error is
-// reported and the kernel is still analyzed. No launch parses, so the block shape is the one the indices imply (32 x 8 for threadIdx.x and .y).
+// EXIT: 2 (not valid CUDA). A kernel beside host code Clang cannot parse: the host error is reported
+// and the kernel, whose body has no error, is still analyzed. No launch parses, so the block shape is the one the indices imply (32 x 8 for threadIdx.x and .y).
 #include <cuda_runtime.h>
 
 __global__ void naive(float *out) {
