@@ -61,7 +61,11 @@ std::vector<LintFinding> checkBankConflicts(const std::vector<LintSite> &Sites) 
     for (const FixFigure &X : S.Fixes)
       F.Notes.push_back({S.Loc, fmt::format("{}: {} per request{}", X.Fix, wavefrontsText(X.Wavefronts.Max),
                                             X.Wavefronts.Max <= Ideal ? " (conflict-free)" : "")});
-    if (S.Dims < 2 && S.LaneStrideWords)
+    if (S.IsAtomic && S.LaneStrideWords && *S.LaneStrideWords == 0)
+      F.Notes.push_back({S.Loc, "every lane updates one address, and a shared atomic takes a wavefront per lane "
+                                "on a bank: combine the warp's values first (__reduce_add_sync or shuffles) and "
+                                "let one lane do the atomic"});
+    else if (S.Dims < 2 && S.LaneStrideWords)
       F.Notes.push_back({S.Loc, "a one-dimensional array has no inner dimension to pad: index it so that "
                                 "consecutive lanes touch consecutive words (e.g. sequential addressing)"});
     Out.push_back(std::move(F));

@@ -89,8 +89,11 @@ std::vector<LintFinding> runCorrectnessChecks(const ir::Program &Prog, const Cor
 /// notes, in order.
 std::vector<Diagnostic> findingDiagnostics(const LintFinding &F);
 
-/// "{N}-way" phrase helpers shared by the checks: "load from" or "store to".
-inline const char *accessPhrase(const LintSite &S) { return S.IsWrite ? "store to" : "load from"; }
+/// "{N}-way" phrase helpers shared by the checks: "load from", "store to"
+/// or "atomic on".
+inline const char *accessPhrase(const LintSite &S) {
+  return S.IsAtomic ? "atomic on" : S.IsWrite ? "store to" : "load from";
+}
 
 /// " when n % 8 != 0" for a figure whose worst case holds only at some
 /// sizes; empty when it holds at every size.
