@@ -20,11 +20,11 @@ KernelFacts::KernelFacts(const ir::Program &Prog, const ir::Kernel &K, ModuleSta
     addArray(A, Origin::Param);
   scanBlock(K.Body);
   collectRuntime();
-  if (Virtual && HasSync)
-    throw UserError(K.Geo.Loc, fmt::format("kernel '{}' has {} threads and a 'sync': CUDA blocks hold at most "
+  if (Virtual && (HasSync || HasShuffle))
+    throw UserError(K.Geo.Loc, fmt::format("kernel '{}' has {} threads and a '{}': CUDA blocks hold at most "
                                            "1024 threads, and codegen runs several program threads per CUDA "
-                                           "thread only in kernels without 'sync'",
-                                           K.Name, Threads));
+                                           "thread only in kernels without 'sync' or warp shuffles",
+                                           K.Name, Threads, HasSync ? "sync" : "warp shuffle"));
   ValueFactsInput In;
   In.Runtime = Mod.Runtime;
   In.TableBound = [this](const std::string &Perm, bool Inverse) -> std::uint64_t {
@@ -129,6 +129,10 @@ void KernelFacts::scanExpr(const Expr &E) {
           scanExpr(*N.Cond);
           scanExpr(*N.Then);
           scanExpr(*N.Else);
+        } else if constexpr (std::is_same_v<T, ir::Shuffle>) {
+          HasShuffle = true;
+          scanExpr(*N.Value);
+          scanExpr(*N.Lane);
         } else if constexpr (std::is_same_v<T, ir::Atomic>) {
           // Read and written: the harness fills it and checks it.
           if (!ArrayIndex.count(N.Target.Array)) {

@@ -19,7 +19,7 @@ namespace {
 // Words that start declarations, statements or special expressions. The
 // contextual words (in, step, grid, block, threads, element types, layout and
 // permutation kinds) stay free: `in` is a fine array name.
-constexpr std::array<std::string_view, 47> ReservedWords{
+constexpr std::array<std::string_view, 51> ReservedWords{
     "target", "machine", "param", "permutation", "kernel", "let",
     "for",    "if",      "else",  "sync",        "global", "shared",
     "local",  "layout",  "holds", "inverse",     "tid",    "lane",
@@ -27,7 +27,8 @@ constexpr std::array<std::string_view, 47> ReservedWords{
     "bz",     "min",     "max",   "log2",        "bitrev", "while",
     "bdx",    "bdy",     "bdz",   "gdx",         "gdy",    "gdz",
     "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or",
-    "atomic_xor", "atomic_exch", "atomic_inc", "atomic_dec", "atomic_cas"};
+    "atomic_xor", "atomic_exch", "atomic_inc", "atomic_dec", "atomic_cas",
+    "shfl", "shfl_xor", "shfl_up", "shfl_down"};
 
 const char *kindName(int K) {
   static const char *Names[] = {"parameter", "permutation", "array",
@@ -190,6 +191,10 @@ bool Sema::resolveConstant(Expr &E) {
     error(E.Loc, fmt::format("'{}' updates memory; it is not a constant", spelling(A->Op)));
     return false;
   }
+  if (const auto *S = E.as<Shuffle>()) {
+    error(E.Loc, fmt::format("'{}' reads another lane; it is not a constant", spelling(S->Op)));
+    return false;
+  }
   if (auto *U = E.as<Unary>())
     return resolveConstant(*U->Operand);
   if (auto *B = E.as<Binary>()) {
@@ -306,6 +311,8 @@ bool Sema::resolveRuntime(Expr &E) {
   }
   if (auto *A = E.as<Atomic>())
     return resolveAtomic(*A, E.Loc);
+  if (auto *S = E.as<Shuffle>())
+    return resolveShuffle(*S, E.Loc);
   return true; // IntLit, FloatLit, BuiltinRef
 }
 
@@ -394,11 +401,8 @@ void Sema::foldCheck(const Expr &E) {
     foldCheck(*Sel->Cond);
     foldCheck(*Sel->Then);
     foldCheck(*Sel->Else);
-  } else if (const auto *At = E.as<Atomic>()) {
-    for (const Expr &I : At->Target.Indices)
-      foldCheck(I);
-    for (const Expr &V : At->Args)
-      foldCheck(V);
+  } else if (E.is<Atomic>() || E.is<Shuffle>()) {
+    forEachChild(E, [&](const Expr &C) { foldCheck(C); });
   }
 }
 

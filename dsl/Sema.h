@@ -111,6 +111,9 @@ private:
   /// shared or global array, not one that holds a permutation, of a type
   /// CUDA's atomic takes (SemaCuda.cpp).
   bool resolveAtomic(ir::Atomic &A, const SourceLoc &Loc);
+  /// Resolves a shuffle's value and lane; its warps must have 32 lanes (a
+  /// memory machine of another width is an error).
+  bool resolveShuffle(ir::Shuffle &S, const SourceLoc &Loc);
   /// An atomic stands alone (an expression statement), initializes a let
   /// or is the value assigned to a local: anywhere else (inside an index,
   /// an arm of '?:', an operand) it is an error, since it must run exactly

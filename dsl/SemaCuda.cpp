@@ -1,6 +1,7 @@
 // Sema's checks of what CUDA developers reach for beyond loads and stores
-// (docs/language.md, "Atomics"): an atomic's element (a shared or global
-// array of a type CUDA's atomic takes) and where an atomic may stand.
+// (docs/language.md, "Atomics" and "Warp shuffles"): an atomic's element (a
+// shared or global array of a type CUDA's atomic takes), where an atomic may
+// stand, and the warp width a shuffle needs.
 #include "dsl/Sema.h"
 
 #include "ir/Printer.h"
@@ -43,6 +44,18 @@ bool Sema::resolveAtomic(Atomic &A, const SourceLoc &Loc) {
       Names.push_back(spelling(ElemType{T, 1}));
     error(Loc, fmt::format("'{}' on '{}' of type {}: CUDA's {} takes {} elements", Name, A.Target.Array,
                            spelling(S->Elem), cudaSpelling(A.Op), fmt::join(Names, ", ")));
+    return false;
+  }
+  return true;
+}
+
+bool Sema::resolveShuffle(Shuffle &S, const SourceLoc &Loc) {
+  const bool Ok = resolveRuntime(*S.Value);
+  if (!resolveRuntime(*S.Lane) || !Ok)
+    return false;
+  if (Out.Mach && Out.Mach->warpSize() != 32) {
+    error(Loc, fmt::format("'{}' needs warps of 32 lanes, CUDA's; this machine's warps have {}", spelling(S.Op),
+                           Out.Mach->warpSize()));
     return false;
   }
   return true;

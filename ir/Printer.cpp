@@ -125,6 +125,16 @@ struct ExprPrinter {
     Out += ')';
   }
 
+  /// `shfl_xor(v, 16)`.
+  void printNode(const Shuffle &N) {
+    Out += spelling(N.Op);
+    Out += '(';
+    print(*N.Value);
+    Out += ", ";
+    print(*N.Lane);
+    Out += ')';
+  }
+
   void printNode(const PermApply &N) {
     Out += N.Inverse ? fmt::format("inverse({})", N.Perm) : N.Perm;
     Out += '(';

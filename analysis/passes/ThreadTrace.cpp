@@ -52,6 +52,14 @@ public:
       Add(A);
     collectSites(K.Body);
     Out.Sites = Sites;
+    ir::forEachStmtExpr(K.Body, [&](const ir::Expr &Root) {
+      ir::forEachSubexpr(Root, [&](const ir::Expr &E) {
+        if (const auto *S = E.as<ir::Shuffle>()) {
+          ShuffleOf.emplace(S, static_cast<std::int32_t>(Out.Shuffles.size()));
+          Out.Shuffles.push_back({S, E.Loc});
+        }
+      });
+    });
     Out.DataDependent.assign(Sites.size(), 0);
   }
 
@@ -233,6 +241,15 @@ private:
                                         P->Perm));
       return static_cast<std::int64_t>(Perm(static_cast<std::uint64_t>(*X)));
     }
+    if (const auto *S = E.as<ir::Shuffle>()) {
+      // The thread runs it (its value's reads are its own); the value is
+      // another lane's, which this run does not have: data.
+      eval(*S->Value);
+      eval(*S->Lane);
+      if (CurShared)
+        CurShared->Shuffles.push_back({ShuffleOf.at(S), static_cast<std::int32_t>(Flat)});
+      return std::nullopt;
+    }
     if (const auto *A = E.as<ir::Atomic>()) {
       // Its values, then one read-modify-write of the element (traced as a
       // write of an atomic site); the old value is data.
@@ -377,6 +394,7 @@ private:
   PermutationTables Perms;
   std::vector<TraceSite> Sites;
   std::unordered_map<const ir::ArrayRead *, int> SiteOf;
+  std::unordered_map<const ir::Shuffle *, std::int32_t> ShuffleOf;
   std::array<std::int64_t, 3> BlockDim{1, 1, 1}, Grid{1, 1, 1};
   std::int64_t Tpb = 1, Warp = 32;
 
@@ -441,9 +459,10 @@ KernelTrace traceKernel(const ir::Program &Prog, const ir::Kernel &K, const Trac
   Tracer T(Prog, K, Opts, Out);
   const std::array<std::int64_t, 3> Grid = K.Geo.GridDim;
   Out.NumBlocks = Grid[0] * Grid[1] * Grid[2];
-  const bool AnyShared = std::any_of(Out.Sites.begin(), Out.Sites.end(), [](const TraceSite &S) {
-    return S.Arr->Space == ir::MemSpace::Shared;
-  });
+  // Blocks are run for their shared accesses and for their shuffles.
+  const bool AnyShared = !Out.Shuffles.empty() ||
+                         std::any_of(Out.Sites.begin(), Out.Sites.end(),
+                                     [](const TraceSite &S) { return S.Arr->Space == ir::MemSpace::Shared; });
 
   // The shared accesses of every block, or of the representative ones.
   if (AnyShared) {

@@ -227,3 +227,43 @@ TEST_CASE("atomics: a statement, a let's value and a local's value, on shared an
   Other.Args.push_back(ir::makeInt(2));
   CHECK(!(Other == *A));
 }
+
+TEST_CASE("warp shuffles: the four kinds, nested, in indices and values, round-trip") {
+  const std::string Src = "target sm_90\n"
+                          "kernel k(a: global f32[256], b: global i32[256]) grid (1) block (256) {\n"
+                          "  let v = a[tid]\n"
+                          "  let s = v + shfl_down(v, 16) + shfl_up(v, 1)\n"
+                          "  let j = shfl_xor(lane, 1)\n"
+                          "  b[warp * 32 + j] = shfl(shfl_xor(tx, 3), lane / 2)\n"
+                          "  a[tid] = s * shfl(s, 0)\n"
+                          "}\n";
+  test::Parsed P = test::parse(Src, "shuffles.bw");
+  REQUIRE_MESSAGE(P.Diags.diagnostics().empty(), test::render(P.Diags));
+  const std::string Text = ir::print(P.Program);
+  for (const char *Line : {"  let s = v + shfl_down(v, 16) + shfl_up(v, 1)\n", "  let j = shfl_xor(lane, 1)\n",
+                           "  b[warp * 32 + j] = shfl(shfl_xor(tx, 3), lane / 2)\n", "  a[tid] = s * shfl(s, 0)\n"})
+    CHECK_MESSAGE(Text.find(Line) != std::string::npos, Line << " not in\n" << Text);
+  checkRoundTrip(P.Program, Text);
+  const auto *L = P.Program.Kernels[0].Body[2].as<ir::Let>();
+  REQUIRE(L);
+  const auto *S = L->Init.as<ir::Shuffle>();
+  REQUIRE(S);
+  CHECK(S->Op == ir::ShuffleOp::Xor);
+  CHECK(S->Value->is<ir::BuiltinRef>());
+  CHECK(*S->Lane == ir::makeInt(1));
+  ir::Shuffle Other = *S;
+  Other.Op = ir::ShuffleOp::Down;
+  CHECK(!(Other == *S));
+  Other = *S;
+  *Other.Lane = ir::makeInt(2);
+  CHECK(!(Other == *S));
+  // The source lanes: CUDA's rules for width 32.
+  CHECK(ir::shuffleSource(ir::ShuffleOp::Idx, 7, 33) == 1);
+  CHECK(ir::shuffleSource(ir::ShuffleOp::Idx, 7, -1) == 31);
+  CHECK(ir::shuffleSource(ir::ShuffleOp::Xor, 5, 1) == 4);
+  CHECK(ir::shuffleSource(ir::ShuffleOp::Xor, 5, 32) == 5);
+  CHECK(ir::shuffleSource(ir::ShuffleOp::Up, 3, 4) == 3);
+  CHECK(ir::shuffleSource(ir::ShuffleOp::Up, 9, 4) == 5);
+  CHECK(ir::shuffleSource(ir::ShuffleOp::Down, 30, 4) == 30);
+  CHECK(ir::shuffleSource(ir::ShuffleOp::Down, 3, 4) == 7);
+}
