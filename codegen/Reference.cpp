@@ -142,6 +142,14 @@ void KernelEmitter::hostBlock(const ir::Block &B, int Indent, const std::string 
       perThread(Indent, Mask, {Host.effect(X->Value) + ";"});
     } else if (St.is<ir::Sync>()) {
       line(Indent, "// sync: every thread finished the statements above (lockstep).");
+    } else if (const auto *D = St.as<ir::ArrayDecl>(); D && D->Decl.ViewOf) {
+      // The host image of its array, read in vectors (no f16 or bf16 here:
+      // their images are float).
+      const ArrayPlan &B = F.array(*D->Decl.ViewOf);
+      const char *Const = B.Written ? "" : "const ";
+      const std::string T = hostType(D->Decl.Elem);
+      line(Indent, fmt::format("[[maybe_unused]] {}{} *const {} = reinterpret_cast<{}{} *>({}.data()); // view of '{}'",
+                               Const, T, F.array(D->Decl.Name).Name, Const, T, B.Name, B.Decl->Name));
     } else if (const auto *D = St.as<ir::ArrayDecl>()) {
       const ArrayPlan &A = F.array(D->Decl.Name);
       if (A.Local)

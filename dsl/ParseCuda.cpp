@@ -1,6 +1,6 @@
 // What CUDA developers reach for beyond plain loads and stores, in the .bw
-// parser: atomics (`atomic_add(h[k], 1)`) and warp shuffles (`shfl_xor(v,
-// 16)`). CUDA's spellings of them (`atomicAdd(&h[k], 1)`,
+// parser: atomics (`atomic_add(h[k], 1)`), warp shuffles (`shfl_xor(v,
+// 16)`) and vector views (`view a4 = a as f32x4`). CUDA's spellings of them (`atomicAdd(&h[k], 1)`,
 // `__shfl_xor_sync(0xffffffff, v, 16)`) are errors that name the DSL's,
 // read as the DSL's so that the rest of the file is still checked. The grammar of each
 // production is at its declaration in detail/ParserImpl.h.
@@ -166,6 +166,28 @@ Expr Parser::parseAtomic(const Token &Name, AtomicOp Op, bool Cuda) {
   }
   setHeight(Height + 1, Name);
   return E;
+}
+
+Array Parser::parseView() {
+  consume();
+  Array V;
+  const Token Name = expectName("a view name");
+  V.Name = Name.Text;
+  V.Loc = loc(Name);
+  expect(Tok::Assign, "after the view name");
+  V.ViewOf = expectName("the array to view").Text;
+  expectWord("as");
+  if (!at(Tok::Ident))
+    failExpected("a vector element type");
+  // Checked before it is read, so that recovery resumes after this line.
+  const Token TypeTok = tok();
+  const std::optional<ElemType> T = parseElemType(TypeTok.Text);
+  if (!T || T->Lanes == 1)
+    fail(TypeTok, fmt::format("expected a vector element type for view '{}' (f32x4, i32x2, ...), found '{}'", V.Name,
+                              TypeTok.Text));
+  consume();
+  V.Elem = *T;
+  return V;
 }
 
 } // namespace bankwise::dsl::detail

@@ -19,7 +19,7 @@ namespace {
 // Words that start declarations, statements or special expressions. The
 // contextual words (in, step, grid, block, threads, element types, layout and
 // permutation kinds) stay free: `in` is a fine array name.
-constexpr std::array<std::string_view, 51> ReservedWords{
+constexpr std::array<std::string_view, 52> ReservedWords{
     "target", "machine", "param", "permutation", "kernel", "let",
     "for",    "if",      "else",  "sync",        "global", "shared",
     "local",  "layout",  "holds", "inverse",     "tid",    "lane",
@@ -28,7 +28,7 @@ constexpr std::array<std::string_view, 51> ReservedWords{
     "bdx",    "bdy",     "bdz",   "gdx",         "gdy",    "gdz",
     "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or",
     "atomic_xor", "atomic_exch", "atomic_inc", "atomic_dec", "atomic_cas",
-    "shfl", "shfl_xor", "shfl_up", "shfl_down"};
+    "shfl", "shfl_xor", "shfl_up", "shfl_down", "view"};
 
 const char *kindName(int K) {
   static const char *Names[] = {"parameter", "permutation", "array",
@@ -67,7 +67,7 @@ bool isPowerOfTwo(std::int64_t N) { return N > 0 && (N & (N - 1)) == 0; }
 void collectShared(const Block &B, std::vector<const Array *> &Out) {
   for (const Stmt &S : B) {
     if (const auto *D = S.as<ArrayDecl>()) {
-      if (D->Decl.Space == MemSpace::Shared)
+      if (D->Decl.Space == MemSpace::Shared && !D->Decl.ViewOf) // a view's bytes are its array's
         Out.push_back(&D->Decl);
     } else if (const auto *F = S.as<For>()) {
       collectShared(F->Body, Out);
@@ -650,7 +650,8 @@ void Sema::actOnPermutation(Permutation P) {
 
 void Sema::checkArray(Array &A, bool InKernel) {
   declare(A.Name, A.Loc,
-          {SymKind::Array, {}, static_cast<int>(A.Dims.size()), A.Elem, A.Space, A.Holds.has_value()});
+          {SymKind::Array, {}, static_cast<int>(A.Dims.size()), A.Elem, A.Space, A.Holds.has_value(),
+           InKernel ? &A : nullptr});
   if (A.Space == MemSpace::Local && !InKernel)
     error(A.Loc, fmt::format("local array '{}' must be declared inside a "
                              "kernel",
@@ -918,6 +919,8 @@ void Sema::checkStmt(Stmt &S) {
     checkBlock(N->Else);
   } else if (auto *N = S.as<ExprStmt>()) {
     Runtime(N->Value);
+  } else if (auto *N = S.as<ArrayDecl>(); N && N->Decl.ViewOf) {
+    checkView(N->Decl);
   } else if (auto *N = S.as<ArrayDecl>()) {
     if (N->Decl.Space == MemSpace::Global)
       error(S.Loc, fmt::format("global array '{}' cannot be declared inside a "

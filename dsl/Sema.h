@@ -55,6 +55,9 @@ private:
     ir::ElemType Elem{};
     ir::MemSpace Space = ir::MemSpace::Global;
     bool Holds = false;
+    /// A kernel's own array (parameter, body declaration or view), valid
+    /// while the kernel is checked; null for top-level ones.
+    const ir::Array *Decl = nullptr;
   };
   using Scope = std::map<std::string, Symbol, std::less<>>;
 
@@ -119,6 +122,11 @@ private:
   /// an arm of '?:', an operand) it is an error, since it must run exactly
   /// once where its statement runs. An expression statement must be one.
   void checkAtomicPlacement(const ir::Block &B);
+  /// `view V = A as T`: A a shared or global array, raw, of T's scalar with
+  /// a constant innermost dimension that T's lanes divide, and T at most 16
+  /// bytes; gives V A's space, outer dimensions and the innermost divided,
+  /// and declares it (SemaCuda.cpp).
+  void checkView(ir::Array &V);
   /// Replaces a geometry word (`bdx`, `gdy`, ...) in E by the current
   /// kernel's block or grid expression; false when E is no such word.
   bool substituteGeometry(ir::Expr &E);

@@ -279,6 +279,8 @@ std::string print(const Stmt &S, int Level) {
     Out += "sync";
   } else if (const auto *N = S.as<ExprStmt>()) {
     Out += print(N->Value);
+  } else if (const auto *N = S.as<ArrayDecl>(); N && N->Decl.ViewOf) {
+    Out += fmt::format("view {} = {} as {}", N->Decl.Name, *N->Decl.ViewOf, spelling(N->Decl.Elem));
   } else if (const auto *N = S.as<ArrayDecl>()) {
     Out += fmt::format("{} {}: {}", spelling(N->Decl.Space), N->Decl.Name,
                        printArrayType(N->Decl));

@@ -151,6 +151,7 @@ struct ArrayPlan {
   bool InShared = false; ///< lives in shared memory on the device
   bool Staged = false;   ///< shared data that comes from (and goes back to) global memory
   bool Demoted = false;  ///< a shared array codegen keeps in global memory
+  bool HasView = false;  ///< a view reads it in vectors: aligned to 16 bytes
   /// Its values reach a loop bound (directly or through locals): the
   /// harness draws its elements in 0..HarnessLoopBound.
   bool BoundsLoop = false;
@@ -244,6 +245,9 @@ public:
 
 private:
   void addArray(const ir::Array &A, Origin From);
+  /// Name's plan (a top-level array added on first use), marked read or
+  /// written, and so is the array a view of it points into.
+  ArrayPlan &touch(const std::string &Name, const SourceLoc &Loc, bool Read, bool Written);
   void scanBlock(const ir::Block &B);
   /// Sets BoundsLoop on the arrays whose values reach a loop bound in B.
   void markLoopBounds(const ir::Block &B);

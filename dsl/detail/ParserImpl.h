@@ -359,6 +359,7 @@ private:
   ///        | space IDENT ':' arraytype
   ///        | IDENT {'[' expr ']'} ('=' | ASSIGNOP) expr
   ///        | atomic                     (its old value dropped)
+  ///        | view
   /// ASSIGNOP is one of '+=' '-=' '*=' '/=' '%=' '<<=' '>>=' '&=' '|=' '^='.
   /// CUDA's `float x = e`, `++i` and `i++` are errors naming the DSL's
   /// spelling, read as it so that parsing goes on.
@@ -434,6 +435,10 @@ private:
   /// shuffle ::= SHUFFLE '(' expr ',' expr ')'; CUDA's `__shfl_xor_sync(mask,
   /// v, m [, width])` (Cuda) is read as `shfl_xor(v, m)` after its error.
   Expr parseShuffle(const Token &Name, ShuffleOp Op, bool Cuda);
+
+  /// view ::= 'view' IDENT '=' IDENT 'as' ELEMTYPE (a vector type); Sema
+  /// gives it its base's space and its shape.
+  Array parseView();
 
   /// atomic ::= ATOMIC '(' expr ',' expr [',' expr] ')', its first argument
   /// an element a[i]...; CUDA's `atomicAdd(&a[i], v)` (Cuda) is read the

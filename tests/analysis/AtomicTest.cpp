@@ -180,10 +180,7 @@ TEST_CASE("atomic figures equal a lane-by-lane count, and the fast path the warp
     CAPTURE(Text);
     const ir::Program P = parseOrFail(Text);
     const auto [Fast, Slow] = testing::fastAndExhaustive(P, P.Kernels[0]);
-    REQUIRE(Fast.Sites.size() == Slow.Sites.size());
-    for (std::size_t I = 0; I < Fast.Sites.size(); ++I)
-      CHECK(Fast.Sites[I] == Slow.Sites[I]);
-    CHECK(Fast.Time == Slow.Time);
+    testing::checkSameReports(Fast, Slow);
     // Every block's warps alike here; count block by block.
     Counted C;
     for (std::int64_t Bx = 0; Bx < Grid; ++Bx) {

@@ -267,3 +267,40 @@ TEST_CASE("warp shuffles: the four kinds, nested, in indices and values, round-t
   CHECK(ir::shuffleSource(ir::ShuffleOp::Down, 30, 4) == 30);
   CHECK(ir::shuffleSource(ir::ShuffleOp::Down, 3, 4) == 7);
 }
+
+TEST_CASE("vector views: a kernel statement, its shape from its array's, round-trip") {
+  const std::string Src = "target sm_90\n"
+                          "param R\n"
+                          "kernel k(a: global f32[R][64], b: global f32[R][64], c: global i32[6]) grid (R) block (16) {\n"
+                          "  shared s: f32[2][64] layout raw\n"
+                          "  view a4 = a as f32x4\n"
+                          "  view s4 = s as f32x4\n"
+                          "  view b2 = b as f32x2\n"
+                          "  view c2 = c as i32x2\n"
+                          "  s4[1][tx] = a4[bx][tx]\n"
+                          "  sync\n"
+                          "  b2[bx][2 * tx] = c2[tx % 3]\n"
+                          "}\n";
+  test::Parsed P = test::parse(Src, "views.bw");
+  REQUIRE_MESSAGE(P.Diags.diagnostics().empty(), test::render(P.Diags));
+  const std::string Text = ir::print(P.Program);
+  for (const char *Line : {"  view a4 = a as f32x4\n", "  view s4 = s as f32x4\n", "  view b2 = b as f32x2\n",
+                           "  view c2 = c as i32x2\n", "  s4[1][tx] = a4[bx][tx]\n"})
+    CHECK_MESSAGE(Text.find(Line) != std::string::npos, Line << " not in\n" << Text);
+  checkRoundTrip(P.Program, Text);
+  const ir::Kernel &K = P.Program.Kernels[0];
+  const auto *A4 = K.Body[1].as<ir::ArrayDecl>();
+  REQUIRE(A4);
+  CHECK(A4->Decl.ViewOf == std::optional<std::string>("a"));
+  CHECK(A4->Decl.Space == ir::MemSpace::Global);
+  CHECK(A4->Decl.Elem == ir::ElemType{ir::ScalarType::F32, 4});
+  CHECK(A4->Decl.Shape == std::vector<std::int64_t>{1, 16}); // R has no value: its dimension reads 1
+  CHECK(ir::print(A4->Decl.Dims[0]) == "R");
+  CHECK(A4->Decl.Dims[1] == ir::makeInt(16));
+  const auto *S4 = K.Body[2].as<ir::ArrayDecl>();
+  REQUIRE(S4);
+  CHECK(S4->Decl.Space == ir::MemSpace::Shared);
+  CHECK(S4->Decl.Shape == std::vector<std::int64_t>{2, 16});
+  CHECK(!S4->Decl.allocatedBytes().value_or(1)); // no memory of its own
+  CHECK(K.Body[4].as<ir::ArrayDecl>()->Decl.Shape == std::vector<std::int64_t>{3});
+}

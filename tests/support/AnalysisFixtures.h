@@ -3,6 +3,7 @@
 
 #include "analysis/passes/KernelAnalysis.h"
 
+#include <doctest/doctest.h>
 #include <utility>
 
 namespace bankwise::testing {
@@ -13,6 +14,14 @@ inline std::pair<KernelReport, KernelReport> fastAndExhaustive(const ir::Program
   AnalysisOptions O;
   O.Exhaustive = true;
   return {analyzeKernel(P, K), analyzeKernel(P, K, O)};
+}
+
+/// The two reports of fastAndExhaustive agree site by site and in time.
+inline void checkSameReports(const KernelReport &Fast, const KernelReport &Slow) {
+  REQUIRE(Fast.Sites.size() == Slow.Sites.size());
+  for (std::size_t I = 0; I < Fast.Sites.size(); ++I)
+    CHECK(Fast.Sites[I] == Slow.Sites[I]);
+  CHECK(Fast.Time == Slow.Time);
 }
 
 } // namespace bankwise::testing
