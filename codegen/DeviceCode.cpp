@@ -159,6 +159,15 @@ std::string KernelEmitter::layoutObject(const ArrayPlan &A) const {
 
 void KernelEmitter::emitDeviceArray(int Indent, const ArrayPlan &A) {
   const std::string T = devType(A.Decl->Elem);
+  if (A.Decl->ViewOf) { // a pointer into its array, read (and written) in vectors
+    const ArrayPlan &B = F.array(*A.Decl->ViewOf);
+    const char *Const = B.Written ? "" : "const ";
+    line(Indent, fmt::format("[[maybe_unused]] {}{} *const {} = reinterpret_cast<{}{} *>({}); // view of '{}' as {}: "
+                             "{}-byte accesses",
+                             Const, T, A.Name, Const, T, B.Name, B.Decl->Name, ir::spelling(A.Decl->Elem),
+                             ir::byteSize(A.Decl->Elem)));
+    return;
+  }
   if (A.Local) {
     line(Indent, fmt::format("{} {}[{}]; // local {}", T, A.Name, A.Decl->numElements(),
                              ir::printArrayType(*A.Decl)));
@@ -190,7 +199,8 @@ void KernelEmitter::emitDeviceArray(int Indent, const ArrayPlan &A) {
       line(Indent, fmt::format("{} *const {} = reinterpret_cast<{} *>(bw_smem + {}); // {}", T, A.Name,
                                T, A.SmemOffset, Why));
     else
-      line(Indent, fmt::format("__shared__ {} {}[{}]; // {}", T, A.Name, A.footprint(), Why));
+      line(Indent, fmt::format("__shared__ {}{} {}[{}]; // {}", A.HasView ? "__align__(16) " : "", T, A.Name,
+                               A.footprint(), Why));
   }
   if (A.usesLayoutObject())
     line(Indent, layoutObject(A));

@@ -20,11 +20,11 @@ KernelFacts::KernelFacts(const ir::Program &Prog, const ir::Kernel &K, ModuleSta
     addArray(A, Origin::Param);
   scanBlock(K.Body);
   collectRuntime();
-  if (Virtual && HasSync)
-    throw UserError(K.Geo.Loc, fmt::format("kernel '{}' has {} threads and a 'sync': CUDA blocks hold at most "
+  if (Virtual && (HasSync || HasShuffle))
+    throw UserError(K.Geo.Loc, fmt::format("kernel '{}' has {} threads and a '{}': CUDA blocks hold at most "
                                            "1024 threads, and codegen runs several program threads per CUDA "
-                                           "thread only in kernels without 'sync'",
-                                           K.Name, Threads));
+                                           "thread only in kernels without 'sync' or warp shuffles",
+                                           K.Name, Threads, HasSync ? "sync" : "warp shuffle"));
   ValueFactsInput In;
   In.Runtime = Mod.Runtime;
   In.TableBound = [this](const std::string &Perm, bool Inverse) -> std::uint64_t {
@@ -88,7 +88,7 @@ void KernelFacts::addArray(const ir::Array &A, Origin From) {
   P.Name = cName(A.Name);
   P.From = From;
   P.Local = A.Space == ir::MemSpace::Local;
-  P.InShared = A.Space == ir::MemSpace::Shared;
+  P.InShared = A.Space == ir::MemSpace::Shared && !A.ViewOf; // a view allocates nothing
   P.Staged = P.InShared && From != Origin::Body;
   P.Lay = arrayLayout(A);
   P.LayoutName = P.Lay.str();
@@ -96,6 +96,21 @@ void KernelFacts::addArray(const ir::Array &A, Origin From) {
     P.Table = Mod.table(A.Holds->Perm, A.Holds->Inverse, devType(A.Elem), false);
   ArrayIndex[A.Name] = Arrays.size();
   Arrays.push_back(std::move(P));
+}
+
+ArrayPlan &KernelFacts::touch(const std::string &Name, const SourceLoc &Loc, bool Read, bool Written) {
+  if (!ArrayIndex.count(Name)) {
+    const ir::Array *A = Prog.findArray(Name);
+    if (!A)
+      throw UserError(Loc, fmt::format("codegen: unknown array '{}'", Name));
+    addArray(*A, Origin::TopLevel);
+  }
+  ArrayPlan &A = Arrays[ArrayIndex.at(Name)];
+  A.Read = A.Read || Read;
+  A.Written = A.Written || Written;
+  if (A.Decl->ViewOf) // what a view reads or writes is its array's
+    touch(*A.Decl->ViewOf, Loc, Read, Written);
+  return Arrays[ArrayIndex.at(Name)];
 }
 
 void KernelFacts::scanExpr(const Expr &E) {
@@ -116,29 +131,20 @@ void KernelFacts::scanExpr(const Expr &E) {
           for (const Expr &A : N.Args)
             scanExpr(A);
         } else if constexpr (std::is_same_v<T, ir::ArrayRead>) {
-          if (!ArrayIndex.count(N.Array)) {
-            const ir::Array *A = Prog.findArray(N.Array);
-            if (!A)
-              throw UserError(E.Loc, fmt::format("codegen: unknown array '{}'", N.Array));
-            addArray(*A, Origin::TopLevel);
-          }
-          Arrays[ArrayIndex.at(N.Array)].Read = true;
+          touch(N.Array, E.Loc, true, false);
           for (const Expr &I : N.Indices)
             scanExpr(I);
         } else if constexpr (std::is_same_v<T, ir::Select>) {
           scanExpr(*N.Cond);
           scanExpr(*N.Then);
           scanExpr(*N.Else);
+        } else if constexpr (std::is_same_v<T, ir::Shuffle>) {
+          HasShuffle = true;
+          scanExpr(*N.Value);
+          scanExpr(*N.Lane);
         } else if constexpr (std::is_same_v<T, ir::Atomic>) {
           // Read and written: the harness fills it and checks it.
-          if (!ArrayIndex.count(N.Target.Array)) {
-            const ir::Array *A = Prog.findArray(N.Target.Array);
-            if (!A)
-              throw UserError(E.Loc, fmt::format("codegen: unknown array '{}'", N.Target.Array));
-            addArray(*A, Origin::TopLevel);
-          }
-          ArrayPlan &A = Arrays[ArrayIndex.at(N.Target.Array)];
-          A.Read = A.Written = true;
+          touch(N.Target.Array, E.Loc, true, true);
           for (const Expr &I : N.Target.Indices)
             scanExpr(I);
           for (const Expr &V : N.Args)
@@ -167,13 +173,7 @@ void KernelFacts::scanBlock(const ir::Block &B) {
     } else if (const auto *A = St.as<ir::Assign>()) {
       scanExpr(A->Value);
       if (const auto *R = std::get_if<ir::ArrayRead>(&A->Target)) {
-        if (!ArrayIndex.count(R->Array)) {
-          const ir::Array *Arr = Prog.findArray(R->Array);
-          if (!Arr)
-            throw UserError(St.Loc, fmt::format("codegen: unknown array '{}'", R->Array));
-          addArray(*Arr, Origin::TopLevel);
-        }
-        Arrays[ArrayIndex.at(R->Array)].Written = true;
+        touch(R->Array, St.Loc, false, true);
         for (const Expr &I : R->Indices)
           scanExpr(I);
       }
@@ -191,6 +191,8 @@ void KernelFacts::scanBlock(const ir::Block &B) {
       scanBlock(I->Then);
       scanBlock(I->Else);
     } else if (const auto *D = St.as<ir::ArrayDecl>()) {
+      if (D->Decl.ViewOf) // its array first: the view points into it
+        touch(*D->Decl.ViewOf, D->Decl.Loc, false, false).HasView = true;
       addArray(D->Decl, Origin::Body);
     } else if (St.is<ir::Sync>()) {
       HasSync = true;

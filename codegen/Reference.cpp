@@ -27,15 +27,27 @@ void KernelEmitter::hostBlock(const ir::Block &B, int Indent, const std::string 
         perThread(Indent, Mask, {fmt::format("{}[t] = {};", cName(Info.Decl->Name), Host.value(L->Init, Info.Class))});
       }
     } else if (const auto *A = St.as<ir::Assign>()) {
+      std::string Target, Value, Type;
       if (const auto *V = std::get_if<ir::VarRef>(&A->Target)) {
         const LetInfo &Info = F.let(V);
-        perThread(Indent, Mask, {fmt::format("{}[t] = {};", cName(Info.Decl->Name), Host.value(A->Value, Info.Class))});
+        Target = cName(Info.Decl->Name) + "[t]";
+        Value = Host.value(A->Value, Info.Class);
+        Type = declType(Info, Mode::Host);
       } else {
         const auto &R = std::get<ir::ArrayRead>(A->Target);
-        perThread(Indent, Mask,
-                  {fmt::format("{} = {};", Host.element(R.Array, R.Indices),
-                               Host.store(F.array(R.Array).Decl->Elem, A->Value))});
+        Target = Host.element(R.Array, R.Indices);
+        Value = Host.store(F.array(R.Array).Decl->Elem, A->Value);
+        Type = hostType(F.array(R.Array).Decl->Elem);
       }
+      if (ir::anySubexpr(A->Value, [](const Expr &X) { return X.is<ir::Shuffle>(); })) {
+        // A shuffle reads other threads' values of this statement's inputs:
+        // every thread's value first, then the stores (as a warp does).
+        const std::string Tmp = "bw_s" + std::to_string(++Counter);
+        line(Indent, fmt::format("std::vector<{}> {}(NT);", Type, Tmp));
+        perThread(Indent, Mask, {fmt::format("{}[t] = {};", Tmp, Value)});
+        Value = Tmp + "[t]";
+      }
+      perThread(Indent, Mask, {fmt::format("{} = {};", Target, Value)});
     } else if (const auto *Fo = St.as<ir::For>()) {
       const LoopInfo &Info = F.loop(Fo);
       const std::string V = cName(Fo->Var);
@@ -130,6 +142,14 @@ void KernelEmitter::hostBlock(const ir::Block &B, int Indent, const std::string 
       perThread(Indent, Mask, {Host.effect(X->Value) + ";"});
     } else if (St.is<ir::Sync>()) {
       line(Indent, "// sync: every thread finished the statements above (lockstep).");
+    } else if (const auto *D = St.as<ir::ArrayDecl>(); D && D->Decl.ViewOf) {
+      // The host image of its array, read in vectors (no f16 or bf16 here:
+      // their images are float).
+      const ArrayPlan &B = F.array(*D->Decl.ViewOf);
+      const char *Const = B.Written ? "" : "const ";
+      const std::string T = hostType(D->Decl.Elem);
+      line(Indent, fmt::format("[[maybe_unused]] {}{} *const {} = reinterpret_cast<{}{} *>({}.data()); // view of '{}'",
+                               Const, T, F.array(D->Decl.Name).Name, Const, T, B.Name, B.Decl->Name));
     } else if (const auto *D = St.as<ir::ArrayDecl>()) {
       const ArrayPlan &A = F.array(D->Decl.Name);
       if (A.Local)

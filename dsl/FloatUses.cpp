@@ -77,6 +77,8 @@ private:
              std::any_of(C->Args.begin(), C->Args.end(), [&](const Expr &A) { return isFloat(A); });
     if (const auto *S = E.as<Select>())
       return isFloat(*S->Then) || isFloat(*S->Else);
+    if (const auto *S = E.as<Shuffle>())
+      return isFloat(*S->Value);
     return false;
   }
 
@@ -97,6 +99,12 @@ private:
       needInt(*S->Cond, "the condition of '?:'");
     else if (const auto *A = E.as<Atomic>())
       checkAtomic(*A);
+    else if (const auto *S = E.as<Shuffle>())
+      needInt(*S->Lane, fmt::format("the {} of '{}'",
+                                    S->Op == ShuffleOp::Idx   ? "lane"
+                                    : S->Op == ShuffleOp::Xor ? "lane mask"
+                                                              : "distance",
+                                    spelling(S->Op)));
     else if (const auto *U = E.as<Unary>(); U && U->Op != UnaryOp::Neg)
       needInt(*U->Operand, fmt::format("the operand of '{}'", spelling(U->Op)));
     else if (const auto *C = E.as<Call>(); C && C->Fn != Function::Min && C->Fn != Function::Max)

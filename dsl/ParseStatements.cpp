@@ -99,6 +99,8 @@ Stmt Parser::parseStmt() {
     St.Node = Sync{};
   } else if (isSpaceKeyword(tok())) {
     St.Node = ArrayDecl{parseArrayDecl()};
+  } else if (atWord("view")) {
+    St.Node = ArrayDecl{parseView()};
   } else if (atIntrinsicCall()) { // an atomic whose old value is dropped
     St.Node = ExprStmt{parseExpr()};
   } else if (at(Tok::Ident) && !isReserved(tok().Text)) {

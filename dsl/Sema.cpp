@@ -19,7 +19,7 @@ namespace {
 // Words that start declarations, statements or special expressions. The
 // contextual words (in, step, grid, block, threads, element types, layout and
 // permutation kinds) stay free: `in` is a fine array name.
-constexpr std::array<std::string_view, 49> ReservedWords{
+constexpr std::array<std::string_view, 54> ReservedWords{
     "target", "machine", "param", "permutation", "kernel", "let", "fn", "instance",
     "for",    "if",      "else",  "sync",        "global", "shared",
     "local",  "layout",  "holds", "inverse",     "tid",    "lane",
@@ -27,7 +27,8 @@ constexpr std::array<std::string_view, 49> ReservedWords{
     "bz",     "min",     "max",   "log2",        "bitrev", "while",
     "bdx",    "bdy",     "bdz",   "gdx",         "gdy",    "gdz",
     "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or",
-    "atomic_xor", "atomic_exch", "atomic_inc", "atomic_dec", "atomic_cas"};
+    "atomic_xor", "atomic_exch", "atomic_inc", "atomic_dec", "atomic_cas",
+    "shfl", "shfl_xor", "shfl_up", "shfl_down", "view"};
 
 const char *kindName(int K) {
   static const char *Names[] = {"parameter", "permutation",   "array",   "kernel",
@@ -66,7 +67,7 @@ bool isPowerOfTwo(std::int64_t N) { return N > 0 && (N & (N - 1)) == 0; }
 void collectShared(const Block &B, std::vector<const Array *> &Out) {
   for (const Stmt &S : B) {
     if (const auto *D = S.as<ArrayDecl>()) {
-      if (D->Decl.Space == MemSpace::Shared)
+      if (D->Decl.Space == MemSpace::Shared && !D->Decl.ViewOf) // a view's bytes are its array's
         Out.push_back(&D->Decl);
     } else if (const auto *F = S.as<For>()) {
       collectShared(F->Body, Out);
@@ -190,6 +191,10 @@ bool Sema::resolveConstant(Expr &E) {
     error(E.Loc, fmt::format("'{}' updates memory; it is not a constant", spelling(A->Op)));
     return false;
   }
+  if (const auto *S = E.as<Shuffle>()) {
+    error(E.Loc, fmt::format("'{}' reads another lane; it is not a constant", spelling(S->Op)));
+    return false;
+  }
   if (auto *U = E.as<Unary>())
     return resolveConstant(*U->Operand);
   if (auto *B = E.as<Binary>()) {
@@ -309,6 +314,8 @@ bool Sema::resolveRuntime(Expr &E) {
   }
   if (auto *A = E.as<Atomic>())
     return resolveAtomic(*A, E.Loc);
+  if (auto *S = E.as<Shuffle>())
+    return resolveShuffle(*S, E.Loc);
   return true; // IntLit, FloatLit, BuiltinRef
 }
 
@@ -397,11 +404,8 @@ void Sema::foldCheck(const Expr &E) {
     foldCheck(*Sel->Cond);
     foldCheck(*Sel->Then);
     foldCheck(*Sel->Else);
-  } else if (const auto *At = E.as<Atomic>()) {
-    for (const Expr &I : At->Target.Indices)
-      foldCheck(I);
-    for (const Expr &V : At->Args)
-      foldCheck(V);
+  } else if (E.is<Atomic>() || E.is<Shuffle>()) {
+    forEachChild(E, [&](const Expr &C) { foldCheck(C); });
   }
 }
 
@@ -649,7 +653,8 @@ void Sema::actOnPermutation(Permutation P) {
 
 void Sema::checkArray(Array &A, bool InKernel) {
   declare(A.Name, A.Loc,
-          {SymKind::Array, {}, static_cast<int>(A.Dims.size()), A.Elem, A.Space, A.Holds.has_value()});
+          {SymKind::Array, {}, static_cast<int>(A.Dims.size()), A.Elem, A.Space, A.Holds.has_value(),
+           InKernel ? &A : nullptr});
   if (A.Space == MemSpace::Local && !InKernel)
     error(A.Loc, fmt::format("local array '{}' must be declared inside a "
                              "kernel",
@@ -917,6 +922,8 @@ void Sema::checkStmt(Stmt &S) {
     checkBlock(N->Else);
   } else if (auto *N = S.as<ExprStmt>()) {
     Runtime(N->Value);
+  } else if (auto *N = S.as<ArrayDecl>(); N && N->Decl.ViewOf) {
+    checkView(N->Decl);
   } else if (auto *N = S.as<ArrayDecl>()) {
     if (N->Decl.Space == MemSpace::Global)
       error(S.Loc, fmt::format("global array '{}' cannot be declared inside a "

@@ -64,6 +64,9 @@ private:
     ir::ElemType Elem{};
     ir::MemSpace Space = ir::MemSpace::Global;
     bool Holds = false;
+    /// A kernel's own array (parameter, body declaration or view), valid
+    /// while the kernel is checked; null for top-level ones.
+    const ir::Array *Decl = nullptr;
   };
   using Scope = std::map<std::string, Symbol, std::less<>>;
 
@@ -120,11 +123,19 @@ private:
   /// shared or global array, not one that holds a permutation, of a type
   /// CUDA's atomic takes (SemaCuda.cpp).
   bool resolveAtomic(ir::Atomic &A, const SourceLoc &Loc);
+  /// Resolves a shuffle's value and lane; its warps must have 32 lanes (a
+  /// memory machine of another width is an error).
+  bool resolveShuffle(ir::Shuffle &S, const SourceLoc &Loc);
   /// An atomic stands alone (an expression statement), initializes a let
   /// or is the value assigned to a local: anywhere else (inside an index,
   /// an arm of '?:', an operand) it is an error, since it must run exactly
   /// once where its statement runs. An expression statement must be one.
   void checkAtomicPlacement(const ir::Block &B);
+  /// `view V = A as T`: A a shared or global array, raw, of T's scalar with
+  /// a constant innermost dimension that T's lanes divide, and T at most 16
+  /// bytes; gives V A's space, outer dimensions and the innermost divided,
+  /// and declares it (SemaCuda.cpp).
+  void checkView(ir::Array &V);
   /// Replaces a geometry word (`bdx`, `gdy`, ...) in E by the current
   /// kernel's block or grid expression; false when E is no such word.
   bool substituteGeometry(ir::Expr &E);

@@ -1,6 +1,7 @@
 // Sema's checks of what CUDA developers reach for beyond loads and stores
-// (docs/language.md, "Atomics"): an atomic's element (a shared or global
-// array of a type CUDA's atomic takes) and where an atomic may stand.
+// (docs/language.md, "Atomics" and "Warp shuffles"): an atomic's element (a
+// shared or global array of a type CUDA's atomic takes), where an atomic may
+// stand, and the warp width a shuffle needs.
 #include "dsl/Sema.h"
 
 #include "ir/Printer.h"
@@ -46,6 +47,74 @@ bool Sema::resolveAtomic(Atomic &A, const SourceLoc &Loc) {
     return false;
   }
   return true;
+}
+
+bool Sema::resolveShuffle(Shuffle &S, const SourceLoc &Loc) {
+  const bool Ok = resolveRuntime(*S.Value);
+  if (!resolveRuntime(*S.Lane) || !Ok)
+    return false;
+  if (Out.Mach && Out.Mach->warpSize() != 32) {
+    error(Loc, fmt::format("'{}' needs warps of 32 lanes, CUDA's; this machine's warps have {}", spelling(S.Op),
+                           Out.Mach->warpSize()));
+    return false;
+  }
+  return true;
+}
+
+void Sema::checkView(Array &V) {
+  const std::string &Of = *V.ViewOf;
+  const Symbol *S = lookup(Of);
+  // Declared whatever happens, so its uses resolve (an error is reported).
+  auto Declare = [&] {
+    declare(V.Name, V.Loc, {SymKind::Array, {}, static_cast<int>(V.Dims.size()), V.Elem, V.Space, false, &V});
+  };
+  const Array *Base = S && S->Kind == SymKind::Array ? (S->Decl ? S->Decl : Out.findArray(Of)) : nullptr;
+  if (!Base) {
+    error(V.Loc, S ? fmt::format("view '{}' of '{}': {} '{}' is not an array", V.Name, Of,
+                                 S->Kind == SymKind::Param ? "parameter" : "name", Of)
+                   : fmt::format("view '{}' of unknown array '{}'", V.Name, Of));
+    V.Dims = {makeInt(1)};
+    V.Shape = {1};
+    return Declare();
+  }
+  V.Space = Base->Space;
+  V.Dims = Base->Dims;
+  V.Shape = Base->Shape;
+  V.Lay = Layout{};
+  const std::int64_t Lanes = V.Elem.Lanes;
+  const auto Fail = [&](std::string Msg) {
+    error(V.Loc, fmt::format("view '{}' of '{}': {}", V.Name, Of, std::move(Msg)));
+    Declare();
+  };
+  if (Base->ViewOf)
+    return Fail(fmt::format("'{}' is itself a view (of '{}'); view '{}'", Of, *Base->ViewOf, *Base->ViewOf));
+  if (Base->Space == MemSpace::Local)
+    return Fail("a local array lives in registers, which have no vector view");
+  if (Base->Holds)
+    return Fail("it holds a permutation, read element by element");
+  if (Base->Lay.Kind != LayoutKind::Raw)
+    return Fail(fmt::format("its layout is {}; a view needs its elements in row-major order (declare it "
+                            "'layout raw')",
+                            Base->Lay.str()));
+  if (Base->Elem.Lanes != 1 || Base->Elem.Scalar != V.Elem.Scalar)
+    return Fail(fmt::format("its elements are {}, so a view of it is a vector of {} (such as {}x4), not {}",
+                            spelling(Base->Elem), spelling(ElemType{Base->Elem.Scalar, 1}),
+                            spelling(ElemType{Base->Elem.Scalar, 1}), spelling(V.Elem)));
+  if (V.Elem.Scalar == ScalarType::F16 || V.Elem.Scalar == ScalarType::BF16)
+    return Fail("views of f16 and bf16 arrays are not supported (the CPU reference holds their elements as float)");
+  if (byteSize(V.Elem) > 16)
+    return Fail(fmt::format("{} is {} bytes; a CUDA thread loads and stores at most 16 at once", spelling(V.Elem),
+                            byteSize(V.Elem)));
+  if (Base->Dims.empty() || (isConstant(Base->Dims.back()) && usesRuntime(Base->Dims.back())))
+    return Fail(fmt::format("its innermost dimension '{}' depends on a runtime param; a view needs it constant "
+                            "(bind it with -D)",
+                            Base->Dims.empty() ? "" : print(Base->Dims.back())));
+  if (Base->Shape.back() % Lanes != 0)
+    return Fail(fmt::format("its innermost dimension {} is not a multiple of {}, the lanes of {}",
+                            Base->Shape.back(), Lanes, spelling(V.Elem)));
+  V.Shape.back() = Base->Shape.back() / Lanes;
+  V.Dims.back() = makeInt(V.Shape.back(), startOf(Base->Dims.back()));
+  Declare();
 }
 
 namespace {

@@ -50,6 +50,12 @@ struct Evaluator {
                          spelling(N.Op)));
   }
 
+  EvalResult evalNode(const Shuffle &N, const SourceLoc &Loc) {
+    return EvalResult::notConstant(
+        Loc, fmt::format("'{}' reads another lane; it is not a constant",
+                         spelling(N.Op)));
+  }
+
   EvalResult evalNode(const VarRef &N, const SourceLoc &Loc) {
     if (Hooks.Var)
       if (auto V = Hooks.Var(N))

@@ -124,6 +124,48 @@ std::string_view spelling(AtomicOp Op) {
   return "?";
 }
 
+std::string_view spelling(ShuffleOp Op) {
+  switch (Op) {
+  case ShuffleOp::Idx:
+    return "shfl";
+  case ShuffleOp::Xor:
+    return "shfl_xor";
+  case ShuffleOp::Up:
+    return "shfl_up";
+  case ShuffleOp::Down:
+    return "shfl_down";
+  }
+  return "?";
+}
+
+std::string_view cudaSpelling(ShuffleOp Op) {
+  switch (Op) {
+  case ShuffleOp::Idx:
+    return "__shfl_sync";
+  case ShuffleOp::Xor:
+    return "__shfl_xor_sync";
+  case ShuffleOp::Up:
+    return "__shfl_up_sync";
+  case ShuffleOp::Down:
+    return "__shfl_down_sync";
+  }
+  return "?";
+}
+
+std::int64_t shuffleSource(ShuffleOp Op, std::int64_t L, std::int64_t Arg) {
+  switch (Op) {
+  case ShuffleOp::Idx:
+    return ((Arg % 32) + 32) % 32;
+  case ShuffleOp::Xor:
+    return Arg >= 0 && (L ^ Arg) < 32 ? L ^ Arg : L;
+  case ShuffleOp::Up:
+    return Arg >= 0 && L - Arg >= 0 ? L - Arg : L;
+  case ShuffleOp::Down:
+    return Arg >= 0 && Arg < 32 && L + Arg < 32 ? L + Arg : L;
+  }
+  return L;
+}
+
 int arity(Function Fn) { return Fn == Function::Log2 ? 1 : 2; }
 
 int arity(AtomicOp Op) { return Op == AtomicOp::Cas ? 2 : 1; }

@@ -90,6 +90,14 @@ enum class Function { Min, Max, Log2, Bitrev };
 ///   cas(c, v) (e == c ? v : e).
 enum class AtomicOp { Add, Sub, Min, Max, And, Or, Xor, Exch, Inc, Dec, Cas };
 
+/// Warp shuffles (CUDA's __shfl_sync family, full mask, width 32): the
+/// value of an expression in another lane of the warp, lane l reading lane
+///   Idx   s mod 32                         (shfl(v, s))
+///   Xor   l ^ m, or l when that is not in 0..31   (shfl_xor(v, m))
+///   Up    l - d, or l when that is below 0        (shfl_up(v, d))
+///   Down  l + d, or l when that is above 31       (shfl_down(v, d))
+enum class ShuffleOp { Idx, Xor, Up, Down };
+
 /// What a variable name refers to; Unresolved only between parsing and
 /// semantic analysis.
 enum class VarKind { Unresolved, Param, Let, Loop };
@@ -176,9 +184,18 @@ struct Atomic {
   bool operator==(const Atomic &) const;
 };
 
+/// `shfl(Value, Lane)` ...: Value as the source lane (ShuffleOp) computed
+/// it; Lane is the source lane, the mask or the distance. No memory traffic.
+struct Shuffle {
+  ShuffleOp Op = ShuffleOp::Idx;
+  Box<Expr> Value;
+  Box<Expr> Lane;
+  bool operator==(const Shuffle &) const = default;
+};
+
 struct Expr {
   using Kind = std::variant<IntLit, VarRef, BuiltinRef, Unary, Binary, Call,
-                            ArrayRead, PermApply, FloatLit, Select, Atomic>;
+                            ArrayRead, PermApply, FloatLit, Select, Atomic, Shuffle>;
   Kind Node;
   /// The first character of the node; for Unary and Binary, the operator.
   NodeLoc Loc;
@@ -214,6 +231,16 @@ std::string_view spelling(Function Fn);
 std::string_view spelling(Builtin B);
 /// "atomic_add", ..., "atomic_cas".
 std::string_view spelling(AtomicOp Op);
+/// "shfl", "shfl_xor", "shfl_up", "shfl_down".
+std::string_view spelling(ShuffleOp Op);
+/// CUDA's name: "__shfl_sync", "__shfl_xor_sync", "__shfl_up_sync",
+/// "__shfl_down_sync".
+std::string_view cudaSpelling(ShuffleOp Op);
+/// The lane that lane L of a 32-lane warp reads in shuffle Op with
+/// argument Arg (a source lane, mask or distance; a negative mask or
+/// distance reads L): shuffleSource(Xor, 5, 1) == 4, shuffleSource(Down,
+/// 30, 4) == 30, shuffleSource(Idx, 0, -1) == 31.
+std::int64_t shuffleSource(ShuffleOp Op, std::int64_t L, std::int64_t Arg);
 /// Number of arguments Fn takes: 1 for log2, 2 otherwise.
 int arity(Function Fn);
 /// Number of value arguments after the element: 2 for cas, 1 otherwise.

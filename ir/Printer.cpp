@@ -125,6 +125,16 @@ struct ExprPrinter {
     Out += ')';
   }
 
+  /// `shfl_xor(v, 16)`.
+  void printNode(const Shuffle &N) {
+    Out += spelling(N.Op);
+    Out += '(';
+    print(*N.Value);
+    Out += ", ";
+    print(*N.Lane);
+    Out += ')';
+  }
+
   void printNode(const PermApply &N) {
     Out += N.Inverse ? fmt::format("inverse({})", N.Perm) : N.Perm;
     Out += '(';
@@ -269,6 +279,8 @@ std::string print(const Stmt &S, int Level) {
     Out += "sync";
   } else if (const auto *N = S.as<ExprStmt>()) {
     Out += print(N->Value);
+  } else if (const auto *N = S.as<ArrayDecl>(); N && N->Decl.ViewOf) {
+    Out += fmt::format("view {} = {} as {}", N->Decl.Name, *N->Decl.ViewOf, spelling(N->Decl.Elem));
   } else if (const auto *N = S.as<ArrayDecl>()) {
     Out += fmt::format("{} {}: {}", spelling(N->Decl.Space), N->Decl.Name,
                        printArrayType(N->Decl));

@@ -232,7 +232,7 @@ std::int64_t Array::numElements() const {
 }
 
 std::optional<std::int64_t> Array::allocatedBytes() const {
-  if (Shape.empty())
+  if (Shape.empty() || ViewOf)
     return 0;
   std::int64_t Elems = 1;
   for (std::size_t I = 0; I < Shape.size(); ++I) {

@@ -109,13 +109,20 @@ struct Array {
   std::vector<std::int64_t> Shape;
   Layout Lay;
   std::optional<PermRef> Holds;
+  /// `view Name = ViewOf as Elem` (a kernel body's ArrayDecl): no memory of
+  /// its own but array ViewOf's, seen as Elem, a vector of its scalar type;
+  /// the innermost dimension is ViewOf's divided by Elem's lanes (Dims and
+  /// Shape so, raw layout). Element (i, j) is ViewOf's (i, Lanes*j ..
+  /// Lanes*j + Lanes - 1), at the same bytes.
+  std::optional<std::string> ViewOf = std::nullopt;
   NodeLoc Loc;
   bool operator==(const Array &) const = default;
 
   /// Product of Shape.
   std::int64_t numElements() const;
   /// Bytes allocated: elements times byteSize(Elem), counting pad(k)'s
-  /// k extra elements per innermost row; nullopt on 64-bit overflow.
+  /// k extra elements per innermost row; nullopt on 64-bit overflow. A
+  /// view allocates nothing: 0.
   std::optional<std::int64_t> allocatedBytes() const;
 };
 

@@ -1,6 +1,6 @@
 // Walking expressions: the one place that knows which nodes have children
 // (operands, call arguments, array indices, a permutation's argument, an
-// atomic's target indices and values), so a pass that looks for something in
+// atomic's target indices and values, a shuffle's value and lane), so a pass that looks for something in
 // an expression writes only what it looks for:
 // forEachSubexpr(E, [&](const Expr &X) { if (X.is<ArrayRead>()) ... }).
 // An atomic's target is an ArrayRead held by value, not a subexpression: a
@@ -40,6 +40,9 @@ template <class F> void forEachChild(const Expr &E, F &&Fn) {
             Fn(I);
           for (const Expr &A : N.Args)
             Fn(A);
+        } else if constexpr (std::is_same_v<T, Shuffle>) {
+          Fn(*N.Value);
+          Fn(*N.Lane);
         }
       },
       E.Node);

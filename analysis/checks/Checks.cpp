@@ -1,6 +1,7 @@
 #include "analysis/checks/Checks.h"
 
 #include "analysis/checks/BankConflictCheck.h"
+#include "analysis/checks/DivergentShuffleCheck.h"
 #include "analysis/checks/DivergentSyncCheck.h"
 #include "analysis/checks/SharedRaceCheck.h"
 #include "analysis/checks/UncoalescedCheck.h"
@@ -23,6 +24,8 @@ const std::vector<CheckInfo> &allChecks() {
        checkUncoalesced},
       {"bankwise-divergent-sync", "'sync' under a condition or in a loop that differs between threads of a block",
        nullptr, checkDivergentSync},
+      {"bankwise-divergent-shuffle", "a warp shuffle that not every lane of its warp runs", nullptr,
+       checkDivergentShuffles},
       {"bankwise-shared-race", "two threads access one shared element between the same barriers, one writing",
        nullptr, checkSharedRaces},
       {"bankwise-uninitialized-shared-read", "reads of shared elements no thread of the block wrote before",

@@ -8,8 +8,6 @@
 
 namespace bankwise {
 
-namespace {
-
 /// What makes E differ between threads: "'tx'", "a read of 'a'", "'i' (a
 /// local that differs between threads)"; empty when nothing does.
 std::string firstVarying(const ir::Expr &E, const ValueFacts &VF) {
@@ -26,6 +24,8 @@ std::string firstVarying(const ir::Expr &E, const ValueFacts &VF) {
   });
   return Why.empty() ? "values that differ between threads" : Why;
 }
+
+namespace {
 
 /// A branch or loop around the statements being walked, when it is not
 /// uniform.

@@ -16,4 +16,9 @@ namespace bankwise {
 /// at the outermost such condition naming what differs, and the fix.
 std::vector<LintFinding> checkDivergentSync(const CheckedProgram &P);
 
+class ValueFacts;
+/// What makes E differ between threads, by VF: "'tx'", "a read of 'a'",
+/// "'i', which differs between threads"; a generic phrase when no part does.
+std::string firstVarying(const ir::Expr &E, const ValueFacts &VF);
+
 } // namespace bankwise

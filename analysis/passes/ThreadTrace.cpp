@@ -24,6 +24,9 @@ struct ArrayRt {
   const std::vector<std::int64_t> *Data = nullptr; ///< --data values
   std::optional<TableView> Holds;
   int CoverageIdx = -1; ///< into the coverage being filled, -1: none
+  /// A view (ir::Array::ViewOf): the array whose memory it is; its element
+  /// e is that array's Lanes * e .. Lanes * e + Lanes - 1.
+  ArrayRt *Base = nullptr;
 };
 
 class Tracer {
@@ -50,8 +53,20 @@ public:
       Add(*A);
     for (const ir::Array &A : Prog.Arrays)
       Add(A);
+    for (auto &[Name, A] : Arrays)
+      if (A.Decl->ViewOf)
+        if (auto It = Arrays.find(*A.Decl->ViewOf); It != Arrays.end())
+          A.Base = &It->second;
     collectSites(K.Body);
     Out.Sites = Sites;
+    ir::forEachStmtExpr(K.Body, [&](const ir::Expr &Root) {
+      ir::forEachSubexpr(Root, [&](const ir::Expr &E) {
+        if (const auto *S = E.as<ir::Shuffle>()) {
+          ShuffleOf.emplace(S, static_cast<std::int32_t>(Out.Shuffles.size()));
+          Out.Shuffles.push_back({S, E.Loc});
+        }
+      });
+    });
     Out.DataDependent.assign(Sites.size(), 0);
   }
 
@@ -114,6 +129,8 @@ private:
   }
   void addSite(const ir::ArrayRead *R, const SourceLoc &Loc, bool IsWrite, bool Atomic = false) {
     const ir::Array *A = Prog.findArray(K, R->Array);
+    if (A && A->ViewOf) // a view's accesses are its array's elements
+      A = Prog.findArray(K, *A->ViewOf);
     if (!A || A->Space == ir::MemSpace::Local)
       return;
     SiteOf.emplace(R, static_cast<int>(Sites.size()));
@@ -233,6 +250,15 @@ private:
                                         P->Perm));
       return static_cast<std::int64_t>(Perm(static_cast<std::uint64_t>(*X)));
     }
+    if (const auto *S = E.as<ir::Shuffle>()) {
+      // The thread runs it (its value's reads are its own); the value is
+      // another lane's, which this run does not have: data.
+      eval(*S->Value);
+      eval(*S->Lane);
+      if (CurShared)
+        CurShared->Shuffles.push_back({ShuffleOf.at(S), static_cast<std::int32_t>(Flat)});
+      return std::nullopt;
+    }
     if (const auto *A = E.as<ir::Atomic>()) {
       // Its values, then one read-modify-write of the element (traced as a
       // write of an atomic site); the old value is data.
@@ -265,13 +291,14 @@ private:
     if (AIt == Arrays.end())
       runtimeError(Loc, fmt::format("unknown array '{}'", R.Array));
     const ArrayRt &A = AIt->second;
+    const ArrayRt &Mem = A.Base ? *A.Base : A; // whose elements these are
     const auto SIt = SiteOf.find(&R);
     const int Site = SIt == SiteOf.end() ? -1 : SIt->second;
     if (!Known) {
       if (Site >= 0 && CurShared)
         ++Out.DataDependent[static_cast<std::size_t>(Site)];
-      if (IsWrite && A.CoverageIdx >= 0 && CurCoverage)
-        (*CurCoverage)[static_cast<std::size_t>(A.CoverageIdx)].DataDependentWrite = true;
+      if (IsWrite && Mem.CoverageIdx >= 0 && CurCoverage)
+        (*CurCoverage)[static_cast<std::size_t>(Mem.CoverageIdx)].DataDependentWrite = true;
       return std::nullopt;
     }
     std::int64_t Elem = 0;
@@ -282,14 +309,18 @@ private:
       Elem = Elem * Shape[D] + Idx[D];
     }
     if (Site >= 0) {
-      if (A.Decl->Space == ir::MemSpace::Shared && CurShared)
-        CurShared->Shared.push_back({Elem, Seq, Site, static_cast<std::int32_t>(Flat), Interval, IsWrite});
-      else if (IsWrite && A.CoverageIdx >= 0 && CurCoverage)
-        (*CurCoverage)[static_cast<std::size_t>(A.CoverageIdx)].Written[static_cast<std::size_t>(Elem)] = true;
+      // A view's element is Lanes elements of its array, one access.
+      const std::int64_t Lanes = A.Base ? A.Decl->Elem.Lanes : 1;
+      for (std::int64_t E = Elem * Lanes; E < (Elem + 1) * Lanes; ++E) {
+        if (Mem.Decl->Space == ir::MemSpace::Shared && CurShared)
+          CurShared->Shared.push_back({E, Seq, Site, static_cast<std::int32_t>(Flat), Interval, IsWrite});
+        else if (IsWrite && Mem.CoverageIdx >= 0 && CurCoverage)
+          (*CurCoverage)[static_cast<std::size_t>(Mem.CoverageIdx)].Written[static_cast<std::size_t>(E)] = true;
+      }
       ++Seq;
     }
-    if (IsWrite)
-      return std::nullopt;
+    if (IsWrite || A.Base)
+      return std::nullopt; // a view's value is a vector
     if (A.Holds)
       return static_cast<std::int64_t>((*A.Holds)(static_cast<std::uint64_t>(Elem)));
     if (A.Data && static_cast<std::size_t>(Elem) < A.Data->size())
@@ -377,6 +408,7 @@ private:
   PermutationTables Perms;
   std::vector<TraceSite> Sites;
   std::unordered_map<const ir::ArrayRead *, int> SiteOf;
+  std::unordered_map<const ir::Shuffle *, std::int32_t> ShuffleOf;
   std::array<std::int64_t, 3> BlockDim{1, 1, 1}, Grid{1, 1, 1};
   std::int64_t Tpb = 1, Warp = 32;
 
@@ -441,9 +473,10 @@ KernelTrace traceKernel(const ir::Program &Prog, const ir::Kernel &K, const Trac
   Tracer T(Prog, K, Opts, Out);
   const std::array<std::int64_t, 3> Grid = K.Geo.GridDim;
   Out.NumBlocks = Grid[0] * Grid[1] * Grid[2];
-  const bool AnyShared = std::any_of(Out.Sites.begin(), Out.Sites.end(), [](const TraceSite &S) {
-    return S.Arr->Space == ir::MemSpace::Shared;
-  });
+  // Blocks are run for their shared accesses and for their shuffles.
+  const bool AnyShared = !Out.Shuffles.empty() ||
+                         std::any_of(Out.Sites.begin(), Out.Sites.end(),
+                                     [](const TraceSite &S) { return S.Arr->Space == ir::MemSpace::Shared; });
 
   // The shared accesses of every block, or of the representative ones.
   if (AnyShared) {

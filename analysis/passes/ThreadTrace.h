@@ -53,11 +53,18 @@ struct TracedAccess {
   bool Write = false;
 };
 
+/// One thread's run of a warp shuffle.
+struct TracedShuffle {
+  std::int32_t Shuffle = 0; ///< into KernelTrace::Shuffles
+  std::int32_t Thread = 0;  ///< flat index in the block
+};
+
 /// The shared accesses of one block, thread after thread, each thread's in
-/// program order.
+/// program order, and its threads' runs of warp shuffles.
 struct BlockTrace {
   std::array<std::int64_t, 3> Block{0, 0, 0};
   std::vector<TracedAccess> Shared;
+  std::vector<TracedShuffle> Shuffles;
 };
 
 /// Which elements of a global array the launch's threads write (for the
@@ -90,6 +97,10 @@ struct TraceOptions {
 
 struct KernelTrace {
   std::vector<TraceSite> Sites;
+  /// The kernel's warp shuffles, in source order. A shuffle's value is
+  /// another thread's, which a thread-by-thread run does not have: the
+  /// trace takes it as data.
+  std::vector<std::pair<const ir::Shuffle *, SourceLoc>> Shuffles;
   /// The blocks traced for shared memory, and whether they are all of them.
   std::vector<BlockTrace> Blocks;
   bool EveryBlock = false;

@@ -184,6 +184,8 @@ ValueClass ValueFacts::classOf(const ir::Expr &E) const {
           return intClass();
         } else if constexpr (std::is_same_v<T, ir::Atomic>) {
           return classOf(ir::Expr{N.Target, E.Loc}); // the old value: an element
+        } else if constexpr (std::is_same_v<T, ir::Shuffle>) {
+          return classOf(*N.Value); // another lane's value of it
         } else if constexpr (std::is_same_v<T, ir::ArrayRead>) {
           const ir::Array *A = Prog.findArray(K, N.Array);
           if (!A)
@@ -376,6 +378,8 @@ ValueRange ValueFacts::rangeOf(const ir::Expr &E) const {
         } else if constexpr (std::is_same_v<T, ir::Atomic>) {
           const ir::Array *A = Prog.findArray(K, N.Target.Array);
           return A ? elemRange(A->Elem) : unknownRange(); // any value of its type
+        } else if constexpr (std::is_same_v<T, ir::Shuffle>) {
+          return rangeOf(*N.Value); // a value some thread has
         } else {
           return unknownRange();
         }
@@ -412,6 +416,8 @@ bool ValueFacts::uniform(const ir::Expr &E, bool Control) const {
           return uniform(*N.Arg);
         } else if constexpr (std::is_same_v<T, ir::Select>) {
           return uniform(*N.Cond) && uniform(*N.Then) && uniform(*N.Else);
+        } else if constexpr (std::is_same_v<T, ir::Shuffle>) {
+          return uniform(*N.Value); // the same in every lane, whichever it reads
         } else if constexpr (std::is_same_v<T, ir::ArrayRead> || std::is_same_v<T, ir::Atomic>) {
           return false;
         } else {

@@ -559,9 +559,59 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
           return R;
         } else if constexpr (std::is_same_v<T, Atomic>) {
           return evalAtomic(N, E.Loc, M);
+        } else if constexpr (std::is_same_v<T, Shuffle>) {
+          return evalShuffle(N, E.Loc, M);
         }
       },
       E.Node);
+}
+
+Val Analyzer::evalShuffle(const ir::Shuffle &S, const SourceLoc &Loc, Mask M) {
+  const Val V = eval(*S.Value, M);
+  const Val L = eval(*S.Lane, M);
+  if (V.Unknown)
+    return V;
+  if (L.Unknown) { // which lane is data: so is the value
+    Val R;
+    R.Unknown = true;
+    R.UnknownSrc = L.UnknownSrc;
+    return R;
+  }
+  if (V.Pred >= 0 || L.Pred >= 0)
+    throw NotAffine{"a guard on block indices or loop variables passed through a warp shuffle"};
+  if (!L.concrete())
+    throw NotAffine{"a shuffle lane that depends on block indices or loop variables"};
+  if (V.Lt >= 0)
+    throw NotAffine{"a table read per lane passed through a warp shuffle"};
+  if (Symbolic && CurPred >= 0)
+    throw NotAffine{"a warp shuffle under a guard on block indices or loop variables"};
+  Val R = V;
+  bool FromIdle = false;
+  for (int Ln = 0; Ln < Lanes; ++Ln) {
+    if (!((M >> Ln) & 1))
+      continue;
+    const std::int64_t Arg = L.lane(Ln);
+    if (Arg < 0 && S.Op != ir::ShuffleOp::Idx)
+      runtimeError(Loc, fmt::format("the {} of '{}' is {}, negative", S.Op == ir::ShuffleOp::Xor ? "lane mask" : "distance",
+                                    ir::spelling(S.Op), Arg),
+                   Ln);
+    const std::int64_t Src = ir::shuffleSource(S.Op, Ln, Arg);
+    // A source lane the warp lacks or that does not run here: undefined in
+    // CUDA (bankwise-divergent-shuffle reports it); its value is data.
+    if (Src >= Lanes || !((M >> Src) & 1)) {
+      FromIdle = true;
+      continue;
+    }
+    if (V.HasV)
+      R.V[static_cast<std::size_t>(Ln)] = V.V[static_cast<std::size_t>(Src)];
+  }
+  if (FromIdle) {
+    Val U;
+    U.Unknown = true;
+    U.UnknownSrc = fmt::format("'{}' from a lane that does not run it", ir::spelling(S.Op));
+    return U;
+  }
+  return R;
 }
 
 Val Analyzer::evalAtomic(const ir::Atomic &A, const SourceLoc &Loc, Mask M) {

@@ -151,6 +151,7 @@ struct ArrayPlan {
   bool InShared = false; ///< lives in shared memory on the device
   bool Staged = false;   ///< shared data that comes from (and goes back to) global memory
   bool Demoted = false;  ///< a shared array codegen keeps in global memory
+  bool HasView = false;  ///< a view reads it in vectors: aligned to 16 bytes
   /// Its values reach a loop bound (directly or through locals): the
   /// harness draws its elements in 0..HarnessLoopBound.
   bool BoundsLoop = false;
@@ -199,6 +200,7 @@ public:
   std::set<std::string> ParamsUsed;
   bool HasCompute = false;
   bool HasSync = false;
+  bool HasShuffle = false;
   bool LongIndex = false;
   std::int64_t WarpWidth = 32;
   std::int64_t Threads = 1, Blocks = 1;
@@ -243,6 +245,9 @@ public:
 
 private:
   void addArray(const ir::Array &A, Origin From);
+  /// Name's plan (a top-level array added on first use), marked read or
+  /// written, and so is the array a view of it points into.
+  ArrayPlan &touch(const std::string &Name, const SourceLoc &Loc, bool Read, bool Written);
   void scanBlock(const ir::Block &B);
   /// Sets BoundsLoop on the arrays whose values reach a loop bound in B.
   void markLoopBounds(const ir::Block &B);
@@ -610,6 +615,35 @@ private:
       return fmt::format("bankwise::bitReverse({}, {})", Arg(0), Arg(1));
     }
     return "0";
+  }
+
+  /// A warp shuffle, its value of the class of the whole. On the device
+  /// CUDA's __shfl_*_sync with the full mask; in the CPU reference the value
+  /// evaluated for the source thread (a lambda over the thread t, the
+  /// source lane by ir::shuffleSource's rule), or the value itself when it
+  /// is the same in every thread.
+  std::string rawNode(const Expr &E, const ir::Shuffle &N, int) const {
+    const VClass C = F.classOf(E);
+    if (C.K == VClass::Copy && C.Elem.Lanes > 1)
+      throw UserError(E.Loc, fmt::format("codegen: '{}' moves scalars; this value is a {} element",
+                                         ir::spelling(N.Op), ir::spelling(C.Elem)));
+    const std::string V = C.K == VClass::Int ? index(*N.Value, 1) : C.K == VClass::Compute ? value(*N.Value, C, 1)
+                                                                                          : raw(*N.Value, 1);
+    const std::string L = index(*N.Lane);
+    if (M == Mode::Device)
+      return fmt::format("{}(0xffffffffu, {}, static_cast<{}>({}))", ir::cudaSpelling(N.Op), V,
+                         N.Op == ir::ShuffleOp::Up || N.Op == ir::ShuffleOp::Down ? "unsigned" : "int", L);
+    if (F.uniform(*N.Value))
+      return "(" + V + ")";
+    std::string Src;
+    switch (N.Op) {
+    case ir::ShuffleOp::Idx: Src = "((s % 32) + 32) % 32"; break;
+    case ir::ShuffleOp::Xor: Src = "s >= 0 && (l ^ s) < 32 ? l ^ s : l"; break;
+    case ir::ShuffleOp::Up: Src = "s >= 0 && l - s >= 0 ? l - s : l"; break;
+    case ir::ShuffleOp::Down: Src = "s >= 0 && s < 32 && l + s < 32 ? l + s : l"; break;
+    }
+    return fmt::format("[&](Index t) {{ return {}; }}(t - t % 32 + [](Index{}, Index s) {{ return {}; }}(t % 32, {}))",
+                       V, N.Op == ir::ShuffleOp::Idx ? "" : " l", Src, L);
   }
 
   /// The old value of an atomic, converted as a read of its element is.

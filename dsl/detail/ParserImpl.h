@@ -451,6 +451,7 @@ private:
   ///        | space IDENT ':' arraytype
   ///        | IDENT {'[' expr ']'} ('=' | ASSIGNOP) expr
   ///        | atomic                     (its old value dropped)
+  ///        | view
   /// ASSIGNOP is one of '+=' '-=' '*=' '/=' '%=' '<<=' '>>=' '&=' '|=' '^='.
   /// CUDA's `float x = e`, `++i` and `i++` are errors naming the DSL's
   /// spelling, read as it so that parsing goes on.
@@ -503,7 +504,7 @@ private:
   ///           | 'inverse' '(' IDENT ')' '(' expr ')'
   ///           | IDENT '(' expr ')'             (permutation application)
   ///           | IDENT {'[' expr ']'}           (variable or array read)
-  ///           | atomic
+  ///           | atomic | shuffle
   Expr parsePrimary();
 
   /// args ::= '(' [expr {',' expr}] ')'; LastHeight becomes the tallest.
@@ -518,9 +519,18 @@ private:
   /// '(': a statement that is an expression (stmt ::= expr).
   bool atIntrinsicCall() const;
 
-  /// The call at T when T names an atomic, in the DSL's spelling or CUDA's
-  /// (an error naming the DSL's, read as it); nullopt for other names.
+  /// The call at T when T names an atomic or a warp shuffle, in the DSL's
+  /// spelling or CUDA's (an error naming the DSL's, read as it); nullopt
+  /// for other names.
   std::optional<Expr> parseIntrinsic(const Token &T);
+
+  /// shuffle ::= SHUFFLE '(' expr ',' expr ')'; CUDA's `__shfl_xor_sync(mask,
+  /// v, m [, width])` (Cuda) is read as `shfl_xor(v, m)` after its error.
+  Expr parseShuffle(const Token &Name, ShuffleOp Op, bool Cuda);
+
+  /// view ::= 'view' IDENT '=' IDENT 'as' ELEMTYPE (a vector type); Sema
+  /// gives it its base's space and its shape.
+  Array parseView();
 
   /// atomic ::= ATOMIC '(' expr ',' expr [',' expr] ')', its first argument
   /// an element a[i]...; CUDA's `atomicAdd(&a[i], v)` (Cuda) is read the

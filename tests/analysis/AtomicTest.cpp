@@ -7,6 +7,7 @@
 #include "analysis/models/MemoryModel.h"
 #include "analysis/passes/KernelAnalysis.h"
 #include "support/Random.h"
+#include "tests/support/AnalysisFixtures.h"
 #include "tests/support/ProgramFixtures.h"
 
 #include <doctest/doctest.h>
@@ -178,14 +179,8 @@ TEST_CASE("atomic figures equal a lane-by-lane count, and the fast path the warp
                              M, Grid, Block, Index);
     CAPTURE(Text);
     const ir::Program P = parseOrFail(Text);
-    const KernelReport Fast = analyzeKernel(P, P.Kernels[0]);
-    AnalysisOptions O;
-    O.Exhaustive = true;
-    const KernelReport Slow = analyzeKernel(P, P.Kernels[0], O);
-    REQUIRE(Fast.Sites.size() == Slow.Sites.size());
-    for (std::size_t I = 0; I < Fast.Sites.size(); ++I)
-      CHECK(Fast.Sites[I] == Slow.Sites[I]);
-    CHECK(Fast.Time == Slow.Time);
+    const auto [Fast, Slow] = testing::fastAndExhaustive(P, P.Kernels[0]);
+    testing::checkSameReports(Fast, Slow);
     // Every block's warps alike here; count block by block.
     Counted C;
     for (std::int64_t Bx = 0; Bx < Grid; ++Bx) {

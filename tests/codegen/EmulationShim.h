@@ -10,6 +10,7 @@
 #pragma once
 #include <cuda_runtime.h>
 #include <atomic>
+#include <algorithm>
 #include <barrier>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +29,39 @@ namespace bw_emu {
 inline thread_local uint3 ThreadIdx, BlockIdx;
 inline thread_local dim3 GridDim;
 inline std::barrier<> *Barrier = nullptr;
+/// A warp's exchange for shuffles: each lane posts its value, all wait,
+/// each reads its source lane's, all wait again.
+struct Warp {
+  std::unique_ptr<std::barrier<>> Bar;
+  unsigned long long Slot[32] = {};
+};
+inline thread_local Warp *MyWarp = nullptr;
+inline thread_local int Lane = 0;
+template <class T> T shuffleFrom(T V, long long Src) {
+  static_assert(sizeof(T) <= sizeof(unsigned long long), "shuffles move scalars");
+  if (Src < 0 || Src > 31)
+    Src = Lane;
+  unsigned long long Bits = 0;
+  std::memcpy(&Bits, &V, sizeof V);
+  MyWarp->Slot[Lane] = Bits;
+  MyWarp->Bar->arrive_and_wait();
+  Bits = MyWarp->Slot[Src];
+  MyWarp->Bar->arrive_and_wait();
+  T R;
+  std::memcpy(&R, &Bits, sizeof R);
+  return R;
+}
+}
+// CUDA's warp shuffles (the full mask, width 32), by their source-lane rules.
+template <class T> T __shfl_sync(unsigned, T V, int Src, int = 32) { return bw_emu::shuffleFrom(V, ((Src % 32) + 32) % 32); }
+template <class T> T __shfl_xor_sync(unsigned, T V, int M, int = 32) {
+  return bw_emu::shuffleFrom(V, M >= 0 && (bw_emu::Lane ^ M) < 32 ? bw_emu::Lane ^ M : bw_emu::Lane);
+}
+template <class T> T __shfl_up_sync(unsigned, T V, unsigned D, int = 32) {
+  return bw_emu::shuffleFrom(V, static_cast<long long>(bw_emu::Lane) - static_cast<long long>(D));
+}
+template <class T> T __shfl_down_sync(unsigned, T V, unsigned D, int = 32) {
+  return bw_emu::shuffleFrom(V, static_cast<long long>(bw_emu::Lane) + static_cast<long long>(D));
 }
 #define threadIdx (::bw_emu::ThreadIdx)
 #define blockIdx (::bw_emu::BlockIdx)
@@ -82,9 +116,14 @@ template <class K, class... A> void bw_emulate(K Kernel, dim3 G, dim3 B, A... Ar
       for (unsigned X = 0; X < G.x; ++X) {
         std::barrier<> Bar(NT);
         bw_emu::Barrier = &Bar;
+        std::vector<bw_emu::Warp> Warps((NT + 31) / 32);
+        for (unsigned W = 0; W < Warps.size(); ++W)
+          Warps[W].Bar = std::make_unique<std::barrier<>>(std::min(32u, NT - 32 * W));
         std::vector<std::thread> Ts;
         for (unsigned T = 0; T < NT; ++T)
           Ts.emplace_back([&, T] {
+            bw_emu::MyWarp = &Warps[T / 32];
+            bw_emu::Lane = static_cast<int>(T % 32);
             bw_emu::ThreadIdx = {T % B.x, T / B.x % B.y, T / (B.x * B.y)};
             bw_emu::BlockIdx = {X, Y, Z};
             bw_emu::GridDim = G;

@@ -227,3 +227,80 @@ TEST_CASE("atomics: a statement, a let's value and a local's value, on shared an
   Other.Args.push_back(ir::makeInt(2));
   CHECK(!(Other == *A));
 }
+
+TEST_CASE("warp shuffles: the four kinds, nested, in indices and values, round-trip") {
+  const std::string Src = "target sm_90\n"
+                          "kernel k(a: global f32[256], b: global i32[256]) grid (1) block (256) {\n"
+                          "  let v = a[tid]\n"
+                          "  let s = v + shfl_down(v, 16) + shfl_up(v, 1)\n"
+                          "  let j = shfl_xor(lane, 1)\n"
+                          "  b[warp * 32 + j] = shfl(shfl_xor(tx, 3), lane / 2)\n"
+                          "  a[tid] = s * shfl(s, 0)\n"
+                          "}\n";
+  test::Parsed P = test::parse(Src, "shuffles.bw");
+  REQUIRE_MESSAGE(P.Diags.diagnostics().empty(), test::render(P.Diags));
+  const std::string Text = ir::print(P.Program);
+  for (const char *Line : {"  let s = v + shfl_down(v, 16) + shfl_up(v, 1)\n", "  let j = shfl_xor(lane, 1)\n",
+                           "  b[warp * 32 + j] = shfl(shfl_xor(tx, 3), lane / 2)\n", "  a[tid] = s * shfl(s, 0)\n"})
+    CHECK_MESSAGE(Text.find(Line) != std::string::npos, Line << " not in\n" << Text);
+  checkRoundTrip(P.Program, Text);
+  const auto *L = P.Program.Kernels[0].Body[2].as<ir::Let>();
+  REQUIRE(L);
+  const auto *S = L->Init.as<ir::Shuffle>();
+  REQUIRE(S);
+  CHECK(S->Op == ir::ShuffleOp::Xor);
+  CHECK(S->Value->is<ir::BuiltinRef>());
+  CHECK(*S->Lane == ir::makeInt(1));
+  ir::Shuffle Other = *S;
+  Other.Op = ir::ShuffleOp::Down;
+  CHECK(!(Other == *S));
+  Other = *S;
+  *Other.Lane = ir::makeInt(2);
+  CHECK(!(Other == *S));
+  // The source lanes: CUDA's rules for width 32.
+  CHECK(ir::shuffleSource(ir::ShuffleOp::Idx, 7, 33) == 1);
+  CHECK(ir::shuffleSource(ir::ShuffleOp::Idx, 7, -1) == 31);
+  CHECK(ir::shuffleSource(ir::ShuffleOp::Xor, 5, 1) == 4);
+  CHECK(ir::shuffleSource(ir::ShuffleOp::Xor, 5, 32) == 5);
+  CHECK(ir::shuffleSource(ir::ShuffleOp::Up, 3, 4) == 3);
+  CHECK(ir::shuffleSource(ir::ShuffleOp::Up, 9, 4) == 5);
+  CHECK(ir::shuffleSource(ir::ShuffleOp::Down, 30, 4) == 30);
+  CHECK(ir::shuffleSource(ir::ShuffleOp::Down, 3, 4) == 7);
+}
+
+TEST_CASE("vector views: a kernel statement, its shape from its array's, round-trip") {
+  const std::string Src = "target sm_90\n"
+                          "param R\n"
+                          "kernel k(a: global f32[R][64], b: global f32[R][64], c: global i32[6]) grid (R) block (16) {\n"
+                          "  shared s: f32[2][64] layout raw\n"
+                          "  view a4 = a as f32x4\n"
+                          "  view s4 = s as f32x4\n"
+                          "  view b2 = b as f32x2\n"
+                          "  view c2 = c as i32x2\n"
+                          "  s4[1][tx] = a4[bx][tx]\n"
+                          "  sync\n"
+                          "  b2[bx][2 * tx] = c2[tx % 3]\n"
+                          "}\n";
+  test::Parsed P = test::parse(Src, "views.bw");
+  REQUIRE_MESSAGE(P.Diags.diagnostics().empty(), test::render(P.Diags));
+  const std::string Text = ir::print(P.Program);
+  for (const char *Line : {"  view a4 = a as f32x4\n", "  view s4 = s as f32x4\n", "  view b2 = b as f32x2\n",
+                           "  view c2 = c as i32x2\n", "  s4[1][tx] = a4[bx][tx]\n"})
+    CHECK_MESSAGE(Text.find(Line) != std::string::npos, Line << " not in\n" << Text);
+  checkRoundTrip(P.Program, Text);
+  const ir::Kernel &K = P.Program.Kernels[0];
+  const auto *A4 = K.Body[1].as<ir::ArrayDecl>();
+  REQUIRE(A4);
+  CHECK(A4->Decl.ViewOf == std::optional<std::string>("a"));
+  CHECK(A4->Decl.Space == ir::MemSpace::Global);
+  CHECK(A4->Decl.Elem == ir::ElemType{ir::ScalarType::F32, 4});
+  CHECK(A4->Decl.Shape == std::vector<std::int64_t>{1, 16}); // R has no value: its dimension reads 1
+  CHECK(ir::print(A4->Decl.Dims[0]) == "R");
+  CHECK(A4->Decl.Dims[1] == ir::makeInt(16));
+  const auto *S4 = K.Body[2].as<ir::ArrayDecl>();
+  REQUIRE(S4);
+  CHECK(S4->Decl.Space == ir::MemSpace::Shared);
+  CHECK(S4->Decl.Shape == std::vector<std::int64_t>{2, 16});
+  CHECK(!S4->Decl.allocatedBytes().value_or(1)); // no memory of its own
+  CHECK(K.Body[4].as<ir::ArrayDecl>()->Decl.Shape == std::vector<std::int64_t>{3});
+}

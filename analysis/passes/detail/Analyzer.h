@@ -346,6 +346,10 @@ private:
   /// An atomic: its values, then its element's access (a site of its
   /// own); the old value is data.
   Val evalAtomic(const ir::Atomic &A, const SourceLoc &Loc, Mask M);
+  /// A warp shuffle: each active lane takes the value's lane part at its
+  /// source lane (ir::shuffleSource); the uniform part is every lane's.
+  /// Data when the value or the lane is, or when a source lane is idle.
+  Val evalShuffle(const ir::Shuffle &S, const SourceLoc &Loc, Mask M);
   Val address(const ArrayInfo &A, const std::vector<Val> &Idx, Mask M,
               const SourceLoc &Loc);
   void checkBounds(const ArrayInfo &A, const std::vector<Val> &Idx, Mask M,
