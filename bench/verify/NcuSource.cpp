@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -40,6 +41,21 @@ std::string trimSpaces(std::string_view S) {
 namespace {
 
 std::string trim(std::string_view S) { return trimSpaces(S); }
+
+/// "0x7ff8b97a00b0" -> its value; nullopt for anything else.
+std::optional<std::uint64_t> parseAddress(const std::string &S) {
+  if (S.size() < 3 || S.size() > 18 || S.rfind("0x", 0) != 0)
+    return std::nullopt;
+  std::uint64_t V = 0;
+  for (std::size_t I = 2; I < S.size(); ++I) {
+    const char C = S[I];
+    const int D = C >= '0' && C <= '9' ? C - '0' : C >= 'a' && C <= 'f' ? C - 'a' + 10 : C >= 'A' && C <= 'F' ? C - 'A' + 10 : -1;
+    if (D < 0)
+      return std::nullopt;
+    V = V * 16 + static_cast<std::uint64_t>(D);
+  }
+  return V;
+}
 
 /// A counter cell: "-" and "" are "not applicable" (0); thousands
 /// separators are dropped. Anything else that is not a number is an error.
@@ -275,6 +291,8 @@ NcuSource parseNcuSource(std::string_view Text) {
       throw NcuSourceError(fmt::format("line {}: a SASS row before any CUDA line row", LineNo));
     const int L = Cols.LineNo >= 0 ? CurLine : 0;
     ++Cur->SassRows;
+    if (const auto A = parseAddress(Address))
+      Cur->RowLines.emplace_back(*A, L);
     if (!Listed.emplace(Address, L).second) {
       ++Cur->DuplicateRows; // the same instruction listed again under the same line
       continue;
@@ -314,10 +332,66 @@ NcuSource parseNcuSource(std::string_view Text) {
     ByAddress.emplace(Address, Cur->Memory.size());
     Cur->Memory.push_back(std::move(M));
   }
-  for (const auto &Fn : Out.Functions)
+  for (auto &Fn : Out.Functions) {
     if (Fn.Signature.empty())
       throw NcuSourceError(fmt::format("a section of \"{}\" has no \"Function Name\" row", Fn.FilePath));
+    // First listing wins: sort by address, keeping the first row of an address.
+    std::stable_sort(Fn.RowLines.begin(), Fn.RowLines.end(),
+                     [](const auto &A, const auto &B) { return A.first < B.first; });
+    Fn.RowLines.erase(std::unique(Fn.RowLines.begin(), Fn.RowLines.end(),
+                                  [](const auto &A, const auto &B) { return A.first == B.first; }),
+                      Fn.RowLines.end());
+  }
+  mergeInlinedSections(Out);
   return Out;
+}
+
+void mergeInlinedSections(NcuSource &Source) {
+  auto &Fns = Source.Functions;
+  auto IsCu = [](const std::string &Path) { return Path.size() > 3 && Path.compare(Path.size() - 3, 3, ".cu") == 0; };
+  std::vector<bool> Merged(Fns.size(), false);
+  for (std::size_t P = 0; P < Fns.size(); ++P) {
+    if (Merged[P] || !IsCu(Fns[P].FilePath))
+      continue;
+    FunctionSource &Primary = Fns[P];
+    std::set<std::string> Have;
+    for (const auto &M : Primary.Memory)
+      Have.insert(M.Address);
+    for (std::size_t S = 0; S < Fns.size(); ++S) {
+      if (S == P || Merged[S] || Fns[S].Signature != Primary.Signature || Fns[S].FilePath == Primary.FilePath ||
+          IsCu(Fns[S].FilePath))
+        continue;
+      FunctionSource &Header = Fns[S];
+      const std::string File = Header.FilePath.substr(Header.FilePath.find_last_of('/') + 1);
+      for (auto &M : Header.Memory) {
+        if (!Have.insert(M.Address).second)
+          continue;
+        const auto A = parseAddress(M.Address);
+        int Line = 0;
+        if (A && !Primary.RowLines.empty()) {
+          auto It = std::lower_bound(Primary.RowLines.begin(), Primary.RowLines.end(), *A,
+                                     [](const auto &R, std::uint64_t V) { return R.first < V; });
+          Line = It != Primary.RowLines.begin() ? std::prev(It)->second : It->second;
+        }
+        M.InlinedFrom = fmt::format("{}:{}", File, M.Lines.empty() ? 0 : M.Lines.front());
+        M.Lines = {Line};
+        Primary.Memory.push_back(std::move(M));
+      }
+      Primary.SassRows += Header.SassRows;
+      Primary.DuplicateRows += Header.DuplicateRows;
+      if (std::find(Primary.MergedFiles.begin(), Primary.MergedFiles.end(), File) == Primary.MergedFiles.end())
+        Primary.MergedFiles.push_back(File);
+      Merged[S] = true;
+    }
+  }
+  std::size_t Out = 0;
+  for (std::size_t I = 0; I < Fns.size(); ++I)
+    if (!Merged[I]) {
+      if (Out != I)
+        Fns[Out] = std::move(Fns[I]);
+      ++Out;
+    }
+  Fns.resize(Out);
 }
 
 int accessBits(std::string_view Sass) {
@@ -364,7 +438,7 @@ std::vector<LineGroup> groupByLine(const FunctionSource &F) {
     It->SharedWavefronts += M.SharedWavefronts;
     It->GlobalSectors += M.GlobalSectors;
     It->TagRequests += M.TagRequests;
-    It->Sass.push_back(M.Sass);
+    It->Sass.push_back(M.InlinedFrom.empty() ? M.Sass : M.Sass + " [" + M.InlinedFrom + "]");
   }
   std::sort(Out.begin(), Out.end(), [](const LineGroup &A, const LineGroup &B) {
     return std::tie(A.Line, A.AddressSpace, A.Operation) < std::tie(B.Line, B.AddressSpace, B.Operation);
@@ -389,7 +463,7 @@ std::string trimNcuSource(std::string_view Text) {
   };
   std::string Out;
   std::vector<std::size_t> Cols;
-  int SpaceCol = -1, LineCol = -1;
+  int SpaceCol = -1, LineCol = -1, AddressCol = -1;
   std::size_t LineNo = 0, Pos = 0;
   while (Pos < Text.size()) {
     std::size_t End = Text.find('\n', Pos);
@@ -407,7 +481,7 @@ std::string trimNcuSource(std::string_view Text) {
     }
     if (F[0] == "Line No" || (F[0] == "Address" && F.size() > 1 && F[1] == "Source")) {
       Cols.clear();
-      SpaceCol = LineCol = -1;
+      SpaceCol = LineCol = AddressCol = -1;
       std::vector<std::string> H;
       for (std::size_t I = 0; I < F.size(); ++I)
         if (Keep.count(F[I])) {
@@ -415,6 +489,8 @@ std::string trimNcuSource(std::string_view Text) {
             SpaceCol = static_cast<int>(H.size());
           if (F[I] == "Line No")
             LineCol = static_cast<int>(H.size());
+          if (F[I] == "Address")
+            AddressCol = static_cast<int>(H.size());
           Cols.push_back(I);
           H.push_back(F[I]);
         }
@@ -429,6 +505,13 @@ std::string trimNcuSource(std::string_view Text) {
                         R[static_cast<std::size_t>(SpaceCol)] != "-";
     if (CudaLine || Memory)
       Out += Quote(R);
+    else if (AddressCol >= 0 && R[static_cast<std::size_t>(AddressCol)].rfind("0x", 0) == 0) {
+      // Another instruction: its address only, so that a header section's
+      // instructions can still be placed between the kernel's lines.
+      std::vector<std::string> Bare(R.size());
+      Bare[static_cast<std::size_t>(AddressCol)] = R[static_cast<std::size_t>(AddressCol)];
+      Out += Quote(Bare);
+    }
   }
   return Out;
 }

@@ -27,6 +27,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace bankwise::verify {
@@ -55,6 +56,11 @@ struct MemoryInstruction {
   double SharedWavefronts = 0;   ///< "L1 Wavefronts Shared"
   double GlobalSectors = 0;      ///< "L2 Theoretical Sectors Global"
   double TagRequests = 0;        ///< "L1 Tag Requests Global" (informational)
+  /// For an instruction of a header section merged into the kernel's own
+  /// (an atomicAdd's ATOMS, listed under sm_20_atomic_functions.hpp:112):
+  /// "file:line" where ncu listed it; Lines then holds the kernel line
+  /// whose instructions precede it by address.
+  std::string InlinedFrom;
 };
 
 /// One kernel function's section.
@@ -65,6 +71,12 @@ struct FunctionSource {
   std::map<int, std::string> LineText;
   std::vector<MemoryInstruction> Memory; ///< in order of first listing
   std::size_t SassRows = 0, DuplicateRows = 0;
+  /// Every SASS row's address and the CUDA line it is first listed under,
+  /// sorted by address: where an inlined header's instructions sit.
+  std::vector<std::pair<std::uint64_t, int>> RowLines;
+  /// Header sections merged into this one (mergeInlinedSections), as
+  /// "sm_20_atomic_functions.hpp"; their instructions carry InlinedFrom.
+  std::vector<std::string> MergedFiles;
 };
 
 struct NcuSource {
@@ -89,7 +101,19 @@ struct LineGroup {
 std::vector<LineGroup> groupByLine(const FunctionSource &F);
 
 /// Parses the cuda,sass (or sass-only) CSV export. Throws NcuSourceError.
+/// A kernel whose code nvcc inlined from a header (CUDA's atomics are
+/// functions in sm_20_atomic_functions.hpp) has a section per file; those
+/// are merged into the section of the kernel's own .cu file (see
+/// mergeInlinedSections). Sections of one function and one file stay apart
+/// (a kernel profiled twice).
 NcuSource parseNcuSource(std::string_view Text);
+
+/// Merges each function's sections from other files into its section from
+/// a ".cu" file: a merged memory instruction is attributed to the CUDA
+/// line of the nearest SASS row before it by address (after it, when none
+/// is before), which is the call's line: nvcc emits a call's argument
+/// arithmetic, then the inlined body. Done by parseNcuSource.
+void mergeInlinedSections(NcuSource &Source);
 
 /// The export cut down to what parseNcuSource reads (for test fixtures): the
 /// section rows, the header and CUDA line rows restricted to the columns

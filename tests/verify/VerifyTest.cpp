@@ -146,6 +146,48 @@ TEST_CASE("ncu source page: an instruction listed under a helper's line and the 
   CHECK(N.Functions[0].Memory[0].GlobalSectors == 16);
 }
 
+TEST_CASE("ncu source page: an atomic listed under CUDA's header is placed on the kernel line around it") {
+  // ncu 2025.3 lists an atomicAdd's ATOMS in a second section of the kernel,
+  // under sm_20_atomic_functions.hpp:112; its neighbours by address are the
+  // call's own instructions in the .cu section.
+  const std::string Head = "\"Line No\",\"Source\",\"Address\",\"Source\",\"Instructions Executed\",\"Address "
+                           "Space\",\"Access Operation\",\"L1 Wavefronts Shared\",\"L2 Theoretical Sectors Global\"\n";
+  const std::string Cu = "\"File Path\",\"/tmp/h.cu\"\n\"Function Name\",\"hist(const unsigned int *, unsigned int *)\"\n" +
+                         Head +
+                         "\"20\",\"unsigned k = keys[i];\",\"-\",\"-\",\"8\",\"-\",\"-\",\"0\",\"0\"\n"
+                         "\"\",\"\",\"0x100\",\"LDG.E R1, [R2]\",\"8\",\"Global\",\"Load\",\"0\",\"32\"\n"
+                         "\"21\",\"atomicAdd(&h[k % 64], 1u);\",\"-\",\"-\",\"8\",\"-\",\"-\",\"0\",\"0\"\n"
+                         "\"\",\"\",\"0x110\",\"LOP3.LUT R3, R1, 0x3f\",\"8\",\"-\",\"-\",\"0\",\"0\"\n"
+                         "\"22\",\"__syncthreads();\",\"-\",\"-\",\"8\",\"-\",\"-\",\"0\",\"0\"\n"
+                         "\"\",\"\",\"0x130\",\"BAR.SYNC.DEFER_BLOCKING 0x0\",\"8\",\"-\",\"-\",\"0\",\"0\"\n";
+  const std::string Hpp = "\"File Path\",\"/usr/local/cuda/include/sm_20_atomic_functions.hpp\"\n"
+                          "\"Function Name\",\"hist(const unsigned int *, unsigned int *)\"\n" +
+                          Head +
+                          "\"112\",\"return __uAtomicAdd(address, val);\",\"-\",\"-\",\"8\",\"-\",\"-\",\"64\",\"0\"\n"
+                          "\"\",\"\",\"0x120\",\"ATOMS.POPC.INC.32 RZ, [R3+URZ]\",\"8\",\"Shared\",\"Atomic\",\"64\",\"0\"\n";
+  for (const std::string &Csv : {Cu + Hpp, Hpp + Cu}) {
+    const NcuSource S = parseNcuSource(Csv);
+    REQUIRE(S.Functions.size() == 1);
+    const FunctionSource &F = S.Functions[0];
+    CHECK(F.FilePath == "/tmp/h.cu");
+    CHECK(F.MergedFiles == std::vector<std::string>{"sm_20_atomic_functions.hpp"});
+    REQUIRE(F.Memory.size() == 2);
+    const auto Groups = groupByLine(F);
+    REQUIRE(Groups.size() == 2);
+    CHECK(Groups[1].Line == 21); // after 0x110 (line 21), before 0x130 (line 22)
+    CHECK(Groups[1].AddressSpace == Space::Shared);
+    CHECK(Groups[1].Operation == Op::Atomic);
+    CHECK(Groups[1].SharedWavefronts == 64);
+    CHECK(Groups[1].Sass.front() == "ATOMS.POPC.INC.32 RZ, [R3+URZ] [sm_20_atomic_functions.hpp:112]");
+  }
+  // The trimmed fixture keeps the other instructions' addresses, so the placement survives trimming.
+  const NcuSource T = parseNcuSource(trimNcuSource(Cu + Hpp));
+  REQUIRE(T.Functions.size() == 1);
+  CHECK(groupByLine(T.Functions[0])[1].Line == 21);
+  // Two sections of one function and one .cu file (profiled twice) stay apart.
+  CHECK(parseNcuSource(Cu + Cu).Functions.size() == 2);
+}
+
 TEST_CASE("ncu source page: malformed input is a located error, not a crash") {
   const std::string Good = fixture("transpose_tiled.cuda-sass.csv");
   auto Fails = [](const std::string &Text, const std::string &Needle) {
