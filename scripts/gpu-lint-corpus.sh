@@ -37,18 +37,12 @@ cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
 cmake --build "$build" -j "$(nproc)" --target lint_verify_report >"$work/build.log" 2>&1 ||
   { log "build failed"; tail -20 "$work/build.log"; exit 2; }
 
-stems=()
-for f in tests/lint/*/*.cu; do
-  rel=${f#tests/lint/}
-  stem=$(echo "$rel" | sed 's#/#_#; s#\.cu$##')
-  stems+=("$stem")
-  cp "bench/lint-corpus/$stem.lint.json" "$work/$stem.lint.json" 2>/dev/null || { log "no prediction for $f"; continue; }
-  rm -f "$work/$stem.cuda-sass.csv"
-  # The driver: the corpus file itself, then a main calling its launch functions.
-  python3 - "$root/$f" "$work/$stem.main.cu" <<'PY' || { log "$f: no launch function"; continue; }
+# The driver of a corpus file: the file itself, then a main calling its
+# launch functions (exit code 1 when it has none).
+cat >"$work/driver.py" <<'PY'
 import re, sys
 src, dst = sys.argv[1], sys.argv[2]
-text = open(src).read()
+text = open(src, encoding='utf-8', errors='replace').read()
 calls = []
 for m in re.finditer(r'^(?:static\s+)?void\s+(\w+)\s*\(([^)]*)\)\s*\{', text, re.M):
     line_end = text.find('\n', m.end())
@@ -87,26 +81,54 @@ int main() {{
 }
 ''')
 PY
-  # Two builds: the release one users run, and one that keeps every source
-  # access as one SASS instruction (NVVM at -O1 keeps the loops rolled and
-  # the shared address space; ptxas at -O0 merges and forwards nothing), which
-  # tests the model itself where the release build's vector instructions and
-  # removed reloads leave nothing to compare.
+
+# Two builds: the release one users run, and one that keeps every source
+# access as one SASS instruction (NVVM at -O1 keeps the loops rolled and
+# the shared address space; ptxas at -O0 merges and forwards nothing), which
+# tests the model itself where the release build's vector instructions and
+# removed reloads leave nothing to compare.
+variant_flags() { if [ "$1" = release ]; then echo -O3; else echo -Xcicc -O1 -Xptxas -O0; fi; }
+variant_suffix() { if [ "$1" = release ]; then echo .cuda-sass.csv; else echo .faithful.cuda-sass.csv; fi; }
+
+# 1. Drivers and nvcc builds, in parallel (nvcc dominates the time).
+stems=()
+files=()
+for f in tests/lint/*/*.cu; do
+  rel=${f#tests/lint/}
+  stem=$(echo "$rel" | sed 's#/#_#; s#\.cu$##')
+  stems+=("$stem")
+  cp "bench/lint-corpus/$stem.lint.json" "$work/$stem.lint.json" 2>/dev/null || { log "no prediction for $f"; continue; }
+  rm -f "$work/$stem.cuda-sass.csv" "$work/$stem.faithful.cuda-sass.csv" "$work/$stem.release" "$work/$stem.faithful"
+  python3 "$work/driver.py" "$root/$f" "$work/$stem.main.cu" || { log "$f: no launch function"; continue; }
+  files+=("$f")
   for variant in release faithful; do
-    if [ $variant = release ]; then flags=(-O3); suffix=.cuda-sass.csv; else flags=(-Xcicc -O1 -Xptxas -O0); suffix=.faithful.cuda-sass.csv; fi
+    while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n; done
     exe=$work/$stem.$variant
-    rm -f "$work/$stem$suffix"
-    if ! "$nvcc" "${flags[@]}" -lineinfo -std=c++17 -arch=sm_90 -o "$exe" "$work/$stem.main.cu" >"$exe.nvcc.log" 2>&1; then
+    # shellcheck disable=SC2046
+    "$nvcc" $(variant_flags $variant) -lineinfo -std=c++17 -arch=sm_90 -o "$exe" "$work/$stem.main.cu" \
+      >"$exe.nvcc.log" 2>&1 &
+  done
+done
+wait
+
+# 2. Run and profile, one at a time (the GPU is one).
+for f in "${files[@]}"; do
+  rel=${f#tests/lint/}
+  stem=$(echo "$rel" | sed 's#/#_#; s#\.cu$##')
+  for variant in release faithful; do
+    suffix=$(variant_suffix $variant)
+    exe=$work/$stem.$variant
+    if [ ! -x "$exe" ]; then
       log "$f does not build with nvcc (see $exe.nvcc.log): $(grep -m1 error "$exe.nvcc.log")"
       continue
     fi
-    if ! "$exe" >"$exe.run.log" 2>&1; then
+    if ! timeout 60 "$exe" >"$exe.run.log" 2>&1; then
       log "$f ($variant) fails to run: $(cat "$exe.run.log")"
       continue
     fi
-    (cd "$work" && timeout 300 "$ncu" --clock-control none --section SourceCounters --import-source yes \
+    (cd "$work" && timeout 120 "$ncu" --clock-control none --section SourceCounters --import-source yes \
         -f -o "$stem.$variant.prof" "$exe" >"$exe.prof.log" 2>&1) ||
-      { log "ncu on $f ($variant) failed (see $exe.prof.log)"; continue; }
+      { log "ncu on $f ($variant) failed or took over 120 s (see $exe.prof.log)"; continue; }
     "$ncu" --import "$work/$stem.$variant.prof.ncu-rep" --csv --page source --print-source cuda,sass \
       >"$work/$stem$suffix" 2>"$exe.export.log" ||
       { log "ncu export of $f ($variant) failed"; rm -f "$work/$stem$suffix"; }

@@ -96,6 +96,24 @@ Op parseOp(const std::string &S) {
   return Op::Other;
 }
 
+/// The operation of a SASS memory instruction from its mnemonic: RED*,
+/// ATOM* atomic; LD* load; ST* store.
+Op opOfMnemonic(std::string_view Sass) {
+  std::size_t I = Sass.find_first_not_of(" \t");
+  if (I != std::string_view::npos && Sass[I] == '@')
+    I = Sass.find_first_not_of(" \t", Sass.find_first_of(" \t", I));
+  if (I == std::string_view::npos)
+    return Op::Other;
+  const std::string_view W = Sass.substr(I);
+  if (W.rfind("RED", 0) == 0 || W.rfind("ATOM", 0) == 0)
+    return Op::Atomic;
+  if (W.rfind("LD", 0) == 0)
+    return Op::Load;
+  if (W.rfind("ST", 0) == 0)
+    return Op::Store;
+  return Op::Other;
+}
+
 /// Column positions of one section's header.
 struct Columns {
   int LineNo = -1, LineSource = -1, Address = -1, Sass = -1, Executed = -1, AddressSpace = -1, Operation = -1,
@@ -314,6 +332,8 @@ NcuSource parseNcuSource(std::string_view Text) {
     M.OpText = trim(F[Cols.Operation]);
     M.AddressSpace = parseSpace(M.SpaceText);
     M.Operation = parseOp(M.OpText);
+    if (M.Operation == Op::Other)
+      M.Operation = opOfMnemonic(M.Sass); // ncu 2025.3 leaves a REDG's "Access Operation" as "-"
     M.Executed = counter(F[Cols.Executed], LineNo, "Instructions Executed");
     if (M.AddressSpace == Space::Shared && Cols.Wavefronts < 0)
       throw NcuSourceError(fmt::format("line {}: a shared-memory instruction, and the section has no \"L1 "

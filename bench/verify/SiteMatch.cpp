@@ -59,7 +59,7 @@ const char *verdictName(Verdict V) {
 std::string PredictedSite::label() const { return fmt::format("{} {} of '{}'", Key, Access, Array); }
 
 CuMarkers parseCuMarkers(std::string_view CuText) {
-  static const std::regex SiteRe(R"(^//\s*(\d+):(\d+) (read|write) of '([^']*)'.*?\((shared|global)\b)");
+  static const std::regex SiteRe(R"(^//\s*(\d+):(\d+) (read|write|atomic_\w+) of '([^']*)'.*?\((shared|global)\b)");
   static const std::regex StagingRe(R"(^//\s*Staging \(added by codegen\): '([^']*)'(.*)$)");
   static const std::regex KernelRe(R"(__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s+)?(\w+)\s*\()");
   CuMarkers Out;
@@ -91,7 +91,7 @@ CuMarkers parseCuMarkers(std::string_view CuText) {
         K.CuLine = LineNo;
         K.BwLine = std::stoi(M[1]);
         K.BwCol = std::stoi(M[2]);
-        K.Access = M[3];
+        K.Access = M[3].str().rfind("atomic_", 0) == 0 ? "atomic" : M[3].str(); // the report's access kind
         K.Array = M[4];
         K.Space = M[5];
         Pending.push_back(std::move(K));
@@ -253,14 +253,20 @@ Space spaceOf(const std::string &S) {
     return Space::Global;
   return Space::Other;
 }
-Op opOf(const std::string &Access) { return Access == "write" ? Op::Store : Access == "read" ? Op::Load : Op::Other; }
+Op opOf(const std::string &Access) {
+  return Access == "write"    ? Op::Store
+         : Access == "read"   ? Op::Load
+         : Access == "atomic" ? Op::Atomic
+                              : Op::Other;
+}
 
 /// Judges a group that has sites.
 void judge(GroupResult &G, int ModelWarp, const std::string &Stray) {
   G.Exact = !G.Sites.empty();
   G.Uniform = !G.Sites.empty();
-  bool AllReads = true, AllPredicted = true;
+  bool AllReads = true, AllPredicted = true, UnpredictedByData = false;
   for (const auto &S : G.Sites) {
+    UnpredictedByData = UnpredictedByData || (!S.HasPrediction && S.DataDependent);
     G.Exact = G.Exact && S.exact();
     G.Uniform = G.Uniform && S.uniform();
     AllReads = AllReads && S.Access == "read";
@@ -315,7 +321,11 @@ void judge(GroupResult &G, int ModelWarp, const std::string &Stray) {
                                   num(G.MeasuredExecutions)));
   }
   if (!AllPredicted)
-    Notes.insert(Notes.begin(), "no sm_90 prediction for where the accesses go (a shared array kept in global memory)");
+    Notes.insert(Notes.begin(), UnpredictedByData
+                                    ? "an index that depends on data: the model bounds it but predicts no exact "
+                                      "figure (the measured one is what this input's data did)"
+                                    : "no sm_90 prediction for where the accesses go (a shared array kept in global "
+                                      "memory)");
   else if (!G.Exact)
     Notes.insert(Notes.begin(), fmt::format("data-dependent ({})", How));
   else if (ModelWarp != 32)

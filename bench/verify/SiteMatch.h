@@ -34,7 +34,7 @@ struct Marker {
   Kind K = Kind::Site;
   int CuLine = 0;          ///< the comment's line in the .cu
   int BwLine = 0, BwCol = 0; ///< Site: the .bw location
-  std::string Array, Access, Space; ///< Access "read"/"write"; Space as written (Site only)
+  std::string Array, Access, Space; ///< Access "read"/"write"/"atomic"; Space as written (Site only)
 };
 
 struct Statement {

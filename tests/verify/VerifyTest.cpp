@@ -180,6 +180,13 @@ TEST_CASE("ncu source page: an atomic listed under CUDA's header is placed on th
     CHECK(Groups[1].SharedWavefronts == 64);
     CHECK(Groups[1].Sass.front() == "ATOMS.POPC.INC.32 RZ, [R3+URZ] [sm_20_atomic_functions.hpp:112]");
   }
+  // A REDG's "Access Operation" is "-" in ncu 2025.3: the mnemonic says atomic.
+  const NcuSource Red = parseNcuSource(
+      "\"File Path\",\"/tmp/h.cu\"\n\"Function Name\",\"k(unsigned int *)\"\n" + Head +
+      "\"30\",\"atomicAdd(&bins[tx], 1u);\",\"-\",\"-\",\"8\",\"-\",\"-\",\"0\",\"0\"\n"
+      "\"\",\"\",\"0x200\",\"@P0 REDG.E.ADD.STRONG.GPU desc[UR6][R4.64], R3\",\"8\",\"Global\",\"-\",\"0\",\"32\"\n");
+  REQUIRE(Red.Functions.at(0).Memory.size() == 1);
+  CHECK(Red.Functions[0].Memory[0].Operation == Op::Atomic);
   // The trimmed fixture keeps the other instructions' addresses, so the placement survives trimming.
   const NcuSource T = parseNcuSource(trimNcuSource(Cu + Hpp));
   REQUIRE(T.Functions.size() == 1);

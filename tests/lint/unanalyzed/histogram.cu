@@ -10,7 +10,7 @@ __global__ void histogram(const unsigned char *data, unsigned *bins, int n) {
   __syncthreads();
   int i = blockIdx.x * blockDim.x + t;
   if (i < n)
-    atomicAdd(&hist[data[i]], 1u);  // CHECK: note: shared store to 'hist' at an index that depends on data: its bank conflicts cannot be known statically (from none to 32-way) [bankwise-bank-conflict]
+    atomicAdd(&hist[data[i]], 1u);  // CHECK: note: shared atomic on 'hist' at an index that depends on data: its bank conflicts cannot be known statically (from none to 32-way) [bankwise-bank-conflict]
   __syncthreads();
   atomicAdd(&bins[t], hist[t]);
 }
