@@ -137,17 +137,18 @@ std::string applyFixes(const std::string &File, const frontend::LoweredFile &L,
                        const std::vector<FileFinding> &Findings) {
   struct Edit {
     unsigned Offset, Length;
-    std::string Text, Array;
+    std::int64_t Pad, Extent; ///< the padded extent, and the declared one
+    bool Dependent;           ///< a template's size: a literal only
+    std::string Array;
   };
   std::vector<Edit> Edits;
+  std::vector<std::string> Skipped;
   std::size_t K = 0;
   for (const frontend::LoweredKernel &LK : L.Kernels) {
     if (!LK.Lowered)
       continue;
     ++K;
     for (const frontend::SharedArraySource &S : LK.Shared) {
-      if (!S.AllUnderstood || S.InnerDimLength == 0)
-        continue;
       // The padding every conflicting site of it agrees removes its conflicts.
       std::optional<std::int64_t> Pad;
       bool Conflicts = false, Agree = true;
@@ -166,13 +167,31 @@ std::string applyFixes(const std::string &File, const frontend::LoweredFile &L,
           Agree = false;
         Pad = Here;
       }
-      if (!Conflicts || !Agree || !Pad)
+      if (!Conflicts)
         continue;
-      Edits.push_back({S.InnerDimOffset, S.InnerDimLength, std::to_string(*Pad), S.SourceName});
+      const std::string Why = !S.AllUnderstood      ? "an access to it was not understood (a pointer, a cast or an "
+                                                      "unknown index), so padding is not provably safe"
+                              : S.InnerDimLength == 0 ? "its size is not written in the file's own text (a macro "
+                                                        "declares it, or an included file)"
+                              : !Agree || !Pad        ? "no one padding removes every conflict of it"
+                                                      : "";
+      if (!Why.empty()) {
+        Skipped.push_back(fmt::format("'{}' in '{}' not padded: {}", S.SourceName, LK.Display, Why));
+        continue;
+      }
+      Edits.push_back({S.InnerDimOffset, S.InnerDimLength, *Pad, S.InnerDim, S.InnerDimDependent, S.SourceName});
     }
   }
+  auto Summary = [&](const std::vector<std::string> &Done) {
+    std::string Out;
+    if (!Done.empty())
+      Out = fmt::format("{}: padded {}", File, fmt::join(Done, ", "));
+    for (const std::string &S : Skipped)
+      Out += (Out.empty() ? "" : "\n") + fmt::format("{}: --fix: {}", File, S);
+    return Out;
+  };
   if (Edits.empty())
-    return "";
+    return Summary({});
   std::ifstream In(File, std::ios::binary);
   std::stringstream SS;
   SS << In.rdbuf();
@@ -183,17 +202,29 @@ std::string applyFixes(const std::string &File, const frontend::LoweredFile &L,
   for (const Edit &E : Edits) {
     if (E.Offset + E.Length > Text.size() || E.Offset == Last)
       continue;
-    // Only a literal of the array's extent is rewritten (never a macro or
-    // a template parameter shared by other declarations).
+    // A literal becomes the padded extent; a name or an expression (a
+    // constant, a macro invoked here) gains the difference, so only this
+    // declaration changes. A template's size has other values in other
+    // instantiations: only a literal there.
     const std::string Old = Text.substr(E.Offset, E.Length);
-    if (Old.find_first_not_of("0123456789") != std::string::npos)
+    const bool Literal = Old.find_first_not_of("0123456789") == std::string::npos;
+    if (!Literal && E.Dependent) {
+      Skipped.push_back(fmt::format("'{}' not padded: its size '{}' depends on a template parameter, and one "
+                                    "padding would serve every instantiation",
+                                    E.Array, Old));
       continue;
-    Text.replace(E.Offset, E.Length, E.Text);
+    }
+    const bool Simple = Old.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+                        std::string::npos;
+    const std::string New = Literal  ? std::to_string(E.Pad)
+                            : Simple ? fmt::format("{} + {}", Old, E.Pad - E.Extent)
+                                     : fmt::format("({}) + {}", Old, E.Pad - E.Extent);
+    Text.replace(E.Offset, E.Length, New);
     Last = E.Offset;
-    Done.push_back(fmt::format("'{}' [{}] -> [{}]", E.Array, Old, E.Text));
+    Done.push_back(fmt::format("'{}' [{}] -> [{}]", E.Array, Old, New));
   }
   if (Done.empty())
-    return "";
+    return Summary({});
   const std::string Tmp = File + ".bankwise-fix.tmp";
   const TempFileGuard Guard(Tmp);
   {
@@ -204,7 +235,7 @@ std::string applyFixes(const std::string &File, const frontend::LoweredFile &L,
   }
   std::filesystem::rename(Tmp, File);
   (void)K;
-  return fmt::format("{}: padded {}", File, fmt::join(Done, ", "));
+  return Summary(Done);
 }
 
 /// Runs Work on this thread and Workers - 1 more; Work takes its items

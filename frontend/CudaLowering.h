@@ -56,6 +56,8 @@ struct SharedArraySource {
   SourceLoc InnerDimLoc;
   unsigned InnerDimOffset = 0, InnerDimLength = 0;
   std::int64_t InnerDim = 0;
+  /// The size involves a template parameter (one text, several values).
+  bool InnerDimDependent = false;
 };
 
 struct LoweredKernel {

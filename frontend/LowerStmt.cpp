@@ -219,14 +219,31 @@ void KernelLowering::innerDimRange(const clang::VarDecl *V, SharedArraySource &S
   }
   if (!Size)
     return;
-  const clang::SourceLocation B = Size->getBeginLoc(), E = Size->getEndLoc();
-  if (B.isMacroID() || E.isMacroID() || !SM.isWrittenInMainFile(B))
-    return; // a macro: padding it would change every use
-  const clang::SourceLocation End =
-      clang::Lexer::getLocForEndOfToken(E, 0, SM, Ctx.getLangOpts());
+  // A size spelled with a macro (`[TILE]`) is taken where the declaration
+  // invokes it: `--fix` then rewrites that text (`[TILE + 1]`), which pads
+  // this array only. A declaration written inside a macro is left alone.
+  const clang::SourceLocation B = SM.getExpansionRange(Size->getBeginLoc()).getBegin(),
+                              E = SM.getExpansionRange(Size->getEndLoc()).getEnd();
+  if (B.isInvalid() || E.isInvalid() || B.isMacroID() || E.isMacroID() || !SM.isWrittenInMainFile(B) ||
+      SM.getFileID(B) != SM.getFileID(E))
+    return;
+  const clang::SourceLocation End = clang::Lexer::getLocForEndOfToken(E, 0, SM, Ctx.getLangOpts());
+  if (End.isInvalid())
+    return;
+  const unsigned Begin = SM.getFileOffset(B), Stop = SM.getFileOffset(End);
+  const llvm::StringRef Buffer = SM.getBufferData(SM.getFileID(B));
+  if (Stop <= Begin || Stop > Buffer.size())
+    return;
+  // The brackets must be in the file around the expression: `[` before, `]` after.
+  const std::size_t Open = Buffer.substr(0, Begin).find_last_not_of(" \t\r\n");
+  const std::size_t Close = Buffer.find_first_not_of(" \t\r\n", Stop);
+  if (Open == llvm::StringRef::npos || Buffer[Open] != '[' || Close == llvm::StringRef::npos || Buffer[Close] != ']')
+    return;
   S.InnerDimLoc = loc(B);
-  S.InnerDimOffset = SM.getFileOffset(B);
-  S.InnerDimLength = SM.getFileOffset(End) - S.InnerDimOffset;
+  S.InnerDimOffset = Begin;
+  S.InnerDimLength = Stop - Begin;
+  const auto *Fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(V->getParentFunctionOrMethod());
+  S.InnerDimDependent = Size->isValueDependent() || V->isTemplated() || (Fn && Fn->isTemplateInstantiation());
 }
 
 //===-- Statements ------------------------------------------------------===//

@@ -127,10 +127,46 @@ check(run("lint", fixable, "--werror").returncode == 0, "after --fix the file is
 before = open(fixable).read()
 run("lint", fixable, "--fix")
 check(open(fixable).read() == before, "--fix again changes nothing")
+# A size spelled with a macro or a constant is rewritten where the array
+# declares it (`[TILE]` -> `[TILE + 1]`): that array alone changes.
 macro = os.path.join(WORK, "macro.cu")
 shutil.copy(transpose, macro)
-run("lint", macro, "--fix")
-check(open(macro).read() == open(transpose).read(), "--fix leaves a tile sized by a macro alone")
+r = run("lint", macro, "--fix")
+after, orig = open(macro).read(), open(transpose).read()
+check(after.count("__shared__ float tile[TILE][TILE + 1];") == 2 and
+      orig.count("__shared__ float tile[TILE][TILE + 1];") == 1 and
+      after.count("__shared__ float tile[TILE][TILE];") == orig.count("__shared__ float tile[TILE][TILE];") - 1,
+      "--fix pads the naive kernel's macro-sized tile only")
+check("padded 'tile' [TILE] -> [TILE + 1]" in r.stdout, "--fix says what it padded")
+check("bank-conflict" not in run("lint", macro).stdout, "after --fix the macro-sized file has no bank conflict")
+first = os.path.join(WORK, "first_fix.cu")
+shutil.copy(os.path.join(SRC, "samples/first_fix/transpose.cu"), first)
+run("lint", first, "--fix")
+check("__shared__ float tile[TILE][TILE + 1];" in open(first).read(), "--fix pads a tile sized by a constexpr")
+# A template's size has one text and several values: left alone, with the reason.
+templ = os.path.join(WORK, "template_tile.cu")
+open(templ, "w").write("""template <int T>
+__global__ void tr(const float *in, float *out, int n) {
+  __shared__ float tile[T][T];
+  tile[threadIdx.y][threadIdx.x] = in[threadIdx.y * n + threadIdx.x];
+  __syncthreads();
+  out[threadIdx.y * n + threadIdx.x] = tile[threadIdx.x][threadIdx.y];
+}
+void go(const float *in, float *out, int n) { tr<32><<<1, dim3(32, 32)>>>(in, out, n); }
+""")
+before = open(templ).read()
+r = run("lint", templ, "--fix")
+check(open(templ).read() == before and "depends on a template parameter" in r.stdout,
+      "--fix leaves a template-sized tile alone and says why")
+# A declaration a macro writes is left alone, with the reason.
+decl = os.path.join(WORK, "macro_decl.cu")
+open(decl, "w").write(before.replace("template <int T>\n", "").replace("tr<32>", "tr")
+                      .replace("__shared__ float tile[T][T];", "DECL(tile);")
+                      .replace("__global__", "#define DECL(name) __shared__ float name[32][32]\n__global__", 1))
+before = open(decl).read()
+r = run("lint", decl, "--fix")
+check(open(decl).read() == before and "not written in the file's own text" in r.stdout,
+      "--fix leaves a tile a macro declares alone and says why")
 
 # --fix never rewrites a file Clang reports errors in: what it means is
 # not known (the same tile, with a host error added).
