@@ -863,7 +863,15 @@ std::optional<PtrVal> KernelLowering::viewAs(PtrVal P, clang::QualType To, const
       Total *= D;
     View = freshName(fmt::format("{}_{}", P.Array, ir::spelling(*E)), Used);
     const std::int64_t Elems = A.Space == ir::MemSpace::Global ? PointerExtent : std::max<std::int64_t>(1, Total / ToBytes);
-    addArray(View, A.Source, *E, {Elems}, A.Space, L);
+    // A shared array of scalars seen as vectors of its scalar (float s[1024]
+    // as float4) is the IR's view of it: the correctness checks then see one
+    // memory, and a float4 store initializes the floats read after it. Other
+    // casts (bytes, another scalar, several dimensions) stay arrays of their
+    // own, priced alike but unknown to the checks.
+    const bool AsView = A.Space == ir::MemSpace::Shared && A.Shape.size() == 1 && A.Elem.Lanes == 1 &&
+                        E->Scalar == A.Elem.Scalar && E->Lanes > 1 && A.Shape[0] % E->Lanes == 0;
+    addArray(View, A.Source, *E, {Elems}, A.Space, L, -1,
+             AsView ? std::optional<std::string>(P.Array) : std::nullopt);
     Views[Key] = View;
   }
   markUnderstood(P.Array, false);

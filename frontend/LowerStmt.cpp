@@ -73,9 +73,10 @@ std::string KernelLowering::sourceName(const std::string &Array) const {
 
 void KernelLowering::addArray(const std::string &IrName, const std::string &Source, ir::ElemType Elem,
                               std::vector<std::int64_t> Shape, ir::MemSpace Space, const SourceLoc &L,
-                              int SharedIndex) {
+                              int SharedIndex, std::optional<std::string> ViewOf) {
   ir::Array A;
   A.Name = IrName;
+  A.ViewOf = std::move(ViewOf);
   A.Space = Space;
   A.Elem = Elem;
   A.Shape = Shape;

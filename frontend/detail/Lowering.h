@@ -167,7 +167,7 @@ private:
 
   void addArray(const std::string &IrName, const std::string &Source, ir::ElemType Elem,
                 std::vector<std::int64_t> Shape, ir::MemSpace Space, const SourceLoc &L,
-                int SharedIndex = -1);
+                int SharedIndex = -1, std::optional<std::string> ViewOf = std::nullopt);
 
   void declareParam(const clang::ParmVarDecl *P);
 

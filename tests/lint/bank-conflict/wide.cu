@@ -31,7 +31,7 @@ __global__ void vector_f32x4(const float4 *in, float4 *out) {
   sv[t] = in[blockIdx.x * 256 + t];
   __syncthreads();
   // CHECK: warning: 8-way bank conflict on shared load from 's' (32 wavefronts per request, 4 at best for 16-byte elements; lanes stride 32 words) [bankwise-bank-conflict]
-  out[blockIdx.x * 256 + t] = sv[t * 8];  // CHECK: warning: thread (32, 0, 0) reads s_f32x4[256] before any thread of its block wrote it (block (0, 0, 0)) [bankwise-uninitialized-shared-read]
+  out[blockIdx.x * 256 + t] = sv[t * 8];  // CHECK: warning: thread (32, 0, 0) reads s[1024] before any thread of its block wrote it (block (0, 0, 0)) [bankwise-uninitialized-shared-read]
 }
 
 void wide(const double *a, double *b, const float4 *c, float4 *d) {
