@@ -227,8 +227,8 @@ TorchOp KernelEmitter::torchOp(const Runnable &R, const std::string &Module) {
     std::string S;
     auto Where = [&](const ir::Param *P) {
       if (P->Where)
-        S += fmt::format("  TORCH_CHECK({}, \"{}: {} = \", {}, \" breaks `where {}`\");\n", hostOf(P).index(*P->Where),
-                         R.Name, P->Name, cName(P->Name), ir::print(*P->Where));
+        S += fmt::format("  TORCH_CHECK({}, \"{}: {} = \", std::to_string({}), \" breaks `where {}`\");\n",
+                         hostOf(P).index(*P->Where), R.Name, P->Name, cName(P->Name), ir::print(*P->Where));
     };
     for (const ir::Param *P : Sizes)
       Where(P);
@@ -377,11 +377,15 @@ TorchExtension torchExtension(const CodegenOptions &Opts, const std::string &Ns,
                    Ns, Module, Module);
   B += fmt::format("#include \"{}.h\"\n\n", Module);
   B += "#include <ATen/ATen.h>\n#include <c10/cuda/CUDAGuard.h>\n#include <c10/cuda/CUDAStream.h>\n"
-       "#include <torch/library.h>\n\n#include <cstddef>\n#include <cstdint>\n#include <tuple>\n\n";
+       "#include <torch/library.h>\n\n#include <cstddef>\n#include <cstdint>\n#include <string>\n#include <tuple>\n\n";
   B += embedTemplate("bankwise/torch_checks.cuh") + "\n";
   B += "namespace {\n\n" + Code + "} // namespace\n\n";
   B += fmt::format("TORCH_LIBRARY({}, m) {{\n{}}}\n\n", Module, Defs);
-  B += fmt::format("TORCH_LIBRARY_IMPL({}, CUDA, m) {{\n{}}}\n", Module, Impls);
+  B += fmt::format("TORCH_LIBRARY_IMPL({}, CUDA, m) {{\n{}}}\n\n", Module, Impls);
+  // CPU tensors reach the same functions, whose first check refuses them by
+  // name ("'x' must be a CUDA tensor"), not the dispatcher's "Could not run
+  // ... with arguments from the 'CPU' backend".
+  B += fmt::format("TORCH_LIBRARY_IMPL({}, CPU, m) {{\n{}}}\n", Module, Impls);
 
   std::vector<std::string> OpNames, Sources;
   for (const std::string &O : X.Ops)

@@ -11,12 +11,25 @@
 #include <c10/util/Exception.h>
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
-#include <sstream>
 #include <string>
 
 namespace bankwise::torch_checks {
+
+// Every number in a message is made text here (std::to_string), never
+// streamed into TORCH_CHECK: on the GPU machine, PyTorch 2.11 (CUDA 13,
+// GCC 13), any extension whose TORCH_CHECK streamed an integer segfaulted,
+// built by g++ or nvcc alike, while strings were fine (docs/torch.md).
+
+/// "[64, 48]": a shape for messages.
+inline std::string shapeText(c10::IntArrayRef Shape) {
+  std::string S = "[";
+  for (std::size_t I = 0; I < Shape.size(); ++I)
+    S += (I ? ", " : "") + std::to_string(Shape[I]);
+  return S + "]";
+}
 
 /// T is a defined CUDA tensor on First's device (First: the op's first
 /// tensor), of type Dtype (DtypeName: "torch.float32") and rank Rank,
@@ -30,24 +43,30 @@ inline void checkTensor(const char *Op, const char *Name, const char *Decl, cons
               First.device());
   TORCH_CHECK(T.scalar_type() == Dtype, Op, ": '", Name, "' must be ", DtypeName, " (", Decl, "), got ",
               T.scalar_type());
-  TORCH_CHECK(T.dim() == Rank, Op, ": '", Name, "' must have ", Rank, " dimension", Rank == 1 ? "" : "s", " (", Decl,
-              "), got shape ", T.sizes());
+  if (T.dim() != Rank) {
+    const std::string Got = shapeText(T.sizes());
+    const std::string Want = std::to_string(Rank);
+    TORCH_CHECK(false, Op, ": '", Name, "' must have ", Want, Rank == 1 ? " dimension (" : " dimensions (", Decl,
+                "), got shape ", Got);
+  }
   TORCH_CHECK(T.is_contiguous(), Op, ": '", Name, "' must be contiguous (row-major ", Decl,
               "); call .contiguous() first");
   for (std::int64_t D = 0; D < Rank; ++D)
-    TORCH_CHECK(T.size(D) >= 1, Op, ": '", Name, "' is empty (shape ", T.sizes(),
-                "): the kernel needs every dimension >= 1");
+    if (T.size(D) < 1) {
+      const std::string Got = shapeText(T.sizes());
+      TORCH_CHECK(false, Op, ": '", Name, "' is empty (shape ", Got, "): the kernel needs every dimension >= 1");
+    }
 }
 
 /// "R = 100, C = 64": the op's sizes, for messages.
 inline std::string sizesText(std::initializer_list<const char *> Names, std::initializer_list<std::int64_t> Values) {
-  std::ostringstream S;
+  std::string S;
   auto V = Values.begin();
   for (const char *N : Names) {
-    S << (V == Values.begin() ? "" : ", ") << N << " = " << *V;
+    S += (V == Values.begin() ? "" : ", ") + std::string(N) + " = " + std::to_string(*V);
     ++V;
   }
-  return S.str();
+  return S;
 }
 
 /// T's shape is Want, the shape Decl has at the sizes Names = Values the op
@@ -57,13 +76,16 @@ inline void checkShape(const char *Op, const char *Name, const char *Decl, const
                        std::initializer_list<std::int64_t> Values) {
   if (T.sizes().equals(Want))
     return;
-  TORCH_CHECK(false, Op, ": '", Name, "' has shape ", T.sizes(), "; the kernel needs ", c10::IntArrayRef(Want),
-              " (", Decl, " at ", sizesText(Names, Values), ")");
+  const std::string Got = shapeText(T.sizes()), Need = shapeText(Want), At = sizesText(Names, Values);
+  TORCH_CHECK(false, Op, ": '", Name, "' has shape ", Got, "; the kernel needs ", Need, " (", Decl, " at ", At, ")");
 }
 
 /// log2 of V, a dimension (What: "a.size(0)") that must be a power of two.
 inline std::int64_t log2OfDim(const char *Op, const char *What, std::int64_t V) {
-  TORCH_CHECK(V > 0 && (V & (V - 1)) == 0, Op, ": ", What, " = ", V, " must be a power of two");
+  if (V <= 0 || (V & (V - 1)) != 0) {
+    const std::string Got = std::to_string(V);
+    TORCH_CHECK(false, Op, ": ", What, " = ", Got, " must be a power of two");
+  }
   std::int64_t L = 0;
   while ((std::int64_t(1) << L) < V)
     ++L;
@@ -72,7 +94,10 @@ inline std::int64_t log2OfDim(const char *Op, const char *What, std::int64_t V) 
 
 /// V / C, V a dimension (What) that must be a multiple of C > 0.
 inline std::int64_t divideDim(const char *Op, const char *What, std::int64_t V, std::int64_t C) {
-  TORCH_CHECK(V % C == 0, Op, ": ", What, " = ", V, " must be a multiple of ", C);
+  if (V % C != 0) {
+    const std::string Got = std::to_string(V), Of = std::to_string(C);
+    TORCH_CHECK(false, Op, ": ", What, " = ", Got, " must be a multiple of ", Of);
+  }
   return V / C;
 }
 

@@ -10,9 +10,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <tuple>
 
-// ---- templates/bankwise/torch_checks.cuh pasted here: 87 lines, FNV-1a 38ebee1d00cde3e3 of the template ----
+// ---- templates/bankwise/torch_checks.cuh pasted here: 112 lines, FNV-1a 67c993f9b55ccd2d of the template ----
 
 namespace {
 
@@ -23,7 +24,7 @@ void bw_run_bitrev_naive(const at::Tensor &a, const at::Tensor &b) {
   bankwise::torch_checks::checkTensor("bitrev_naive", "a", "global f32[1 << M]", a, a, at::kFloat, "torch.float32", 1);
   bankwise::torch_checks::checkTensor("bitrev_naive", "b", "global f32[1 << M]", b, a, at::kFloat, "torch.float32", 1);
   const std::int64_t M = bankwise::torch_checks::log2OfDim("bitrev_naive", "a.size(0)", a.size(0)); // from log2(a.size(0))
-  TORCH_CHECK((M >= 10) && (M <= 30), "bitrev_naive: M = ", M, " breaks `where M >= 10 && M <= 30`");
+  TORCH_CHECK((M >= 10) && (M <= 30), "bitrev_naive: M = ", std::to_string(M), " breaks `where M >= 10 && M <= 30`");
   bankwise::torch_checks::checkShape("bitrev_naive", "a", "global f32[1 << M]", a, {(1LL << M)}, {"M"}, {M});
   bankwise::torch_checks::checkShape("bitrev_naive", "b", "global f32[1 << M]", b, {(1LL << M)}, {"M"}, {M});
   const c10::cuda::CUDAGuard bw_guard(a.device());
@@ -33,7 +34,7 @@ void bw_run_bitrev_naive(const at::Tensor &a, const at::Tensor &b) {
 at::Tensor bw_op_bitrev_naive(const at::Tensor &a) {
   bankwise::torch_checks::checkTensor("bitrev_naive", "a", "global f32[1 << M]", a, a, at::kFloat, "torch.float32", 1);
   const std::int64_t M = bankwise::torch_checks::log2OfDim("bitrev_naive", "a.size(0)", a.size(0)); // from log2(a.size(0))
-  TORCH_CHECK((M >= 10) && (M <= 30), "bitrev_naive: M = ", M, " breaks `where M >= 10 && M <= 30`");
+  TORCH_CHECK((M >= 10) && (M <= 30), "bitrev_naive: M = ", std::to_string(M), " breaks `where M >= 10 && M <= 30`");
   at::Tensor b = at::empty({(1LL << M)}, a.options().dtype(at::kFloat));
   bw_run_bitrev_naive(a, b);
   return b;
@@ -51,7 +52,7 @@ void bw_run_bitrev_tiled(const at::Tensor &a, const at::Tensor &b) {
   bankwise::torch_checks::checkTensor("bitrev_tiled", "a", "global f32[32][1 << Mid][32]", a, a, at::kFloat, "torch.float32", 3);
   bankwise::torch_checks::checkTensor("bitrev_tiled", "b", "global f32[32][1 << Mid][32]", b, a, at::kFloat, "torch.float32", 3);
   const std::int64_t M = bankwise::torch_checks::log2OfDim("bitrev_tiled", "a.size(1)", a.size(1)) + 10; // from log2(a.size(1)) + 10
-  TORCH_CHECK((M >= 10) && (M <= 30), "bitrev_tiled: M = ", M, " breaks `where M >= 10 && M <= 30`");
+  TORCH_CHECK((M >= 10) && (M <= 30), "bitrev_tiled: M = ", std::to_string(M), " breaks `where M >= 10 && M <= 30`");
   const std::int64_t Mid = M - 10; // param (runtime)
   bankwise::torch_checks::checkShape("bitrev_tiled", "a", "global f32[32][1 << Mid][32]", a, {32, (1LL << Mid), 32}, {"M", "Mid"}, {M, Mid});
   bankwise::torch_checks::checkShape("bitrev_tiled", "b", "global f32[32][1 << Mid][32]", b, {32, (1LL << Mid), 32}, {"M", "Mid"}, {M, Mid});
@@ -62,7 +63,7 @@ void bw_run_bitrev_tiled(const at::Tensor &a, const at::Tensor &b) {
 at::Tensor bw_op_bitrev_tiled(const at::Tensor &a) {
   bankwise::torch_checks::checkTensor("bitrev_tiled", "a", "global f32[32][1 << Mid][32]", a, a, at::kFloat, "torch.float32", 3);
   const std::int64_t M = bankwise::torch_checks::log2OfDim("bitrev_tiled", "a.size(1)", a.size(1)) + 10; // from log2(a.size(1)) + 10
-  TORCH_CHECK((M >= 10) && (M <= 30), "bitrev_tiled: M = ", M, " breaks `where M >= 10 && M <= 30`");
+  TORCH_CHECK((M >= 10) && (M <= 30), "bitrev_tiled: M = ", std::to_string(M), " breaks `where M >= 10 && M <= 30`");
   const std::int64_t Mid = M - 10; // param (runtime)
   at::Tensor b = at::empty({32, (1LL << Mid), 32}, a.options().dtype(at::kFloat));
   bw_run_bitrev_tiled(a, b);
@@ -84,6 +85,13 @@ TORCH_LIBRARY(bit_reversal, m) {
 }
 
 TORCH_LIBRARY_IMPL(bit_reversal, CUDA, m) {
+  m.impl("bitrev_naive", &bw_op_bitrev_naive);
+  m.impl("bitrev_naive.out", &bw_op_bitrev_naive_out);
+  m.impl("bitrev_tiled", &bw_op_bitrev_tiled);
+  m.impl("bitrev_tiled.out", &bw_op_bitrev_tiled_out);
+}
+
+TORCH_LIBRARY_IMPL(bit_reversal, CPU, m) {
   m.impl("bitrev_naive", &bw_op_bitrev_naive);
   m.impl("bitrev_naive.out", &bw_op_bitrev_naive_out);
   m.impl("bitrev_tiled", &bw_op_bitrev_tiled);

@@ -10,9 +10,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <tuple>
 
-// ---- templates/bankwise/torch_checks.cuh pasted here: 87 lines, FNV-1a 38ebee1d00cde3e3 of the template ----
+// ---- templates/bankwise/torch_checks.cuh pasted here: 112 lines, FNV-1a 67c993f9b55ccd2d of the template ----
 
 namespace {
 
@@ -142,6 +143,17 @@ TORCH_LIBRARY(transpose_any_shape, m) {
 }
 
 TORCH_LIBRARY_IMPL(transpose_any_shape, CUDA, m) {
+  m.impl("transpose_f32", &bw_op_transpose_f32);
+  m.impl("transpose_f32.out", &bw_op_transpose_f32_out);
+  m.impl("transpose_f64", &bw_op_transpose_f64);
+  m.impl("transpose_f64.out", &bw_op_transpose_f64_out);
+  m.impl("transpose_f16", &bw_op_transpose_f16);
+  m.impl("transpose_f16.out", &bw_op_transpose_f16_out);
+  m.impl("transpose_i8", &bw_op_transpose_i8);
+  m.impl("transpose_i8.out", &bw_op_transpose_i8_out);
+}
+
+TORCH_LIBRARY_IMPL(transpose_any_shape, CPU, m) {
   m.impl("transpose_f32", &bw_op_transpose_f32);
   m.impl("transpose_f32.out", &bw_op_transpose_f32_out);
   m.impl("transpose_f64", &bw_op_transpose_f64);
