@@ -20,11 +20,6 @@ jobs=$(nproc)
 mkdir -p "$out" "$work"
 log() { echo "gpu-torch: $*" >&2; }
 
-if [ ! -d "$root/.deps/usr" ]; then
-  log "error: .deps/ is missing; run scripts/gpu-deps.sh on a machine with apt first"
-  exit 2
-fi
-
 # 1. The core, without LLVM and without the test suites. With
 # BANKWISE_TORCH_EMITTED=DIR (DIR/<module>/ made by `bankwise compile
 # --torch` of this commit elsewhere), steps 1 and 2's emission are skipped,
@@ -32,6 +27,10 @@ fi
 emitted=${BANKWISE_TORCH_EMITTED:-}
 t0=$SECONDS
 if [ -z "$emitted" ]; then
+  if [ ! -d "$root/.deps/usr" ]; then
+    log "error: .deps/ is missing; run scripts/gpu-deps.sh on a machine with apt first"
+    exit 2
+  fi
   generator=()
   command -v ninja >/dev/null && generator=(-G Ninja)
   cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
