@@ -405,11 +405,6 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
     Src += KernelEmitter::launchSequence(L, stagesOf(L), false) + "\n";
   // What the harness runs, in program order: each kernel launched alone,
   // and each launch where its first kernel is.
-  struct Runnable {
-    std::string Name, LaunchFn;
-    std::vector<const KernelEmitter *> Stages;
-    std::size_t SeedIndex;
-  };
   std::vector<Runnable> Runnables;
   for (std::size_t I = 0; I < Prog.Kernels.size(); ++I) {
     const ir::Launch *L = Facts[I]->InLaunch;
@@ -418,6 +413,9 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
     else if (L->Kernels.front() == Prog.Kernels[I].Name)
       Runnables.push_back({L->Name, "launch_" + L->Name, stagesOf(*L), I});
   }
+  std::optional<TorchExtension> Torch;
+  if (!Opts.TorchModule.empty())
+    Torch = torchExtension(Opts, Ns, Runnables);
   if (Opts.Harness) {
     Src += HarnessMarker;
     for (KernelEmitter &E : Emitters)
@@ -523,6 +521,7 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   R.SideFile = sideFileOf(Mod); // as planned above, unless a table came later
   R.ReportJson = J.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; // paths may not be UTF-8
   R.Warnings = Mod.Warnings;
+  R.Torch = std::move(Torch);
   return R;
 }
 

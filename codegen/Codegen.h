@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <string>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace bankwise::codegen {
@@ -65,6 +66,12 @@ struct CodegenOptions {
   /// meanwhile, and compare it with CompileResult::SideFile at the end (a
   /// table planned later makes them differ).
   std::function<void(const SideFile &)> SideFilePlanned;
+  /// When set, also build a PyTorch extension (`compile --torch`): an op per
+  /// kernel launched alone and per `launch`, registered as
+  /// torch.ops.TorchModule.NAME, calling this module's launch functions. The
+  /// module must then be compiled with HeaderInclude = TorchModule + ".h"
+  /// and no harness (the files the extension builds from).
+  std::string TorchModule;
 };
 
 /// The line the .cu of a compile with a harness starts its harness part with
@@ -73,12 +80,27 @@ struct CodegenOptions {
 inline constexpr const char *HarnessMarker =
     "// ---- harness: CPU references, checked runs and main (--harness) ----\n\n";
 
+/// The files of a PyTorch extension besides the module's .cu and .h
+/// (CodegenOptions::TorchModule; docs/torch.md).
+struct TorchExtension {
+  std::string Bindings;              ///< MODULE_torch.cu: the ops, their checks and registration
+  std::string SetupPy;               ///< setup.py: a CUDAExtension of the module and the bindings
+  std::string LoaderPy;              ///< MODULE.py: load() registers the ops, building them if needed
+  std::vector<std::string> Ops;      ///< the ops' names (an `.out` overload each, where it has outputs)
+  std::vector<Diagnostic> Skipped;   ///< a note per kernel or launch with no op, saying why
+};
+
+/// The files of a PyTorch extension of module M: M.cu, M.h, M_torch.cu,
+/// setup.py, M.py.
+std::vector<std::string> torchFileNames(const std::string &Module);
+
 struct CompileResult {
   std::string Source;                  ///< the .cu
   std::string Header;                  ///< the API header (always built)
   codegen::SideFile SideFile; ///< empty when every table is in the source
   std::string ReportJson;              ///< per-kernel sites and predictions (one JSON object)
   std::vector<Diagnostic> Warnings;    ///< e.g. a shared array kept in global memory
+  std::optional<TorchExtension> Torch; ///< set when CodegenOptions::TorchModule is
 };
 
 /// Emits CUDA for every kernel and every launch of Prog (a program the front

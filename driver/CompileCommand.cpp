@@ -2,11 +2,14 @@
 //
 //   bankwise compile samples/transpose_tiled.bw -o transpose.cu [--header transpose.h]
 //            [--harness] [--arch sm_90] [-D N=4096] [--seed 1] [--report r.json]
+//   bankwise compile samples/transpose_any_shape.bw --torch ext/ [--torch-module NAME]
 //
 // The script: parse, run the pipeline (pipeline/Pipeline.h: bind-sizes,
 // schedule-colored, layout-auto; --dump-ir-after prints the program after a
 // pass), emit (codegen/), write the outputs atomically (a temporary file
 // renamed into place), so a failed run never leaves a half-written file.
+// --torch DIR writes a PyTorch extension of the module (docs/torch.md): its
+// files all appear together, renamed into place once all are written.
 
 #include "codegen/Codegen.h"
 #include "driver/Commands.h"
@@ -47,6 +50,8 @@ struct CompileOptions {
   std::vector<std::string> Sizes;
   std::vector<std::string> Data;
   std::string DumpAfter;
+  std::string TorchDir;
+  std::string TorchModule;
   std::uint64_t Seed = 1;
   std::uint64_t InlineLimit = 64 * 1024;
   bool Harness = false;
@@ -225,6 +230,85 @@ void writeText(const std::string &Path, const std::string &Text) {
   writeAtomically(Path, [&](std::ostream &Out) { Out.write(Text.data(), static_cast<std::streamsize>(Text.size())); });
 }
 
+/// Writes every (path, text) of Files through a temporary file each, and
+/// renames them into place only once all are written: a failure leaves
+/// none of them half-written and no temporary file.
+void writeTogether(const std::vector<std::pair<std::string, std::string>> &Files) {
+  std::vector<std::unique_ptr<TempFileGuard>> Guards;
+  std::vector<std::string> Written;
+  auto RemoveAll = [&] {
+    std::error_code Ignored;
+    for (const std::string &T : Written)
+      std::filesystem::remove(T, Ignored);
+  };
+  for (const auto &[Path, Text] : Files) {
+    const std::string Tmp = Path + ".tmp";
+    Guards.push_back(std::make_unique<TempFileGuard>(Tmp));
+    Written.push_back(Tmp);
+    std::ofstream Out(Tmp, std::ios::binary | std::ios::trunc);
+    Out.write(Text.data(), static_cast<std::streamsize>(Text.size()));
+    Out.flush();
+    if (!Out) {
+      Out.close();
+      RemoveAll();
+      throw UserError(fmt::format("cannot write '{}'", Path));
+    }
+  }
+  for (std::size_t I = 0; I < Files.size(); ++I) {
+    std::error_code EC;
+    std::filesystem::rename(Written[I], Files[I].first, EC);
+    if (EC) {
+      RemoveAll();
+      throw UserError(fmt::format("cannot write '{}': {}", Files[I].first, EC.message()));
+    }
+  }
+}
+
+/// --torch DIR: the module compiled again for the extension (no harness,
+/// its header beside it, every table in the source), its ops, setup.py and
+/// loader, written together. Returns the exit code: 2 when no kernel can be
+/// an op or a table would need a side file.
+int writeTorchExtension(const CompileOptions &O, const ir::Program &Prog, codegen::CodegenOptions CO) {
+  const std::string Module =
+      codegen::cppIdentifier(O.TorchModule.empty() ? std::filesystem::path(O.File).stem().string() : O.TorchModule);
+  CO.Namespace = Module;
+  CO.TorchModule = Module;
+  CO.HeaderInclude = Module + ".h";
+  CO.Harness = false;
+  CO.SideFileName = Module + ".tables.bin";
+  CO.SideFilePlanned = nullptr;
+  const codegen::CompileResult R = codegen::compileToCuda(Prog, CO);
+  for (const Diagnostic &N : R.Torch->Skipped)
+    printDiagnostic(std::cerr, N);
+  if (!R.SideFile.empty()) {
+    std::cerr << fmt::format("{}: error: --torch: {} table bytes would go to a side file, which the extension "
+                             "cannot read; raise --inline-table-limit to keep them in the source\n",
+                             O.File, R.SideFile.size());
+    return 2;
+  }
+  if (R.Torch->Ops.empty()) {
+    std::cerr << fmt::format("{}: error: --torch: no kernel or launch of the program can be an op (the notes "
+                             "above say why)\n",
+                             O.File);
+    return 2;
+  }
+  const std::filesystem::path Dir(O.TorchDir);
+  std::error_code EC;
+  std::filesystem::create_directories(Dir, EC);
+  if (EC)
+    throw UserError(fmt::format("cannot create '{}': {}", O.TorchDir, EC.message()));
+  const std::vector<std::string> Names = codegen::torchFileNames(Module);
+  const std::vector<std::string> Texts = {R.Source, R.Header, R.Torch->Bindings, R.Torch->SetupPy, R.Torch->LoaderPy};
+  std::vector<std::pair<std::string, std::string>> Files;
+  for (std::size_t I = 0; I < Names.size(); ++I)
+    Files.push_back({(Dir / Names[I]).string(), Texts[I]});
+  writeTogether(Files);
+  std::cerr << fmt::format("{}: note: --torch: wrote {} ({} op{}: torch.ops.{}.{})\n", O.File, O.TorchDir,
+                           R.Torch->Ops.size(), R.Torch->Ops.size() == 1 ? "" : "s", Module,
+                           fmt::join(R.Torch->Ops, ", "));
+  return 0;
+}
+
 int runCompile(const CompileOptions &O) {
   const auto Given = parseNameValues<ir::Bindings>(O.Sizes, "--size");
   std::optional<ir::Program> Read = readProgram(O.File, O.Defines);
@@ -283,6 +367,10 @@ int runCompile(const CompileOptions &O) {
   CO.Harness = O.Harness;
   CO.Seed = O.Seed;
   CO.InlineTableLimit = O.InlineLimit;
+  if (!O.TorchDir.empty()) {
+    if (const int Code = writeTorchExtension(O, Prog, CO); Code != 0 || O.Output.empty())
+      return Code;
+  }
 
   SideFileWriter Side(SidePath);
   CO.SideFilePlanned = [&](const codegen::SideFile &S) { Side.start(S); };
@@ -305,7 +393,12 @@ void registerCompileCommand(CLI::App &App, Action &Run) {
   auto O = std::make_shared<CompileOptions>();
   CLI::App *Cmd = App.add_subcommand("compile", "CUDA C++ (kernels, host API, optional harness) from a .bw program");
   Cmd->add_option("file", O->File, "the .bw program")->required();
-  Cmd->add_option("-o,--output", O->Output, "the .cu to write")->required();
+  Cmd->add_option("-o,--output", O->Output, "the .cu to write (needed unless --torch is given)");
+  Cmd->add_option("--torch", O->TorchDir,
+                  "also write a PyTorch extension to this folder: the module, an op per kernel, setup.py and "
+                  "a loader (docs/torch.md)");
+  Cmd->add_option("--torch-module", O->TorchModule,
+                  "the extension's module: torch.ops.NAME (default: the .bw file's stem)");
   Cmd->add_option("--header", O->Header, "also write the host API to this header (the .cu includes it)");
   Cmd->add_flag("--harness", O->Harness,
                 "add a main that checks every kernel against a CPU reference and times it");
@@ -329,7 +422,13 @@ void registerCompileCommand(CLI::App &App, Action &Run) {
   Cmd->add_option("--dump-ir-after", O->DumpAfter, DumpIrAfterHelp);
   addLimitOptions(Cmd, O->Limits);
   addThreadsOption(*Cmd);
-  Cmd->callback([O, &Run] { Run = [O] { return runCompile(*O); }; });
+  Cmd->callback([O, &Run] {
+    if (O->Output.empty() && O->TorchDir.empty())
+      throw CLI::RequiredError("--output or --torch");
+    if (O->Output.empty() && (O->Harness || !O->Header.empty() || !O->Report.empty() || !O->SideFile.empty()))
+      throw CLI::ValidationError("--harness, --header, --report and --side-file", "describe the .cu of --output");
+    Run = [O] { return runCompile(*O); };
+  });
 }
 
 } // namespace bankwise::driver

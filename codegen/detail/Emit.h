@@ -293,6 +293,8 @@ bool isClosedForm(const ir::Program &Prog, const std::string &Perm);
 VClass joinClass(const VClass &A, const VClass &B, const SourceLoc &Loc);
 std::string siteComment(const AccessSiteReport &S, const KernelFacts &F);
 std::string referenceParams(const KernelFacts &F, const ModuleState &Mod);
+std::string embedTemplate(const std::string &Path);
+std::string fillHoles(const std::string &Path, const std::map<std::string, std::string> &Holes);
 
 //===-- Expressions -----------------------------------------------------------===//
 
@@ -716,6 +718,30 @@ struct StagingCost {
 };
 StagingCost stagingCost(const ArrayPlan &A, std::int64_t Threads);
 
+class KernelEmitter;
+
+/// What runs as one unit (the harness runs it, --torch makes it an op): a
+/// kernel launched alone, or a `launch` of kernels in order.
+struct Runnable {
+  std::string Name, LaunchFn;
+  std::vector<const KernelEmitter *> Stages;
+  std::size_t SeedIndex;
+};
+
+/// A PyTorch op of a Runnable (Torch.cpp): its C++ functions, the schemas
+/// it defines and the registrations of their CUDA implementations; or,
+/// when Skipped is set, why there is none.
+struct TorchOp {
+  std::string Code;
+  std::vector<std::string> Schemas;
+  std::vector<std::string> Impls;
+  std::string Usage; ///< a line of the loader's docstring: how to call it
+  std::optional<std::string> Skipped;
+};
+
+/// The extension's files for the Runnables of module Ns (Torch.cpp).
+TorchExtension torchExtension(const CodegenOptions &Opts, const std::string &Ns, const std::vector<Runnable> &Runnables);
+
 class KernelEmitter {
 public:
   KernelEmitter(const KernelFacts &F, const KernelReport &Rep, const CodegenOptions &Opts,
@@ -842,6 +868,8 @@ public:
                                     bool Declaration);
   /// The runtime sizes the stages take, each once, in declaration order.
   static std::vector<const ir::Param *> sizeArgsOf(const std::vector<const KernelEmitter *> &Stages);
+  /// The PyTorch op of R (Torch.cpp), registered in module Module.
+  static TorchOp torchOp(const Runnable &R, const std::string &Module);
 
 private:
   const KernelFacts &F;

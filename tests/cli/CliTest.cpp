@@ -8,10 +8,13 @@
 #include <array>
 #include <filesystem>
 #include <cstdio>
+#include <cstdlib>
+#include <iterator>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <sys/wait.h>
+#include <vector>
 
 namespace {
 
@@ -652,4 +655,72 @@ TEST_CASE("--threads and BANKWISE_THREADS: a count from 0 to 1024, else exit 2")
   CHECK(bankwise("analyze " + Sample + " --threads 2", "BANKWISE_THREADS=abc").Code == 0);
   CHECK(bankwise("analyze " + Sample, "BANKWISE_THREADS=3").Code == 0);
   CHECK(bankwise("analyze " + Sample, "BANKWISE_THREADS=").Code == 0); // empty: unset
+}
+
+// compile --torch DIR (docs/torch.md): the five files of the extension,
+// written together; --torch-module names it; a program with nothing to wrap
+// is exit 2 with notes saying why, and writes nothing.
+TEST_CASE("compile --torch: the extension's files, its module name, and what it cannot wrap") {
+  namespace fs = std::filesystem;
+  const std::string Samples = std::string(BANKWISE_SOURCE_DIR) + "/samples/";
+  const std::string Dir = tmp("torch-ext");
+  fs::remove_all(Dir);
+  Result R = bankwise("compile " + Samples + "transpose_any_shape.bw --torch " + Dir);
+  REQUIRE(R.Code == 0);
+  CHECK(contains(R.Out, "4 ops: torch.ops.transpose_any_shape.transpose_f32, transpose_f64, transpose_f16, transpose_i8"));
+  std::vector<std::string> Names;
+  for (const auto &E : fs::directory_iterator(Dir))
+    Names.push_back(E.path().filename().string());
+  std::sort(Names.begin(), Names.end());
+  CHECK(Names == std::vector<std::string>{"setup.py", "transpose_any_shape.cu", "transpose_any_shape.h",
+                                          "transpose_any_shape.py", "transpose_any_shape_torch.cu"});
+  auto read = [](const std::string &Path) {
+    std::ifstream In(Path);
+    return std::string((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+  };
+  const std::string Ops = read(Dir + "/transpose_any_shape_torch.cu");
+  CHECK(contains(Ops, "TORCH_LIBRARY(transpose_any_shape, m) {"));
+  CHECK(contains(Ops, "m.def(\"transpose_f32(Tensor in_) -> Tensor\");"));
+  CHECK(contains(Ops, "m.def(\"transpose_f32.out(Tensor in_, *, Tensor(a!) out) -> Tensor(a!)\");"));
+  CHECK(contains(read(Dir + "/transpose_any_shape.cu"), "#include \"transpose_any_shape.h\""));
+  CHECK(!contains(read(Dir + "/transpose_any_shape.cu"), "int main("));
+  // The Python files parse (where there is a Python).
+  if (std::system("python3 -c pass >/dev/null 2>&1") == 0) {
+    for (const char *Py : {"/setup.py", "/transpose_any_shape.py"}) {
+      CAPTURE(Py);
+      CHECK(std::system(("python3 -c \"import ast, sys; ast.parse(open(sys.argv[1]).read())\" " + Dir + Py).c_str()) == 0);
+    }
+  } else {
+    MESSAGE("no python3: the emitted Python files are not parsed");
+  }
+  // --torch-module, and -o beside --torch: both written.
+  const std::string Dir2 = tmp("torch-ext2");
+  fs::remove_all(Dir2);
+  R = bankwise("compile " + Samples + "bit_reversal.bw --torch " + Dir2 + " --torch-module fft_order -o " +
+               tmp("torch-bitrev.cu") + " --harness");
+  REQUIRE(R.Code == 0);
+  CHECK(contains(R.Out, "2 ops: torch.ops.fft_order.bitrev_naive, bitrev_tiled"));
+  CHECK(fs::exists(Dir2 + "/fft_order_torch.cu"));
+  CHECK(contains(read(Dir2 + "/fft_order_torch.cu"), "TORCH_LIBRARY(fft_order, m)"));
+  CHECK(contains(read(tmp("torch-bitrev.cu")), "int main("));
+  // Nothing to wrap: u32 elements, and a runtime size no dimension gives.
+  const std::string Bad = tmp("torch-bad.bw"), BadDir = tmp("torch-bad");
+  std::ofstream(Bad) << "param N\n"
+                        "kernel ints(a: global u32[64], b: global u32[64]) grid (1) block (64) { b[tx] = a[tx] }\n"
+                        "kernel grid_only(a: global f32[64], b: global f32[64]) grid (N) block (64) {\n"
+                        "  if bx == 0 { b[tx] = a[tx] }\n}\n";
+  fs::remove_all(BadDir);
+  R = bankwise("compile " + Bad + " --torch " + BadDir);
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "note: --torch: kernel 'ints' has no op: array 'a' has elements of type u32"));
+  CHECK(contains(R.Out, "note: --torch: kernel 'grid_only' has no op: no tensor dimension determines N"));
+  CHECK(contains(R.Out, "error: --torch: no kernel or launch of the program can be an op"));
+  CHECK(!fs::exists(BadDir));
+  // Neither -o nor --torch; options of the .cu without -o.
+  R = bankwise("compile " + Samples + "bit_reversal.bw");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "--output or --torch"));
+  R = bankwise("compile " + Samples + "bit_reversal.bw --torch " + Dir2 + " --harness");
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "describe the .cu of --output"));
 }

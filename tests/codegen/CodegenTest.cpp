@@ -647,3 +647,37 @@ TEST_CASE("runtime params: the launch checks each where, derived params are comp
   // A runtime grid: tid from gridDim.
   CHECK(R.Source.find("gridDim.x") != std::string::npos);
 }
+
+// compile --torch (docs/torch.md): the extension's ops for the transposes
+// (four dtypes, sizes taken as dims) and for the bit reversal (M from
+// log2 of a dim, also through Mid = M - 10), byte for byte, and its Python
+// files.
+TEST_CASE("the PyTorch extensions of transpose_any_shape and bit_reversal equal their golden files") {
+  InSourceDir Here;
+  const fs::path Dir = BANKWISE_GOLDEN_DIR;
+  for (const std::string Stem : {"transpose_any_shape", "bit_reversal"}) {
+    CAPTURE(Stem);
+    DiagnosticEngine Diags;
+    ir::Program Prog = dsl::parseFile("samples/" + Stem + ".bw", Diags, {});
+    REQUIRE(!Diags.hasErrors());
+    const PipelineResult P = runPipeline(std::move(Prog));
+    codegen::CodegenOptions O;
+    P.decisionsInto(O);
+    O.SourceName = "samples/" + Stem + ".bw";
+    O.Namespace = O.TorchModule = Stem;
+    O.HeaderInclude = Stem + ".h";
+    const codegen::CompileResult R = codegen::compileToCuda(P.Program, O);
+    REQUIRE(R.Torch);
+    CHECK(R.Torch->Skipped.empty());
+    checkGolden(Dir / (Stem + ".torch.cu"), goldenParts(R.Torch->Bindings).Kernels);
+    if (Stem == "transpose_any_shape") {
+      CHECK(R.Torch->Ops == std::vector<std::string>{"transpose_f32", "transpose_f64", "transpose_f16", "transpose_i8"});
+      checkGolden(Dir / (Stem + ".setup.py"), R.Torch->SetupPy);
+      checkGolden(Dir / (Stem + ".loader.py"), R.Torch->LoaderPy);
+    } else {
+      CHECK(R.Torch->Ops == std::vector<std::string>{"bitrev_naive", "bitrev_tiled"});
+    }
+    // The module the ops call is the one compile writes, without a harness.
+    CHECK(R.Source.find(codegen::HarnessMarker) == std::string::npos);
+  }
+}
