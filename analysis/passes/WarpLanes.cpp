@@ -20,8 +20,8 @@ class ThreadWalk {
 public:
   ThreadWalk(const ir::Program &P, const ir::Kernel &K, const ir::ArrayRead *Target,
              const std::array<std::int64_t, 3> &Block, const std::array<std::int64_t, 3> &Grid, std::int64_t Thread,
-             const ir::Bindings &Sizes, std::size_t MaxHits)
-      : P(P), K(K), Target(Target), Sizes(Sizes), Bid(Block), Grid(Grid), MaxHits(MaxHits) {
+             const ir::Bindings &Sizes, std::size_t MaxHits, bool Whiles = false)
+      : P(P), K(K), Target(Target), Sizes(Sizes), Bid(Block), Grid(Grid), MaxHits(MaxHits), Whiles(Whiles) {
     const auto &B = K.Geo.BlockDim;
     T = {Thread % B[0], Thread / B[0] % B[1], Thread / (B[0] * B[1])};
     Flat = Thread;
@@ -45,6 +45,7 @@ private:
   const ir::Bindings &Sizes; ///< values of P's runtime sizes
   std::array<std::int64_t, 3> Bid, Grid;
   std::size_t MaxHits;
+  bool Whiles; ///< walk a `while` whose condition is known (else stop there)
   const ir::Array *Arr = nullptr;
   std::array<std::int64_t, 3> T{};
   std::int64_t Flat = 0, Tid = 0;
@@ -161,8 +162,21 @@ private:
         }
         Env.erase(F->Var);
       } else if (const auto *W = S.as<ir::While>()) {
-        scan(W->Cond); // its trips are the data's: the walk stops here
-        return;
+        // Walked while its condition is known, at most 64 trips; the lane
+        // stride's walk stops here, as it always has.
+        for (int Trip = 0; Whiles && Trip < 64 && !done(); ++Trip) {
+          scan(W->Cond);
+          std::optional<std::int64_t> C = eval(W->Cond);
+          if (!C)
+            return;
+          if (!*C)
+            break;
+          walk(W->Body);
+        }
+        if (!Whiles) {
+          scan(W->Cond); // its trips are the data's: the walk stops here
+          return;
+        }
       } else if (const auto *I = S.as<ir::If>()) {
         scan(I->Cond);
         std::optional<std::int64_t> C = eval(I->Cond);
@@ -277,7 +291,7 @@ SiteLanes sampleSiteLanes(const ir::Program &Prog, const ir::Kernel &K, const ir
       std::size_t Trips = 0;
       for (std::int64_t L = 0; L < 32 && W * 32 + L < Tpb; ++L) {
         Lane[static_cast<std::size_t>(L)] =
-            ThreadWalk(Prog, K, Node, B, G, W * 32 + L, Sizes, static_cast<std::size_t>(Opts.MaxTrips)).run();
+            ThreadWalk(Prog, K, Node, B, G, W * 32 + L, Sizes, static_cast<std::size_t>(Opts.MaxTrips), true).run();
         Trips = std::max(Trips, Lane[static_cast<std::size_t>(L)].size());
       }
       for (std::size_t Trip = 0; Trip < Trips; ++Trip) {

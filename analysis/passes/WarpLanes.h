@@ -7,9 +7,11 @@
 //   shared t: f32[32][32] layout raw
 //   t[tx][2 * ty] = ...        // threads (tx, 0): elements tx*32 + 0
 //
-// A thread runs the kernel's statements with concrete values (loops at most
-// 64 trips, an `if` on values it cannot evaluate ends its walk); its k-th
-// arrival at the site is its lane's part of the warp's k-th execution.
+// A thread runs the kernel's statements with concrete values (`for` and
+// `while` loops at most 64 trips; an `if`, a loop bound or a `while`
+// condition it cannot evaluate ends the walk of its block, and the
+// enclosing block goes on); its k-th arrival at the site is its lane's part
+// of the warp's k-th execution.
 #pragma once
 
 #include "analysis/models/Layout.h"

@@ -371,7 +371,7 @@ TEST_CASE("analyze --html: one page with each site's warp, histogram, layouts an
   CHECK_FALSE(std::filesystem::exists(Page + ".tmp"));
   // Over every size: the figures hold for all, the warps are drawn at the
   // representative sizes.
-  const std::string Any = std::string(BANKWISE_SOURCE_DIR) + "/samples/transpose_any_shape.bw";
+  const std::string Any = std::string(BANKWISE_SOURCE_DIR) + "/samples/bit_reversal.bw";
   R = bankwise("analyze " + Any + " --html " + tmp("any-shape.html"));
   REQUIRE(R.Code == 0);
   std::ifstream In2(tmp("any-shape.html"));

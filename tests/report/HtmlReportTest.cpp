@@ -107,7 +107,7 @@ TEST_CASE("an 8-byte warp is drawn per half warp, each lane in two banks") {
     CHECK(X[2] == 1); // each half's 16 lanes fill the 32 banks once
 }
 
-TEST_CASE("idle lanes draw nothing; a global warp is drawn against sectors") {
+TEST_CASE("idle lanes draw nothing, a global warp is drawn against sectors") {
   report::BankMap M;
   M.Shared = false;
   M.ByteAddrs.fill(-1);
@@ -206,4 +206,34 @@ TEST_CASE("the page is well formed, has a figure per site and escapes source tex
   CHECK(Html.find("&lt;k.bw&gt;") != std::string::npos);
   CHECK(Html.find("<script") == std::string::npos);
   CHECK(count(Html, "http") == count(Html, "http://www.w3.org/2000/svg")); // only the SVG namespace
+}
+
+TEST_CASE("a site in a while loop is walked trip by trip, its worst warp the analysis's") {
+  const ir::Program P = parseOrFail("target sm_90\n"
+                                    "kernel k(a: global i32[256], s: global i32[1]) grid (1) block (256) {\n"
+                                    "  shared part: i32[256] layout raw\n"
+                                    "  part[tx] = a[tx]\n"
+                                    "  sync\n"
+                                    "  let h = 128\n"
+                                    "  while h > 0 {\n"
+                                    "    if tx < h { part[tx * 2 % 256] += part[tx * 2 % 256 + h % 2] }\n"
+                                    "    sync\n"
+                                    "    h >>= 1\n"
+                                    "  }\n"
+                                    "  if tx == 0 { s[0] = part[0] }\n"
+                                    "}\n");
+  const ir::Kernel &K = P.Kernels[0];
+  const KernelReport R = analyzeKernel(P, K);
+  bool Found = false;
+  for (const AccessSiteReport &S : R.Sites) {
+    if (S.Array != "part" || S.Loc.Line != 8 || S.DataDependent)
+      continue;
+    const SiteLanes L = sampleSiteLanes(P, K, S.Node.Read, {});
+    REQUIRE_FALSE(L.Executions.empty());
+    const std::optional<std::size_t> Worst = worstExecution(L, L.Layout);
+    REQUIRE(Worst);
+    CHECK(warpCost(L, L.Executions[*Worst], L.Layout) == S.Wavefronts.Max); // 2: lanes 0 and 16 share a bank
+    Found = true;
+  }
+  CHECK(Found);
 }
