@@ -13,6 +13,7 @@
 #include "driver/ProgramInput.h"
 #include "dsl/Parser.h"
 #include "pipeline/Pipeline.h"
+#include "report/AnalysisPages.h"
 #include "ir/Printer.h"
 #include "support/Diagnostic.h"
 #include "support/Progress.h"
@@ -45,9 +46,29 @@ struct AnalyzeOptions {
   bool Exhaustive = false;
   bool Transformed = false;
   std::string DumpAfter;
+  std::string Html; ///< --html FILE
   std::uint64_t Seed = 1;
   LimitOptions Limits;
 };
+
+/// The lines of Text, for the HTML report's summary.
+std::vector<std::string> textLines(const std::string &Text) {
+  std::vector<std::string> Out;
+  std::size_t From = 0;
+  for (std::size_t To; (To = Text.find('\n', From)) != std::string::npos; From = To + 1)
+    Out.push_back(Text.substr(From, To - From));
+  if (From < Text.size())
+    Out.push_back(Text.substr(From));
+  return Out;
+}
+
+/// Writes the HTML report of --html (nothing without it).
+void writeHtml(const AnalyzeOptions &O, report::Document &D) {
+  if (O.Html.empty())
+    return;
+  D.Title = fmt::format("bankwise analyze {}", O.File);
+  writeTextAtomically(O.Html, report::renderHtml(D));
+}
 
 /// The pipeline's options for analyze: its seed and analysis options, and
 /// --dump-ir-after to stderr.
@@ -173,6 +194,8 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOption
   AllSizesOptions SO;
   SO.Analysis = AO;
   bool AnyKernel = false;
+  report::Document Html;
+  Html.Summary = textLines(Text);
   for (const ir::Kernel &K : Prog.Kernels) {
     if (!O.Kernel.empty() && K.Name != O.Kernel)
       continue;
@@ -185,6 +208,16 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOption
                         R.Method);
     if (!R.FallbackReason.empty())
       Text += fmt::format("  some sizes were evaluated warp by warp ({})\n", R.FallbackReason);
+    report::Section HtmlKernel;
+    if (!O.Html.empty()) {
+      HtmlKernel.Heading = fmt::format("kernel '{}' ({}): every size with {}", R.Kernel, locText(R.Loc), R.Domain);
+      HtmlKernel.Lines.push_back(R.Method);
+      for (std::size_t I = 0; I < R.Sites.size(); ++I)
+        HtmlKernel.Sites.push_back(
+            report::allSizesSite(R.Sites[I], K, P.Program, P.RepresentativeSizes,
+                                 fmt::format("{}-site{}", R.Kernel, I)));
+      Html.Sections.push_back(std::move(HtmlKernel));
+    }
     nlohmann::json JK = {{"kernel", R.Kernel},     {"location", locText(R.Loc)},
                          {"domain", R.Domain},     {"period", R.Period},
                          {"sizes_evaluated", R.Bindings}, {"all_classes", R.AllClasses},
@@ -234,6 +267,7 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOption
   }
   if (!AnyKernel)
     throw UserError(fmt::format("no kernel named '{}' in {}", O.Kernel, O.File));
+  writeHtml(O, Html);
   const int Rc = emitReport(O.Json, J, Text);
   return CheckErrors ? 2 : Rc;
 }
@@ -353,6 +387,8 @@ int runAnalyze(const AnalyzeOptions &O) {
                                      {"candidates", JC}});
   }
   bool AnyKernel = false;
+  report::Document Html;
+  Html.Summary = textLines(Text);
   // A launch's kernels, summed for --transformed against the kernel as
   // written (seed 001's passes against the one scatter).
   struct LaunchTotals {
@@ -395,8 +431,15 @@ int runAnalyze(const AnalyzeOptions &O) {
                                                     "evaluated warp by warp (compiled)"
                                                   : "counted by class, no warp visited")
                                    : "evaluated warp by warp (" + R.FallbackReason + ")");
+    report::Section HtmlKernel;
+    HtmlKernel.Heading = fmt::format("kernel '{}' ({}): {} threads in {} warps of {}", R.Kernel, locText(R.Loc),
+                                     R.Threads, R.Warps, R.WarpSize);
     for (std::size_t SiteIdx = 0; SiteIdx < R.Sites.size(); ++SiteIdx) {
       const AccessSiteReport &S = R.Sites[SiteIdx];
+      if (!O.Html.empty())
+        HtmlKernel.Sites.push_back(report::analyzedSite(
+            S, Prog, K, &Written, AsWritten, O.Transformed && SiteIdx < Before.Sites.size() ? &Before.Sites[SiteIdx] : nullptr,
+            fmt::format("{}-site{}", R.Kernel, SiteIdx)));
       nlohmann::json JS = siteJson(S, locText(S.Loc));
       Text += fmt::format("  {}: {} {} of '{}' ({}), {} warp execution{}\n",
                           locText(S.Loc), spaceName(S.Space),
@@ -491,9 +534,14 @@ int runAnalyze(const AnalyzeOptions &O) {
                         R.TimeUsesWorstCase ? " (data-dependent sites at worst case)" : "",
                         R.LowerBoundFormula, R.LowerBound);
     J["kernels"].push_back(JK);
+    if (!O.Html.empty()) {
+      HtmlKernel.Lines.push_back(textLines(Text).back());
+      Html.Sections.push_back(std::move(HtmlKernel));
+    }
   }
   if (!AnyKernel)
     throw UserError(fmt::format("no kernel named '{}' in {}", O.Kernel, O.File));
+  writeHtml(O, Html);
   const int Rc = emitReport(O.Json, J, Text);
   return CheckErrors ? 2 : Rc;
 }
@@ -520,6 +568,9 @@ void registerAnalyzeCommand(CLI::App &App, Action &Run) {
   Cmd->add_flag("--exhaustive", O->Exhaustive,
                 "evaluate every warp, without the affine fast path");
   Cmd->add_flag("--json", O->Json, "print JSON instead of text");
+  Cmd->add_option("--html", O->Html,
+                  "also write a self-contained HTML report to FILE: per site, the worst warp's bank map, the "
+                  "cost's histogram, the layouts before and after, the source lines");
   Cmd->add_option("--dump-ir-after", O->DumpAfter, DumpIrAfterHelp);
   addLimitOptions(Cmd, O->Limits);
   addThreadsOption(*Cmd);

@@ -14,6 +14,7 @@
 #include "codegen/Codegen.h"
 #include "driver/Commands.h"
 #include "driver/Findings.h"
+#include "driver/Output.h"
 #include "driver/ProgramInput.h"
 #include "dsl/Parser.h"
 #include "pipeline/Pipeline.h"
@@ -57,33 +58,6 @@ struct CompileOptions {
   bool Harness = false;
   LimitOptions Limits;
 };
-
-/// Writes Bytes to Path through a temporary file in the same directory.
-/// Writes Path through Write(stream) into a temporary file renamed into
-/// place, so a failed write leaves no half-written output.
-template <class F> void writeAtomically(const std::string &Path, F &&Write) {
-  const std::string Tmp = Path + ".tmp";
-  const TempFileGuard Guard(Tmp);
-  {
-    std::ofstream Out(Tmp, std::ios::binary | std::ios::trunc);
-    if (!Out)
-      throw UserError(fmt::format("cannot write '{}'", Path));
-    Write(Out);
-    Out.flush();
-    if (!Out) {
-      Out.close();
-      std::error_code Ignored;
-      std::filesystem::remove(Tmp, Ignored);
-      throw UserError(fmt::format("cannot write '{}'", Path));
-    }
-  }
-  std::error_code EC;
-  std::filesystem::rename(Tmp, Path, EC);
-  if (EC) {
-    std::filesystem::remove(Tmp, EC);
-    throw UserError(fmt::format("cannot write '{}': {}", Path, EC.message()));
-  }
-}
 
 /// Writes Side's bytes to Tmp (created or truncated), through O_DIRECT where
 /// the file system takes it: the bytes go to the disk from one reused 8 MiB

@@ -9,9 +9,11 @@
 #include "analysis/checks/Checks.h"
 #include "analysis/checks/LintSites.h"
 #include "driver/Commands.h"
+#include "driver/Output.h"
 #include "driver/ProgramInput.h"
 #include "frontend/CudaLowering.h"
 #include "ir/Printer.h"
+#include "report/AnalysisPages.h"
 #include "support/Diagnostic.h"
 #include "support/Parallel.h"
 #include "support/Progress.h"
@@ -50,6 +52,7 @@ struct LintOptions {
   std::string Format = "text";
   bool Werror = false;
   bool Fix = false;
+  std::string Html; ///< --html FILE
 };
 
 /// "32,8" -> {32, 8, 1}; throws UserError naming Flag for anything else.
@@ -291,6 +294,7 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
       SO.UncertainMask = LK.UncertainMask;
       SO.SourceNames = LK.SourceNames;
       SO.Threads = Workers > 1 ? 1 : AnalysisThreads;
+      SO.Lanes = !O.Html.empty();
       try {
         Work[W].Sites = lintSites(One, One.Kernels.front(), SO);
       } catch (const UserError &E) {
@@ -526,6 +530,42 @@ nlohmann::json sarifReport(const std::vector<FileResult> &Results) {
                                    {"results", Out}}})}};
 }
 
+/// The HTML report of --html: per file its findings, per kernel its sites
+/// with their warps drawn (report/AnalysisPages.h).
+std::string htmlReport(const std::vector<FileResult> &Results) {
+  report::Document D;
+  D.Title = "bankwise lint";
+  std::size_t Next = 0; // site anchors
+  for (const FileResult &R : Results) {
+    report::Section F;
+    F.Heading = R.File;
+    if (!R.Readable)
+      F.Lines.push_back("not readable");
+    for (const FileFinding &X : R.Findings)
+      F.Lines.push_back(fmt::format("{}: {}: {} [{}]", locText(X.F.Loc), severityName(X.F.Sev), X.F.Message,
+                                    X.F.Check));
+    if (R.Findings.empty() && R.Readable)
+      F.Lines.push_back("no findings");
+    D.Sections.push_back(std::move(F));
+    for (const KernelResult &K : R.Kernels) {
+      report::Section S;
+      S.Heading = fmt::format("kernel '{}' ({}) with {}", K.Display, locText(K.Loc), K.Launch);
+      if (!K.Analyzed)
+        S.Lines.push_back("not analyzed: " + K.Why);
+      for (const LintSite &X : K.Sites) {
+        report::Site Site = report::lintedSite(X, fmt::format("site{}", Next++));
+        for (const FileFinding &Y : R.Findings)
+          if (Y.F.Loc.Line == X.Loc.Line && Y.F.Loc.Col == X.Loc.Col && Y.F.Loc.File == X.Loc.File)
+            Site.Figures.insert(Site.Figures.begin(), fmt::format("{}: {} [{}]", severityName(Y.F.Sev),
+                                                                  Y.F.Message, Y.F.Check));
+        S.Sites.push_back(std::move(Site));
+      }
+      D.Sections.push_back(std::move(S));
+    }
+  }
+  return report::renderHtml(D);
+}
+
 int runLint(const LintOptions &O) {
   if (O.Format != "text" && O.Format != "json" && O.Format != "sarif")
     throw UserError(fmt::format("--format '{}': expected text, json or sarif", O.Format));
@@ -586,6 +626,8 @@ int runLint(const LintOptions &O) {
       CheckErrors |= F.F.Sev == Severity::Error && F.F.Check.rfind("bankwise-", 0) == 0;
     }
   }
+  if (!O.Html.empty())
+    writeTextAtomically(O.Html, htmlReport(Results));
   if (O.EmitBw) {
     for (const FileResult &R : Results)
       if (R.Readable)
@@ -620,6 +662,9 @@ void registerLintCommand(CLI::App &App, Action &Run) {
   Cmd->add_flag("--werror", O->Werror, "exit with code 1 when there are warnings");
   Cmd->add_flag("--fix", O->Fix,
                 "pad static shared arrays whose every access was understood, where padding removes the conflict");
+  Cmd->add_option("--html", O->Html,
+                  "also write a self-contained HTML report to FILE: each site's warp drawn against the banks, "
+                  "as written and under each fix, with the findings and source lines");
   addThreadsOption(*Cmd, "-j,--threads");
   Cmd->callback([O, &Run] { Run = [O] { return runLint(*O); }; });
 }

@@ -3,13 +3,14 @@
 # CMake, Ninja, a C++20 compiler, doctest, CLI11, fmt, nlohmann-json, and
 # Clang/LLVM 19 libTooling for frontend/, python3 and jsonschema (the lint
 # tests validate its SARIF), and compiler-rt 19 (libFuzzer, the sanitizers)
-# for scripts/fuzz.sh and scripts/sanitize.sh. Skips apt when all are present.
+# for scripts/fuzz.sh and scripts/sanitize.sh, and chromium (the HTML
+# report's test renders it headless). Skips apt when all are present.
 # The CUDA toolkit (nvcc) is expected to be on the machine already.
 set -euo pipefail
 
 packages=(cmake ninja-build g++ doctest-dev libcli11-dev libfmt-dev
   nlohmann-json3-dev clang-19 libclang-cpp19-dev libclang-19-dev llvm-19-dev
-  python3 python3-jsonschema libclang-rt-19-dev)
+  python3 python3-jsonschema libclang-rt-19-dev chromium)
 
 missing=()
 for p in "${packages[@]}"; do

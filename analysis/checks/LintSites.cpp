@@ -1,6 +1,8 @@
 #include "analysis/checks/LintSites.h"
 
+#include "analysis/passes/ArrayLayout.h"
 #include "analysis/passes/KernelAnalysis.h"
+#include "analysis/passes/WarpLanes.h"
 #include "ir/Bind.h"
 #include "ir/Eval.h"
 #include "ir/Walk.h"
@@ -17,155 +19,16 @@ namespace {
 
 //===-- Lane stride: lanes 0 and 1 walked through the kernel ------------------===//
 
-/// Runs one thread of block 0 through K until it reaches Target, and gives
-/// the flat element index it accesses there.
-class FirstAccess {
-public:
-  FirstAccess(const ir::Program &P, const ir::Kernel &K, const ir::ArrayRead *Target, std::int64_t Thread,
-              const ir::Bindings &Sizes)
-      : P(P), K(K), Target(Target), Sizes(Sizes) {
-    const auto &B = K.Geo.BlockDim;
-    T = {Thread % B[0], Thread / B[0] % B[1], Thread / (B[0] * B[1])};
-    Tid = Thread;
-  }
-
-  std::optional<std::int64_t> run() {
-    walk(K.Body);
-    return Found;
-  }
-
-private:
-  const ir::Program &P;
-  const ir::Kernel &K;
-  const ir::ArrayRead *Target;
-  const ir::Bindings &Sizes; ///< values of P's runtime sizes
-  std::array<std::int64_t, 3> T{};
-  std::int64_t Tid = 0;
-  std::map<std::string, std::int64_t> Env;
-  std::optional<std::int64_t> Found;
-  bool Done = false;
-  int Budget = 20000;
-  int Depth = 0;
-
-  std::optional<std::int64_t> eval(const ir::Expr &E) {
-    ir::EvalHooks H;
-    H.Var = [&](const ir::VarRef &R) -> std::optional<std::int64_t> {
-      if (auto It = Env.find(R.Name); It != Env.end())
-        return It->second;
-      const ir::Param *Pm = P.findParam(R.Name);
-      if (!Pm)
-        return std::nullopt;
-      if (!Pm->Runtime)
-        return Pm->Value;
-      if (auto It = Sizes.find(R.Name); It != Sizes.end())
-        return It->second;
-      if (!Pm->Init || Depth >= 64)
-        return std::nullopt;
-      ++Depth; // a derived size: its expression, at most 64 deep
-      const std::optional<std::int64_t> V = eval(*Pm->Init);
-      --Depth;
-      return V;
-    };
-    H.BuiltinValue = [&](ir::Builtin B) -> std::optional<std::int64_t> {
-      switch (B) {
-      case ir::Builtin::Tid: return Tid;
-      case ir::Builtin::Lane: return Tid % 32;
-      case ir::Builtin::Warp: return Tid / 32;
-      case ir::Builtin::Tx: return T[0];
-      case ir::Builtin::Ty: return T[1];
-      case ir::Builtin::Tz: return T[2];
-      default: return 0; // block 0
-      }
-    };
-    const ir::EvalResult R = ir::evaluate(E, H);
-    return R.ok() ? std::optional<std::int64_t>(R.Value) : std::nullopt;
-  }
-
-  void reach(const ir::ArrayRead &R) {
-    if (&R != Target || Done)
-      return;
-    Done = true;
-    const ir::Array *A = P.findArray(K, R.Array);
-    if (!A || A->Shape.size() != R.Indices.size())
-      return;
-    std::int64_t Flat = 0;
-    for (std::size_t I = 0; I < R.Indices.size(); ++I) {
-      std::optional<std::int64_t> V = eval(R.Indices[I]);
-      if (!V)
-        return;
-      Flat = Flat * A->Shape[I] + *V;
-    }
-    Found = Flat;
-  }
-
-  void scan(const ir::Expr &E) {
-    ir::forEachChild(E, [&](const ir::Expr &C) { scan(C); });
-    if (const auto *R = E.as<ir::ArrayRead>())
-      reach(*R);
-    if (const auto *T = ir::atomicTarget(E))
-      reach(*T);
-  }
-
-  void set(const std::string &Name, const ir::Expr &E) {
-    if (std::optional<std::int64_t> V = eval(E))
-      Env[Name] = *V;
-    else
-      Env.erase(Name);
-  }
-
-  void walk(const ir::Block &B) {
-    for (const ir::Stmt &S : B) {
-      if (Done || --Budget < 0)
-        return;
-      if (const auto *L = S.as<ir::Let>()) {
-        scan(L->Init);
-        set(L->Name, L->Init);
-      } else if (const auto *X = S.as<ir::ExprStmt>()) {
-        scan(X->Value);
-      } else if (const auto *A = S.as<ir::Assign>()) {
-        scan(A->Value);
-        if (const auto *R = std::get_if<ir::ArrayRead>(&A->Target)) {
-          for (const ir::Expr &I : R->Indices)
-            scan(I);
-          reach(*R);
-        } else {
-          set(std::get<ir::VarRef>(A->Target).Name, A->Value);
-        }
-      } else if (const auto *F = S.as<ir::For>()) {
-        std::optional<std::int64_t> Begin = eval(F->Begin), End = eval(F->End);
-        std::optional<std::int64_t> Step = F->Step ? eval(*F->Step) : std::optional<std::int64_t>(1);
-        if (!Begin || !End || !Step || *Step == 0)
-          return;
-        for (std::int64_t V = *Begin, Trip = 0; (*Step > 0 ? V < *End : V > *End) && Trip < 64 && !Done;
-             V += *Step, ++Trip) {
-          Env[F->Var] = V;
-          walk(F->Body);
-        }
-        Env.erase(F->Var);
-      } else if (const auto *W = S.as<ir::While>()) {
-        scan(W->Cond); // its trips are the data's: the walk stops here
-        return;
-      } else if (const auto *I = S.as<ir::If>()) {
-        scan(I->Cond);
-        std::optional<std::int64_t> C = eval(I->Cond);
-        if (!C)
-          return;
-        walk(*C ? I->Then : I->Else);
-      }
-    }
-  }
-};
-
 std::optional<double> laneStride(const ir::Program &P, const ir::Kernel &K, const ir::ArrayRead *Node,
                                  const ir::Bindings &Sizes) {
   if (!Node || K.Geo.threadsPerBlock() < 2)
     return std::nullopt;
   const ir::Array *A = P.findArray(K, Node->Array);
-  std::optional<std::int64_t> A0 = FirstAccess(P, K, Node, 0, Sizes).run();
-  std::optional<std::int64_t> A1 = FirstAccess(P, K, Node, 1, Sizes).run();
-  if (!A || !A0 || !A1)
+  const std::vector<std::int64_t> A0 = threadSiteElements(P, K, Node, {0, 0, 0}, 0, Sizes, 1);
+  const std::vector<std::int64_t> A1 = threadSiteElements(P, K, Node, {0, 0, 0}, 1, Sizes, 1);
+  if (!A || A0.empty() || A1.empty() || A0[0] < 0 || A1[0] < 0)
     return std::nullopt;
-  return static_cast<double>(*A1 - *A0) * static_cast<double>(byteSize(A->Elem)) / 4.0;
+  return static_cast<double>(A1[0] - A0[0]) * static_cast<double>(byteSize(A->Elem)) / 4.0;
 }
 
 //===-- Figures ----------------------------------------------------------------===//
@@ -327,6 +190,35 @@ std::vector<std::pair<std::string, ir::Layout>> fixCandidates(const ir::Array &A
   return Out;
 }
 
+/// The lanes of Node's warps (LintSite::Lanes) in F's program, its
+/// runtime sizes bound once into Bound (the walk needs their extents).
+SiteLanes siteLanes(const Figures &F, const ir::ArrayRead *Node, std::optional<ir::Program> &Bound) {
+  if (F.StrideProgram->runtimeParams().empty())
+    return sampleSiteLanes(*F.StrideProgram, *F.StrideKernel, Node, {});
+  try {
+    if (!Bound)
+      Bound = ir::bindParams(*F.StrideProgram, F.StrideSizes);
+  } catch (const UserError &) {
+    return {};
+  }
+  const ir::Kernel *BK = Bound->findKernel(F.StrideKernel->Name);
+  const ir::ArrayRead *BN = BK ? correspondingNode(*F.StrideKernel, Node, *BK) : nullptr;
+  return BN ? sampleSiteLanes(*Bound, *BK, BN, {}) : SiteLanes{};
+}
+
+/// Array Name of K (its layout as K declares it) as a layout function.
+LayoutFn layoutFnOf(const ir::Kernel &K, const std::string &Name) {
+  for (const ir::Array *A : K.arrays())
+    if (A->Name == Name) {
+      try {
+        return arrayLayout(*A);
+      } catch (const UserError &) {
+        return makeLayout(LayoutKind::Raw, A->Shape);
+      }
+    }
+  return {};
+}
+
 } // namespace
 
 std::vector<LintSite> lintSites(const ir::Program &Prog, const ir::Kernel &K, const LintSiteOptions &Opts) {
@@ -335,6 +227,7 @@ std::vector<LintSite> lintSites(const ir::Program &Prog, const ir::Kernel &K, co
   std::vector<LintSite> Out;
   std::map<SiteKey, std::size_t> Index;
   std::map<SiteKey, std::int64_t> WorstOf; // the worst copy's wavefronts or sectors
+  std::optional<ir::Program> LaneProgram; // the sizes bound, for Opts.Lanes
   for (const RawSite &S : F.Sites) {
     const SiteKey Key = keyOf(S.Loc, S.Array, S.IsWrite);
     auto [It, New] = Index.try_emplace(Key, Out.size());
@@ -377,6 +270,8 @@ std::vector<LintSite> lintSites(const ir::Program &Prog, const ir::Kernel &K, co
     if ((First || Cost.Max > W->second) && F.StrideProgram && S.Node) {
       W->second = Cost.Max;
       L.LaneStrideWords = laneStride(*F.StrideProgram, *F.StrideKernel, S.Node, F.StrideSizes);
+      if (Opts.Lanes)
+        L.Lanes = siteLanes(F, S.Node, LaneProgram);
     }
   }
   if (!Opts.Fixes)
@@ -424,7 +319,7 @@ std::vector<LintSite> lintSites(const ir::Program &Prog, const ir::Kernel &K, co
       for (LintSite &S : Out)
         if (S.Array == Array)
           if (auto It = Waves.find(keyOf(S.Loc, S.Array, S.IsWrite)); It != Waves.end())
-            S.Fixes.push_back({Fix, Layout, It->second});
+            S.Fixes.push_back({Fix, Layout, layoutFnOf(*CK, Array), It->second});
     }
   return Out;
 }

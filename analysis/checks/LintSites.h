@@ -7,6 +7,7 @@
 #pragma once
 
 #include "analysis/passes/AllSizes.h"
+#include "analysis/passes/WarpLanes.h"
 #include "ir/Program.h"
 
 #include <map>
@@ -20,6 +21,7 @@ namespace bankwise {
 struct FixFigure {
   std::string Fix;    ///< "pad the inner dimension to 33"
   ir::Layout Layout;  ///< the layout the analysis evaluated
+  LayoutFn Fn;        ///< the same as a layout function of the array
   SizeRange Wavefronts;
 };
 
@@ -52,6 +54,9 @@ struct LintSite {
   /// Runtime sizes the figures were taken over ("" when all are fixed).
   std::string Domain;
   std::vector<FixFigure> Fixes;
+  /// With LintSiteOptions::Lanes: a sample of the site's warp executions
+  /// (its worst copy's), for drawing them (report/); empty otherwise.
+  SiteLanes Lanes;
 };
 
 struct LintSiteOptions {
@@ -61,6 +66,8 @@ struct LintSiteOptions {
   std::map<std::string, std::string> SourceNames;
   /// Evaluate the layout fixes of conflicting shared sites.
   bool Fixes = true;
+  /// Sample each site's warp executions into LintSite::Lanes.
+  bool Lanes = false;
   /// Worker threads of the all-sizes analysis (0: the hardware's).
   unsigned Threads = 0;
 };

@@ -347,6 +347,47 @@ TEST_CASE("analyze: layout auto is explained, --transformed shows before and aft
   CHECK(J["kernels"][0]["sites"][3]["sm90_wavefronts"]["max"] == 1);
 }
 
+TEST_CASE("analyze --html: one page with each site's warp, histogram, layouts and source") {
+  const std::string Sample = std::string(BANKWISE_SOURCE_DIR) + "/samples/transpose_tiled.bw";
+  const std::string Page = tmp("analyze-report.html");
+  std::filesystem::remove(Page);
+  Result R = bankwise("analyze " + Sample + " -D N=256 --html " + Page);
+  REQUIRE(R.Code == 0);
+  CHECK(contains(R.Out, "layout auto of 'tile' -> pad(1)")); // the text report as ever
+  std::ifstream In(Page);
+  const std::string Html((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+  auto Count = [&](const std::string &Needle) {
+    std::size_t N = 0;
+    for (std::size_t At = Html.find(Needle); At != std::string::npos; At = Html.find(Needle, At + 1))
+      ++N;
+    return N;
+  };
+  CHECK(Html.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(Count("<section class=\"site\"") == 4);
+  CHECK(Count("class=\"histogram\"") == 4);
+  CHECK(Count("class=\"element-grid\"") == 4); // 'tile' as written and transformed, two sites
+  CHECK(contains(Html, "as written: auto"));
+  CHECK(contains(Html, "transformed: pad(1)"));
+  CHECK(contains(Html, "data-bank=\"0\" data-turn=\"32\"")); // the column read as written: 32 lanes, bank 0
+  CHECK(contains(Html, "tile[tx][ty + 8 * k]"));                // its source line
+  CHECK_FALSE(contains(Html, "<script"));
+  CHECK_FALSE(std::filesystem::exists(Page + ".tmp"));
+  // Over every size: the figures hold for all, the warps are drawn at the
+  // representative sizes.
+  const std::string Any = std::string(BANKWISE_SOURCE_DIR) + "/samples/bit_reversal.bw";
+  R = bankwise("analyze " + Any + " --html " + tmp("any-shape.html"));
+  REQUIRE(R.Code == 0);
+  std::ifstream In2(tmp("any-shape.html"));
+  const std::string Html2((std::istreambuf_iterator<char>(In2)), std::istreambuf_iterator<char>());
+  CHECK(contains(Html2, "the warps drawn are at"));
+  CHECK(contains(Html2, "class=\"bank-map\""));
+  // A page that cannot be written: exit 2, nothing left behind.
+  R = bankwise("analyze " + Sample + " -D N=256 --html " + tmp("no-such-dir/r.html"));
+  CHECK(R.Code == 2);
+  CHECK(contains(R.Out, "cannot write"));
+  CHECK_FALSE(std::filesystem::exists(tmp("no-such-dir")));
+}
+
 TEST_CASE("schedule colored on a global copy: analyze shows seed 001's shape and pass kernels, compile emits them") {
   const std::string Sample = std::string(BANKWISE_SOURCE_DIR) + "/samples/offline_permutation_scheduled.bw";
   Result R = bankwise("analyze " + Sample + " -D N=65536 --transformed");

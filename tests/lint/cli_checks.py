@@ -212,4 +212,18 @@ check(all(o.returncode == 2 for o in outs) and outs[0].stdout == outs[1].stdout 
       [f["file"] for f in json.loads(outs[0].stdout)["files"]] == files,
       "several files, broken ones among them: every report, in order, exit 2")
 
+# --html: one page beside the text report, the 32-way read of the tile drawn
+# as written (32 lanes in one bank) and under each fix, no script, nothing
+# fetched; a path that cannot be written is exit 2 and no file.
+page = os.path.join(WORK, "lint.html")
+r = run("lint", transpose, "--html", page)
+html = open(page, encoding="utf-8").read() if os.path.exists(page) else ""
+check(r.returncode == 0 and "32-way bank conflict" in r.stdout and html.startswith("<!DOCTYPE html>") and
+      html.count('class="bank-map"') >= 3 and "fix: pad the inner dimension to 33" in html and
+      'data-bank="0" data-turn="32"' in html and "<script" not in html and not os.path.exists(page + ".tmp"),
+      "--html writes the page: the 32-way warp as written and under the fixes")
+r = run("lint", transpose, "--html", os.path.join(WORK, "no-such-dir", "lint.html"))
+check(r.returncode == 2 and "cannot write" in r.stderr and not os.path.exists(os.path.join(WORK, "no-such-dir")),
+      "--html to a path that cannot be written: exit 2, no file")
+
 sys.exit(1 if FAILS else 0)

@@ -1,0 +1,166 @@
+#include "report/AnalysisPages.h"
+
+#include "analysis/passes/ArrayLayout.h"
+#include "report/SiteFigures.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace bankwise::report {
+
+namespace {
+
+std::string accessText(bool IsAtomic, ir::AtomicOp Op, bool IsWrite) {
+  return IsAtomic ? std::string(ir::spelling(Op)) : IsWrite ? "write" : "read";
+}
+
+/// The layout function of array Name of K in P, or nullopt.
+std::optional<LayoutFn> layoutOf(const ir::Program &P, const ir::Kernel &K, const std::string &Name) {
+  const ir::Array *A = P.findArray(K, Name);
+  if (!A)
+    return std::nullopt;
+  try {
+    return arrayLayout(*A);
+  } catch (const UserError &) {
+    return std::nullopt;
+  }
+}
+
+/// The layout's name as the reports print it: "raw", "pad(1)", ...
+std::string layoutName(const ir::Program &P, const ir::Kernel &K, const std::string &Name) {
+  const ir::Array *A = P.findArray(K, Name);
+  if (!A)
+    return "raw";
+  return A->Lay.Kind == ir::LayoutKind::Auto ? "auto, as raw" : A->Lay.str();
+}
+
+} // namespace
+
+std::string locationText(const SourceLoc &L) {
+  if (L.Line == 0)
+    return L.File;
+  return fmt::format("{}:{}:{}", L.File, L.Line, L.Col);
+}
+
+Site analyzedSite(const AccessSiteReport &S, const ir::Program &Prog, const ir::Kernel &K,
+                  const ir::Program *Written, const ir::Kernel *WrittenK, const AccessSiteReport *Before,
+                  std::string Id) {
+  Site X;
+  X.Id = std::move(Id);
+  const bool Shared = S.Space == ir::MemSpace::Shared;
+  X.Heading = fmt::format("{}: {} {} of '{}' ({}), {} warp execution{}", locationText(S.Loc),
+                          ir::spelling(S.Space), accessText(S.IsAtomic, S.Op, S.IsWrite), S.Array, S.Layout,
+                          S.WarpExecutions, S.WarpExecutions == 1 ? "" : "s");
+  X.Source = sourceExcerpt(S.Loc);
+  if (S.DataDependent) {
+    X.Figures.push_back(fmt::format("data-dependent: the index reads '{}'; worst congestion {}, expected {:.3g} for "
+                                    "random indices",
+                                    S.DataSource, S.WorstCongestion, S.ExpectedRapCongestion));
+  } else {
+    X.Figures.push_back(fmt::format("DMM congestion {}; UMM groups {}", S.Congestion.str(), S.Groups.str()));
+    X.Figures.push_back(Shared ? "sm_90 wavefronts " + S.Wavefronts.str()
+                               : "sm_90 sectors " + S.Sectors.str() + ", lines " + S.Lines.str());
+    if (S.IsAtomic)
+      X.Figures.push_back("same-address serialization " + S.Serialization.str());
+    if (Before) {
+      const CostStats &Was = Shared ? Before->Wavefronts : Before->Sectors;
+      X.Figures.push_back(fmt::format("as written ({}): {} {}", Before->Layout, Shared ? "wavefronts" : "sectors",
+                                      Was.str()));
+    }
+  }
+  if (S.DataGuarded)
+    X.Notes.push_back(fmt::format("data-dependent branch on '{}': every lane that reaches the access is counted",
+                                  S.GuardSource));
+  const std::optional<LayoutFn> Now = layoutOf(Prog, K, S.Array);
+  if (!S.Node.Read || !Now) {
+    X.Notes.push_back("this site is not in the program's IR (a generated pass): no warp drawn");
+    return X;
+  }
+  const SiteLanes Lanes = sampleSiteLanes(Prog, K, S.Node.Read, {});
+  std::vector<NamedLayout> Compare;
+  std::optional<LayoutFn> Was;
+  if (Written && WrittenK)
+    Was = layoutOf(*Written, *WrittenK, S.Array);
+  if (Was && *Was != *Now) {
+    Compare.push_back({"as written: " + layoutName(*Written, *WrittenK, S.Array), *Was});
+    Compare.push_back({"transformed: " + S.Layout, *Now});
+  } else {
+    Compare.push_back({"layout " + S.Layout + " (not changed by the transformation)", *Now});
+  }
+  const CostStats &Cost = Shared ? S.Wavefronts : S.Sectors;
+  addLaneFigures(X, Lanes, {S.Layout, *Now}, Compare,
+                 S.DataDependent || S.DataGuarded || Cost.Count == 0 ? std::nullopt
+                                                                      : std::optional<std::int64_t>(Cost.Max));
+  return X;
+}
+
+Site allSizesSite(const AllSizesSite &S, const ir::Kernel &K, const ir::Program &Bound,
+                  const ir::Bindings &At, std::string Id) {
+  Site X;
+  X.Id = std::move(Id);
+  const bool Shared = S.Space == ir::MemSpace::Shared;
+  X.Heading = fmt::format("{}: {} {} of '{}' ({})", locationText(S.Loc), ir::spelling(S.Space),
+                          accessText(S.IsAtomic, S.Op, S.IsWrite), S.Array, S.Layout);
+  X.Source = sourceExcerpt(S.Loc);
+  if (S.DataDependent) {
+    X.Figures.push_back("data-dependent: give the runtime sizes with -D and the data with --data");
+  } else {
+    X.Figures.push_back(fmt::format("DMM congestion {}", S.Congestion.str()));
+    X.Figures.push_back(fmt::format("UMM groups {}", S.Groups.str()));
+    X.Figures.push_back(Shared ? "sm_90 wavefronts " + S.Wavefronts.str()
+                               : fmt::format("sm_90 sectors {}; lines {}", S.Sectors.str(), S.Lines.str()));
+  }
+  std::vector<std::string> Sizes;
+  for (const auto &[Name, Value] : At)
+    Sizes.push_back(fmt::format("{} = {}", Name, Value));
+  X.Notes.push_back(fmt::format("the figures above hold over every size; the warps drawn are at {}",
+                                fmt::join(Sizes, ", ")));
+  const ir::Kernel *BK = Bound.findKernel(K.Name);
+  const ir::ArrayRead *BN = BK && S.Node ? correspondingNode(K, S.Node, *BK) : nullptr;
+  const std::optional<LayoutFn> Now = BN ? layoutOf(Bound, *BK, S.Array) : std::nullopt;
+  if (!BN || !Now) {
+    X.Notes.push_back("no warp drawn: the site was not found in the program at those sizes");
+    return X;
+  }
+  const SiteLanes Lanes = sampleSiteLanes(Bound, *BK, BN, {});
+  addLaneFigures(X, Lanes, {S.Layout, *Now}, {{"layout " + S.Layout, *Now}}, std::nullopt);
+  return X;
+}
+
+Site lintedSite(const LintSite &S, std::string Id) {
+  Site X;
+  X.Id = std::move(Id);
+  const bool Shared = S.Space == ir::MemSpace::Shared;
+  X.Heading = fmt::format("{}: {} {} of '{}'", locationText(S.Loc), ir::spelling(S.Space),
+                          S.IsAtomic ? "atomic" : S.IsWrite ? "store" : "load", S.Source);
+  X.Source = sourceExcerpt(S.Loc);
+  if (S.DataDependent)
+    X.Figures.push_back(fmt::format("data-dependent: the index reads '{}'", S.DataSource));
+  else if (Shared)
+    X.Figures.push_back("sm_90 wavefronts " + S.Wavefronts.str());
+  else
+    X.Figures.push_back(fmt::format("sm_90 sectors {}; lines {}", S.Sectors.str(), S.Lines.str()));
+  if (S.LaneStrideWords)
+    X.Figures.push_back(fmt::format("lanes {:g} words apart", *S.LaneStrideWords));
+  for (const FixFigure &F : S.Fixes)
+    X.Figures.push_back(fmt::format("fix: {}: wavefronts {}", F.Fix, F.Wavefronts.str()));
+  if (!S.Domain.empty())
+    X.Notes.push_back(fmt::format("figures over every size with {}; the warps drawn at representative sizes",
+                                  S.Domain));
+  if (S.UncertainMask)
+    X.Notes.push_back("the figures assume every lane active (a condition the lint could not evaluate)");
+  if (S.Lanes.Shape.empty()) {
+    X.Notes.push_back("no warp drawn: the site's lanes were not walked");
+    return X;
+  }
+  std::vector<NamedLayout> Compare = {{"as written: " + S.Lanes.Layout.str(), S.Lanes.Layout}};
+  for (const FixFigure &F : S.Fixes)
+    Compare.push_back({"fix: " + F.Fix, F.Fn});
+  const SizeRange &Cost = Shared ? S.Wavefronts : S.Sectors;
+  addLaneFigures(X, S.Lanes, {"the layout as written", S.Lanes.Layout}, Compare,
+                 S.Domain.empty() && Cost.Any && !S.DataDependent ? std::optional<std::int64_t>(Cost.Max)
+                                                                  : std::nullopt);
+  return X;
+}
+
+} // namespace bankwise::report
