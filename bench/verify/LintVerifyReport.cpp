@@ -136,13 +136,8 @@ std::string transformation(const v::LineGroup &G, const std::vector<v::LineGroup
   auto WideOps = [&](const v::LineGroup &L, int Bits) {
     std::set<std::string> Ops;
     for (const std::string &S : L.Sass)
-      if (v::accessBits(S) > Bits) {
-        // "@!P1  LDS.64 R12, [R5]": the mnemonic after the guard.
-        std::string T = v::trimSpaces(S);
-        if (!T.empty() && T[0] == '@')
-          T = v::trimSpaces(T.substr(std::min(T.find(' '), T.size())));
-        Ops.insert(T.substr(0, T.find(' ')));
-      }
+      if (v::accessBits(S) > Bits)
+        Ops.insert(std::string(v::sassMnemonic(S)));
     std::string Out;
     for (const std::string &O : Ops)
       Out += (Out.empty() ? "" : ", ") + O;
@@ -310,10 +305,7 @@ int main(int argc, char **argv) {
           // per instruction (no launch sums here to compare instead).
           const bool Predicated =
               Measured < static_cast<double>(Lo) - Tol && !G.Sass.empty() &&
-              std::all_of(G.Sass.begin(), G.Sass.end(), [](const std::string &S) {
-                const std::string T = v::trimSpaces(S);
-                return !T.empty() && T[0] == '@';
-              });
+              std::all_of(G.Sass.begin(), G.Sass.end(), [](const std::string &S) { return v::sassPredicated(S); });
           const std::string PredicatedNote =
               "below the figure per instruction executed: predicated (@P) instructions, which ncu counts "
               "executed for warps whose lanes are all off";

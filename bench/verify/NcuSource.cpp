@@ -96,15 +96,10 @@ Op parseOp(const std::string &S) {
   return Op::Other;
 }
 
-/// The operation of a SASS memory instruction from its mnemonic: RED*,
+/// The operation of a SASS memory instruction from its mnemonic (sassMnemonic): RED*,
 /// ATOM* atomic; LD* load; ST* store.
 Op opOfMnemonic(std::string_view Sass) {
-  std::size_t I = Sass.find_first_not_of(" \t");
-  if (I != std::string_view::npos && Sass[I] == '@')
-    I = Sass.find_first_not_of(" \t", Sass.find_first_of(" \t", I));
-  if (I == std::string_view::npos)
-    return Op::Other;
-  const std::string_view W = Sass.substr(I);
+  const std::string_view W = sassMnemonic(Sass);
   if (W.rfind("RED", 0) == 0 || W.rfind("ATOM", 0) == 0)
     return Op::Atomic;
   if (W.rfind("LD", 0) == 0)
@@ -414,15 +409,23 @@ void mergeInlinedSections(NcuSource &Source) {
   Fns.resize(Out);
 }
 
-int accessBits(std::string_view Sass) {
-  // The mnemonic: the first word after an optional "@P0" / "@!P0" guard.
+std::string_view sassMnemonic(std::string_view Sass) {
   std::size_t I = Sass.find_first_not_of(" \t");
   if (I != std::string_view::npos && Sass[I] == '@')
     I = Sass.find_first_not_of(" \t", Sass.find_first_of(" \t", I));
   if (I == std::string_view::npos)
-    return 32;
+    return {};
   const std::size_t End = std::min(Sass.find_first_of(" \t", I), Sass.size());
-  const std::string_view Mnemonic = Sass.substr(I, End - I);
+  return Sass.substr(I, End - I);
+}
+
+bool sassPredicated(std::string_view Sass) {
+  const std::size_t I = Sass.find_first_not_of(" \t");
+  return I != std::string_view::npos && Sass[I] == '@';
+}
+
+int accessBits(std::string_view Sass) {
+  const std::string_view Mnemonic = sassMnemonic(Sass);
   int Bits = 32;
   for (std::size_t Dot = Mnemonic.find('.'); Dot != std::string_view::npos; Dot = Mnemonic.find('.', Dot + 1)) {
     const std::string_view Suffix = Mnemonic.substr(Dot + 1, Mnemonic.find('.', Dot + 1) - Dot - 1);

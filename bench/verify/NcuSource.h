@@ -120,6 +120,13 @@ void mergeInlinedSections(NcuSource &Source);
 /// used, and only the memory instructions' SASS rows (duplicates kept).
 std::string trimNcuSource(std::string_view Text);
 
+/// The mnemonic of a SASS instruction, after an optional "@P0" / "@!P0"
+/// guard: "@!P1  LDS.64 R12, [R5]" -> "LDS.64"; empty for none.
+std::string_view sassMnemonic(std::string_view Sass);
+
+/// Whether a SASS instruction carries a guard predicate ("@P0 STS ...").
+bool sassPredicated(std::string_view Sass);
+
 /// Bits one lane moves in a SASS memory instruction, from its mnemonic:
 /// "LDS.64" 64, "@!P0 STG.E.128" 128, "LDG.E.U8" 8, ".S16"/".U16" 16, else 32.
 int accessBits(std::string_view Sass);
