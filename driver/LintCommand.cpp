@@ -146,11 +146,9 @@ std::string applyFixes(const std::string &File, const frontend::LoweredFile &L,
   };
   std::vector<Edit> Edits;
   std::vector<std::string> Skipped;
-  std::size_t K = 0;
   for (const frontend::LoweredKernel &LK : L.Kernels) {
     if (!LK.Lowered)
       continue;
-    ++K;
     for (const frontend::SharedArraySource &S : LK.Shared) {
       // The padding every conflicting site of it agrees removes its conflicts.
       std::optional<std::int64_t> Pad;
@@ -228,16 +226,7 @@ std::string applyFixes(const std::string &File, const frontend::LoweredFile &L,
   }
   if (Done.empty())
     return Summary({});
-  const std::string Tmp = File + ".bankwise-fix.tmp";
-  const TempFileGuard Guard(Tmp);
-  {
-    std::ofstream Out(Tmp, std::ios::binary);
-    Out << Text;
-    if (!Out)
-      throw UserError(fmt::format("--fix: cannot write '{}'", Tmp));
-  }
-  std::filesystem::rename(Tmp, File);
-  (void)K;
+  writeTextAtomically(File, Text);
   return Summary(Done);
 }
 
