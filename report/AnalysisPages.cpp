@@ -71,6 +71,10 @@ Site analyzedSite(const AccessSiteReport &S, const ir::Program &Prog, const ir::
   if (S.DataGuarded)
     X.Notes.push_back(fmt::format("data-dependent branch on '{}': every lane that reaches the access is counted",
                                   S.GuardSource));
+  const CostStats &Cost = Shared ? S.Wavefronts : S.Sectors;
+  const bool Exact = !S.DataDependent && !S.DataGuarded && Cost.Count > 0;
+  if (Exact)
+    X.Costs = countsHistogram(Cost.Counts, Shared, false, "");
   const std::optional<LayoutFn> Now = layoutOf(Prog, K, S.Array);
   if (!S.Node.Read || !Now) {
     X.Notes.push_back("this site is not in the program's IR (a generated pass): no warp drawn");
@@ -87,10 +91,8 @@ Site analyzedSite(const AccessSiteReport &S, const ir::Program &Prog, const ir::
   } else {
     Compare.push_back({"layout " + S.Layout + " (not changed by the transformation)", *Now});
   }
-  const CostStats &Cost = Shared ? S.Wavefronts : S.Sectors;
   addLaneFigures(X, Lanes, {S.Layout, *Now}, Compare,
-                 S.DataDependent || S.DataGuarded || Cost.Count == 0 ? std::nullopt
-                                                                      : std::optional<std::int64_t>(Cost.Max));
+                 Exact ? std::optional<std::int64_t>(Cost.Max) : std::nullopt, X.Costs);
   return X;
 }
 
@@ -115,6 +117,8 @@ Site allSizesSite(const AllSizesSite &S, const ir::Kernel &K, const ir::Program 
     Sizes.push_back(fmt::format("{} = {}", Name, Value));
   X.Notes.push_back(fmt::format("the figures above hold over every size; the warps drawn are at {}",
                                 fmt::join(Sizes, ", ")));
+  if (!S.DataDependent)
+    X.Costs = countsHistogram(S.WorstBySize, Shared, true, S.BySizeOf);
   const ir::Kernel *BK = Bound.findKernel(K.Name);
   const ir::ArrayRead *BN = BK && S.Node ? correspondingNode(K, S.Node, *BK) : nullptr;
   const std::optional<LayoutFn> Now = BN ? layoutOf(Bound, *BK, S.Array) : std::nullopt;
@@ -123,7 +127,7 @@ Site allSizesSite(const AllSizesSite &S, const ir::Kernel &K, const ir::Program 
     return X;
   }
   const SiteLanes Lanes = sampleSiteLanes(Bound, *BK, BN, {});
-  addLaneFigures(X, Lanes, {S.Layout, *Now}, {{"layout " + S.Layout, *Now}}, std::nullopt);
+  addLaneFigures(X, Lanes, {S.Layout, *Now}, {{"layout " + S.Layout, *Now}}, std::nullopt, X.Costs);
   return X;
 }
 
@@ -149,6 +153,8 @@ Site lintedSite(const LintSite &S, std::string Id) {
                                   S.Domain));
   if (S.UncertainMask)
     X.Notes.push_back("the figures assume every lane active (a condition the lint could not evaluate)");
+  if (!S.DataDependent)
+    X.Costs = countsHistogram(S.Costs, Shared, !S.Domain.empty(), S.CostsOf);
   if (S.Lanes.Shape.empty()) {
     X.Notes.push_back("no warp drawn: the site's lanes were not walked");
     return X;
@@ -159,7 +165,8 @@ Site lintedSite(const LintSite &S, std::string Id) {
   const SizeRange &Cost = Shared ? S.Wavefronts : S.Sectors;
   addLaneFigures(X, S.Lanes, {"the layout as written", S.Lanes.Layout}, Compare,
                  S.Domain.empty() && Cost.Any && !S.DataDependent ? std::optional<std::int64_t>(Cost.Max)
-                                                                  : std::nullopt);
+                                                                  : std::nullopt,
+                 X.Costs);
   return X;
 }
 

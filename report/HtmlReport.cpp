@@ -195,7 +195,7 @@ std::string histogramSvg(const Histogram &H) {
                    T + Plot, T + Plot, escapeHtml(H.YLabel));
   for (std::size_t I = 0; I < H.Bars.size(); ++I) {
     const auto &[Cost, Count] = H.Bars[I];
-    const int Hgt = std::max(1, static_cast<int>(Count * Plot / Max));
+    const int Hgt = std::max(1, static_cast<int>(static_cast<double>(Count) * Plot / static_cast<double>(Max)));
     const int X = L + 4 + static_cast<int>(I) * BarW;
     S += fmt::format("<rect class=\"bar\" data-cost=\"{}\" data-count=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" "
                      "height=\"{}\"><title>{}: {}</title></rect>\n",

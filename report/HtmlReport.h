@@ -1,8 +1,8 @@
 // The HTML report (`analyze --html`, `lint --html`): one self-contained
 // page, inline CSS and inline SVG, no script and nothing fetched. Per access
 // site: a bank map of its worst warp (lanes against the 32 banks, as seed
-// 002's Figures 4 and 6 draw a warp), a histogram of its cost over the warp
-// executions sampled, its layout before and after the transformation, and
+// 002's Figures 4 and 6 draw a warp), a histogram of its cost over every
+// warp execution (or every size class), its layout before and after, and
 // its source lines. This file only draws: the figures come in as values
 // (report/SiteFigures.h makes them from the analysis), and every text is
 // escaped here.

@@ -63,6 +63,24 @@ std::optional<Histogram> costHistogram(const SiteLanes &S, const LayoutFn &Layou
   return H;
 }
 
+std::optional<Histogram> countsHistogram(const CostCounts &Counts, bool Shared, bool BySize, const std::string &Of) {
+  if (Counts.Bars.empty())
+    return std::nullopt;
+  const char *Cost = Shared ? "wavefronts" : "sectors";
+  Histogram H;
+  H.Bars = Counts.Bars;
+  if (BySize) {
+    H.XLabel = fmt::format("sm_90 {} of the worst warp", Cost);
+    H.YLabel = "size classes";
+    H.Caption = fmt::format("the worst warp's {} at each size: {}", Cost, Of);
+  } else {
+    H.XLabel = fmt::format("sm_90 {} per warp", Cost);
+    H.YLabel = "warp executions";
+    H.Caption = fmt::format("{} over all {} warp executions of the launch", Cost, Counts.total());
+  }
+  return H;
+}
+
 ElementGrid elementGrid(const SiteLanes &S, const LayoutFn &Layout, std::string Caption) {
   ElementGrid G;
   G.Caption = std::move(Caption);
@@ -93,7 +111,8 @@ ElementGrid elementGrid(const SiteLanes &S, const LayoutFn &Layout, std::string 
 }
 
 void addLaneFigures(Site &X, const SiteLanes &S, const NamedLayout &Now, const std::vector<NamedLayout> &Compare,
-                    std::optional<std::int64_t> AnalysisMax) {
+                    std::optional<std::int64_t> AnalysisMax, std::optional<Histogram> Costs) {
+  X.Costs = std::move(Costs);
   const std::optional<std::size_t> Worst = worstExecution(S, Now.Fn);
   if (!Worst) {
     X.Notes.push_back("no warp execution of this site was sampled (the walk of block 0 and the last block did not "
@@ -116,7 +135,8 @@ void addLaneFigures(Site &X, const SiteLanes &S, const NamedLayout &Now, const s
                                   *AnalysisMax, costName(S)));
   if (S.Unknown)
     X.Notes.push_back("some lanes' indices read data the walk does not know; they are drawn as 'index not known'");
-  X.Costs = costHistogram(S, Now.Fn);
+  if (!X.Costs)
+    X.Costs = costHistogram(S, Now.Fn);
   for (const NamedLayout &L : Compare) {
     LayoutPanel P;
     P.Name = L.Name;

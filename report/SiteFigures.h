@@ -4,6 +4,7 @@
 // fall in the banks, and the source lines around a location.
 #pragma once
 
+#include "analysis/passes/KernelAnalysis.h"
 #include "analysis/passes/WarpLanes.h"
 #include "report/HtmlReport.h"
 #include "support/Diagnostic.h"
@@ -24,6 +25,12 @@ BankMap warpBankMap(const SiteLanes &S, const WarpLanes &W, const LayoutFn &Layo
 /// when S has none.
 std::optional<Histogram> costHistogram(const SiteLanes &S, const LayoutFn &Layout);
 
+/// The histogram of a site's cost over every warp execution of the launch
+/// (BySize false: Counts counts warp executions) or of its worst warp over
+/// size classes (BySize: Counts counts classes, Of names them); nullopt
+/// when Counts is empty.
+std::optional<Histogram> countsHistogram(const CostCounts &Counts, bool Shared, bool BySize, const std::string &Of);
+
 /// The banks (4-byte word mod 32) of the first rows of S's array under
 /// Layout: up to 8 rows of up to 32 columns (a one-dimensional array in
 /// rows of 32).
@@ -37,12 +44,13 @@ struct NamedLayout {
 
 /// Adds S's figures to X: the worst sampled warp under Now (and how it
 /// compares with AnalysisMax, the analysis's worst over every warp, when
-/// given), the histogram of the cost over the sample, and a panel per
+/// given), the histogram Costs (the analysis's, over every warp or every
+/// size class; when nullopt, the histogram of the sample), and a panel per
 /// layout of Compare (each its own worst warp of the sample, and its first
 /// elements' banks on shared memory). X.Rank becomes the most any warp
 /// drawn costs above the least a warp can (1 wavefront, 4 sectors for
 /// 4-byte elements). A sample with no execution adds a note instead.
 void addLaneFigures(Site &X, const SiteLanes &S, const NamedLayout &Now, const std::vector<NamedLayout> &Compare,
-                    std::optional<std::int64_t> AnalysisMax);
+                    std::optional<std::int64_t> AnalysisMax, std::optional<Histogram> Costs = std::nullopt);
 
 } // namespace bankwise::report

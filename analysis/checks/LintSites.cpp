@@ -75,6 +75,8 @@ struct RawSite {
   double WavefrontsTotal = 0, SectorsTotal = 0;
   bool IsAtomic = false;
   SizeRange Serialization; ///< atomics: same-address serialization
+  CostCounts Costs;        ///< LintSite::Costs
+  std::string CostsOf;
 };
 
 struct Figures {
@@ -119,7 +121,8 @@ Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, unsigned Threads
       F.Sites.push_back({S.Loc, S.Array, S.Space, S.IsWrite, S.DataDependent, S.DataSource,
                          rangeOf(S.Wavefronts), rangeOf(S.Sectors), rangeOf(S.Lines), S.Node.Read,
                          std::max(S.Wavefronts.Count, S.Sectors.Count), S.Wavefronts.Sum, S.Sectors.Sum,
-                         S.IsAtomic, rangeOf(S.Serialization)});
+                         S.IsAtomic, rangeOf(S.Serialization),
+                         (S.Space == ir::MemSpace::Shared ? S.Wavefronts : S.Sectors).Counts, "warp executions"});
     F.StrideProgram = &Prog;
     F.StrideKernel = &K;
     return F;
@@ -139,7 +142,7 @@ Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, unsigned Threads
   }
   for (const AllSizesSite &S : R.Sites)
     F.Sites.push_back({S.Loc, S.Array, S.Space, S.IsWrite, S.DataDependent, {}, S.Wavefronts, S.Sectors, S.Lines,
-                       S.Node, -1, 0, 0, S.IsAtomic, S.Serialization});
+                       S.Node, -1, 0, 0, S.IsAtomic, S.Serialization, S.WorstBySize, S.BySizeOf});
   return F;
 }
 
@@ -265,10 +268,19 @@ std::vector<LintSite> lintSites(const ir::Program &Prog, const ir::Kernel &K, co
     mergeRange(L.Lines, S.Lines);
     L.IsAtomic |= S.IsAtomic;
     mergeRange(L.Serialization, S.Serialization);
+    if (F.Domain.empty()) { // every execution at this location
+      L.Costs.merge(S.Costs);
+      L.CostsOf = S.CostsOf;
+    }
     const SizeRange &Cost = S.Space == ir::MemSpace::Shared ? S.Wavefronts : S.Sectors;
     auto [W, First] = WorstOf.try_emplace(Key, Cost.Max);
-    if ((First || Cost.Max > W->second) && F.StrideProgram && S.Node) {
-      W->second = Cost.Max;
+    const bool Worst = First || Cost.Max > W->second;
+    W->second = std::max(W->second, Cost.Max);
+    if (Worst && !F.Domain.empty()) { // the worst copy's classes
+      L.Costs = S.Costs;
+      L.CostsOf = S.CostsOf;
+    }
+    if (Worst && F.StrideProgram && S.Node) {
       L.LaneStrideWords = laneStride(*F.StrideProgram, *F.StrideKernel, S.Node, F.StrideSizes);
       if (Opts.Lanes)
         L.Lanes = siteLanes(F, S.Node, LaneProgram);

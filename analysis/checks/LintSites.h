@@ -53,6 +53,14 @@ struct LintSite {
   bool UncertainMask = false;
   /// Runtime sizes the figures were taken over ("" when all are fixed).
   std::string Domain;
+  /// Wavefronts (shared memory) or sectors (global) per warp: how many
+  /// warp executions of the launch have each at fixed sizes (the copies
+  /// of an unrolled loop together), or how many size classes have each as
+  /// their worst warp over all sizes (the worst copy's). CostsOf says
+  /// which, in words ("warp executions", "32 residue classes of C mod 32,
+  /// ...").
+  CostCounts Costs;
+  std::string CostsOf;
   std::vector<FixFigure> Fixes;
   /// With LintSiteOptions::Lanes: a sample of the site's warp executions
   /// (its worst copy's), for drawing them (report/); empty otherwise.

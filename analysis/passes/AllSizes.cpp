@@ -168,7 +168,20 @@ struct Run {
   std::optional<KernelReport> Rep;
   std::string Error;      ///< the size is invalid (constraint, grid)
   std::string RunError;   ///< the kernel fails at this size
+  /// Per site: 1 when this run is a residue class of the sizes the site's
+  /// figures depend on (at the base magnitude), 2 when those classes were
+  /// too many to enumerate and each size went through its own with the
+  /// others at two; 0 otherwise. Runs of the same sizes merge their marks.
+  std::vector<std::uint8_t> ClassOf = {};
 };
+
+/// The ClassOf marks of a run for the sites in Of: Mark on each.
+std::vector<std::uint8_t> classMarks(const std::vector<bool> &Of, std::uint8_t Mark) {
+  std::vector<std::uint8_t> C(Of.size(), 0);
+  for (std::size_t S = 0; S < Of.size(); ++S)
+    C[S] = Of[S] ? Mark : 0;
+  return C;
+}
 
 } // namespace
 
@@ -294,11 +307,11 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   };
   // Size I at V, each other size at its first and then its second class,
   // for the sites in Of (empty: every site).
-  auto OthersAtTwo = [&](std::size_t I, std::int64_t V, const std::vector<bool> &Of) {
+  auto OthersAtTwo = [&](std::size_t I, std::int64_t V, const std::vector<bool> &Of, bool Class) {
     for (std::size_t Rep2 = 0; Rep2 < 2; ++Rep2) {
       std::vector<std::int64_t> Pick = Reps(Rep2);
       Pick[I] = V;
-      Runs.push_back({Sizes(Pick), Of, -1, {}, {}, {}});
+      Runs.push_back({Sizes(Pick), Of, -1, {}, {}, {}, classMarks(Of, Class ? 2 : 0)});
     }
   };
   // The sites whose figures a size set (or one size) reaches through its
@@ -332,7 +345,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       for (std::size_t I = 0; I < Doms.size(); ++I)
         if (Set[I])
           for (std::int64_t V : Vals[I].Classes)
-            OthersAtTwo(I, V, SetSites);
+            OthersAtTwo(I, V, SetSites, true);
       continue;
     }
     std::vector<std::size_t> Odo(Doms.size(), 0);
@@ -341,7 +354,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       for (std::size_t I = 0; I < Doms.size(); ++I)
         if (Set[I])
           Pick[I] = Vals[I].Classes[Odo[I]];
-      Runs.push_back({Sizes(Pick), SetSites, -1, {}, {}, {}});
+      Runs.push_back({Sizes(Pick), SetSites, -1, {}, {}, {}, classMarks(SetSites, 1)});
       for (std::size_t I = 0; I < Doms.size(); ++I) {
         if (!Set[I])
           continue;
@@ -420,7 +433,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       continue;
     SmallRun[I] = true;
     for (std::int64_t V : Vals[I].Small)
-      OthersAtTwo(I, V, Of);
+      OthersAtTwo(I, V, Of, false);
   }
 
   // The same sizes twice (a bounded size has no separate classes) are one run.
@@ -439,6 +452,10 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
         else
           for (std::size_t S = 0; S < Into.size(); ++S)
             Into[S] = Into[S] || From[S];
+        std::vector<std::uint8_t> &Marks = Unique[static_cast<std::size_t>(It->second)].ClassOf;
+        Marks.resize(std::max(Marks.size(), Runs[I].ClassOf.size()), 0);
+        for (std::size_t S = 0; S < Runs[I].ClassOf.size(); ++S)
+          Marks[S] = std::max(Marks[S], Runs[I].ClassOf[S]);
       }
       if (Fresh) {
         Unique.push_back(Runs[I]);
@@ -575,6 +592,54 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
         Range->Any = true;
       }
     }
+  }
+  // The worst warp per size class: the histogram of the cost over sizes.
+  for (std::size_t I = 0; I < Rep.Sites.size(); ++I) {
+    AllSizesSite &A = Rep.Sites[I];
+    // One class per value of the sizes that reach the site (a sampled set's
+    // runs repeat a class with the other sizes at two values): its worst.
+    std::map<std::vector<std::int64_t>, std::int64_t> WorstOf;
+    bool Sampled = false;
+    for (const Run &R : Runs) {
+      const std::uint8_t Mark = I < R.ClassOf.size() ? R.ClassOf[I] : 0;
+      if (!Mark || !R.Rep || I >= R.Rep->Sites.size())
+        continue;
+      const AccessSiteReport &S = R.Rep->Sites[I];
+      const CostStats &Cost = A.Space == ir::MemSpace::Shared ? S.Wavefronts : S.Sectors;
+      if (Cost.Count == 0)
+        continue;
+      std::vector<std::int64_t> Key;
+      for (std::size_t P = 0; P < Doms.size(); ++P)
+        if (I >= Joint.size() || Joint[I][P])
+          Key.push_back(R.Sizes.at(Doms[P].Name));
+      auto [It, New] = WorstOf.try_emplace(std::move(Key), Cost.Max);
+      It->second = std::max(It->second, Cost.Max);
+      Sampled = Sampled || Mark == 2;
+    }
+    for (const auto &[Key, Worst] : WorstOf)
+      A.WorstBySize.add(Worst);
+    const auto Classes = static_cast<std::int64_t>(WorstOf.size());
+    // Which sizes the classes are of: a bounded size at each of its values.
+    std::vector<std::string> Parts;
+    bool AllValues = true;
+    for (std::size_t P = 0; P < Doms.size(); ++P)
+      if (I >= Joint.size() || Joint[I][P]) {
+        const bool Every = Vals[P].Classes == Vals[P].Small;
+        AllValues = AllValues && Every;
+        Parts.push_back(Every ? "every value of " + Doms[P].Name : fmt::format("{} mod {}", Doms[P].Name, L));
+      }
+    const char *Plural = Classes == 1 ? "" : "es";
+    if (Classes == 0)
+      A.BySizeOf.clear();
+    else if (Parts.empty())
+      A.BySizeOf = fmt::format("{} size class{}: no runtime size reaches this site through its value", Classes,
+                               Plural);
+    else if (AllValues)
+      A.BySizeOf = fmt::format("{} size{}: {}", Classes, Classes == 1 ? "" : "s", fmt::join(Parts, " and "));
+    else
+      A.BySizeOf = fmt::format("{} size class{}: {}, each class at one representative size{}", Classes, Plural,
+                               fmt::join(Parts, " and "),
+                               Sampled ? " (each size through its classes, the others at two)" : "");
   }
   // Periodicity: a check run must give its class run's figures.
   for (const Run &R : Runs) {

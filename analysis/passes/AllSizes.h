@@ -56,6 +56,12 @@ struct AllSizesSite {
   /// dependence pass and the analysis did not list the same sites).
   const ir::ArrayRead *Node = nullptr;
   SizeRange Congestion, Groups, Wavefronts, Sectors, Lines;
+  /// The worst warp's cost (wavefronts on shared memory, sectors on global)
+  /// at each residue class of the sizes that reach the site: how many
+  /// classes have each (a bounded size: each of its values). BySizeOf
+  /// says which classes, in words.
+  CostCounts WorstBySize;
+  std::string BySizeOf;
   /// An atomic (AccessSiteReport::IsAtomic): its same-address serialization.
   bool IsAtomic = false;
   ir::AtomicOp Op = ir::AtomicOp::Add;

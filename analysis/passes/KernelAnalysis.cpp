@@ -25,9 +25,33 @@
 
 namespace bankwise {
 
+void CostCounts::add(std::int64_t Cost, std::int64_t Times) {
+  if (Times <= 0)
+    return;
+  auto It = std::lower_bound(Bars.begin(), Bars.end(), Cost,
+                             [](const std::pair<std::int64_t, std::int64_t> &B, std::int64_t C) { return B.first < C; });
+  if (It != Bars.end() && It->first == Cost)
+    It->second += Times;
+  else
+    Bars.insert(It, {Cost, Times});
+}
+
+void CostCounts::merge(const CostCounts &O) {
+  for (const auto &[Cost, Times] : O.Bars)
+    add(Cost, Times);
+}
+
+std::int64_t CostCounts::total() const {
+  std::int64_t N = 0;
+  for (const auto &B : Bars)
+    N += B.second;
+  return N;
+}
+
 void CostStats::add(std::int64_t V, std::int64_t Times) {
   if (Times <= 0)
     return;
+  Counts.add(V, Times);
   Min = Count == 0 ? V : std::min(Min, V);
   Max = Count == 0 ? V : std::max(Max, V);
   Count += Times;
@@ -41,6 +65,7 @@ void CostStats::merge(const CostStats &O) {
   Max = Count == 0 ? O.Max : std::max(Max, O.Max);
   Count += O.Count;
   Sum += O.Sum;
+  Counts.merge(O.Counts);
 }
 
 std::string CostStats::str() const {

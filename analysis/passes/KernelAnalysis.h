@@ -23,16 +23,30 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bankwise {
 
-/// Min / mean / max of a per-warp cost over warp executions.
+/// How many of something (warp executions, sizes) have each cost: bars
+/// by cost, ascending. A histogram's data: every warp execution counted,
+/// not a sample.
+struct CostCounts {
+  std::vector<std::pair<std::int64_t, std::int64_t>> Bars; ///< (cost, how many)
+  void add(std::int64_t Cost, std::int64_t Times = 1);
+  void merge(const CostCounts &O);
+  std::int64_t total() const;
+  bool operator==(const CostCounts &) const = default;
+};
+
+/// Min / mean / max of a per-warp cost over warp executions, and how many
+/// executions have each cost.
 struct CostStats {
   std::int64_t Min = 0;
   std::int64_t Max = 0;
   std::int64_t Count = 0; ///< warp executions
   double Sum = 0;
+  CostCounts Counts; ///< warp executions per cost
   void add(std::int64_t V, std::int64_t Times = 1);
   /// The statistics of both sets of executions.
   void merge(const CostStats &O);

@@ -136,14 +136,7 @@ void Analyzer::countLaneTable(int TId, const std::vector<LoopDom> &Vars,
     if (E)
       std::rethrow_exception(E);
   // Merge in part order: the sums are of integers, exact in a double.
-  auto Merge = [](CostStats &Into, const CostStats &From) {
-    if (From.Count == 0)
-      return;
-    Into.Min = Into.Count == 0 ? From.Min : std::min(Into.Min, From.Min);
-    Into.Max = Into.Count == 0 ? From.Max : std::max(Into.Max, From.Max);
-    Into.Count += From.Count;
-    Into.Sum += From.Sum;
-  };
+  auto Merge = [](CostStats &Into, const CostStats &From) { Into.merge(From); };
   for (const AccessSiteReport &P : Parts) {
     Site.WarpExecutions += P.WarpExecutions;
     Site.ThreadAccesses += P.ThreadAccesses;

@@ -108,6 +108,18 @@ TEST_CASE("ANALYSIS.md example 2: the row read costs 4..5 sectors, 5 unless C is
   const AllSizesSite &Out = siteOf(R, "out", true);
   CHECK(Out.Sectors.Max == 5);
   CHECK(Out.Sectors.MaxWhen == "R % 8 != 0");
+  // The cost over sizes: the worst warp reads 5 sectors at the 28 classes
+  // of C mod 32 that are not multiples of 8, and 4 at the other 4.
+  using Bars = std::vector<std::pair<std::int64_t, std::int64_t>>;
+  CHECK(In.WorstBySize.Bars == Bars{{4, 4}, {5, 28}});
+  CHECK(In.BySizeOf == "32 size classes: C mod 32, each class at one representative size");
+  CHECK(Out.WorstBySize.Bars == Bars{{4, 4}, {5, 28}});
+  CHECK(Out.BySizeOf == "32 size classes: R mod 32, each class at one representative size");
+  // The padded tile costs 1 wavefront at every class of both sizes.
+  const AllSizesSite &Tile = siteOf(R, "tile", false);
+  REQUIRE(Tile.WorstBySize.Bars.size() == 1);
+  CHECK(Tile.WorstBySize.Bars[0].first == 1);
+  CHECK(Tile.WorstBySize.total() >= 32);
 }
 
 TEST_CASE("ANALYSIS.md example 4: the bit reversal writes 4 sectors per request at every size") {
@@ -127,6 +139,8 @@ TEST_CASE("ANALYSIS.md example 4: the bit reversal writes 4 sectors per request 
   const AllSizesReport R = analyzeAllSizes(P, P.Kernels[0], fewThreads());
   CHECK(R.Bindings == 13); // M = 10..22, every value
   const AllSizesSite &B = siteOf(R, "b", true);
+  CHECK(B.WorstBySize.Bars == std::vector<std::pair<std::int64_t, std::int64_t>>{{4, 13}});
+  CHECK(B.BySizeOf == "13 sizes: every value of M");
   CHECK(B.Sectors.str() == "4 for every size");
   CHECK(B.Lines.str() == "1 for every size");
   CHECK(siteOf(R, "tile", false).Wavefronts.str() == "1 for every size");

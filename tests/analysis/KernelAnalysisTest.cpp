@@ -170,6 +170,31 @@ TEST_CASE("a 2^26-thread kernel takes the fast path") {
   CHECK(site(R, "tile", false).WarpExecutions == (std::int64_t(1) << 26) / 32 * 4);
 }
 
+TEST_CASE("the cost histogram counts every warp execution at its cost, on both paths") {
+  // Warp ty reads with stride ty + 1: 1, 2, 1 and 4 wavefronts (a stride's
+  // GCD with 32 banks), in each of the 3 blocks and 2 trips.
+  const ir::Program P = parseOrFail(R"(target sm_90
+kernel k(g: global f32[384]) grid (3) block (32, 4) {
+  shared s: f32[2048]
+  for t in 0..2 { g[bx * 128 + ty * 32 + tx] = s[tx * (ty + 1) + t] }
+}
+)");
+  const KernelReport R = analyze(P);
+  CHECK(R.FastPath);
+  const CostStats &S = site(R, "s", false).Wavefronts;
+  using Bars = std::vector<std::pair<std::int64_t, std::int64_t>>;
+  CHECK(S.Counts.Bars == Bars{{1, 12}, {2, 6}, {4, 6}});
+  CHECK(S.Counts.total() == S.Count);
+  CHECK(site(R, "g", true).Sectors.Counts.Bars == Bars{{4, 24}});
+  AnalysisOptions O;
+  O.Exhaustive = true;
+  CHECK(site(analyze(P, "", O), "s", false).Wavefronts.Counts == S.Counts);
+  // Merging two parts' statistics adds their bars.
+  CostStats M = S;
+  M.merge(S);
+  CHECK(M.Counts.Bars == Bars{{1, 24}, {2, 12}, {4, 12}});
+}
+
 TEST_CASE("layouts: pad(1) and diagonal make the column read conflict-free") {
   for (const char *Layout : {"pad(1)", "diagonal", "xor"}) {
     const ir::Program P = parseOrFail(fmt::format(R"(target sm_90

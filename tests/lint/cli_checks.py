@@ -222,6 +222,13 @@ check(r.returncode == 0 and "32-way bank conflict" in r.stdout and html.startswi
       html.count('class="bank-map"') >= 3 and "fix: pad the inner dimension to 33" in html and
       'data-bank="0" data-turn="32"' in html and "<script" not in html and not os.path.exists(page + ".tmp"),
       "--html writes the page: the 32-way warp as written and under the fixes")
+# n is a runtime size: each site's histogram is over n's 32 residue classes,
+# the worst warp of each. The global read and write cost 5 sectors unless
+# n % 8 == 0 (28 classes of 32); the naive tile read 32 wavefronts at its one.
+check(html.count("<figcaption>the worst warp&#39;s sectors at each size: 32 size classes: n mod 32") == 8 and
+      html.count('data-cost="5" data-count="28"') == 8 and html.count('data-cost="4" data-count="4"') == 8 and
+      html.count('data-cost="32" data-count="1"') == 1,
+      "--html over all sizes: a histogram of the worst warp at each of n's classes")
 r = run("lint", transpose, "--html", os.path.join(WORK, "no-such-dir", "lint.html"))
 check(r.returncode == 2 and "cannot write" in r.stderr and not os.path.exists(os.path.join(WORK, "no-such-dir")),
       "--html to a path that cannot be written: exit 2, no file")

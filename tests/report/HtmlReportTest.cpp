@@ -208,6 +208,40 @@ TEST_CASE("the page is well formed, has a figure per site and escapes source tex
   CHECK(count(Html, "http") == count(Html, "http://www.w3.org/2000/svg")); // only the SVG namespace
 }
 
+TEST_CASE("the histogram is the analysis's, over every warp execution of the launch, not the sample's") {
+  // 64 blocks of 8 warps: the walk samples block 0 and the last, the
+  // histogram counts all 512 warp executions.
+  const ir::Program P = parseOrFail("target sm_90\n"
+                                    "kernel k(out: global f32[16384]) grid (64) block (32, 8) {\n"
+                                    "  shared t: f32[32][32] layout raw\n"
+                                    "  t[tx][ty] = 1.0\n"
+                                    "  sync\n"
+                                    "  out[bx * 256 + ty * 32 + tx] = t[ty][tx]\n"
+                                    "}\n");
+  const ir::Kernel &K = P.Kernels[0];
+  const KernelReport R = analyzeKernel(P, K);
+  const AccessSiteReport &W = R.Sites[0];
+  REQUIRE(W.Array == "t");
+  const report::Site X = report::analyzedSite(W, P, K, &P, &K, nullptr, "s0");
+  REQUIRE(X.Costs);
+  CHECK(X.Costs->Bars == std::vector<std::pair<std::int64_t, std::int64_t>>{{32, 512}});
+  CHECK(X.Costs->Caption == "wavefronts over all 512 warp executions of the launch");
+  CHECK(X.Costs->YLabel == "warp executions");
+  // Over all sizes: the worst warp at each size class, counted by classes.
+  CostCounts Classes;
+  Classes.add(5, 28);
+  Classes.add(4, 4);
+  const std::optional<report::Histogram> H =
+      report::countsHistogram(Classes, false, true, "32 size classes: C mod 32, each class at one representative size");
+  REQUIRE(H);
+  CHECK(H->Bars == std::vector<std::pair<std::int64_t, std::int64_t>>{{4, 4}, {5, 28}});
+  CHECK(H->YLabel == "size classes");
+  CHECK(H->Caption.find("the worst warp's sectors at each size: 32 size classes") == 0);
+  const std::string Svg = report::histogramSvg(*H);
+  CHECK(Svg.find("data-cost=\"5\" data-count=\"28\"") != std::string::npos);
+  CHECK_FALSE(report::countsHistogram(CostCounts{}, true, false, ""));
+}
+
 TEST_CASE("a site in a while loop is walked trip by trip, its worst warp the analysis's") {
   const ir::Program P = parseOrFail("target sm_90\n"
                                     "kernel k(a: global i32[256], s: global i32[1]) grid (1) block (256) {\n"
