@@ -745,9 +745,17 @@ Val Analyzer::address(const ArrayInfo &A, const std::vector<Val> &Idx, Mask M,
   for (int L = 0; L < Lanes; ++L) {
     if (!((M >> L) & 1))
       continue;
-    for (std::size_t Dim = 0; Dim < Idx.size(); ++Dim)
+    bool Inside = Index.size() == D.Shape.size();
+    std::int64_t RowMajor = 0;
+    for (std::size_t Dim = 0; Dim < Idx.size(); ++Dim) {
       Index[Dim] = Idx[Dim].lane(L);
-    R.V[static_cast<std::size_t>(L)] = A.Layout.map(Index);
+      Inside = Inside && Index[Dim] >= 0 && Index[Dim] < D.Shape[Dim];
+      RowMajor = RowMajor * (Dim < D.Shape.size() ? D.Shape[Dim] : 1) + Index[Dim];
+    }
+    // A lane outside the array (checkBounds made it a formula: an error
+    // where the lane runs, nothing where a guard stops it) has no place in
+    // the layout, whose tables a stray index would read out of bounds.
+    R.V[static_cast<std::size_t>(L)] = Inside ? A.Layout.map(Index) : RowMajor;
   }
   return R;
 }

@@ -134,7 +134,8 @@ kernel k(f: shared i32[1024], s: shared f32[32][32]) threads 1024 {
   if f[tid] != 0 { s[tid % 32][tid / 32] = 1 }
 }
 )");
-  const AccessSiteReport &S = site(analyze(P), "s", true);
+  const KernelReport R = analyze(P); // the site is a reference into it
+  const AccessSiteReport &S = site(R, "s", true);
   CHECK(S.DataGuarded);
   CHECK(S.Congestion.Max == 32); // a column: every lane in one bank
   CHECK(S.Congestion.Min == 32);

@@ -27,7 +27,8 @@ struct Result {
 /// Env ("NAME=VALUE", shell-quoted) is set for the run.
 Result bankwise(const std::string &Args, const std::string &Env = "") {
   // timeout(1) turns a hang into exit code 124, which every test rejects.
-  const std::string Cmd = (Env.empty() ? "" : "env " + Env + " ") + "timeout 60 " + std::string(BANKWISE_BIN) +
+  const std::string Cmd = (Env.empty() ? "" : "env " + Env + " ") + "timeout " +
+                          std::to_string(BANKWISE_CLI_TIMEOUT) + " " + std::string(BANKWISE_BIN) +
                           " " + Args + " 2>&1";
   Result R;
   FILE *P = popen(Cmd.c_str(), "r");
