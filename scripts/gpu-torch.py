@@ -11,6 +11,7 @@ Writes OUT/torch.md and OUT/torch.json; exit code 0 when every check passed.
 """
 
 import faulthandler
+import glob
 import json
 import os
 import shutil
@@ -144,6 +145,67 @@ try:
 except RuntimeError as e:
     check(False, f"CUDA graph capture: {e}")
 
+# 2b. The other two routes of docs/torch.md, on bit_reversal: the emitted
+# setup.py's `build_ext --inplace` (load() then takes the library built
+# beside NAME.py) and `pip install` of the emitted directory (into a target
+# folder: no network, so no build isolation). Each result is checked in a
+# fresh process against index_select.
+SETUP_CHECK = """
+import glob, os, sys, torch
+sys.path.insert(0, sys.argv[1])
+import bit_reversal
+so = glob.glob(os.path.join(os.path.dirname(bit_reversal.__file__), "bit_reversal_C*.so"))
+assert so, "no library beside bit_reversal.py"
+ops = bit_reversal.load()
+m = 20
+x = torch.randn(1 << m, device="cuda")
+i = torch.arange(1 << m, device="cuda")
+r = torch.zeros_like(i)
+for b in range(m):
+    r |= ((i >> b) & 1) << (m - 1 - b)
+y = ops.bitrev_tiled(x.view(32, -1, 32))
+ok = torch.equal(y.view(-1), x.index_select(0, r)) and torch.equal(ops.bitrev_naive(x), x.index_select(0, r))
+print("SETUP-ROUTE", "ok" if ok else "WRONG", os.path.basename(so[0]), flush=True)
+sys.exit(0 if ok else 3)
+"""
+setup_routes = []
+
+
+def setup_route(name, build_cmd, cwd, where):
+    t0 = time.time()
+    b = subprocess.run(build_cmd, cwd=cwd, capture_output=True, text=True)
+    secs = time.time() - t0
+    if b.returncode != 0:
+        print(b.stdout[-2000:], b.stderr[-3000:], flush=True)
+        check(False, f"{name}: the build failed (exit {b.returncode})")
+        setup_routes.append((name, f"build failed (exit {b.returncode})"))
+        return
+    r = subprocess.run([sys.executable, "-c", SETUP_CHECK, where], capture_output=True, text=True)
+    line = next((l for l in r.stdout.splitlines() if l.startswith("SETUP-ROUTE")), "")
+    check(r.returncode == 0 and line.startswith("SETUP-ROUTE ok"),
+          f"{name}: bitrev_tiled and bitrev_naive equal index_select")
+    if r.returncode != 0:
+        print(r.stdout[-1000:], r.stderr[-3000:], flush=True)
+    setup_routes.append((name, f"built in {secs:.0f} s ({line.split()[-1] if line else 'no library'}), "
+                               f"{'equal to index_select' if r.returncode == 0 else 'FAILED'}"))
+
+
+def fresh_copy(name):  # the emitted files alone, without the load() route's build
+    d = os.path.join(WORK, name)
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(os.path.join(WORK, "bit_reversal"), d, ignore=shutil.ignore_patterns("*.so", "build", "__pycache__"))
+    return d
+
+
+inplace = fresh_copy("setup-bit_reversal")
+setup_route("python setup.py build_ext --inplace", [sys.executable, "setup.py", "build_ext", "--inplace"], inplace,
+            inplace)
+site = os.path.join(WORK, "pip-site")
+shutil.rmtree(site, ignore_errors=True)
+setup_route("pip install --no-build-isolation --target DIR",
+            [sys.executable, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "--no-index", "--target",
+             site, fresh_copy("pip-bit_reversal")], None, site)
+
 # 3. Side by side: CUDA events around each call, median of RUNS after warm-ups.
 RUNS, WARMUP = 50, 5
 
@@ -218,6 +280,9 @@ def write_table(errors):
         md.append(f"| {r['op']} | {' x '.join(map(str, r['shape']))} | {r['dtype']} | {r['bankwise_ms']:.4f} | "
                   f"{r['torch_ms']:.4f} | {r['bankwise_gbs']:.0f} | {r['torch_gbs']:.0f} | {r['speedup']:.2f}x | "
                   f"`{counterpart}` |")
+    md += ["", "The routes of docs/torch.md besides `load()` (used for everything above), on bit_reversal, each "
+           "checked in a fresh process:", ""]
+    md += [f"- `{name}`: {what}" for name, what in setup_routes]
     md += ["", "The errors the ops' checks raised (first line of each RuntimeError):", ""]
     for k, v in errors.items():
         md.append(f"- {k}: `` {v} ``")

@@ -4,8 +4,10 @@
 # bankwise core, emits the PyTorch extensions of the transpose, permute and
 # bit-reversal samples (`bankwise compile --torch`), builds them with
 # torch.utils.cpp_extension.load (the emitted loader, nothing else), checks
-# every op against PyTorch's own result on many shapes and dtypes and times
-# each beside its PyTorch counterpart (scripts/gpu-torch.py). Writes
+# every op against PyTorch's own result on many shapes and dtypes, builds
+# bit_reversal's again through its emitted setup.py (build_ext --inplace, and
+# pip install) and checks those, and times each op beside its PyTorch
+# counterpart (scripts/gpu-torch.py). Writes
 # torch.md and torch.json to $OUT when set, else bench/results/h100/. Exit
 # code 0 when every check passed.
 #
