@@ -11,7 +11,9 @@ for sig in TERM INT; do
   "$bin" compile "$src/samples/offline_permutation_scheduled.bw" -D N=16777216 -o "$dir/p.cu" \
     --header "$dir/p.h" --report "$dir/p.json" 2>/dev/null &
   pid=$!
-  for _ in $(seq 1200); do
+  # Up to 5 minutes for the schedule to reach its side file (a minute in a
+  # release build, more under the sanitizers); the loop ends when it does.
+  for _ in $(seq 6000); do
     [ -e "$dir/p.tables.bin.tmp" ] && break
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.05
