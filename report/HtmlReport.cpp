@@ -182,7 +182,10 @@ std::string bankMapSvg(const BankMap &M) {
 std::string histogramSvg(const Histogram &H) {
   const int BarW = std::clamp<int>(360 / std::max<int>(1, static_cast<int>(H.Bars.size())), 8, 48);
   const int Plot = 150, L = 56, T = 16;
-  const int W = std::max(260, L + BarW * static_cast<int>(H.Bars.size()) + 20), Ht = T + Plot + 48;
+  // Wide enough for the bars and for the axis label (about 7 px a character).
+  const int W = std::max({260, L + BarW * static_cast<int>(H.Bars.size()) + 20,
+                          L + 7 * static_cast<int>(H.XLabel.size()) + 10}),
+            Ht = T + Plot + 48;
   std::int64_t Max = 1;
   for (const auto &[Cost, Count] : H.Bars)
     Max = std::max(Max, Count);
