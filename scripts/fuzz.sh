@@ -5,7 +5,8 @@
 # the DSL targets, permutation and data files for fuzz_files, tests/lint/ and
 # bench/lint-corpus/ snippets for fuzz_lint. Writes one row per target
 # (executions, coverage, corpus, findings) to $FUZZ_TABLE (default
-# build-fuzz/fuzz.md); a finding's input is kept under build-fuzz/findings/.
+# build-fuzz/fuzz.md); a finding's input is kept under build-fuzz/findings/,
+# as are inputs slower than 10 s (counted apart: slow, not wrong).
 # Exit code 1 when any target found a crash, a timeout, a leak or an
 # out-of-memory input, 2 when the build failed.
 #
@@ -59,8 +60,8 @@ findings=$build/findings
 mkdir -p "$findings"
 status=0
 {
-  echo "| target | seconds | executions | exec/s | coverage (edges) | features | corpus | findings |"
-  echo "|---|---|---|---|---|---|---|---|"
+  echo "| target | seconds | executions | exec/s | coverage (edges) | features | corpus | findings | slow units (> 10 s) |"
+  echo "|---|---|---|---|---|---|---|---|---|"
 } >"$table"
 for t in "${targets[@]}"; do
   timeout=30 # seconds one input may take; compile weighs layouts over 63 sizes, slowly under ASan
@@ -84,13 +85,17 @@ for t in "${targets[@]}"; do
   cov=$(grep -o 'cov: [0-9]*' "$out" | tail -1 | cut -d' ' -f2)
   ft=$(grep -o 'ft: [0-9]*' "$out" | tail -1 | cut -d' ' -f2)
   corp=$(grep -o 'corp: [0-9]*' "$out" | tail -1 | cut -d' ' -f2)
-  found=$(find "$findings/$t" -type f | wc -l)
+  # libFuzzer also keeps inputs slower than 10 s (slow-unit-*): reported,
+  # not findings; a finding is a crash, timeout, leak or out-of-memory input.
+  found=$(find "$findings/$t" -type f ! -name 'slow-unit-*' | wc -l)
+  slow=$(find "$findings/$t" -type f -name 'slow-unit-*' | wc -l)
+  slowest=$(sed -n 's/^stat::slowest_unit_time_sec: *//p' "$out" | tail -1)
   if ((rc != 0 || found > 0)); then
     status=1
     log "$t: FINDING (exit $rc); see $out and $findings/$t/"
     grep -m3 -E 'ERROR|SUMMARY|runtime error' "$out" >&2
   fi
-  echo "| $t | $secs | ${execs:-?} | ${rate:-?} | ${cov:-?} | ${ft:-?} | ${corp:-?} | $found |" >>"$table"
+  echo "| $t | $secs | ${execs:-?} | ${rate:-?} | ${cov:-?} | ${ft:-?} | ${corp:-?} | $found | $slow (slowest ${slowest:-?} s) |" >>"$table"
 done
 cat "$table"
 exit $status
