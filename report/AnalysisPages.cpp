@@ -92,7 +92,7 @@ Site analyzedSite(const AccessSiteReport &S, const ir::Program &Prog, const ir::
     Compare.push_back({"layout " + S.Layout + " (not changed by the transformation)", *Now});
   }
   addLaneFigures(X, Lanes, {S.Layout, *Now}, Compare,
-                 Exact ? std::optional<std::int64_t>(Cost.Max) : std::nullopt, X.Costs);
+                 Exact ? std::optional<std::int64_t>(Cost.Max) : std::nullopt);
   return X;
 }
 
@@ -127,7 +127,7 @@ Site allSizesSite(const AllSizesSite &S, const ir::Kernel &K, const ir::Program 
     return X;
   }
   const SiteLanes Lanes = sampleSiteLanes(Bound, *BK, BN, {});
-  addLaneFigures(X, Lanes, {S.Layout, *Now}, {{"layout " + S.Layout, *Now}}, std::nullopt, X.Costs);
+  addLaneFigures(X, Lanes, {S.Layout, *Now}, {{"layout " + S.Layout, *Now}}, std::nullopt);
   return X;
 }
 
@@ -165,8 +165,7 @@ Site lintedSite(const LintSite &S, std::string Id) {
   const SizeRange &Cost = Shared ? S.Wavefronts : S.Sectors;
   addLaneFigures(X, S.Lanes, {"the layout as written", S.Lanes.Layout}, Compare,
                  S.Domain.empty() && Cost.Any && !S.DataDependent ? std::optional<std::int64_t>(Cost.Max)
-                                                                  : std::nullopt,
-                 X.Costs);
+                                                                  : std::nullopt);
   return X;
 }
 

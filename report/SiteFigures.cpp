@@ -111,8 +111,7 @@ ElementGrid elementGrid(const SiteLanes &S, const LayoutFn &Layout, std::string 
 }
 
 void addLaneFigures(Site &X, const SiteLanes &S, const NamedLayout &Now, const std::vector<NamedLayout> &Compare,
-                    std::optional<std::int64_t> AnalysisMax, std::optional<Histogram> Costs) {
-  X.Costs = std::move(Costs);
+                    std::optional<std::int64_t> AnalysisMax) {
   const std::optional<std::size_t> Worst = worstExecution(S, Now.Fn);
   if (!Worst) {
     X.Notes.push_back("no warp execution of this site was sampled (the walk of block 0 and the last block did not "

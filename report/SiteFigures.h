@@ -44,13 +44,13 @@ struct NamedLayout {
 
 /// Adds S's figures to X: the worst sampled warp under Now (and how it
 /// compares with AnalysisMax, the analysis's worst over every warp, when
-/// given), the histogram Costs (the analysis's, over every warp or every
-/// size class; when nullopt, the histogram of the sample), and a panel per
+/// given), the histogram of the sample's cost unless X has the analysis's
+/// (countsHistogram, over every warp or every size class), and a panel per
 /// layout of Compare (each its own worst warp of the sample, and its first
 /// elements' banks on shared memory). X.Rank becomes the most any warp
 /// drawn costs above the least a warp can (1 wavefront, 4 sectors for
 /// 4-byte elements). A sample with no execution adds a note instead.
 void addLaneFigures(Site &X, const SiteLanes &S, const NamedLayout &Now, const std::vector<NamedLayout> &Compare,
-                    std::optional<std::int64_t> AnalysisMax, std::optional<Histogram> Costs = std::nullopt);
+                    std::optional<std::int64_t> AnalysisMax);
 
 } // namespace bankwise::report

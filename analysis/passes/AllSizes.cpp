@@ -612,7 +612,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       for (std::size_t P = 0; P < Doms.size(); ++P)
         if (I >= Joint.size() || Joint[I][P])
           Key.push_back(R.Sizes.at(Doms[P].Name));
-      auto [It, New] = WorstOf.try_emplace(std::move(Key), Cost.Max);
+      const auto It = WorstOf.try_emplace(std::move(Key), Cost.Max).first;
       It->second = std::max(It->second, Cost.Max);
       Sampled = Sampled || Mark == 2;
     }

@@ -136,16 +136,15 @@ void Analyzer::countLaneTable(int TId, const std::vector<LoopDom> &Vars,
     if (E)
       std::rethrow_exception(E);
   // Merge in part order: the sums are of integers, exact in a double.
-  auto Merge = [](CostStats &Into, const CostStats &From) { Into.merge(From); };
   for (const AccessSiteReport &P : Parts) {
     Site.WarpExecutions += P.WarpExecutions;
     Site.ThreadAccesses += P.ThreadAccesses;
-    Merge(Site.Congestion, P.Congestion);
-    Merge(Site.Groups, P.Groups);
-    Merge(Site.Wavefronts, P.Wavefronts);
-    Merge(Site.Sectors, P.Sectors);
-    Merge(Site.Lines, P.Lines);
-    Merge(Site.Serialization, P.Serialization);
+    Site.Congestion.merge(P.Congestion);
+    Site.Groups.merge(P.Groups);
+    Site.Wavefronts.merge(P.Wavefronts);
+    Site.Sectors.merge(P.Sectors);
+    Site.Lines.merge(P.Lines);
+    Site.Serialization.merge(P.Serialization);
   }
 }
 
