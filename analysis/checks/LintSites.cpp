@@ -122,7 +122,7 @@ Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, unsigned Threads
                          rangeOf(S.Wavefronts), rangeOf(S.Sectors), rangeOf(S.Lines), S.Node.Read,
                          std::max(S.Wavefronts.Count, S.Sectors.Count), S.Wavefronts.Sum, S.Sectors.Sum,
                          S.IsAtomic, rangeOf(S.Serialization),
-                         (S.Space == ir::MemSpace::Shared ? S.Wavefronts : S.Sectors).Counts, "warp executions"});
+                         (S.Space == ir::MemSpace::Shared ? S.Wavefronts : S.Sectors).Counts, {}});
     F.StrideProgram = &Prog;
     F.StrideKernel = &K;
     return F;
@@ -268,10 +268,8 @@ std::vector<LintSite> lintSites(const ir::Program &Prog, const ir::Kernel &K, co
     mergeRange(L.Lines, S.Lines);
     L.IsAtomic |= S.IsAtomic;
     mergeRange(L.Serialization, S.Serialization);
-    if (F.Domain.empty()) { // every execution at this location
+    if (F.Domain.empty()) // every execution at this location
       L.Costs.merge(S.Costs);
-      L.CostsOf = S.CostsOf;
-    }
     const SizeRange &Cost = S.Space == ir::MemSpace::Shared ? S.Wavefronts : S.Sectors;
     auto [W, First] = WorstOf.try_emplace(Key, Cost.Max);
     const bool Worst = First || Cost.Max > W->second;

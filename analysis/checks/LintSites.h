@@ -56,9 +56,8 @@ struct LintSite {
   /// Wavefronts (shared memory) or sectors (global) per warp: how many
   /// warp executions of the launch have each at fixed sizes (the copies
   /// of an unrolled loop together), or how many size classes have each as
-  /// their worst warp over all sizes (the worst copy's). CostsOf says
-  /// which, in words ("warp executions", "32 residue classes of C mod 32,
-  /// ...").
+  /// their worst warp over all sizes (the worst copy's); over all sizes
+  /// CostsOf names the classes (AllSizesSite::BySizeOf), else it is empty.
   CostCounts Costs;
   std::string CostsOf;
   std::vector<FixFigure> Fixes;
