@@ -1,6 +1,9 @@
 #include "analysis/passes/LayoutChoice.h"
 
+#include "support/Parallel.h"
+
 #include <bit>
+#include <exception>
 #include <fmt/format.h>
 
 namespace bankwise {
@@ -166,50 +169,81 @@ LayoutChoice chooseLayouts(const ir::Program &Input, const LayoutChoiceOptions &
       Cands.push_back(makeIrLayout(ir::LayoutKind::Diagonal, 0));
       Cands.push_back(makeIrLayout(ir::LayoutKind::Rap, static_cast<std::int64_t>(Opts.Seed)));
     }
-    for (const ir::Layout &L : Cands) {
-      A.Lay = L;
-      LayoutCandidate C;
-      C.Layout = L;
-      C.Name = L.str();
+    // Each candidate at each place (the bound program alone, or every size
+    // sample): its cost, warp executions and fit. The places are measured
+    // in parallel, each on its own program; the sums below run in candidate
+    // and place order, so the result does not depend on the thread count.
+    struct Measure {
+      double Cost = 0;
       std::int64_t Execs = 0;
-      // The bound program alone, or every sample (pooled).
-      std::vector<ir::Program *> Where{&Prog};
-      if (!Samples.empty()) {
-        Where.clear();
-        for (ir::Program &P : Samples) {
-          arrayAt(P, S).Lay = L;
-          Where.push_back(&P);
-        }
-      }
-      for (ir::Program *P : Where) {
-        double Cost = 0;
-        std::int64_t Here = 0;
-        for (const ir::Kernel *K0 : S.Kernels) {
-          const ir::Kernel *K = &P->Kernels[static_cast<std::size_t>(K0 - Prog.Kernels.data())];
-          if (sharedBytes(*P, *K) > MaxShared)
-            C.Fits = false;
-          AnalysisOptions AO = Opts.Analysis;
-          AO.SimulateTime = false;
-          AO.OnlyArray = A.Name; // a candidate changes only its array's costs
-          const KernelReport R = analyzeKernel(*P, *K, AO);
-          for (const AccessSiteReport &Site : R.Sites) {
-            if (Site.Array != A.Name)
-              continue;
-            Here += Site.WarpExecutions;
-            if (Site.DataDependent) {
-              const double PerWarp = L.Kind == ir::LayoutKind::Rap
-                                         ? Site.ExpectedRapCongestion
-                                         : static_cast<double>(Site.WorstCongestion);
-              Cost += PerWarp * static_cast<double>(Site.WarpExecutions);
-            } else {
-              Cost += OnTarget ? Site.Wavefronts.Sum : Site.Congestion.Sum;
+      bool Fits = true;
+    };
+    std::vector<ir::Program *> Where{&Prog};
+    if (!Samples.empty()) {
+      Where.clear();
+      for (ir::Program &P : Samples)
+        Where.push_back(&P);
+    }
+    std::vector<std::vector<Measure>> At(Where.size(), std::vector<Measure>(Cands.size()));
+    // Per place, the first candidate whose analysis failed: the error the
+    // candidate-by-candidate order would have met first is rethrown.
+    std::vector<std::exception_ptr> Errors(Where.size());
+    std::vector<std::size_t> ErrorCand(Where.size(), Cands.size());
+    parallelFor(Where.size(), Where.size() > 1 ? threadCount(Opts.Threads) : 1, [&](std::size_t PI, unsigned) {
+      ir::Program *P = Where[PI];
+      ir::Array &Here = P == &Prog ? A : arrayAt(*P, S);
+      for (std::size_t CI = 0; CI < Cands.size(); ++CI) {
+        const ir::Layout &L = Cands[CI];
+        Here.Lay = L;
+        Measure &M = At[PI][CI];
+        try {
+          for (const ir::Kernel *K0 : S.Kernels) {
+            const ir::Kernel *K = &P->Kernels[static_cast<std::size_t>(K0 - Prog.Kernels.data())];
+            if (sharedBytes(*P, *K) > MaxShared)
+              M.Fits = false;
+            AnalysisOptions AO = Opts.Analysis;
+            AO.SimulateTime = false;
+            AO.OnlyArray = A.Name; // a candidate changes only its array's costs
+            const KernelReport R = analyzeKernel(*P, *K, AO);
+            for (const AccessSiteReport &Site : R.Sites) {
+              if (Site.Array != A.Name)
+                continue;
+              M.Execs += Site.WarpExecutions;
+              if (Site.DataDependent) {
+                const double PerWarp = L.Kind == ir::LayoutKind::Rap
+                                           ? Site.ExpectedRapCongestion
+                                           : static_cast<double>(Site.WorstCongestion);
+                M.Cost += PerWarp * static_cast<double>(Site.WarpExecutions);
+              } else {
+                M.Cost += OnTarget ? Site.Wavefronts.Sum : Site.Congestion.Sum;
+              }
             }
           }
+        } catch (...) {
+          Errors[PI] = std::current_exception();
+          ErrorCand[PI] = CI;
+          return;
         }
-        C.Cost += Cost;
-        Execs += Here;
-        if (Here > 0)
-          C.Worst = std::max(C.Worst, Cost / static_cast<double>(Here));
+      }
+    });
+    std::size_t FirstError = Where.size();
+    for (std::size_t PI = 0; PI < Where.size(); ++PI)
+      if (Errors[PI] && (FirstError == Where.size() || ErrorCand[PI] < ErrorCand[FirstError]))
+        FirstError = PI;
+    if (FirstError < Where.size())
+      std::rethrow_exception(Errors[FirstError]);
+    for (std::size_t CI = 0; CI < Cands.size(); ++CI) {
+      LayoutCandidate C;
+      C.Layout = Cands[CI];
+      C.Name = Cands[CI].str();
+      std::int64_t Execs = 0;
+      for (std::size_t PI = 0; PI < Where.size(); ++PI) {
+        const Measure &M = At[PI][CI];
+        C.Fits = C.Fits && M.Fits;
+        C.Cost += M.Cost;
+        Execs += M.Execs;
+        if (M.Execs > 0)
+          C.Worst = std::max(C.Worst, M.Cost / static_cast<double>(M.Execs));
       }
       D.Executions = Execs;
       D.Candidates.push_back(C);

@@ -65,6 +65,9 @@ struct LayoutChoiceOptions {
   const ir::Program *Unbound = nullptr;
   std::vector<ir::Bindings> SizeSamples;
   std::string SamplesText; ///< LayoutDecision::MeasuredAt for the samples
+  /// Threads measuring the size samples (0: the run's setting); the choice
+  /// does not depend on it.
+  unsigned Threads = 0;
 };
 
 /// The size samples of layout auto for Unbound's runtime params around

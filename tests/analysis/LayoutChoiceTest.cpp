@@ -177,8 +177,7 @@ TEST_CASE("the choice is deterministic") {
 // and 8-way wherever R % 8 == 7, pad(2) is 1- and 2-way at every size. With
 // runtime sizes, layout auto weighs size samples and takes the best worst
 // case; at the bound sizes alone it would take pad(1).
-TEST_CASE("layout auto with runtime sizes: the best worst case over size samples, not the representative size") {
-  const std::string Src = R"(target sm_90
+const char *const SkewedTile = R"(target sm_90
 param R
 param C
 kernel t(in: global f32[R][C], out: global f32[C][R]) grid ((R + 7 + 63) / 64, (C + 63) / 64) block (32, 16) {
@@ -201,7 +200,9 @@ kernel t(in: global f32[R][C], out: global f32[C][R]) grid ((R + 7 + 63) / 64, (
   }
 }
 )";
-  const ir::Program Unbound = parseOrFail(Src);
+
+TEST_CASE("layout auto with runtime sizes: the best worst case over size samples, not the representative size") {
+  const ir::Program Unbound = parseOrFail(SkewedTile);
   const ir::Bindings Rep = ir::representativeSizes(Unbound, {});
   CHECK(Rep.at("R") == 64);
   const ir::Program Bound = ir::bindParams(Unbound, Rep);
@@ -229,4 +230,65 @@ kernel t(in: global f32[R][C], out: global f32[C][R]) grid ((R + 7 + 63) / 64, (
       CHECK(C.Worst > 4.0);
       CHECK(C.Worst < 4.6);
     }
+}
+
+// The size samples are measured in parallel (LayoutChoiceOptions::Threads):
+// the costs, the choice and, where an analysis fails, the error are those of
+// one thread.
+TEST_CASE("layout auto over size samples: the same decisions and the same first error with 1 and 8 threads") {
+  const ir::Program Unbound = parseOrFail(SkewedTile);
+  const ir::Bindings Rep = ir::representativeSizes(Unbound, {});
+  const ir::Program Bound = ir::bindParams(Unbound, Rep);
+  LayoutChoiceOptions O;
+  O.Unbound = &Unbound;
+  O.SizeSamples = layoutSizeSamples(Unbound, Rep, &O.SamplesText);
+  O.Threads = 1;
+  const LayoutChoice One = chooseLayouts(Bound, O);
+  O.Threads = 8;
+  const LayoutChoice Eight = chooseLayouts(Bound, O);
+  REQUIRE(One.Decisions.size() == 1);
+  REQUIRE(Eight.Decisions.size() == One.Decisions.size());
+  for (std::size_t I = 0; I < One.Decisions.size(); ++I) {
+    const LayoutDecision &A = One.Decisions[I], &B = Eight.Decisions[I];
+    CHECK(A.Samples == 63);
+    CHECK(A.Chosen == B.Chosen);
+    CHECK(A.Executions == B.Executions);
+    REQUIRE(A.Candidates.size() == B.Candidates.size());
+    for (std::size_t C = 0; C < A.Candidates.size(); ++C) {
+      CHECK(A.Candidates[C].Cost == B.Candidates[C].Cost); // summed in one order: exactly equal
+      CHECK(A.Candidates[C].Worst == B.Candidates[C].Worst);
+    }
+  }
+  CHECK(One.Program == Eight.Program);
+
+  // Out of bounds wherever R % 8 > 4, with a message that names the first
+  // lane out (tid 27 at R = 69, 26 at R = 70, 25 at R = 71): the samples
+  // fail differently, and the first (R = 69) is reported.
+  const ir::Program Bad = parseOrFail(R"(target sm_90
+param R
+kernel k(out: global f32[R]) grid (1) block (32, 2) {
+  shared tile: f32[2][32]
+  tile[ty][tx] = 0
+  sync
+  if tx < 28 { out[0] = tile[ty][tx + R % 8] }
+}
+)");
+  const ir::Bindings BadRep = ir::representativeSizes(Bad, {});
+  REQUIRE(BadRep.at("R") % 8 == 0);
+  LayoutChoiceOptions P;
+  P.Unbound = &Bad;
+  P.SizeSamples = layoutSizeSamples(Bad, BadRep, &P.SamplesText);
+  auto ErrorWith = [&](unsigned Threads) {
+    P.Threads = Threads;
+    try {
+      chooseLayouts(ir::bindParams(Bad, BadRep), P);
+    } catch (const UserError &E) {
+      return std::string(E.what());
+    }
+    return std::string("no error");
+  };
+  const std::string First = ErrorWith(1);
+  CHECK(First.find("is 32, outside 0..31 (thread tid = 27") != std::string::npos);
+  for (int Repeat = 0; Repeat < 4; ++Repeat)
+    CHECK(ErrorWith(8) == First);
 }
