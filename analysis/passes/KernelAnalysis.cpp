@@ -155,12 +155,45 @@ std::vector<std::int64_t> loadDataFile(const std::string &Path,
 
 namespace kernel_analysis {
 
+Analyzer::Spares &Analyzer::spares() {
+  thread_local Spares S;
+  return S;
+}
+
+Analyzer::~Analyzer() {
+  // Handed back empty, with their capacity, for the next analysis here
+  // (a very large kernel's are let go).
+  constexpr std::size_t Keep = std::size_t(1) << 16;
+  Spares &Spare = spares();
+  if (Atoms.capacity() <= Keep) {
+    Atoms.clear();
+    Spare.Atoms = std::move(Atoms);
+  }
+  if (Preds.capacity() <= 4 * Keep) {
+    Preds.clear();
+    Spare.Preds = std::move(Preds);
+  }
+  if (Templates.capacity() <= Keep) {
+    Templates.clear();
+    Spare.Templates = std::move(Templates);
+  }
+}
+
 Analyzer::Analyzer(const ir::Program &Prog, const ir::Kernel &K,
                    const AnalysisOptions &Opts)
     : Prog(Prog), Kern(K), Opts(Opts), Perms(Prog) {
   const SourceLoc KLoc = K.Loc;
-  // Room for a small kernel's formulas: an atom holds a lane array, and
-  // regrowing these was a visible part of the all-sizes analysis's runs.
+  // The formulas' and templates' buffers of the last analysis on this
+  // thread, kept with their capacity: an atom holds a lane array, and the
+  // all-sizes analysis runs thousands of analyses, each of which regrew
+  // these from nothing (a reallocation and fresh pages each time).
+  Spares &Spare = spares();
+  Atoms = std::move(Spare.Atoms);
+  Preds = std::move(Spare.Preds);
+  Templates = std::move(Spare.Templates);
+  Atoms.clear();
+  Preds.clear();
+  Templates.clear();
   Atoms.reserve(64);
   Preds.reserve(256);
   Templates.reserve(64);

@@ -328,6 +328,9 @@ class Analyzer {
 public:
   Analyzer(const ir::Program &Prog, const ir::Kernel &K,
            const AnalysisOptions &Opts);
+  ~Analyzer();
+  Analyzer(const Analyzer &) = delete;
+  Analyzer &operator=(const Analyzer &) = delete;
   KernelReport run();
 
 private:
@@ -489,6 +492,14 @@ private:
   int CurPred = -1;   ///< the symbolic part of the current mask
   int PendingOob = -1; ///< set by checkBounds for the next record
   std::vector<LoopDom> LoopStack;
+
+  /// Buffers an analysis hands to the next one on its thread.
+  struct Spares {
+    std::vector<AtomDef> Atoms;
+    std::vector<PredNode> Preds;
+    std::vector<Template> Templates;
+  };
+  static Spares &spares();
 };
 
 /// One report per site with its identity filled and no costs yet.
