@@ -23,8 +23,12 @@ log() { echo "fuzz: $*" >&2; }
 
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
-if ! cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_COMPILER=clang++-19 -DBANKWISE_FUZZ=ON -DBANKWISE_BUILD_TESTS=OFF >"$build.cmake.log" 2>&1 ||
+configure=(cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+           -DCMAKE_CXX_COMPILER=clang++-19 -DBANKWISE_FUZZ=ON -DBANKWISE_BUILD_TESTS=OFF)
+# A tree already configured with BANKWISE_FUZZ (scripts/sanitize.sh's, tests
+# and all) is built as it is.
+grep -q '^BANKWISE_FUZZ:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null && configure=(true)
+if ! "${configure[@]}" >"$build.cmake.log" 2>&1 ||
    ! cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" >"$build.build.log" 2>&1; then
   tail -30 "$build.cmake.log" "$build.build.log" >&2 2>/dev/null
   log "error: the fuzz build failed"
