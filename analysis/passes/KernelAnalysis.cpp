@@ -190,10 +190,7 @@ Analyzer::Analyzer(const ir::Program &Prog, const ir::Kernel &K,
   Spares &Spare = spares();
   Atoms = std::move(Spare.Atoms);
   Preds = std::move(Spare.Preds);
-  Templates = std::move(Spare.Templates);
-  Atoms.clear();
-  Preds.clear();
-  Templates.clear();
+  Templates = std::move(Spare.Templates); // empty: ~Analyzer cleared them
   Atoms.reserve(64);
   Preds.reserve(256);
   Templates.reserve(64);
