@@ -461,7 +461,24 @@ class Vectors:
               "pairs": dict(s2=("shared", 8), a2=("global", 8), c2=("global", 8), d=("shared", F64),
                             b=("global", F64)),
               "odd": dict(a2=("global", 8), b2=("global", 8), p4=("global", 4), q4=("global", 4),
-                          sb4=("shared", 4))}
+                          sb4=("shared", 4)),
+              "mixed": dict(sd2=("shared", 16), a2=("global", 16), b2=("global", 16), sh4=("shared", 8),
+                            h4=("global", 8), g4=("global", 8))}
+
+    def mixed(self, P, rec):
+        R = P["R"]
+        for bx, by, bz, w, th in launch((cdiv(R, 8),), (256,)):
+            r = bx * 8 + w
+            if r >= R:
+                continue
+            rec("V_M1", "sd2", "write", [w * 32 + 8 * (l % 4) + l // 4 for l in range(32)])
+            rec("V_M1", "a2", "read", [r * 32 + l for l in range(32)])
+            rec("V_M2", "sh4", "write", [w * 32 + l for l in range(32)])
+            rec("V_M2", "h4", "read", [r * 32 + l for l in range(32)])
+            rec("V_M3", "b2", "write", [r * 32 + l for l in range(32)])
+            rec("V_M3", "sd2", "read", [w * 32 + l for l in range(32)])
+            rec("V_M4", "g4", "write", [r * 32 + l for l in range(32)])
+            rec("V_M4", "sh4", "read", [w * 32 + (2 * l) % 32 for l in range(32)])
 
     def quads(self, P, rec):
         R = P["R"]
@@ -805,6 +822,31 @@ def _odd_blocks_flat(self, P, rec):
 OddBlocks.flat = _odd_blocks_flat
 
 
+class Ragged:
+    FILE = "ragged.bw"
+    PARAMS = ("N",)
+    SIZES = [dict(N=1), dict(N=2), dict(N=3), dict(N=31), dict(N=33), dict(N=1000)]
+    ARRAYS = {"hundred": dict(a=("global", F32), b=("global", F32)),
+              "thirds": dict(a=("global", F32), b=("global", F32), s=("shared", F32))}
+
+    def hundred(self, P, rec):
+        N = P["N"]
+        for bx, by, bz, w, th in launch((cdiv(N, 100),), (128,)):
+            i = [bx * 100 + t[0] if t[0] < 100 and bx * 100 + t[0] < N else None for t in th]
+            rec("H_COPY", "b", "write", i)
+            rec("H_COPY", "a", "read", i)
+
+    def thirds(self, P, rec):
+        N = P["N"]
+        for bx, by, bz, w, th in launch((cdiv(N, 256),), (256,)):
+            tx = [t[0] for t in th]
+            i = [bx * 256 + x for x in tx]
+            rec("H_THIRD", "s", "write", [tx[l] if i[l] < N else None for l in range(32)])
+            rec("H_THIRD", "a", "read", [i[l] // 3 if i[l] < N else None for l in range(32)])
+            rec("H_BACK", "b", "write", [i[l] if 3 * i[l] < N else None for l in range(32)])
+            rec("H_BACK", "s", "read", [(3 * tx[l]) % 256 if 3 * i[l] < N else None for l in range(32)])
+
+
 def expected_max_load(k, bins=32):
     """E[the fullest bin's count] for k balls thrown independently and
     uniformly into `bins` bins: sum over m >= 1 of P(max >= m), with
@@ -910,7 +952,7 @@ Atomics.NODATA_SIZES = [dict(N=33), dict(N=1000)]
 GemvT.valid = staticmethod(lambda P: P["LDA"] >= P["N"])
 
 PROGRAMS = [Sgemm, Permute3d, GemvT, Embedding, GenericReduce, Vectors, Atomics, Shuffles,
-            GridStride, Reductions, OddPitch, Stencil, TransposeGeneric, OddBlocks]
+            GridStride, Reductions, OddPitch, Stencil, TransposeGeneric, OddBlocks, Ragged]
 
 
 def evaluate(program, kernel, sizes):

@@ -367,7 +367,6 @@ def compare_fixed(cls, sizes, modeled, got, args, finding, stats):
 
 
 def check_claims(cls, js, tags, samples, args, finding, stats):
-    seen = set()
     for kj in js.get("kernels", []):
         kernel = kj["kernel"]
         for key, s in keyed_sites(kj, tags).items():
@@ -406,10 +405,6 @@ def check_claims(cls, js, tags, samples, args, finding, stats):
                             problem = "%s: at %s the min %s is reached (%s), but '%s' is false" % (
                                 text, fmt_sizes(sizes), claim["min"], source, claim.get("min_when"))
                         if problem:
-                            ident = (kernel, key, bname, source)
-                            if ident in seen:
-                                continue
-                            seen.add(ident)
                             finding("false claim", kernel, site_name(key, s),
                                     problem + " [per %s; check: %s]" % (source, command_line(
                                         "bankwise", bankwise_args(cls, sizes, []))),
@@ -440,7 +435,7 @@ def main():
     ap.add_argument("--only", action="append", help="program file (sgemm.bw), repeatable")
     ap.add_argument("--time-limit", type=float, default=10.0,
                     help="seconds after which a bankwise run counts as a refusal (default 10)")
-    ap.add_argument("--random", type=int, default=5, help="random size tuples per program (all-sizes claims)")
+    ap.add_argument("--random", type=int, default=6, help="random size tuples per program (all-sizes claims)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", help="write the findings here")
