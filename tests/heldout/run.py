@@ -423,6 +423,20 @@ def fmt_sizes(s):
 
 # ---------------------------------------------------------------------------
 
+def parser_self_check():
+    """The condition forms seen in bankwise's reports, parsed as meant."""
+    cases = [("N % 32 == 1", {"N": 33}, True), ("N % 32 == 1", {"N": 2}, False),
+             ("C % 8 != 0", {"C": 16}, False), ("N % 128 in {1..6, 33..35, 68, 70}", {"N": 198}, True),
+             ("N % 128 in {1..6, 33..35, 68, 70}", {"N": 69}, False),
+             ("N % 128 not in {0, 66, 98..127}", {"N": 100}, False), ("N % 32 in {1, 2}", {"N": 34}, True),
+             ("M % 32 == 1 and C % 8 != 0", {"M": 1, "C": 8}, False), ("", {"N": 5}, True)]
+    bad = []
+    for text, sizes, want in cases:
+        if parse_condition(text)(sizes) != want:
+            bad.append("condition parser: %r at %s is not %s" % (text, sizes, want))
+    return bad
+
+
 def set_limit(limit):
     global TIME_LIMIT
     TIME_LIMIT = limit
@@ -445,9 +459,10 @@ def main():
         return 2
     set_limit(a.time_limit)
     os.makedirs(a.work, exist_ok=True)
-    bad = model.self_check()
+    bad = model.self_check() + parser_self_check()
     if bad:
-        print("run.py: the model does not reproduce HARDWARE.md:\n  " + "\n  ".join(bad), file=sys.stderr)
+        print("run.py: self-check failed (the model against HARDWARE.md, the condition parser):\n  "
+              + "\n  ".join(bad), file=sys.stderr)
         return 1
     progs = [c for c in model.PROGRAMS if not a.only or c.FILE in a.only]
     bankwise = os.path.abspath(a.bankwise)
