@@ -81,7 +81,7 @@ def bankwise_args(cls, sizes, extra):
 
 
 def command_line(bankwise, args):
-    return " ".join([shown(bankwise)] + [shown(a) if os.path.isabs(a) else
+    return " ".join([shown(bankwise) if os.path.isabs(bankwise) else bankwise] + [shown(a) if os.path.isabs(a) else
                                          ("%s=%s" % (a.split("=", 1)[0], shown(a.split("=", 1)[1]))
                                           if "=" in a and os.path.isabs(a.split("=", 1)[1]) else a)
                                          for a in args])
