@@ -847,6 +847,33 @@ class Ragged:
             rec("H_BACK", "s", "read", [(3 * tx[l]) % 256 if 3 * i[l] < N else None for l in range(32)])
 
 
+class Indices:
+    FILE = "indices.bw"
+    PARAMS = ("N", "S")
+    SIZES = [dict(N=1, S=1), dict(N=2, S=1), dict(N=3, S=2), dict(N=31, S=3), dict(N=33, S=2),
+             dict(N=1000, S=7), dict(N=100, S=1000)]
+    ARRAYS = {"idx": dict(a=("global", F32), b=("global", F32), s=("shared", F32), c=("shared", F32))}
+
+    @staticmethod
+    def bitrev5(x):
+        return int("{:05b}".format(x)[::-1], 2)
+
+    def idx(self, P, rec):
+        N, S = P["N"], P["S"]
+        for bx, by, bz, w, th in launch((cdiv(N, 256),), (256,)):
+            i = [bx * 256 + t[0] for t in th]
+            rec("X_SEL", "s", "write", [w * 64 + (2 * l if l < 16 else 2 * l - 31) for l in range(32)])
+            rec("X_BITS", "s", "read", [w * 64 + (l ^ (w & 7)) for l in range(32)], 0)
+            rec("X_BITS", "s", "read", [w * 64 + ((5 * l) & 31) for l in range(32)], 1)
+            rec("X_BITS", "s", "read", [w * 64 + self.bitrev5(l) for l in range(32)], 2)
+            rec("X_CUBE", "c", "write", [(w % 4) * 264 + (l % 8) * 33 + l // 8 + 4 * (w // 4) for l in range(32)])
+            for j in range(0, N, S):
+                on = [j + l < N for l in range(32)]
+                rec("X_STEP", "b", "write", [(i[l] + j) % N if on[l] else None for l in range(32)])
+                rec("X_STEP", "a", "read", [min(j + l, N - 1) if on[l] else None for l in range(32)])
+                rec("X_STEP", "c", "read", [(l % 4) * 264 + (j % 8) * 33 + l if on[l] else None for l in range(32)])
+
+
 def expected_max_load(k, bins=32):
     """E[the fullest bin's count] for k balls thrown independently and
     uniformly into `bins` bins: sum over m >= 1 of P(max >= m), with
@@ -952,7 +979,7 @@ Atomics.NODATA_SIZES = [dict(N=33), dict(N=1000)]
 GemvT.valid = staticmethod(lambda P: P["LDA"] >= P["N"])
 
 PROGRAMS = [Sgemm, Permute3d, GemvT, Embedding, GenericReduce, Vectors, Atomics, Shuffles,
-            GridStride, Reductions, OddPitch, Stencil, TransposeGeneric, OddBlocks, Ragged]
+            GridStride, Reductions, OddPitch, Stencil, TransposeGeneric, OddBlocks, Ragged, Indices]
 
 
 def evaluate(program, kernel, sizes):

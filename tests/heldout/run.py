@@ -367,6 +367,11 @@ def compare_fixed(cls, sizes, modeled, got, args, finding, stats):
 
 
 def check_claims(cls, js, tags, samples, args, finding, stats):
+    if any(k.get("sites") for k in js.get("kernels", [])) and not any(
+            isinstance(s.get(b), dict) and "min" in s[b] for k in js["kernels"] for s in k.get("sites", [])
+            for b in METRICS):
+        finding("claim format", "-", "-", "the all-sizes report has sites but no figure run.py reads "
+                "(expected {min, max, min_when, max_when} under %s)" % ", ".join(METRICS), args)
     for kj in js.get("kernels", []):
         kernel = kj["kernel"]
         for key, s in keyed_sites(kj, tags).items():
