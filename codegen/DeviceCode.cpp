@@ -54,7 +54,8 @@ StagingCost stagingCost(const ArrayPlan &A, std::int64_t Threads) {
     Addrs.push_back(static_cast<Address>(L * Bytes));
   StagingCost C;
   if (isSm90AccessSize(Bytes)) {
-    C.Wavefronts = sm90Shared(Addrs, Bytes).Wavefronts;
+    // Distinct contiguous lanes: loads and stores cost the same.
+    C.Wavefronts = sm90Shared(Addrs, Bytes, SharedOp::Store).Wavefronts;
     const Sm90GlobalCost G = sm90Global(Addrs, Bytes);
     C.Sectors = G.Sectors;
     C.Lines = G.Lines;

@@ -1,7 +1,7 @@
 // bankwise model: per-warp costs and the simulated time of a trace.
 //
 //   bankwise model --machine dmm --w 4 --l 3 --warp 0,1,10,6 --warp 8,9,14,15
-//   bankwise model --machine sm_90 --elem f64 --warp 0,1,2,...
+//   bankwise model --machine sm_90 --elem f64 --warp 0,1,2,... [--store]
 //   bankwise model --machine hmm --d 2 --w 4 --L 5 --trace samples/x.trace
 
 #include "analysis/models/MemoryModel.h"
@@ -29,6 +29,7 @@ struct ModelOptions {
   std::vector<std::string> Warps;
   std::string TracePath;
   std::string Elem = "f32";
+  bool Store = false;
   bool Barrier = false;
   bool Json = false;
 };
@@ -197,9 +198,10 @@ int runSm90(const ModelOptions &O) {
   J["machine"] = "sm_90";
   J["elem"] = O.Elem;
   J["elem_bytes"] = Bytes;
+  J["op"] = O.Store ? "store" : "load";
   std::string Text = fmt::format("machine: sm_90 (32 banks x 4 B; 32 B sectors, "
-                                 "128 B lines), element {} ({} B)\n",
-                                 O.Elem, Bytes);
+                                 "128 B lines), element {} ({} B), {}\n",
+                                 O.Elem, Bytes, O.Store ? "stores" : "loads");
   std::int64_t TotalWave = 0, TotalSect = 0;
   for (std::size_t I = 0; I < O.Warps.size(); ++I) {
     std::vector<Address> Lanes = parseWarp(O.Warps[I], I);
@@ -214,7 +216,7 @@ int runSm90(const ModelOptions &O) {
                                       I, A));
         A *= Bytes;
       }
-    const Sm90SharedCost S = sm90Shared(Lanes, Bytes);
+    const Sm90SharedCost S = sm90Shared(Lanes, Bytes, O.Store ? SharedOp::Store : SharedOp::Load);
     const Sm90GlobalCost G = sm90Global(Lanes, Bytes);
     TotalWave += S.Wavefronts;
     TotalSect += G.Sectors;
@@ -263,6 +265,9 @@ void registerModelCommand(CLI::App &App, Action &Run) {
       ->check(CLI::ExistingFile);
   Cmd->add_option("--elem", O->Elem, "sm_90: element type (f32, f64, f32x4, u8, ...)")
       ->capture_default_str();
+  Cmd->add_flag("--store", O->Store,
+                "sm_90: price the accesses as shared stores (8- and 16-byte loads "
+                "whose lanes pair up merge; stores do not)");
   Cmd->add_flag("--barrier", O->Barrier,
                 "start each round after the previous completed (the papers' "
                 "synchronous rounds)");

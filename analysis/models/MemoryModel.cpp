@@ -4,6 +4,7 @@
 #include "support/Diagnostic.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <fmt/format.h>
@@ -327,21 +328,11 @@ bool isSm90AccessSize(std::int64_t Bytes) {
   return Bytes == 1 || Bytes == 2 || Bytes == 4 || Bytes == 8 || Bytes == 16;
 }
 
-Sm90SharedCost sm90Shared(std::span<const Address> ByteAddrs,
-                          std::int64_t Bytes) {
-  checkAligned(ByteAddrs, Bytes);
-  if (Bytes == 8 && ByteAddrs.size() > 16) {
-    // Half a warp at a time: the rule on each half, added.
-    Sm90SharedCost C;
-    for (std::size_t First = 0; First < ByteAddrs.size(); First += 16) {
-      const Sm90SharedCost H =
-          sm90Shared(ByteAddrs.subspan(First, std::min<std::size_t>(16, ByteAddrs.size() - First)), Bytes);
-      C.Wavefronts += H.Wavefronts;
-      C.MaxWordsPerBank = std::max(C.MaxWordsPerBank, H.MaxWordsPerBank);
-      C.BytesMoved += H.BytesMoved;
-    }
-    return C;
-  }
+namespace {
+
+/// One part of a warp access served together: max over the 32 banks of the
+/// distinct 4-byte words in the bank, and at least bytes moved / 128.
+Sm90SharedCost sharedPart(std::span<const Address> ByteAddrs, std::int64_t Bytes) {
   constexpr std::int64_t WordBytes = 4, Banks = 32, WavefrontBytes = 128;
   Sm90SharedCost C;
   std::vector<Address> &Words = scratch();
@@ -349,15 +340,79 @@ Sm90SharedCost sm90Shared(std::span<const Address> ByteAddrs,
     if (A == NoAccess)
       continue;
     C.BytesMoved += Bytes;
-    for (Address Word = A / WordBytes; Word <= (A + Bytes - 1) / WordBytes;
-         ++Word)
+    for (Address Word = A / WordBytes; Word <= (A + Bytes - 1) / WordBytes; ++Word)
       Words.push_back(Word);
   }
   if (Words.empty())
     return C;
   C.MaxWordsPerBank = maxDistinctPerBank(Words, Banks);
-  C.Wavefronts = std::max(C.MaxWordsPerBank,
-                          (C.BytesMoved + WavefrontBytes - 1) / WavefrontBytes);
+  C.Wavefronts = std::max(C.MaxWordsPerBank, (C.BytesMoved + WavefrontBytes - 1) / WavefrontBytes);
+  return C;
+}
+
+/// Lane l of a warp, NoAccess past the span (a warp of fewer lanes).
+Address laneAt(std::span<const Address> Lanes, std::size_t L) {
+  return L < Lanes.size() ? Lanes[L] : NoAccess;
+}
+
+/// The 16 units of a wide load whose lanes pair up: when every pair
+/// (l, l ^ Mask) names at most one address (equal, or one lane idle), the
+/// pair is one unit, unit 2q + i of quad q holding its i-th pair (Mask 1:
+/// lanes 4q + 2i and the next; Mask 2: lanes 4q + i and 4q + i + 2). False
+/// when some pair names two addresses.
+bool pairUnits(std::span<const Address> Lanes, std::size_t Mask, std::array<Address, 16> &Units) {
+  for (std::size_t Q = 0; Q < 8; ++Q)
+    for (std::size_t I = 0; I < 2; ++I) {
+      const std::size_t A = 4 * Q + (Mask == 1 ? 2 * I : I), B = A ^ Mask;
+      const Address X = laneAt(Lanes, A), Y = laneAt(Lanes, B);
+      if (X != NoAccess && Y != NoAccess && X != Y)
+        return false;
+      Units[2 * Q + I] = X != NoAccess ? X : Y;
+    }
+  return true;
+}
+
+/// Adds the parts of Lanes, PartLanes consecutive lanes each, into C.
+void addParts(std::span<const Address> Lanes, std::size_t PartLanes, std::int64_t Bytes, Sm90SharedCost &C) {
+  for (std::size_t First = 0; First < Lanes.size(); First += PartLanes) {
+    const Sm90SharedCost P = sharedPart(Lanes.subspan(First, std::min(PartLanes, Lanes.size() - First)), Bytes);
+    C.Wavefronts += P.Wavefronts;
+    C.MaxWordsPerBank = std::max(C.MaxWordsPerBank, P.MaxWordsPerBank);
+  }
+}
+
+} // namespace
+
+Sm90SharedCost sm90Shared(std::span<const Address> ByteAddrs, std::int64_t Bytes, SharedOp Op) {
+  checkAligned(ByteAddrs, Bytes);
+  if (Bytes <= 4)
+    return sharedPart(ByteAddrs, Bytes);
+  if (ByteAddrs.size() > 32) {
+    // Lanes past 32 (a machine wider than a warp): one warp of 32 at a time.
+    Sm90SharedCost C;
+    for (std::size_t First = 0; First < ByteAddrs.size(); First += 32) {
+      const Sm90SharedCost P =
+          sm90Shared(ByteAddrs.subspan(First, std::min<std::size_t>(32, ByteAddrs.size() - First)), Bytes, Op);
+      C.Wavefronts += P.Wavefronts;
+      C.MaxWordsPerBank = std::max(C.MaxWordsPerBank, P.MaxWordsPerBank);
+      C.BytesMoved += P.BytesMoved;
+    }
+    return C;
+  }
+  // 8- and 16-byte accesses: served half a warp (8 B) or a quarter warp
+  // (16 B) at a time, each part by the rule, the parts added; a load whose
+  // lanes pair up (l with l ^ 1 throughout, or l with l ^ 2) is served as
+  // its 16 units, in one part (8 B) or two of 8 units (16 B).
+  // bench/results/h100/shared-rules.md: 740 of 740 measured patterns.
+  Sm90SharedCost C;
+  for (Address A : ByteAddrs)
+    C.BytesMoved += A == NoAccess ? 0 : Bytes;
+  const std::size_t PartLanes = Bytes == 8 ? 16 : 8;
+  std::array<Address, 16> Units;
+  if (Op == SharedOp::Load && (pairUnits(ByteAddrs, 1, Units) || pairUnits(ByteAddrs, 2, Units)))
+    addParts(Units, PartLanes, Bytes, C); // 16 units: one part (8 B) or two (16 B)
+  else
+    addParts(ByteAddrs, PartLanes, Bytes, C);
   return C;
 }
 
@@ -381,7 +436,7 @@ Sm90GlobalCost sm90Global(std::span<const Address> ByteAddrs,
 }
 
 WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
-                                std::int64_t ElemBytes, bool Shared) {
+                                std::int64_t ElemBytes, bool Shared, SharedOp Op) {
   WarpAccessCosts C;
   const bool Sm90 = isSm90AccessSize(ElemBytes);
   if (anyNegative(Lanes)) {
@@ -393,7 +448,7 @@ WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
       for (std::size_t I = 0; I < Lanes.size(); ++I)
         ByteAddrs[I] = Lanes[I] == NoAccess ? NoAccess : Lanes[I] * ElemBytes;
       if (Shared) {
-        C.Wavefronts = sm90Shared(ByteAddrs, ElemBytes).Wavefronts;
+        C.Wavefronts = sm90Shared(ByteAddrs, ElemBytes, Op).Wavefronts;
       } else {
         const Sm90GlobalCost G = sm90Global(ByteAddrs, ElemBytes);
         C.Sectors = G.Sectors;
@@ -428,13 +483,13 @@ WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
   if (!Sm90)
     return C;
   const std::int64_t Moved = ElemBytes * static_cast<std::int64_t>(Active.size());
-  if (Shared && ElemBytes == 8 && Lanes.size() > 16) {
-    // Half a warp at a time (sm90Shared's rule).
+  if (Shared && ElemBytes >= 8) {
+    // Half or quarter warps, and loads whose lanes pair up (sm90Shared).
     thread_local std::vector<Address> ByteAddrs;
     ByteAddrs.resize(Lanes.size());
     for (std::size_t I = 0; I < Lanes.size(); ++I)
-      ByteAddrs[I] = Lanes[I] == NoAccess ? NoAccess : Lanes[I] * 8;
-    C.Wavefronts = sm90Shared(ByteAddrs, 8).Wavefronts;
+      ByteAddrs[I] = Lanes[I] == NoAccess ? NoAccess : Lanes[I] * ElemBytes;
+    C.Wavefronts = sm90Shared(ByteAddrs, ElemBytes, Op).Wavefronts;
     return C;
   }
   if (Shared) {
@@ -475,7 +530,7 @@ WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
   return C;
 }
 
-WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes, std::int64_t ElemBytes) {
+WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes, std::int64_t ElemBytes, SharedOp Op) {
   // Group g = index / 32 was seen in this call when Stamp[g] == Gen: a new
   // generation per call empties the table (a 2048-bit map set and tested
   // lane by lane waits on its own stores, twice as slow).
@@ -498,7 +553,7 @@ WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes, st
   if (Banks != ~std::uint32_t(0) || (HalfWarps && (Halves[0] != 0xFFFF || Halves[1] != 0xFFFF))) {
     Address A[32];
     std::copy(Lanes.begin(), Lanes.end(), A);
-    return warpAccessCosts(A, 32, ElemBytes, true);
+    return warpAccessCosts(A, 32, ElemBytes, true, Op);
   }
   // One lane per bank: each bank sees one address (congestion 1). 4-byte
   // elements: the 128 bytes moved are one wavefront. 8-byte elements:

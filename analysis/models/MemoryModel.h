@@ -8,7 +8,8 @@
 //   HMM(d, w, L): d DMMs of latency 1 (shared memory) beside one UMM of
 //              latency L (global memory).                    [seed 001 Sec. II]
 //   sm_90:     shared memory of 32 banks of 4-byte words; wavefronts = max over
-//              banks of distinct words, never fewer than bytes / 128. Global
+//              banks of distinct words, never fewer than bytes / 128, per
+//              half warp (8 B) or quarter warp (16 B) (sm90Shared). Global
 //              memory in 32-byte sectors and 128-byte lines. [HARDWARE.md]
 //
 // A warp access is a span of lane addresses; NoAccess marks an inactive lane,
@@ -72,28 +73,34 @@ std::int64_t ummGroups(std::span<const Address> Lanes, std::int64_t W);
 /// Element sizes sm_90 loads and stores: 1, 2, 4, 8 or 16 bytes.
 bool isSm90AccessSize(std::int64_t Bytes);
 
+/// Whether a shared access reads or writes: sm_90 merges the lanes of wide
+/// loads that pair up, never those of stores.
+enum class SharedOp { Load, Store };
+
 /// sm_90 shared-memory cost of one warp instruction. Lanes are byte addresses
 /// of accesses of Bytes each (aligned to Bytes), indexed by lane.
 ///
-/// The rule (every row of HARDWARE.md, and Nsight Compute on the f64
-/// schedules below): wavefronts = max over the 32 banks of the distinct
-/// 4-byte words the lanes touch in that bank (identical words merge), and
-/// never fewer than bytes moved / 128. An 8-byte access is served half a
-/// warp at a time: the rule applies to lanes 0-15 and 16-31 separately and
-/// the two add up. Measured on the H100 (bench/results/h100/gpu-verify-f64.md):
-/// f64 loads and stores at 32 indices distinct mod 32 take 2 wavefronts when
-/// each half's 16 are distinct mod 16, and 3.99 on average when a half
-/// repeats one, exactly what the half-warp rule predicts warp by warp (for
-/// example 8,176 over 2,048 instructions; the whole-warp rule says 4,096).
-/// 16-byte accesses keep the whole-warp rule, which fits HARDWARE.md's f32x4
-/// rows (no measurement yet tells the two apart there).
+/// The rule, measured on an H100 for every lane pattern class of 1- to
+/// 16-byte loads and stores (bench/results/h100/shared-rules.md, 740 of 740
+/// patterns; scripts/gpu-shared-rules.sh):
+/// - a part of the warp served together costs max over the 32 banks of the
+///   distinct 4-byte words the part touches in that bank (identical words
+///   merge), and never fewer than its bytes moved / 128;
+/// - 1-, 2- and 4-byte accesses: the whole warp is one part;
+/// - 8-byte accesses: half warps (lanes 0-15, 16-31), added; 16-byte
+///   accesses: quarter warps of 8 lanes, added. s4[4 * (l % 8) + l / 8] on
+///   f32x4: 4 wavefronts per quarter, 16 (the whole-warp rule says 4);
+/// - 8- and 16-byte loads whose lanes pair up, every pair (l, l ^ 1) or
+///   every pair (l, l ^ 2) naming one address (or holding an idle lane),
+///   are served as the 16 pairs: one part (8 B) or two parts of 8 pairs
+///   (16 B). A broadcast f32x4 load: 2; the f64 load a[l / 2]: 1. Stores
+///   never pair up (a broadcast f32x4 store: 4).
 struct Sm90SharedCost {
-  std::int64_t Wavefronts = 0;     ///< max(MaxWordsPerBank, ceil(Bytes/128)), per half-warp for 8 bytes
-  std::int64_t MaxWordsPerBank = 0; ///< distinct 4-byte words in the worst bank (of either half)
-  std::int64_t BytesMoved = 0;     ///< active lanes * access size
+  std::int64_t Wavefronts = 0;      ///< the parts' costs, added
+  std::int64_t MaxWordsPerBank = 0; ///< distinct 4-byte words in the worst bank of any part
+  std::int64_t BytesMoved = 0;      ///< active lanes * access size
 };
-Sm90SharedCost sm90Shared(std::span<const Address> ByteAddrs,
-                          std::int64_t Bytes);
+Sm90SharedCost sm90Shared(std::span<const Address> ByteAddrs, std::int64_t Bytes, SharedOp Op);
 
 /// sm_90 global-memory cost of one warp request: distinct 32-byte sectors and
 /// 128-byte lines (the UMM with w = 32 words counts lines).
@@ -110,7 +117,8 @@ Sm90GlobalCost sm90Global(std::span<const Address> ByteAddrs,
 /// UMM groups of width W, and, when ElemBytes is an sm_90 access size, the
 /// sm_90 wavefronts (Shared) or sectors and lines (global). The same figures
 /// as the functions above, computed together from one pass over the lanes;
-/// the analysis calls this once per warp access.
+/// the analysis calls this once per warp access. Op matters only for 8-
+/// and 16-byte shared accesses (sm90Shared).
 struct WarpAccessCosts {
   std::int64_t Congestion = 0, Groups = 0;
   std::int64_t Wavefronts = 0;      ///< shared only
@@ -118,16 +126,16 @@ struct WarpAccessCosts {
   std::int64_t Serialization = 0;   ///< atomics only: atomicSerialization
 };
 WarpAccessCosts warpAccessCosts(std::span<const Address> Lanes, std::int64_t W,
-                                std::int64_t ElemBytes, bool Shared);
+                                std::int64_t ElemBytes, bool Shared, SharedOp Op);
 
-/// warpAccessCosts(Lanes, 32, ElemBytes, true) for a whole warp of 32
+/// warpAccessCosts(Lanes, 32, ElemBytes, true, Op) for a whole warp of 32
 /// lanes reading or writing 4- or 8-byte shared elements at 16-bit indices
 /// (seed 001's s and d planes, evaluated once per warp of a 2^26 schedule):
 /// when the 32 indices are distinct mod 32 (and, for 8 bytes, each half's
 /// 16 distinct mod 16), congestion is 1, wavefronts are ElemBytes / 4 and
 /// the UMM groups are the distinct Lanes[i] / 32, counted in a table of
 /// 2048 stamps; any other warp goes through warpAccessCosts.
-WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes, std::int64_t ElemBytes = 4);
+WarpAccessCosts sharedWordWarpCosts(std::span<const std::uint16_t, 32> Lanes, std::int64_t ElemBytes, SharedOp Op);
 
 /// Same-address serialization of an atomic warp access: the most active
 /// lanes that name one address (their read-modify-writes of it run one

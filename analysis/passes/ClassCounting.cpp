@@ -183,9 +183,10 @@ void Analyzer::runFast(KernelReport &Rep) {
       }
       const auto It = LaneIds.try_emplace(Norm, static_cast<std::int64_t>(LaneIds.size())).first;
       Lanes0 = &It->first;
-      // An atomic's costs differ from a plain access's at the same lanes.
-      const std::int64_t Shape = S.Arr->ElemBytes * 4 + (S.Arr->Decl->Space == ir::MemSpace::Shared ? 2 : 0) +
-                                 (S.Atomic ? 1 : 0) + (W << 16);
+      // An atomic's costs differ from a plain access's at the same lanes,
+      // and a wide shared store's from a load's (loads pair up, costsOf).
+      const std::int64_t Shape = S.Arr->ElemBytes * 8 + (S.Arr->Decl->Space == ir::MemSpace::Shared ? 4 : 0) +
+                                 (S.Atomic ? 2 : 0) + (S.IsWrite ? 1 : 0) + (W << 16);
       G = &Groups[{It->second, Shape}];
     }
     Residue = (Residue + Shift) % Period;

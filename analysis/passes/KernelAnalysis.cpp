@@ -391,6 +391,8 @@ void Analyzer::runtimeError(const SourceLoc &Loc, const std::string &Msg,
 
 AccessCosts Analyzer::costsOf(const SiteInfo &S, const std::vector<Address> &Addrs) const {
   const bool Shared = S.Arr->Decl->Space == ir::MemSpace::Shared;
+  // An atomic reads and writes: its lanes never pair up as a load's do.
+  const SharedOp Op = S.IsWrite || S.Atomic ? SharedOp::Store : SharedOp::Load;
   if (S.Atomic) {
     // An atomic moves what a plain access of its lanes moves (sectors,
     // groups); its DMM congestion counts repeats, and its lanes on one
@@ -399,7 +401,7 @@ AccessCosts Analyzer::costsOf(const SiteInfo &S, const std::vector<Address> &Add
     // samples/histogram_atomics.bw), a warp of 4-byte atomics takes one
     // wavefront per lane in its busiest bank, repeats counted (32 lanes on
     // one word: 32; lanes 2l: 2; lane l: 1), where reads of one word merge.
-    AccessCosts C = warpAccessCosts(Addrs, W, S.Arr->ElemBytes, Shared);
+    AccessCosts C = warpAccessCosts(Addrs, W, S.Arr->ElemBytes, Shared, Op);
     C.Serialization = atomicSerialization(Addrs);
     C.Congestion = dmmAtomicCongestion(Addrs, W);
     if (Shared && C.Wavefronts > 0) {
@@ -423,9 +425,9 @@ AccessCosts Analyzer::costsOf(const SiteInfo &S, const std::vector<Address> &Add
       Words[I] = static_cast<std::uint16_t>(Addrs[I]);
     }
     if (Fits)
-      return sharedWordWarpCosts(Words, S.Arr->ElemBytes);
+      return sharedWordWarpCosts(Words, S.Arr->ElemBytes, Op);
   }
-  return warpAccessCosts(Addrs, W, S.Arr->ElemBytes, Shared);
+  return warpAccessCosts(Addrs, W, S.Arr->ElemBytes, Shared, Op);
 }
 
 std::int64_t Analyzer::timeCost(const SiteInfo &S, const AccessCosts &C,

@@ -257,6 +257,31 @@ std::vector<std::int64_t> threadSiteElements(const ir::Program &Prog, const ir::
   return ThreadWalk(Prog, K, Node, Block, Grid, Thread, Sizes, MaxHits).run();
 }
 
+namespace {
+
+/// Whether Node is the element an assignment of B (or of a nested block)
+/// writes.
+bool isStoreTarget(const ir::Block &B, const ir::ArrayRead *Node) {
+  for (const ir::Stmt &St : B) {
+    if (const auto *A = St.as<ir::Assign>()) {
+      if (std::get_if<ir::ArrayRead>(&A->Target) == Node)
+        return true;
+    } else if (const auto *Fo = St.as<ir::For>()) {
+      if (isStoreTarget(Fo->Body, Node))
+        return true;
+    } else if (const auto *I = St.as<ir::If>()) {
+      if (isStoreTarget(I->Then, Node) || isStoreTarget(I->Else, Node))
+        return true;
+    } else if (const auto *W = St.as<ir::While>()) {
+      if (isStoreTarget(W->Body, Node))
+        return true;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
 SiteLanes sampleSiteLanes(const ir::Program &Prog, const ir::Kernel &K, const ir::ArrayRead *Node,
                           const ir::Bindings &Sizes, const LaneSampleOptions &Opts) {
   SiteLanes S;
@@ -275,6 +300,7 @@ SiteLanes sampleSiteLanes(const ir::Program &Prog, const ir::Kernel &K, const ir
     if (ir::anySubexpr(E, [&](const ir::Expr &X) { return ir::atomicTarget(X) == Node; }))
       S.Atomic = true;
   });
+  S.Store = isStoreTarget(K.Body, Node);
   const std::optional<std::array<std::int64_t, 3>> Grid = gridOf(Prog, K, Sizes);
   std::vector<std::array<std::int64_t, 3>> Blocks = {{0, 0, 0}};
   if (Opts.LastBlock && Grid) {
@@ -339,7 +365,8 @@ std::int64_t warpCost(const SiteLanes &S, const WarpLanes &W, const LayoutFn &La
   const std::vector<Address> Addrs = laneAddresses(S, W, Layout);
   if (std::all_of(Addrs.begin(), Addrs.end(), [](Address A) { return A == NoAccess; }))
     return 0;
-  const WarpAccessCosts C = warpAccessCosts(Addrs, 32, S.ElemBytes, S.Shared);
+  const WarpAccessCosts C =
+      warpAccessCosts(Addrs, 32, S.ElemBytes, S.Shared, S.Store || S.Atomic ? SharedOp::Store : SharedOp::Load);
   if (!S.Shared)
     return C.Sectors;
   if (!S.Atomic)

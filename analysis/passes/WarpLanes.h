@@ -46,6 +46,7 @@ struct SiteLanes {
   std::int64_t ElemBytes = 4;
   bool Shared = false;
   bool Atomic = false;
+  bool Store = false; ///< the site is an assignment's target
   LayoutFn Layout; ///< the array's, as the program declares it
   std::vector<WarpLanes> Executions;
   /// Which warps were walked, in words: "every warp of block (0, 0, 0)

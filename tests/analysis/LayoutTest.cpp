@@ -134,7 +134,7 @@ TEST_CASE("CuTe swizzles: bijections, and xor is Swizzle<log2 C, 0, log2 C>") {
     const std::int64_t I[] = {R, 0};
     Col.push_back(V.map(I) * 4);
   }
-  CHECK(sm90Shared(Col, 4).MaxWordsPerBank == 1);
+  CHECK(sm90Shared(Col, 4, SharedOp::Load).MaxWordsPerBank == 1);
   CHECK_THROWS_AS(makeSwizzle({32, 32}, {4, 0, 2}), UserError);
   CHECK_THROWS_AS(makeSwizzle({3, 5}, {2, 0, 2}), UserError);
 }

@@ -1,6 +1,7 @@
 // The machine models' warp costs: DMM congestion, UMM groups, and the sm_90
 // model against every row of ../shared/HARDWARE.md (Nsight Compute on an
-// H200: one block of 1024 threads, every warp one access).
+// H200: one block of 1024 threads, every warp one access) and every lane
+// pattern of bench/results/h100/shared-rules.jsonl (H100, one warp).
 
 #include "analysis/models/MemoryModel.h"
 #include "support/Diagnostic.h"
@@ -10,7 +11,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
 #include <numeric>
 #include <vector>
 
@@ -35,7 +39,7 @@ double meanWavefronts(std::int64_t Bytes,
     auto A = warpOf(Warp, Index);
     for (Address &X : A)
       X *= Bytes;
-    Total += sm90Shared(A, Bytes).Wavefronts;
+    Total += sm90Shared(A, Bytes, SharedOp::Load).Wavefronts;
   }
   return static_cast<double>(Total) / 32.0;
 }
@@ -118,30 +122,40 @@ TEST_CASE("fast dmm/umm costs equal a brute-force count") {
 TEST_CASE("fast sm_90 costs equal a brute-force count") {
   Rng R(11);
   const std::int64_t Sizes[] = {1, 2, 4, 8, 16};
-  for (int Trial = 0; Trial < 6000; ++Trial) {
+  for (int Trial = 0; Trial < 12000; ++Trial) {
     const bool Distinct = Trial % 5 == 0; // 4-byte lanes in 32 distinct banks
     const std::int64_t Bytes = Distinct ? 4 : Sizes[R.below(5)];
-    const std::uint64_t Range = 1 + R.below(Trial % 2 ? 100 : std::uint64_t(1) << 16);
+    const SharedOp Op = Trial % 2 ? SharedOp::Store : SharedOp::Load;
+    const std::uint64_t Range = 1 + R.below(Trial % 4 < 2 ? 100 : std::uint64_t(1) << 16);
     std::vector<Address> A(32);
     for (std::size_t I = 0; I < A.size(); ++I)
       A[I] = R.below(6) == 0 ? NoAccess
              : Distinct      ? static_cast<Address>((R.below(Range) * 32 + I) * 4)
                              : static_cast<Address>(R.below(Range) * static_cast<std::uint64_t>(Bytes));
+    // Every third warp: lanes that pair up (l and l ^ 1, or l and l ^ 2,
+    // name one address or one of them is idle), with a stray pair now and
+    // then, so that both sides of the load rule are drawn.
+    if (Trial % 3 == 0) {
+      const std::size_t Mask = R.below(2) ? 1 : 2;
+      for (std::size_t I = 0; I < 32; ++I)
+        if ((I & Mask) && (R.below(16) != 0 || Trial % 9 != 0))
+          A[I] = R.below(5) == 0 ? NoAccess : A[I ^ Mask];
+    }
     std::vector<Address> Sectors, Lines;
     std::int64_t Moved = 0;
     auto AddOnce = [](std::vector<Address> &V, Address X) {
       if (std::find(V.begin(), V.end(), X) == V.end())
         V.push_back(X);
     };
-    // The rule on lanes [First, Last): (worst bank's distinct words,
+    // The rule on a list of lane addresses: (worst bank's distinct words,
     // wavefronts).
-    auto Rule = [&](std::size_t First, std::size_t Last) {
+    auto Rule = [&](const std::vector<Address> &Part) {
       std::vector<Address> Words;
       std::int64_t Bytes0 = 0;
-      for (std::size_t L = First; L < Last; ++L)
-        if (A[L] != NoAccess) {
+      for (Address X : Part)
+        if (X != NoAccess) {
           Bytes0 += Bytes;
-          for (Address B = A[L]; B < A[L] + Bytes; ++B)
+          for (Address B = X; B < X + Bytes; ++B)
             AddOnce(Words, B / 4);
         }
       std::int64_t PerBank[32] = {}, MaxPerBank = 0;
@@ -158,13 +172,43 @@ TEST_CASE("fast sm_90 costs equal a brute-force count") {
         AddOnce(Lines, B / 128);
       }
     }
-    // 8-byte accesses half a warp at a time, the others a whole warp.
-    const auto [MaxPerBank, Whole] = Rule(0, 32);
-    const auto [Max0, Half0] = Rule(0, 16);
-    const auto [Max1, Half1] = Rule(16, 32);
-    const Sm90SharedCost S = sm90Shared(A, Bytes);
-    REQUIRE(S.Wavefronts == (Bytes == 8 ? Half0 + Half1 : Whole));
-    REQUIRE(S.MaxWordsPerBank == (Bytes == 8 ? std::max(Max0, Max1) : MaxPerBank));
+    // Parts of PartLanes consecutive entries of V, added.
+    auto Parts = [&](const std::vector<Address> &V, std::size_t PartLanes) {
+      std::int64_t Waves = 0, Worst = 0;
+      for (std::size_t F = 0; F < V.size(); F += PartLanes) {
+        const auto [M, Wv] = Rule(std::vector<Address>(V.begin() + F, V.begin() + F + PartLanes));
+        Waves += Wv;
+        Worst = std::max(Worst, M);
+      }
+      return std::pair(Worst, Waves);
+    };
+    // Loads of 8 and 16 bytes: the pairs of lanes, when every pair names
+    // at most one address, in the order lane pairs are met going up.
+    std::vector<Address> Units;
+    if (Op == SharedOp::Load && Bytes >= 8)
+      for (std::size_t Mask : {1, 2}) {
+        std::vector<Address> U;
+        for (std::size_t I = 0; I < 32; ++I) {
+          if (I & Mask)
+            continue;
+          const Address X = A[I], Y = A[I ^ Mask];
+          if (X != NoAccess && Y != NoAccess && X != Y) {
+            U.clear();
+            break;
+          }
+          U.push_back(X != NoAccess ? X : Y);
+        }
+        if (U.size() == 16) {
+          Units = U;
+          break;
+        }
+      }
+    const auto [Worst, Waves] = Bytes <= 4       ? Rule(A)
+                                : !Units.empty() ? Parts(Units, Bytes == 8 ? 16 : 8)
+                                                 : Parts(A, Bytes == 8 ? 16 : 8);
+    const Sm90SharedCost S = sm90Shared(A, Bytes, Op);
+    REQUIRE(S.Wavefronts == Waves);
+    REQUIRE(S.MaxWordsPerBank == Worst);
     REQUIRE(S.BytesMoved == Moved);
     const Sm90GlobalCost G = sm90Global(A, Bytes);
     REQUIRE(G.Sectors == static_cast<std::int64_t>(Sectors.size()));
@@ -180,20 +224,21 @@ TEST_CASE("warpAccessCosts equals the separate cost functions") {
   for (int Trial = 0; Trial < 6000; ++Trial) {
     const std::int64_t E = Elems[R.below(6)], W = Widths[R.below(5)];
     const bool Shared = R.below(2) == 0;
+    const SharedOp Op = R.below(2) ? SharedOp::Store : SharedOp::Load;
     const std::uint64_t Range = 1 + R.below(Trial % 2 ? 80 : std::uint64_t(1) << 18);
     std::vector<Address> A(1 + R.below(40));
     for (std::size_t I = 0; I < A.size(); ++I)
       A[I] = R.below(7) == 0 ? NoAccess
              : Trial % 3 == 0 ? static_cast<Address>(R.below(Range) * 32 + I) // distinct banks
                               : static_cast<Address>(R.below(Range));
-    const WarpAccessCosts C = warpAccessCosts(A, W, E, Shared);
+    const WarpAccessCosts C = warpAccessCosts(A, W, E, Shared, Op);
     CHECK(C.Congestion == dmmCongestion(A, W));
     CHECK(C.Groups == ummGroups(A, W));
     std::vector<Address> Bytes(A.size());
     for (std::size_t I = 0; I < A.size(); ++I)
       Bytes[I] = A[I] == NoAccess ? NoAccess : A[I] * E;
     const bool Sm90 = isSm90AccessSize(E);
-    CHECK(C.Wavefronts == (Sm90 && Shared ? sm90Shared(Bytes, E).Wavefronts : 0));
+    CHECK(C.Wavefronts == (Sm90 && Shared ? sm90Shared(Bytes, E, Op).Wavefronts : 0));
     CHECK(C.Sectors == (Sm90 && !Shared ? sm90Global(Bytes, E).Sectors : 0));
     CHECK(C.Lines == (Sm90 && !Shared ? sm90Global(Bytes, E).Lines : 0));
   }
@@ -219,7 +264,8 @@ TEST_CASE("sharedWordWarpCosts equals warpAccessCosts on 16-bit shared word indi
       L[I] = Trial % 5 == 4 ? static_cast<std::uint16_t>(R.below(Trial % 3 ? 64 : 65536))
                             : static_cast<std::uint16_t>(R.below(Rows) * 32 + Bank[I]);
     const std::vector<Address> A(L.begin(), L.end());
-    const WarpAccessCosts Fast = sharedWordWarpCosts(L, Bytes), Ref = warpAccessCosts(A, 32, Bytes, true);
+    const SharedOp Op = Trial % 4 < 2 ? SharedOp::Load : SharedOp::Store;
+    const WarpAccessCosts Fast = sharedWordWarpCosts(L, Bytes, Op), Ref = warpAccessCosts(A, 32, Bytes, true, Op);
     CHECK(Fast.Congestion == Ref.Congestion);
     CHECK(Fast.Groups == Ref.Groups);
     CHECK(Fast.Wavefronts == Ref.Wavefronts);
@@ -251,24 +297,26 @@ TEST_CASE("sm_90 shared: an 8-byte access is served half a warp at a time") {
     Ordered.push_back(L * 8);                           // e = lane
     Paired.push_back((L % 2 ? L / 2 + 16 : L / 2) * 8); // e = 0, 16, 1, 17, ...
   }
-  CHECK(sm90Shared(Ordered, 8).Wavefronts == 2);
-  CHECK(sm90Shared(Paired, 8).Wavefronts == 4);
-  CHECK(sm90Shared(Paired, 8).MaxWordsPerBank == 2);
+  for (SharedOp Op : {SharedOp::Load, SharedOp::Store}) {
+    CHECK(sm90Shared(Ordered, 8, Op).Wavefronts == 2);
+    CHECK(sm90Shared(Paired, 8, Op).Wavefronts == 4);
+    CHECK(sm90Shared(Paired, 8, Op).MaxWordsPerBank == 2);
+  }
   // Half a warp idle: one half's cost.
   std::vector<Address> Half(Paired.begin(), Paired.end());
   for (std::size_t L = 16; L < 32; ++L)
     Half[L] = NoAccess;
-  CHECK(sm90Shared(Half, 8).Wavefronts == 2);
+  CHECK(sm90Shared(Half, 8, SharedOp::Load).Wavefronts == 2);
   // 4-byte accesses are a whole warp: e = 0, 16, 1, 17, ... is conflict-free.
   std::vector<Address> Words;
   for (Address A : Paired)
     Words.push_back(A / 2);
-  CHECK(sm90Shared(Words, 4).Wavefronts == 1);
+  CHECK(sm90Shared(Words, 4, SharedOp::Load).Wavefronts == 1);
   // warpAccessCosts agrees (element indices).
   std::vector<Address> E;
   for (Address A : Paired)
     E.push_back(A / 8);
-  CHECK(warpAccessCosts(E, 32, 8, true).Wavefronts == 4);
+  CHECK(warpAccessCosts(E, 32, 8, true, SharedOp::Load).Wavefronts == 4);
 }
 
 // One TEST_CASE per row of HARDWARE.md's shared-memory table.
@@ -312,7 +360,7 @@ std::pair<double, double> randomWavefronts(std::uint64_t Range, int Trials) {
   for (int T = 0; T < Trials; ++T) {
     for (Address &X : A)
       X = static_cast<Address>(R.below(Range)) * 4;
-    const double V = static_cast<double>(sm90Shared(A, 4).Wavefronts);
+    const double V = static_cast<double>(sm90Shared(A, 4, SharedOp::Load).Wavefronts);
     Sum += V;
     SumSq += V * V;
   }
@@ -363,17 +411,17 @@ TEST_CASE("sm_90 shared: small elements merge within a word") {
   std::vector<Address> A;
   for (int L = 0; L < 32; ++L)
     A.push_back(L); // u8 contiguous: 8 words in 8 banks, 32 bytes
-  CHECK(sm90Shared(A, 1).Wavefronts == 1);
-  CHECK(sm90Shared(A, 1).MaxWordsPerBank == 1);
+  CHECK(sm90Shared(A, 1, SharedOp::Load).Wavefronts == 1);
+  CHECK(sm90Shared(A, 1, SharedOp::Load).MaxWordsPerBank == 1);
   std::vector<Address> Strided;
   for (int L = 0; L < 32; ++L)
     Strided.push_back(L * 128); // one byte per 128-byte row: all bank 0
-  CHECK(sm90Shared(Strided, 1).Wavefronts == 32);
+  CHECK(sm90Shared(Strided, 1, SharedOp::Load).Wavefronts == 32);
 }
 
 TEST_CASE("sm_90 shared: misaligned or odd-sized accesses are user errors") {
-  CHECK_THROWS_AS(sm90Shared(std::vector<Address>{2}, 4), UserError);
-  CHECK_THROWS_AS(sm90Shared(std::vector<Address>{0}, 3), UserError);
+  CHECK_THROWS_AS(sm90Shared(std::vector<Address>{2}, 4, SharedOp::Load), UserError);
+  CHECK_THROWS_AS(sm90Shared(std::vector<Address>{0}, 3, SharedOp::Load), UserError);
 }
 
 // One TEST_CASE per row of HARDWARE.md's global-memory table (f32 loads).
@@ -407,4 +455,54 @@ TEST_CASE("sm_90 global: lines are the UMM's 128-byte address groups") {
   for (Address X : A)
     Words.push_back(X / 4);
   CHECK(C.Lines == ummGroups(Words, 32));
+}
+
+// HARDWARE.md's rows that tell the whole-warp rule from the split one
+// (H100, one LDS.128 or LDS.64 per warp, l = lane, w = warp).
+TEST_CASE("sm_90 shared: f32x4 32w + 4(l%8) + l/8 -> 16 wavefronts (quarter warps)") {
+  CHECK(meanWavefronts(16, [](int L, int W) -> Address { return 32 * W + 4 * (L % 8) + L / 8; }) == 16.0);
+}
+TEST_CASE("sm_90 shared: f32x4 (64w + 8(l%8) + l/8) % 256 -> 32 wavefronts") {
+  CHECK(meanWavefronts(16, [](int L, int W) -> Address { return (64 * W + 8 * (L % 8) + L / 8) % 256; }) == 32.0);
+}
+TEST_CASE("sm_90 shared: f64 16(l%2) + l/2 + 32w -> 4 wavefronts (half warps)") {
+  CHECK(meanWavefronts(8, [](int L, int W) -> Address { return 16 * (L % 2) + L / 2 + 32 * W; }) == 4.0);
+}
+
+// Every pattern scripts/gpu-shared-rules.sh profiled on the H100: one warp,
+// one shared load or store of 1-16 bytes per lane, the wavefronts Nsight
+// Compute counted (bench/results/h100/shared-rules.md).
+TEST_CASE("sm_90 shared: the model reproduces every measured lane pattern") {
+  const std::string Path = std::string(BANKWISE_SOURCE_DIR) + "/bench/results/h100/shared-rules.jsonl";
+  std::ifstream In(Path);
+  REQUIRE(In.good());
+  std::string Line;
+  int Rows = 0, Merged = 0, Split = 0;
+  while (std::getline(In, Line)) {
+    const nlohmann::json J = nlohmann::json::parse(Line);
+    const std::int64_t Bytes = J.at("bytes").get<std::int64_t>();
+    const SharedOp Op = J.at("op").get<std::string>() == "st" ? SharedOp::Store : SharedOp::Load;
+    std::vector<Address> A;
+    for (const auto &E : J.at("lanes"))
+      A.push_back(E.get<std::int64_t>() < 0 ? NoAccess : E.get<std::int64_t>() * Bytes);
+    const auto Measured = static_cast<std::int64_t>(J.at("wavefronts").get<double>());
+    INFO(J.at("name").get<std::string>(), " ", Bytes, " B ", J.at("op").get<std::string>());
+    CHECK(sm90Shared(A, Bytes, Op).Wavefronts == Measured);
+    // The element-index entry point the analysis uses agrees.
+    std::vector<Address> E(A);
+    for (Address &X : E)
+      if (X != NoAccess)
+        X /= Bytes;
+    CHECK(warpAccessCosts(E, 32, Bytes, true, Op).Wavefronts == Measured);
+    // Count the rows where a load cost less than its split parts (the
+    // pairing rule) and more than the whole-warp rule (the split).
+    const Sm90SharedCost Stored = sm90Shared(A, Bytes, SharedOp::Store);
+    Merged += Op == SharedOp::Load && Measured < Stored.Wavefronts;
+    Split += Bytes >= 8 && Measured > std::max(Stored.MaxWordsPerBank, (Stored.BytesMoved + 127) / 128);
+    ++Rows;
+  }
+  // The table exercises both rules, not only the easy rows.
+  CHECK(Rows >= 700);
+  CHECK(Merged >= 20);
+  CHECK(Split >= 40);
 }

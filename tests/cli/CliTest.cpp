@@ -95,6 +95,20 @@ TEST_CASE("model: sm_90 wavefronts and sectors") {
   CHECK(R.Code == 0);
   CHECK(contains(R.Out, "shared 4 wavefronts"));
   CHECK(contains(R.Out, "global 16 sectors in 4 lines"));
+  // A broadcast float4: the load's lanes pair up (2), the store's do not (4).
+  std::string Broadcast;
+  for (int L = 0; L < 32; ++L)
+    Broadcast += L ? ",0" : "0";
+  R = bankwise("model --machine sm_90 --elem f32x4 --warp " + Broadcast + " --json");
+  CHECK(R.Code == 0);
+  J = nlohmann::json::parse(R.Out);
+  CHECK(J["op"] == "load");
+  CHECK(J["warps"][0]["shared_wavefronts"] == 2);
+  R = bankwise("model --machine sm_90 --elem f32x4 --store --warp " + Broadcast + " --json");
+  CHECK(R.Code == 0);
+  J = nlohmann::json::parse(R.Out);
+  CHECK(J["op"] == "store");
+  CHECK(J["warps"][0]["shared_wavefronts"] == 4);
 }
 
 TEST_CASE("model: a trace file with HMM rounds") {
