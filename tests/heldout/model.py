@@ -12,7 +12,10 @@ costs of that warp access are counted from the addresses alone:
       8-byte elements per half-warp (lanes 0-15, 16-31), 16-byte per
       quarter-warp (8 lanes); each part costs the most distinct 4-byte words
       in one bank, at least ceil(bytes the part moves / 128), and the parts
-      add up. A 4-byte atomic: the most active lanes in one bank, repeats
+      add up; except 8- and 16-byte loads whose lanes pair up (l with l ^ 1
+      throughout, or l with l ^ 2), served as their 16 pairs, in one part
+      (8 B) or two (16 B). run.py first checks this against every pattern
+      measured in bench/results/h100/shared-rules.jsonl. A 4-byte atomic: the most active lanes in one bank, repeats
       counted (measured; docs/analysis.md "Atomics").
   sm_90 global sectors, lines: distinct 32-byte sectors and 128-byte lines
       the active lanes touch.
@@ -33,7 +36,9 @@ the array name, the kind (read, write, atomic) and the ordinal among the
 sites of one (array, kind) on that line in column order.
 """
 
+import json
 import math
+import os
 import random
 import struct
 
@@ -52,15 +57,43 @@ def _distinct_per_bank_max(addrs, repeats):
     return best
 
 
-def shared_wavefronts(lanes, esize, atomic):
-    """lanes: 32 element addresses (None: inactive); esize in bytes."""
+def _paired(lanes):
+    """The 16 pairs of a warp whose lanes pair up: lane l with l ^ 1 for
+    every l, or else l with l ^ 2, each pair naming at most one address (an
+    inactive lane joins its partner); None when neither pairing holds."""
+    for mask in (1, 2):
+        units = []
+        for q in range(8):
+            for i in range(2):
+                a = 4 * q + (2 * i if mask == 1 else i)
+                x, y = lanes[a], lanes[a ^ mask]
+                if x is not None and y is not None and x != y:
+                    units = None
+                    break
+                units.append(x if x is not None else y)
+            if units is None:
+                break
+        if units is not None:
+            return units
+    return None
+
+
+def shared_wavefronts(lanes, esize, atomic, load=False):
+    """lanes: 32 element addresses (None: inactive); esize in bytes; load:
+    the access reads (8- and 16-byte loads whose lanes pair up are served
+    as the 16 pairs: one part for 8 bytes, two of 8 pairs for 16;
+    bench/results/h100/shared-rules.md)."""
     if atomic:
         # Measured for 4-byte atomics: lanes in the busiest bank, repeats
         # counted (one word each).
         words = [a * esize // 4 for a in lanes if a is not None]
         return _distinct_per_bank_max(words, True)
     parts = 1 if esize <= 4 else 32 * esize // 128
-    per = 32 // parts
+    if load and esize >= 8:
+        units = _paired(list(lanes) + [None] * (32 - len(lanes)))
+        if units is not None:
+            lanes, parts = units, parts // 2
+    per = max(1, len(lanes) // parts)
     total = 0
     for p in range(parts):
         part = [a for a in lanes[p * per:(p + 1) * per] if a is not None]
@@ -123,8 +156,8 @@ class Stat:
 
 
 class SiteFigures:
-    def __init__(self, space, esize, atomic):
-        self.space, self.esize, self.atomic = space, esize, atomic
+    def __init__(self, space, esize, atomic, load=False):
+        self.space, self.esize, self.atomic, self.load = space, esize, atomic, load
         self.executions = 0
         names = ("wavefronts", "dmm", "umm") if space == "shared" else ("sectors", "lines", "dmm", "umm")
         if atomic:
@@ -155,7 +188,7 @@ class SiteFigures:
             act = [a for a in lanes if a is not None]
             f["serial"] = max(act.count(a) for a in set(act))
         if self.space == "shared":
-            f["wavefronts"] = shared_wavefronts(lanes, self.esize, self.atomic)
+            f["wavefronts"] = shared_wavefronts(lanes, self.esize, self.atomic, self.load)
         else:
             f["sectors"], f["lines"] = global_sectors_lines(lanes, self.esize)
         return f
@@ -183,7 +216,7 @@ class Recorder:
         site = self.sites.get(key)
         if site is None:
             space, esize = self.arrays[array]
-            site = self.sites[key] = SiteFigures(space, esize, kind == "atomic")
+            site = self.sites[key] = SiteFigures(space, esize, kind == "atomic", kind == "read")
         site.add(lanes)
 
     def touch(self, tag, array, kind, ordinal=0):
@@ -191,7 +224,7 @@ class Recorder:
         key = (tag, array, kind, ordinal)
         if key not in self.sites:
             space, esize = self.arrays[array]
-            self.sites[key] = SiteFigures(space, esize, kind == "atomic")
+            self.sites[key] = SiteFigures(space, esize, kind == "atomic", kind == "read")
 
 
 # ---------------------------------------------------------------------------
@@ -959,9 +992,22 @@ HARDWARE_ROWS = [
 ]
 
 
+MEASURED_RULES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "results", "h100",
+                              "shared-rules.jsonl")
+
+
 def self_check():
-    """Mismatches of the model against HARDWARE_ROWS (empty: none)."""
+    """Mismatches of the model against HARDWARE_ROWS and against every lane
+    pattern scripts/gpu-shared-rules.sh measured (empty: none)."""
     bad = []
+    with open(MEASURED_RULES) as f:
+        for line in f:
+            r = json.loads(line)
+            lanes = [None if e < 0 else e for e in r["lanes"]]
+            got = shared_wavefronts(lanes, r["bytes"], False, r["op"] == "ld")
+            if got != r["wavefronts"]:
+                bad.append("%s (%d B %s): model %s wavefronts, measured %s" % (r["name"], r["bytes"], r["op"], got,
+                                                                              r["wavefronts"]))
     for what, space, esize, atomic, lanes, fig, want in HARDWARE_ROWS:
         site = SiteFigures(space, esize, atomic)
         for w in range(32):
