@@ -1,0 +1,1036 @@
+"""An independent model of the access costs of the held-out programs.
+
+Nothing here reads a .bw file's semantics or calls bankwise: every kernel of
+programs/ is described below by hand, from its text, as a Python walk over
+every warp of its launch at concrete sizes. Each access site receives, for
+each warp execution (a warp with at least one lane active at the site), the
+32 lanes' element addresses (None for a lane that does not access), and the
+costs of that warp access are counted from the addresses alone:
+
+  sm_90 shared wavefronts  (docs in /work/shared/HARDWARE.md): 32 banks of
+      4-byte words. Elements of 4 bytes or fewer: the whole warp at once;
+      8-byte elements per half-warp (lanes 0-15, 16-31), 16-byte per
+      quarter-warp (8 lanes); each part costs the most distinct 4-byte words
+      in one bank, at least ceil(bytes the part moves / 128), and the parts
+      add up; except 8- and 16-byte loads whose lanes pair up (l with l ^ 1
+      throughout, or l with l ^ 2), served as their 16 pairs, in one part
+      (8 B) or two (16 B). run.py first checks this against every pattern
+      measured in bench/results/h100/shared-rules.jsonl. A 4-byte atomic: the most active lanes in one bank, repeats
+      counted (measured; docs/analysis.md "Atomics").
+  sm_90 global sectors, lines: distinct 32-byte sectors and 128-byte lines
+      the active lanes touch.
+  DMM congestion (w = 32): the most distinct element addresses in one bank
+      (address mod 32); an atomic counts repeats. UMM groups: distinct
+      address // 32.
+
+Addresses are element indices after the layout (row-major with the declared
+dimensions; pad(k) adds k to the row pitch); a view's addresses are indices
+of its vectors, its element size the vector's.
+
+A program is a class with FILE, PARAMS, SIZES (the size tuples to check),
+optional DATA (arrays given to bankwise with --data, generated here) and
+one method per kernel, named as bankwise names the kernel, which takes the
+sizes and a Recorder. Sites are named by a tag: a comment `#@TAG` on their
+source line (the only thing read from the .bw file, to find line numbers),
+the array name, the kind (read, write, atomic) and the ordinal among the
+sites of one (array, kind) on that line in column order.
+"""
+
+import json
+import math
+import os
+import random
+import struct
+
+# ---------------------------------------------------------------------------
+# Cost of one warp access.
+
+
+def _distinct_per_bank_max(addrs, repeats):
+    banks = {}
+    for a in addrs:
+        banks.setdefault(a % 32, []).append(a)
+    best = 0
+    for v in banks.values():
+        n = len(v) if repeats else len(set(v))
+        best = max(best, n)
+    return best
+
+
+def _paired(lanes):
+    """The 16 pairs of a warp whose lanes pair up: lane l with l ^ 1 for
+    every l, or else l with l ^ 2, each pair naming at most one address (an
+    inactive lane joins its partner); None when neither pairing holds."""
+    for mask in (1, 2):
+        units = []
+        for q in range(8):
+            for i in range(2):
+                a = 4 * q + (2 * i if mask == 1 else i)
+                x, y = lanes[a], lanes[a ^ mask]
+                if x is not None and y is not None and x != y:
+                    units = None
+                    break
+                units.append(x if x is not None else y)
+            if units is None:
+                break
+        if units is not None:
+            return units
+    return None
+
+
+def shared_wavefronts(lanes, esize, atomic, load=False):
+    """lanes: 32 element addresses (None: inactive); esize in bytes; load:
+    the access reads (8- and 16-byte loads whose lanes pair up are served
+    as the 16 pairs: one part for 8 bytes, two of 8 pairs for 16;
+    bench/results/h100/shared-rules.md)."""
+    if atomic:
+        # Measured for 4-byte atomics: lanes in the busiest bank, repeats
+        # counted (one word each).
+        words = [a * esize // 4 for a in lanes if a is not None]
+        return _distinct_per_bank_max(words, True)
+    parts = 1 if esize <= 4 else 32 * esize // 128
+    if load and esize >= 8:
+        units = _paired(list(lanes) + [None] * (32 - len(lanes)))
+        if units is not None:
+            lanes, parts = units, parts // 2
+    per = max(1, len(lanes) // parts)
+    total = 0
+    for p in range(parts):
+        part = [a for a in lanes[p * per:(p + 1) * per] if a is not None]
+        if not part:
+            continue
+        words = set()
+        moved = 0
+        for a in part:
+            b0 = a * esize
+            moved += esize
+            for w in range(b0 // 4, (b0 + esize - 1) // 4 + 1):
+                words.add(w)
+        cost = _distinct_per_bank_max(list(words), False)
+        total += max(cost, -(-moved // 128))
+    return total
+
+
+def global_sectors_lines(lanes, esize):
+    sectors, lines = set(), set()
+    for a in lanes:
+        if a is None:
+            continue
+        b0, b1 = a * esize, a * esize + esize - 1
+        for s in range(b0 // 32, b1 // 32 + 1):
+            sectors.add(s)
+        for s in range(b0 // 128, b1 // 128 + 1):
+            lines.add(s)
+    return len(sectors), len(lines)
+
+
+def dmm_congestion(lanes, atomic):
+    act = [a for a in lanes if a is not None]
+    return _distinct_per_bank_max(act, atomic)
+
+
+def umm_groups(lanes):
+    return len({a // 32 for a in lanes if a is not None})
+
+
+# ---------------------------------------------------------------------------
+# Accumulating a site's figures over its warp executions.
+
+
+class Stat:
+    __slots__ = ("n", "lo", "hi", "sum")
+
+    def __init__(self):
+        self.n, self.lo, self.hi, self.sum = 0, None, None, 0
+
+    def add(self, v):
+        self.n += 1
+        self.sum += v
+        self.lo = v if self.lo is None or v < self.lo else self.lo
+        self.hi = v if self.hi is None or v > self.hi else self.hi
+
+    def as_dict(self):
+        if self.n == 0:
+            return None
+        return {"min": self.lo, "mean": self.sum / self.n, "max": self.hi}
+
+
+class SiteFigures:
+    def __init__(self, space, esize, atomic, load=False):
+        self.space, self.esize, self.atomic, self.load = space, esize, atomic, load
+        self.executions = 0
+        names = ("wavefronts", "dmm", "umm") if space == "shared" else ("sectors", "lines", "dmm", "umm")
+        if atomic:
+            names += ("serial",)
+        self.stats = {k: Stat() for k in names}
+        self.cache = {}
+
+    def add(self, lanes):
+        # A warp-uniform shift of every address by a multiple of 1024 bytes
+        # and of 32 elements changes no figure: used only to make the cache
+        # hit (the figures are still computed from the lanes, below).
+        base = min(a for a in lanes if a is not None)
+        q = 1024 // math.gcd(1024, self.esize) * 32
+        shift = base - base % q
+        key = tuple(None if a is None else a - shift for a in lanes)
+        figs = self.cache.get(key)
+        if figs is None:
+            figs = self._figures(key)
+            if len(self.cache) < 200000:
+                self.cache[key] = figs
+        self.executions += 1
+        for k, v in figs.items():
+            self.stats[k].add(v)
+
+    def _figures(self, lanes):
+        f = {"dmm": dmm_congestion(lanes, self.atomic), "umm": umm_groups(lanes)}
+        if self.atomic:
+            act = [a for a in lanes if a is not None]
+            f["serial"] = max(act.count(a) for a in set(act))
+        if self.space == "shared":
+            f["wavefronts"] = shared_wavefronts(lanes, self.esize, self.atomic, self.load)
+        else:
+            f["sectors"], f["lines"] = global_sectors_lines(lanes, self.esize)
+        return f
+
+    def result(self):
+        out = {"executions": self.executions}
+        for k, s in self.stats.items():
+            out[k] = s.as_dict()
+        return out
+
+
+class Recorder:
+    """Collects the sites of one kernel: rec(tag, array, kind, lanes)."""
+
+    def __init__(self, arrays):
+        # arrays: name -> (space, element bytes)
+        self.arrays = arrays
+        self.sites = {}
+        self.order = {}
+
+    def __call__(self, tag, array, kind, lanes, ordinal=0):
+        if all(a is None for a in lanes):
+            return
+        key = (tag, array, kind, ordinal)
+        site = self.sites.get(key)
+        if site is None:
+            space, esize = self.arrays[array]
+            site = self.sites[key] = SiteFigures(space, esize, kind == "atomic", kind == "read")
+        site.add(lanes)
+
+    def touch(self, tag, array, kind, ordinal=0):
+        """A site that exists in the program even if no warp reaches it."""
+        key = (tag, array, kind, ordinal)
+        if key not in self.sites:
+            space, esize = self.arrays[array]
+            self.sites[key] = SiteFigures(space, esize, kind == "atomic", kind == "read")
+
+
+# ---------------------------------------------------------------------------
+# Enumerating a launch.
+
+
+def launch(grid, block):
+    """Every warp of the launch: (bx, by, bz, warp, lanes), lanes a list of
+    32 (tx, ty, tz) tuples or None past the block's threads."""
+    gx, gy, gz = (tuple(grid) + (1, 1))[:3]
+    bx_, by_, bz_ = (tuple(block) + (1, 1))[:3]
+    nthreads = bx_ * by_ * bz_
+    nwarps = (nthreads + 31) // 32
+    threads = []
+    for f in range(nwarps * 32):
+        if f < nthreads:
+            threads.append((f % bx_, (f // bx_) % by_, f // (bx_ * by_)))
+        else:
+            threads.append(None)
+    warps = [threads[32 * w:32 * w + 32] for w in range(nwarps)]
+    for bz in range(gz):
+        for by in range(gy):
+            for bx in range(gx):
+                for w in range(nwarps):
+                    yield bx, by, bz, w, warps[w]
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def fdiv(a, b):
+    """bankwise's / (floor)."""
+    return a // b
+
+
+def lcg_values(n, modulo, seed):
+    rnd = random.Random(seed)
+    return [rnd.randrange(modulo) for _ in range(n)]
+
+
+def pack(values, fmt):
+    return b"".join(struct.pack("<" + fmt, v) for v in values)
+
+
+# ---------------------------------------------------------------------------
+# The programs, each kernel described by hand from its .bw text.
+
+F32, F64, I8, U16, I16, I32, U32, U64, F16 = 4, 8, 1, 2, 2, 4, 4, 8, 2
+
+
+class Sgemm:
+    FILE = "sgemm.bw"
+    PARAMS = ("M", "N", "K")
+    SIZES = [dict(M=1, N=1, K=1), dict(M=2, N=3, K=1), dict(M=31, N=33, K=17),
+             dict(M=33, N=31, K=40), dict(M=3, N=1000, K=2), dict(M=64, N=48, K=64)]
+
+    def sgemm(self, P, rec):
+        M, N, K = P["M"], P["N"], P["K"]
+        for bx, by, bz, w, th in launch((cdiv(N, 16), cdiv(M, 16)), (16, 16)):
+            row = [by * 16 + ty for tx, ty, tz in th]
+            col = [bx * 16 + tx for tx, ty, tz in th]
+            for t in range(cdiv(K, 16)):
+                ka = [t * 16 + tx for tx, ty, tz in th]
+                kb = [t * 16 + ty for tx, ty, tz in th]
+                rec("S_LOADA", "a", "read",
+                    [row[l] * K + ka[l] if row[l] < M and ka[l] < K else None for l in range(32)])
+                rec("S_LOADA", "ta", "write", [ty * 16 + tx for tx, ty, tz in th])
+                rec("S_LOADB", "b", "read",
+                    [kb[l] * N + col[l] if kb[l] < K and col[l] < N else None for l in range(32)])
+                rec("S_LOADB", "tb", "write", [ty * 17 + tx for tx, ty, tz in th])
+                for k in range(16):
+                    rec("S_MAC", "ta", "read", [ty * 16 + k for tx, ty, tz in th])
+                    rec("S_MAC", "tb", "read", [k * 17 + tx for tx, ty, tz in th])
+            rec("S_STORE", "c", "write",
+                [row[l] * N + col[l] if row[l] < M and col[l] < N else None for l in range(32)])
+
+    ARRAYS = {"sgemm": dict(a=("global", F32), b=("global", F32), c=("global", F32),
+                            ta=("shared", F32), tb=("shared", F32))}
+
+
+class Permute3d:
+    FILE = "permute3d.bw"
+    PARAMS = ("X", "Y", "Z")
+    SIZES = [dict(X=1, Y=1, Z=1), dict(X=2, Y=1, Z=4), dict(X=33, Y=2, Z=31),
+             dict(X=31, Y=3, Z=33), dict(X=100, Y=1, Z=64), dict(X=4, Y=5, Z=1000)]
+    ARRAYS = {"p210": {"in": ("global", F32), "out": ("global", F32), "tile": ("shared", F32)},
+              "p021": {"in": ("global", F64), "out": ("global", F64), "tile": ("shared", F64)}}
+
+    def p210(self, P, rec):
+        X, Y, Z = P["X"], P["Y"], P["Z"]
+        for bx, by, bz, w, th in launch((cdiv(Z, 32), cdiv(X, 32), Y), (32, 8)):
+            for k in range(4):
+                ok = [by * 32 + ty + 8 * k < X and bx * 32 + tx < Z for tx, ty, tz in th]
+                rec("P_IN", "tile", "write",
+                    [(ty + 8 * k) * 33 + tx if ok[l] else None for l, (tx, ty, tz) in enumerate(th)])
+                rec("P_IN", "in", "read",
+                    [(by * 32 + ty + 8 * k) * Y * Z + bz * Z + bx * 32 + tx if ok[l] else None
+                     for l, (tx, ty, tz) in enumerate(th)])
+            for k in range(4):
+                ok = [bx * 32 + ty + 8 * k < Z and by * 32 + tx < X for tx, ty, tz in th]
+                rec("P_OUT", "out", "write",
+                    [(bx * 32 + ty + 8 * k) * Y * X + bz * X + by * 32 + tx if ok[l] else None
+                     for l, (tx, ty, tz) in enumerate(th)])
+                rec("P_OUT", "tile", "read",
+                    [tx * 33 + ty + 8 * k if ok[l] else None for l, (tx, ty, tz) in enumerate(th)])
+
+    def p021(self, P, rec):
+        X, Y, Z = P["X"], P["Y"], P["Z"]
+        for bx, by, bz, w, th in launch((cdiv(Z, 32), cdiv(Y, 32), X), (32, 8)):
+            for k in range(4):
+                ok = [by * 32 + ty + 8 * k < Y and bx * 32 + tx < Z for tx, ty, tz in th]
+                rec("Q_IN", "tile", "write",
+                    [(ty + 8 * k) * 32 + tx if ok[l] else None for l, (tx, ty, tz) in enumerate(th)])
+                rec("Q_IN", "in", "read",
+                    [bz * Y * Z + (by * 32 + ty + 8 * k) * Z + bx * 32 + tx if ok[l] else None
+                     for l, (tx, ty, tz) in enumerate(th)])
+            for k in range(4):
+                ok = [bx * 32 + ty + 8 * k < Z and by * 32 + tx < Y for tx, ty, tz in th]
+                rec("Q_OUT", "out", "write",
+                    [bz * Z * Y + (bx * 32 + ty + 8 * k) * Y + by * 32 + tx if ok[l] else None
+                     for l, (tx, ty, tz) in enumerate(th)])
+                rec("Q_OUT", "tile", "read",
+                    [tx * 32 + ty + 8 * k if ok[l] else None for l, (tx, ty, tz) in enumerate(th)])
+
+
+class GemvT:
+    FILE = "gemv_t.bw"
+    PARAMS = ("M", "N", "LDA")
+    SIZES = [dict(M=1, N=1, LDA=1), dict(M=2, N=3, LDA=3), dict(M=33, N=31, LDA=31),
+             dict(M=31, N=33, LDA=40), dict(M=100, N=7, LDA=1000), dict(M=1000, N=2, LDA=2)]
+    ARRAYS = {k: dict(a=("global", F32), x=("global", F32), y=("global", F32))
+              for k in ("gemv_t_col", "gemv_t_warp")}
+
+    def gemv_t_col(self, P, rec):
+        M, N, LDA = P["M"], P["N"], P["LDA"]
+        for bx, by, bz, w, th in launch((cdiv(N, 128),), (128,)):
+            j = [bx * 128 + tx for tx, ty, tz in th]
+            on = [v < N for v in j]
+            for i in range(M):
+                rec("G_COL", "a", "read", [i * LDA + j[l] if on[l] else None for l in range(32)])
+                rec("G_COL", "x", "read", [i if on[l] else None for l in range(32)])
+            rec("G_COLST", "y", "write", [j[l] if on[l] else None for l in range(32)])
+
+    def gemv_t_warp(self, P, rec):
+        M, N, LDA = P["M"], P["N"], P["LDA"]
+        for bx, by, bz, w, th in launch((cdiv(N, 8),), (256,)):
+            j = bx * 8 + w
+            for i0 in range(cdiv(M, 32)):
+                i = [i0 * 32 + l for l in range(32)]
+                rec("G_WARP", "a", "read", [i[l] * LDA + j if j < N and i[l] < M else None for l in range(32)])
+                rec("G_WARP", "x", "read", [i[l] if j < N and i[l] < M else None for l in range(32)])
+            rec("G_WARPST", "y", "write", [j if j < N and l == 0 else None for l in range(32)])
+
+
+class Embedding:
+    FILE = "embedding.bw"
+    PARAMS = ("T", "V")
+    SIZES = [dict(T=1, V=1), dict(T=2, V=3), dict(T=31, V=33), dict(T=33, V=5),
+             dict(T=1000, V=31), dict(T=9, V=1000)]
+    ARRAYS = {"embed": dict(ids=("global", I32), table=("global", F32), out=("global", F32)),
+              "embed_half": dict(ids=("global", I32), table=("global", F16), out=("global", F16))}
+
+    def data(self, P):
+        return {"ids": (lcg_values(P["T"], P["V"], 7 + P["T"]), "i")}
+
+    def embed(self, P, rec):
+        T = P["T"]
+        ids = self.data(P)["ids"][0]
+        for bx, by, bz, w, th in launch((cdiv(T, 8),), (256,)):
+            t = bx * 8 + w
+            if t >= T:
+                continue
+            rec("E_ID", "ids", "read", [t] * 32)
+            r = ids[t]
+            for k in range(2):
+                rec("E_ROW", "out", "write", [t * 64 + l + 32 * k for l in range(32)])
+                rec("E_ROW", "table", "read", [r * 64 + l + 32 * k for l in range(32)])
+
+    def embed_half(self, P, rec):
+        T = P["T"]
+        ids = self.data(P)["ids"][0]
+        for bx, by, bz, w, th in launch((cdiv(T, 8),), (256,)):
+            t = bx * 8 + w
+            if t >= T:
+                continue
+            rec("H_ID", "ids", "read", [t] * 32)
+            r = ids[t]
+            for k in range(2):
+                rec("H_ROW", "out", "write", [t * 50 + l + 32 * k if l + 32 * k < 50 else None for l in range(32)])
+                rec("H_ROW", "table", "read", [r * 50 + l + 32 * k if l + 32 * k < 50 else None for l in range(32)])
+
+
+class GenericReduce:
+    FILE = "generic_reduce.bw"
+    PARAMS = ("N",)
+    SIZES = [dict(N=1), dict(N=2), dict(N=31), dict(N=33), dict(N=257), dict(N=1000)]
+    ARRAYS = {}
+    for _t, _s in (("f32", F32), ("f64", F64), ("i8", I8), ("u16", U16)):
+        ARRAYS["bsum_" + _t] = dict(a=("global", _s), out=("global", _s), part=("shared", _s))
+    for _t, _s in (("f32", F32), ("f64", F64), ("i16", I16)):
+        ARRAYS["isum_" + _t] = dict(a=("global", _s), out=("global", _s), part=("shared", _s))
+    GATHERS = {"gather_f32_1": (F32, 1), "gather_f64_2": (F64, 2), "gather_u8_3": (I8, 3),
+               "gather_i16_33": (I16, 33)}
+    for _k, (_s, _S) in GATHERS.items():
+        ARRAYS[_k] = dict(a=("global", _s), b=("global", _s), buf=("shared", _s))
+
+    def _bsum(self, P, rec):
+        N = P["N"]
+        for bx, by, bz, w, th in launch((cdiv(N, 256),), (256,)):
+            tx = [t[0] for t in th]
+            i = [bx * 256 + x for x in tx]
+            rec("R_LOAD", "a", "read", [i[l] if i[l] < N else None for l in range(32)])
+            rec("R_LOAD", "part", "write", tx)
+            for k in range(8):
+                h = 128 >> k
+                rec("R_HALF", "part", "read", [x if x < h else None for x in tx], 0)
+                rec("R_HALF", "part", "read", [x + h if x < h else None for x in tx], 1)
+                rec("R_HALF", "part", "write", [x if x < h else None for x in tx])
+            rec("R_OUT", "part", "read", [0 if x == 0 else None for x in tx])
+            rec("R_OUT", "out", "write", [bx if x == 0 else None for x in tx])
+
+    def _isum(self, P, rec):
+        N = P["N"]
+        for bx, by, bz, w, th in launch((cdiv(N, 256),), (256,)):
+            tx = [t[0] for t in th]
+            i = [bx * 256 + x for x in tx]
+            rec("I_LOAD", "a", "read", [i[l] if i[l] < N else None for l in range(32)])
+            rec("I_LOAD", "part", "write", tx)
+            for k in range(8):
+                s = 1 << k
+                idx = [2 * s * x for x in tx]
+                rec("I_STEP", "part", "read", [v if v < 256 else None for v in idx], 0)
+                rec("I_STEP", "part", "read", [v + s if v < 256 else None for v in idx], 1)
+                rec("I_STEP", "part", "write", [v if v < 256 else None for v in idx])
+            rec("I_OUT", "part", "read", [0 if x == 0 else None for x in tx])
+            rec("I_OUT", "out", "write", [bx if x == 0 else None for x in tx])
+
+    def _gather(self, S, P, rec):
+        N = P["N"]
+        pitch = 8 * S + 1
+        for bx, by, bz, w, th in launch((cdiv(N, 256),), (256,)):
+            i = [bx * 256 + t[0] for t in th]
+            on = [S * v < N for v in i]
+            rec("T_IN", "buf", "write", [l * pitch + w * S if on[l] else None for l in range(32)])
+            rec("T_IN", "a", "read", [S * i[l] if on[l] else None for l in range(32)])
+            on = [v < N for v in i]
+            rec("T_OUT", "b", "write", [i[l] if on[l] else None for l in range(32)])
+            rec("T_OUT", "buf", "read", [((l + w) % 32) * pitch + w * S if on[l] else None for l in range(32)])
+
+    def __getattr__(self, name):
+        if name.startswith("bsum_"):
+            return self._bsum
+        if name.startswith("isum_"):
+            return self._isum
+        if name in self.GATHERS:
+            S = self.GATHERS[name][1]
+            return lambda P, rec: self._gather(S, P, rec)
+        raise AttributeError(name)
+
+
+class Vectors:
+    FILE = "vectors.bw"
+    PARAMS = ("R",)
+    SIZES = [dict(R=1), dict(R=2), dict(R=3), dict(R=31), dict(R=33), dict(R=1000)]
+    ARRAYS = {"quads": dict(s4=("shared", 16), a4=("global", 16), b4=("global", 16)),
+              "pairs": dict(s2=("shared", 8), a2=("global", 8), c2=("global", 8), d=("shared", F64),
+                            b=("global", F64)),
+              "odd": dict(a2=("global", 8), b2=("global", 8), p4=("global", 4), q4=("global", 4),
+                          sb4=("shared", 4)),
+              "mixed": dict(sd2=("shared", 16), a2=("global", 16), b2=("global", 16), sh4=("shared", 8),
+                            h4=("global", 8), g4=("global", 8))}
+
+    def mixed(self, P, rec):
+        R = P["R"]
+        for bx, by, bz, w, th in launch((cdiv(R, 8),), (256,)):
+            r = bx * 8 + w
+            if r >= R:
+                continue
+            rec("V_M1", "sd2", "write", [w * 32 + 8 * (l % 4) + l // 4 for l in range(32)])
+            rec("V_M1", "a2", "read", [r * 32 + l for l in range(32)])
+            rec("V_M2", "sh4", "write", [w * 32 + l for l in range(32)])
+            rec("V_M2", "h4", "read", [r * 32 + l for l in range(32)])
+            rec("V_M3", "b2", "write", [r * 32 + l for l in range(32)])
+            rec("V_M3", "sd2", "read", [w * 32 + l for l in range(32)])
+            rec("V_M4", "g4", "write", [r * 32 + l for l in range(32)])
+            rec("V_M4", "sh4", "read", [w * 32 + (2 * l) % 32 for l in range(32)])
+
+    def quads(self, P, rec):
+        R = P["R"]
+        for bx, by, bz, w, th in launch((cdiv(R, 8),), (256,)):
+            r = bx * 8 + w
+            if r >= R:
+                continue
+            rec("V_Q1", "s4", "write", [32 * w + 4 * (l % 8) + l // 8 for l in range(32)])
+            rec("V_Q1", "a4", "read", [r * 32 + l for l in range(32)])
+            rec("V_Q2", "b4", "write", [r * 32 + l for l in range(32)])
+            rec("V_Q2", "s4", "read", [(64 * w + 8 * (l % 8) + l // 8) % 256 for l in range(32)])
+
+    def pairs(self, P, rec):
+        R = P["R"]
+        for bx, by, bz, w, th in launch((cdiv(R, 8),), (256,)):
+            r = bx * 8 + w
+            if r >= R:
+                continue
+            rec("V_P1", "s2", "write", [16 * (l % 2) + l // 2 + 32 * w for l in range(32)])
+            rec("V_P1", "a2", "read", [r * 32 + l for l in range(32)])
+            rec("V_P2", "d", "write", [32 * w + (5 * l) % 32 for l in range(32)])
+            rec("V_P2", "b", "read", [r * 32 + l for l in range(32)])
+            rec("V_P3", "c2", "write", [r * 32 + l for l in range(32)])
+            rec("V_P3", "s2", "read", [32 * w + l for l in range(32)])
+
+    def odd(self, P, rec):
+        R = P["R"]
+        for bx, by, bz, w, th in launch((cdiv(R, 2),), (64,)):
+            r = bx * 2 + w
+            if r >= R:
+                continue
+            rec("V_O1", "b2", "write", [r * 17 + l if l < 17 else None for l in range(32)])
+            rec("V_O1", "a2", "read", [r * 17 + l if l < 17 else None for l in range(32)])
+            rec("V_O2", "sb4", "write", [w * 36 + 4 * l if l < 9 else None for l in range(32)])
+            rec("V_O2", "p4", "read", [r * 9 + l if l < 9 else None for l in range(32)])
+            rec("V_O3", "q4", "write", [r * 9 + l if l < 9 else None for l in range(32)])
+            rec("V_O3", "sb4", "read", [w * 36 + 4 * l if l < 9 else None for l in range(32)])
+
+
+class Atomics:
+    FILE = "atomics.bw"
+    PARAMS = ("N",)
+    SIZES = [dict(N=1), dict(N=2), dict(N=31), dict(N=33), dict(N=1000), dict(N=4099)]
+    ARRAYS = {"hist": dict(keys=("global", U32), bins=("global", U32), total=("global", U32),
+                           big=("global", U64), top=("global", I32), flags=("global", I32),
+                           h=("shared", U32))}
+
+    def data(self, P):
+        return {"keys": (lcg_values(P["N"], 1 << 32, 11 + P["N"]), "I")}
+
+    def hist(self, P, rec):
+        N = P["N"]
+        keys = self.data(P)["keys"][0]
+        for bx, by, bz, w, th in launch((cdiv(N, 256),), (256,)):
+            tx = [t[0] for t in th]
+            i = [bx * 256 + x for x in tx]
+            on = [v < N for v in i]
+            rec("A_ZERO", "h", "write", tx)
+            rec("A_STRIDE", "h", "atomic", [(l * 8) % 256 if on[l] else None for l in range(32)])
+            rec("A_GROUP", "keys", "read", [i[l] if on[l] else None for l in range(32)])
+            rec("A_GROUP", "h", "atomic", [w * 4 + l // 8 if on[l] else None for l in range(32)])
+            rec("A_KEYED", "keys", "read", [i[l] if on[l] else None for l in range(32)])
+            rec("A_KEYED", "h", "atomic", [keys[i[l]] % 256 if on[l] else None for l in range(32)])
+            rec("A_TOTAL", "total", "atomic", [0 if on[l] else None for l in range(32)])
+            rec("A_BIG", "big", "atomic", [l % 4 if on[l] else None for l in range(32)])
+            rec("A_MAX", "top", "atomic", [(i[l] * 3) % 64 if on[l] else None for l in range(32)])
+            rec("A_CAS", "flags", "atomic", [(i[l] * 33) % 4096 if on[l] else None for l in range(32)])
+            rec("A_MERGE", "h", "read", tx)
+            rec("A_MERGE", "bins", "atomic", tx)
+
+
+class Shuffles:
+    FILE = "shuffles.bw"
+    PARAMS = ("N",)
+    SIZES = [dict(N=1), dict(N=2), dict(N=31), dict(N=33), dict(N=1000), dict(N=1027)]
+    ARRAYS = {"warp_sum": dict(a=("global", F32), out=("global", F32)),
+              "lanes": dict(a=("global", F32), out=("global", F32), s=("shared", F32),
+                            s2=("shared", F32), t=("shared", F32))}
+
+    def warp_sum(self, P, rec):
+        N = P["N"]
+        for bx, by, bz, w, th in launch((cdiv(N, 256),), (256,)):
+            i = [bx * 256 + t[0] for t in th]
+            rec("W_LOAD", "a", "read", [v if v < N else None for v in i])
+            rec("W_OUT", "out", "write", [i[l] // 32 if l == 0 and i[l] < N else None for l in range(32)])
+
+    def lanes(self, P, rec):
+        N = P["N"]
+        for bx, by, bz, w, th in launch((cdiv(N, 256),), (256,)):
+            i = [bx * 256 + t[0] for t in th]
+            j = [l ^ 1 for l in range(32)]                         # shfl_xor(lane, 1)
+            k = [2 * ((l + 16) % 32) for l in range(32)]            # shfl(2 * lane, lane + 16)
+            m = [33 * (l - 1) if l >= 1 else 0 for l in range(32)]  # shfl_up(33 * lane, 1)
+            g = [i[l + 3] if l + 3 <= 31 else i[l] for l in range(32)]  # shfl_down(i, 3)
+            rec("U_SWAP", "s", "write", [w * 64 + j[l] for l in range(32)])
+            rec("U_ROT", "s2", "write", [w * 64 + k[l] for l in range(32)])
+            rec("U_UP", "t", "write", [m[l] + (1 if l == 0 else 0) for l in range(32)])
+            rec("U_DOWN", "out", "write", [g[l] if g[l] < N else None for l in range(32)])
+            rec("U_DOWN", "a", "read", [g[l] if g[l] < N else None for l in range(32)])
+
+
+class GridStride:
+    FILE = "grid_stride.bw"
+    PARAMS = ("N", "C")
+    SIZES = [dict(N=1, C=1), dict(N=2, C=3), dict(N=31, C=33), dict(N=33, C=31),
+             dict(N=1000, C=2), dict(N=3, C=1000)]
+    ARRAYS = {"saxpy": dict(x=("global", F32), y=("global", F32)),
+              "rowsum": dict(m=("global", F32), s=("global", F32)),
+              "mirror": dict(a=("global", F32), b=("global", F32), sm=("shared", F32))}
+
+    def saxpy(self, P, rec):
+        N = P["N"]
+        for bx, by, bz, w, th in launch((4,), (128,)):
+            i = [bx * 128 + t[0] for t in th]
+            while any(v < N for v in i):
+                lanes = [v if v < N else None for v in i]
+                rec("GS_AXPY", "y", "write", lanes)
+                rec("GS_AXPY", "x", "read", lanes)
+                rec("GS_AXPY", "y", "read", lanes)
+                i = [v + 512 if v < N else v for v in i]
+
+    def rowsum(self, P, rec):
+        N, C = P["N"], P["C"]
+        for bx, by, bz, w, th in launch((cdiv(N, 8),), (256,)):
+            r = bx * 8 + w
+            c = list(range(32))
+            while r < N and any(v < C for v in c):
+                rec("GS_ROW", "m", "read", [r * C + v if v < C else None for v in c])
+                c = [v + 32 if v < C else v for v in c]
+            rec("GS_ROWST", "s", "write", [r if r < N and l == 0 else None for l in range(32)])
+
+    def mirror(self, P, rec):
+        N = P["N"]
+        gdx = cdiv(N, 128)
+        for bx, by, bz, w, th in launch((gdx,), (128,)):
+            base = bx * 128 if bx % 2 == 0 else (gdx - 1 - bx) * 128
+            stride = 32 if bx % 2 == 0 else 33
+            i = [base + t[0] for t in th]
+            rec("GS_SM", "sm", "write", [l * stride + w for l in range(32)])
+            rec("GS_MIRROR", "b", "write", [v if v < N else None for v in i])
+            rec("GS_MIRROR", "a", "read", [v if v < N else None for v in i])
+
+
+class Reductions:
+    FILE = "reductions.bw"
+    PARAMS = ("N",)
+    SIZES = [dict(N=1), dict(N=2), dict(N=31), dict(N=33), dict(N=1000), dict(N=4097)]
+    ARRAYS = {"sum2": dict(a=("global", F32), total=("global", F32), partial=("shared", F32)),
+              "dot": dict(a=("global", F64), b=("global", F64), out=("global", F64), prod=("shared", F64))}
+
+    def sum2(self, P, rec):
+        N = P["N"]
+        for bx, by, bz, w, th in launch((cdiv(N, 256),), (256,)):
+            i = [bx * 256 + t[0] for t in th]
+            rec("D_LOAD", "a", "read", [v if v < N else None for v in i])
+            rec("D_PART", "partial", "write", [w if l == 0 else None for l in range(32)])
+            if w == 0:
+                rec("D_READ", "partial", "read", [l if l < 8 else None for l in range(32)])
+                rec("D_ATOM", "total", "atomic", [0 if l == 0 else None for l in range(32)])
+
+    def dot(self, P, rec):
+        N = P["N"]
+        for bx, by, bz, w, th in launch((cdiv(N, 256),), (256,)):
+            tx = [t[0] for t in th]
+            i = [bx * 256 + x for x in tx]
+            rec("D_PROD", "prod", "write", [(x % 16) * 17 + x // 16 for x in tx])
+            rec("D_PROD", "a", "read", [v if v < N else None for v in i])
+            rec("D_PROD", "b", "read", [v if v < N else None for v in i])
+            for j in range(16):
+                rec("D_ROWS", "prod", "read", [x * 17 + j if x < 16 else None for x in tx])
+            rec("D_SUMS", "prod", "write", [x * 17 + 16 if x < 16 else None for x in tx])
+            for j in range(16):
+                rec("D_COL", "prod", "read", [j * 17 + 16 if x == 0 else None for x in tx])
+            rec("D_OUT", "out", "write", [bx if x == 0 else None for x in tx])
+
+
+class OddPitch:
+    FILE = "odd_pitch.bw"
+    PARAMS = ("R", "C")
+    SIZES = [dict(R=1, C=1), dict(R=2, C=3), dict(R=31, C=33), dict(R=33, C=31),
+             dict(R=3, C=1000), dict(R=100, C=37)]
+    ARRAYS = {"columns": dict(a=("global", F32), b=("global", F32), f=("shared", F32), h=("shared", U16),
+                              g=("shared", U16), e=("shared", I8), o=("shared", I8), p=("shared", F32),
+                              d=("shared", F64))}
+    # name -> (pitch in elements, site tag of the write, of the read)
+    TILES = {"f": (33, "O_F", "O_COL1"), "h": (32, "O_H", "O_COL1"), "g": (34, "O_G", "O_COL1"),
+             "e": (32, "O_E", "O_COL2"), "o": (33, "O_O", "O_COL2"), "p": (35, "O_P", "O_COL2"),
+             "d": (33, "O_D", "O_COL2")}
+
+    def columns(self, P, rec):
+        R, C = P["R"], P["C"]
+        for bx, by, bz, w, th in launch((cdiv(C, 32), cdiv(R, 32)), (32, 8)):
+            for k in range(4):
+                ok = [by * 32 + ty + 8 * k < R and bx * 32 + tx < C for tx, ty, tz in th]
+                rec("O_IN", "a", "read", [(by * 32 + ty + 8 * k) * C + bx * 32 + tx if ok[l] else None
+                                          for l, (tx, ty, tz) in enumerate(th)])
+                for name, (pitch, wt, rt) in self.TILES.items():
+                    rec(wt, name, "write", [(ty + 8 * k) * pitch + tx for tx, ty, tz in th])
+            for k in range(4):
+                ok = [by * 32 + ty + 8 * k < R and bx * 32 + tx < C for tx, ty, tz in th]
+                for name, (pitch, wt, rt) in self.TILES.items():
+                    rec(rt, name, "read", [tx * pitch + ty + 8 * k for tx, ty, tz in th])
+                rec("O_OUT", "b", "write", [(by * 32 + ty + 8 * k) * C + bx * 32 + tx if ok[l] else None
+                                            for l, (tx, ty, tz) in enumerate(th)])
+
+
+class Stencil:
+    FILE = "stencil.bw"
+    PARAMS = ("N", "H", "W")
+    SIZES = [dict(N=1, H=1, W=1), dict(N=2, H=3, W=3), dict(N=31, H=2, W=33),
+             dict(N=33, H=33, W=31), dict(N=1000, H=5, W=100), dict(N=257, H=40, W=7)]
+    ARRAYS = {"s1": dict(a=("global", F32), b=("global", F32), s=("shared", F32)),
+              "s2": dict(a=("global", F32), b=("global", F32))}
+
+    def s1(self, P, rec):
+        N = P["N"]
+        for bx, by, bz, w, th in launch((cdiv(N, 256),), (256,)):
+            tx = [t[0] for t in th]
+            i = [bx * 256 + x for x in tx]
+            rec("S1_MID", "s", "write", [tx[l] + 1 if i[l] < N else None for l in range(32)])
+            rec("S1_MID", "a", "read", [i[l] if i[l] < N else None for l in range(32)])
+            c = [tx[l] == 0 and i[l] >= 1 for l in range(32)]
+            rec("S1_LEFT", "s", "write", [0 if c[l] else None for l in range(32)])
+            rec("S1_LEFT", "a", "read", [i[l] - 1 if c[l] else None for l in range(32)])
+            c = [tx[l] == 255 and i[l] + 1 < N for l in range(32)]
+            rec("S1_RIGHT", "s", "write", [257 if c[l] else None for l in range(32)])
+            rec("S1_RIGHT", "a", "read", [i[l] + 1 if c[l] else None for l in range(32)])
+            c = [i[l] >= 1 and i[l] + 1 < N for l in range(32)]
+            rec("S1_OUT", "b", "write", [i[l] if c[l] else None for l in range(32)])
+            for o in range(3):
+                rec("S1_OUT", "s", "read", [tx[l] + o if c[l] else None for l in range(32)], o)
+
+    def s2(self, P, rec):
+        H, W = P["H"], P["W"]
+        for bx, by, bz, w, th in launch((cdiv(W, 32), cdiv(H, 4)), (32, 4)):
+            rc = [(by * 4 + ty, bx * 32 + tx) for tx, ty, tz in th]
+            on = [r >= 1 and r + 1 < H and c >= 1 and c + 1 < W for r, c in rc]
+            rec("S2", "b", "write", [r * W + c if on[l] else None for l, (r, c) in enumerate(rc)])
+            for o, (dr, dc) in enumerate(((0, -1), (0, 1), (-1, 0), (1, 0), (0, 0))):
+                rec("S2", "a", "read", [(r + dr) * W + c + dc if on[l] else None
+                                        for l, (r, c) in enumerate(rc)], o)
+
+
+class TransposeGeneric:
+    FILE = "transpose_generic.bw"
+    PARAMS = ("R", "C")
+    SIZES = [dict(R=1, C=1), dict(R=2, C=3), dict(R=31, C=33), dict(R=33, C=31),
+             dict(R=1000, C=3), dict(R=64, C=100)]
+    TYPES = {"tr_f32": F32, "tr_f64": F64, "tr_u8": I8, "tr_i16": I16, "tr_f32x2": 8}
+    ARRAYS = {k: {"in": ("global", s), "out": ("global", s), "tile": ("shared", s)} for k, s in TYPES.items()}
+
+    def _tr(self, P, rec):
+        R, C = P["R"], P["C"]
+        for bx, by, bz, w, th in launch((cdiv(C, 32), cdiv(R, 32)), (32, 8)):
+            for k in range(4):
+                ok = [by * 32 + ty + 8 * k < R and bx * 32 + tx < C for tx, ty, tz in th]
+                rec("TR_IN", "tile", "write", [(ty + 8 * k) * 33 + tx if ok[l] else None
+                                               for l, (tx, ty, tz) in enumerate(th)])
+                rec("TR_IN", "in", "read", [(by * 32 + ty + 8 * k) * C + bx * 32 + tx if ok[l] else None
+                                            for l, (tx, ty, tz) in enumerate(th)])
+            for k in range(4):
+                ok = [bx * 32 + ty + 8 * k < C and by * 32 + tx < R for tx, ty, tz in th]
+                rec("TR_OUT", "out", "write", [(bx * 32 + ty + 8 * k) * R + by * 32 + tx if ok[l] else None
+                                               for l, (tx, ty, tz) in enumerate(th)])
+                rec("TR_OUT", "tile", "read", [tx * 33 + ty + 8 * k if ok[l] else None
+                                               for l, (tx, ty, tz) in enumerate(th)])
+
+    def __getattr__(self, name):
+        if name in self.TYPES:
+            return self._tr
+        raise AttributeError(name)
+
+
+class OddBlocks:
+    FILE = "odd_blocks.bw"
+    PARAMS = ("R", "C")
+    SIZES = [dict(R=1, C=1), dict(R=2, C=3), dict(R=5, C=33), dict(R=33, C=31),
+             dict(R=3, C=1000), dict(R=31, C=24)]
+    ARRAYS = {"tile24": dict(a=("global", F32), b=("global", F32), t=("shared", F32), x=("shared", F32),
+                             d=("shared", F32)),
+              "half": dict(a=("global", F32), s=("global", F32)),
+              "cube": dict(v=("global", F32), w=("global", F32)),
+              "flat": dict(a=("global", F32), b=("global", F32))}
+
+    @staticmethod
+    def xor(i, j):        # layout xor of a 32-wide row: i*C + (j xor (i mod C))
+        return i * 32 + (j ^ (i % 32))
+
+    @staticmethod
+    def diagonal(i, j):   # layout diagonal: i*C + (i + j) mod C
+        return i * 32 + (i + j) % 32
+
+    def tile24(self, P, rec):
+        R, C = P["R"], P["C"]
+        for bx, by, bz, w, th in launch((cdiv(C, 24), cdiv(R, 4)), (24, 4)):
+            rc = [None if t is None else (by * 4 + t[1], bx * 24 + t[0]) for t in th]
+            on = [t is not None and rc[l][0] < R and rc[l][1] < C for l, t in enumerate(th)]
+            rec("B_T", "a", "read", [rc[l][0] * C + rc[l][1] if on[l] else None for l in range(32)])
+            rec("B_T", "t", "write", [t[1] * 24 + t[0] if on[l] else None for l, t in enumerate(th)], 0)
+            rec("B_T", "t", "write", [t[1] * 24 + t[0] if t is not None and not on[l] else None
+                                      for l, t in enumerate(th)], 1)
+            rec("B_X", "x", "write", [self.xor(t[0], t[1] * 8) if t is not None else None for t in th])
+            rec("B_D", "d", "write", [self.diagonal(t[0], t[1] * 8) if t is not None else None for t in th])
+            rec("B_OUT", "b", "write", [rc[l][0] * C + rc[l][1] if on[l] else None for l in range(32)])
+            rec("B_OUT", "t", "read", [t[1] * 24 + 23 - t[0] if on[l] else None for l, t in enumerate(th)])
+            rec("B_OUT", "x", "read", [self.xor(t[0], t[1] * 8 + 1) if on[l] else None for l, t in enumerate(th)])
+            rec("B_OUT", "d", "read", [self.diagonal(t[0], t[1] * 8 + 1) if on[l] else None
+                                       for l, t in enumerate(th)])
+
+    def half(self, P, rec):
+        R, C = P["R"], P["C"]
+        for bx, by, bz, w, th in launch((R,), (48,)):
+            tx = [None if t is None else t[0] for t in th]
+            k = 0
+            while any(x is not None and x + 48 * k < C for x in tx):
+                rec("B_STEP", "a", "read", [bx * C + x + 48 * k if x is not None and x + 48 * k < C else None
+                                            for x in tx])
+                k += 1
+            rec("B_SUM", "s", "write", [bx if x == 0 else None for x in tx])
+
+    def cube(self, P, rec):
+        R, C = P["R"], P["C"]
+        for bx, by, bz, w, th in launch((cdiv(C, 8), cdiv(R, 16)), (8, 4, 4)):
+            rc = [(by * 16 + tz * 4 + ty, bx * 8 + tx) for tx, ty, tz in th]
+            on = [r < R and c < C for r, c in rc]
+            for k in (3, 2, 1, 0):
+                rec("B_CUBE", "w", "write", [r * C + c if on[l] else None for l, (r, c) in enumerate(rc)])
+                rec("B_CUBE", "v", "read", [r * C + min(c + k, C - 1) if on[l] else None
+                                            for l, (r, c) in enumerate(rc)])
+
+
+def _odd_blocks_flat(self, P, rec):
+    R, C = P["R"], P["C"]
+    gx, gy = cdiv(C, 16), cdiv(R, 4)
+    for bx, by, bz, w, th in launch((gx, gy), (16, 4)):
+        tid = [((bz * gy + by) * gx + bx) * 64 + (tz * 4 + ty) * 16 + tx for tx, ty, tz in th]
+        rec("B_FLAT", "b", "write", [t if t < R * C else None for t in tid])
+        rec("B_FLAT", "a", "read", [(t * 7) % (R * C) if t < R * C else None for t in tid])
+
+
+OddBlocks.flat = _odd_blocks_flat
+
+
+class Ragged:
+    FILE = "ragged.bw"
+    PARAMS = ("N",)
+    SIZES = [dict(N=1), dict(N=2), dict(N=3), dict(N=31), dict(N=33), dict(N=1000)]
+    ARRAYS = {"hundred": dict(a=("global", F32), b=("global", F32)),
+              "thirds": dict(a=("global", F32), b=("global", F32), s=("shared", F32))}
+
+    def hundred(self, P, rec):
+        N = P["N"]
+        for bx, by, bz, w, th in launch((cdiv(N, 100),), (128,)):
+            i = [bx * 100 + t[0] if t[0] < 100 and bx * 100 + t[0] < N else None for t in th]
+            rec("H_COPY", "b", "write", i)
+            rec("H_COPY", "a", "read", i)
+
+    def thirds(self, P, rec):
+        N = P["N"]
+        for bx, by, bz, w, th in launch((cdiv(N, 256),), (256,)):
+            tx = [t[0] for t in th]
+            i = [bx * 256 + x for x in tx]
+            rec("H_THIRD", "s", "write", [tx[l] if i[l] < N else None for l in range(32)])
+            rec("H_THIRD", "a", "read", [i[l] // 3 if i[l] < N else None for l in range(32)])
+            rec("H_BACK", "b", "write", [i[l] if 3 * i[l] < N else None for l in range(32)])
+            rec("H_BACK", "s", "read", [(3 * tx[l]) % 256 if 3 * i[l] < N else None for l in range(32)])
+
+
+class Indices:
+    FILE = "indices.bw"
+    PARAMS = ("N", "S")
+    SIZES = [dict(N=1, S=1), dict(N=2, S=1), dict(N=3, S=2), dict(N=31, S=3), dict(N=33, S=2),
+             dict(N=1000, S=7), dict(N=100, S=1000)]
+    ARRAYS = {"idx": dict(a=("global", F32), b=("global", F32), s=("shared", F32), c=("shared", F32))}
+
+    @staticmethod
+    def bitrev5(x):
+        return int("{:05b}".format(x)[::-1], 2)
+
+    def idx(self, P, rec):
+        N, S = P["N"], P["S"]
+        for bx, by, bz, w, th in launch((cdiv(N, 256),), (256,)):
+            i = [bx * 256 + t[0] for t in th]
+            rec("X_SEL", "s", "write", [w * 64 + (2 * l if l < 16 else 2 * l - 31) for l in range(32)])
+            rec("X_BITS", "s", "read", [w * 64 + (l ^ (w & 7)) for l in range(32)], 0)
+            rec("X_BITS", "s", "read", [w * 64 + ((5 * l) & 31) for l in range(32)], 1)
+            rec("X_BITS", "s", "read", [w * 64 + self.bitrev5(l) for l in range(32)], 2)
+            rec("X_CUBE", "c", "write", [(w % 4) * 264 + (l % 8) * 33 + l // 8 + 4 * (w // 4) for l in range(32)])
+            for j in range(0, N, S):
+                on = [j + l < N for l in range(32)]
+                rec("X_STEP", "b", "write", [(i[l] + j) % N if on[l] else None for l in range(32)])
+                rec("X_STEP", "a", "read", [min(j + l, N - 1) if on[l] else None for l in range(32)])
+                rec("X_STEP", "c", "read", [(l % 4) * 264 + (j % 8) * 33 + l if on[l] else None for l in range(32)])
+
+
+def expected_max_load(k, bins=32):
+    """E[the fullest bin's count] for k balls thrown independently and
+    uniformly into `bins` bins: sum over m >= 1 of P(max >= m), with
+    P(max <= m) = k! / bins^k [x^k] (sum_{j <= m} x^j / j!)^bins."""
+    if k == 0:
+        return 0.0
+    total = 0.0
+    for m in range(0, k):
+        # P(max <= m)
+        base = [1.0 / math.factorial(j) if j <= m else 0.0 for j in range(k + 1)]
+        poly = [1.0] + [0.0] * k
+        for _ in range(bins):
+            poly = [sum(poly[i] * base[d - i] for i in range(d + 1)) for d in range(k + 1)]
+        p_le = poly[k] * math.factorial(k) / bins ** k
+        total += 1.0 - p_le
+    return total
+
+
+def _embedding_nodata(self, kernel, P):
+    """The data-dependent table read without --data: the row r is any of
+    0..V-1 (the same in every lane of a warp). Returns the worst congestion
+    over warps and rows and the mean over warps of the mean over rows."""
+    T, V = P["T"], P["V"]
+    pitch, tag = (64, "E_ROW") if kernel == "embed" else (50, "H_ROW")
+    worst, total, n = 0, 0.0, 0
+    for t in range(T):
+        for k in range(2):
+            costs = [dmm_congestion([r * pitch + l + 32 * k if l + 32 * k < pitch else None for l in range(32)], False)
+                     for r in range(V)]
+            worst = max(worst, max(costs))
+            total += sum(costs) / V
+            n += 1
+    return {(tag, "table", "read", 0): {"worst": worst, "expected": total / n}}
+
+
+def _atomics_nodata(self, kernel, P):
+    """atomic_add(h[keys[i] % 256], 1) without --data: every active lane may
+    name one bin (worst: the active lanes); keys uniform make each lane's
+    bank uniform and independent (expected: E[max load] of the active lanes
+    in 32 banks, repeats counted, averaged over warp executions)."""
+    N = P["N"]
+    worst, total, n = 0, 0.0, 0
+    for bx, by, bz, w, th in launch((cdiv(N, 256),), (256,)):
+        k = sum(1 for t in th if bx * 256 + t[0] < N)
+        if k == 0:
+            continue
+        worst = max(worst, k)
+        total += expected_max_load(k)
+        n += 1
+    return {("A_KEYED", "h", "atomic", 0): {"worst": worst, "expected": total / n}}
+
+
+# The measured rows of /work/shared/HARDWARE.md (sm_90, H100/H200, Nsight
+# Compute): (what, space, element bytes, atomic, lanes of warp w, figure,
+# value). The model must reproduce every one; run.py checks it first.
+HARDWARE_ROWS = [
+    ("f32 contiguous", "shared", 4, False, lambda w: [32 * w + l for l in range(32)], "wavefronts", 1),
+    ("f32 stride 32", "shared", 4, False, lambda w: [l * 32 + w for l in range(32)], "wavefronts", 32),
+    ("f32 stride 33", "shared", 4, False, lambda w: [l * 33 + w for l in range(32)], "wavefronts", 1),
+    ("f32 diagonal", "shared", 4, False, lambda w: [l * 32 + (l + w) % 32 for l in range(32)], "wavefronts", 1),
+    ("f32 two-way", "shared", 4, False, lambda w: [w * 64 + l * 2 for l in range(32)], "wavefronts", 2),
+    ("f32 broadcast", "shared", 4, False, lambda w: [w] * 32, "wavefronts", 1),
+    ("f64 contiguous", "shared", 8, False, lambda w: [32 * w + l for l in range(32)], "wavefronts", 2),
+    ("f64 stride 16", "shared", 8, False, lambda w: [l * 16 + w for l in range(32)], "wavefronts", 32),
+    ("f64 stride 32", "shared", 8, False, lambda w: [l * 32 + w for l in range(32)], "wavefronts", 32),
+    ("f64 stride 33", "shared", 8, False, lambda w: [l * 33 + w for l in range(32)], "wavefronts", 2),
+    ("f32x4 contiguous", "shared", 16, False, lambda w: [32 * w + l for l in range(32)], "wavefronts", 4),
+    ("f32x4 stride 8", "shared", 16, False, lambda w: [l * 8 + w for l in range(32)], "wavefronts", 32),
+    ("f32x4 stride 32", "shared", 16, False, lambda w: [l * 32 + w for l in range(32)], "wavefronts", 32),
+    ("f32x4 32w+4(l%8)+l/8", "shared", 16, False,
+     lambda w: [32 * w + 4 * (l % 8) + l // 8 for l in range(32)], "wavefronts", 16),
+    ("f32x4 (64w+8(l%8)+l/8)%256", "shared", 16, False,
+     lambda w: [(64 * w + 8 * (l % 8) + l // 8) % 256 for l in range(32)], "wavefronts", 32),
+    ("f64 16(l%2)+l/2+32w", "shared", 8, False,
+     lambda w: [16 * (l % 2) + l // 2 + 32 * w for l in range(32)], "wavefronts", 4),
+    ("atomic, 32 lanes on one word", "shared", 4, True, lambda w: [w] * 32, "wavefronts", 32),
+    ("atomic, lane l on word 2l", "shared", 4, True, lambda w: [2 * l for l in range(32)], "wavefronts", 2),
+    ("atomic, lane l on word l", "shared", 4, True, lambda w: list(range(32)), "wavefronts", 1),
+    ("f32 global contiguous", "global", 4, False, lambda w: [32 * w + l for l in range(32)], "sectors", 4),
+    ("f32 global stride 2", "global", 4, False, lambda w: [2 * l + 64 * w for l in range(32)], "sectors", 8),
+    ("f32 global stride 8", "global", 4, False, lambda w: [8 * l + 256 * w for l in range(32)], "sectors", 32),
+    ("f32 global stride 32", "global", 4, False, lambda w: [32 * l + w for l in range(32)], "sectors", 32),
+]
+
+
+MEASURED_RULES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "results", "h100",
+                              "shared-rules.jsonl")
+
+
+def self_check():
+    """Mismatches of the model against HARDWARE_ROWS and against every lane
+    pattern scripts/gpu-shared-rules.sh measured (empty: none)."""
+    bad = []
+    with open(MEASURED_RULES) as f:
+        for line in f:
+            r = json.loads(line)
+            lanes = [None if e < 0 else e for e in r["lanes"]]
+            got = shared_wavefronts(lanes, r["bytes"], False, r["op"] == "ld")
+            if got != r["wavefronts"]:
+                bad.append("%s (%d B %s): model %s wavefronts, measured %s" % (r["name"], r["bytes"], r["op"], got,
+                                                                              r["wavefronts"]))
+    for what, space, esize, atomic, lanes, fig, want in HARDWARE_ROWS:
+        site = SiteFigures(space, esize, atomic)
+        for w in range(32):
+            site.add(lanes(w))
+        got = site.result()[fig]
+        if (got["min"], got["max"]) != (want, want):
+            bad.append("%s: model %s..%s %s, measured %s" % (what, got["min"], got["max"], fig, want))
+    return bad
+
+
+Embedding.nodata = _embedding_nodata
+Embedding.NODATA_SIZES = [dict(T=33, V=5), dict(T=9, V=40)]
+Atomics.nodata = _atomics_nodata
+Atomics.NODATA_SIZES = [dict(N=33), dict(N=1000)]
+GemvT.valid = staticmethod(lambda P: P["LDA"] >= P["N"])
+
+PROGRAMS = [Sgemm, Permute3d, GemvT, Embedding, GenericReduce, Vectors, Atomics, Shuffles,
+            GridStride, Reductions, OddPitch, Stencil, TransposeGeneric, OddBlocks, Ragged, Indices]
+
+
+def evaluate(program, kernel, sizes):
+    """The model's figures of every site of one kernel at fixed sizes:
+    {(tag, array, kind, ordinal): {"executions": n, metric: {min, mean, max}}}."""
+    rec = Recorder(program.ARRAYS[kernel])
+    getattr(program, kernel)(sizes, rec)
+    return {k: v.result() for k, v in rec.sites.items()}
