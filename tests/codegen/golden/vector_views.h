@@ -32,4 +32,11 @@ cudaError_t launch_reverse4(const float *a, std::size_t a_count, float *b, std::
 /// Returns cudaErrorInvalidValue when a count differs from the one above.
 cudaError_t launch_small(const std::int32_t *a, std::size_t a_count, std::int32_t *b, std::size_t b_count, const std::uint8_t *p, std::size_t p_count, std::uint8_t *q, std::size_t q_count, cudaStream_t stream = 0);
 
+/// Kernel 'fragments' (samples/vector_views.bw:43): grid (4, 1, 1) x block (256, 1, 1).
+///   a: global f32[N], 4096 elements (row-major), read.
+///   b: global f32[N], 4096 elements (row-major), written.
+///   c: global f32[N], 4096 elements (row-major), written.
+/// Returns cudaErrorInvalidValue when a count differs from the one above.
+cudaError_t launch_fragments(const float *a, std::size_t a_count, float *b, std::size_t b_count, float *c, std::size_t c_count, cudaStream_t stream = 0);
+
 } // namespace vector_views

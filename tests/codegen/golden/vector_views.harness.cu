@@ -75,6 +75,35 @@ static void reference_small(const std::vector<std::int32_t> &a, std::vector<std:
   }
 }
 
+// CPU reference of 'fragments': the .bw semantics run directly on logical (row-major)
+// arrays, one block after another; inside a block each statement runs for every
+// thread before the next one starts (statement-level lockstep), which is exact
+// for race-free programs. Per-thread locals are arrays indexed by the thread t.
+static void reference_fragments(const std::vector<float> &a, std::vector<float> &b, std::vector<float> &c) {
+  using Index = long long;
+  constexpr Index NT = 256;
+  for (Index bz = 0; bz < 1; ++bz)
+  for (Index by = 0; by < 1; ++by)
+  for (Index bx = 0; bx < 4; ++bx) {
+    (void)bx, (void)by, (void)bz;
+    std::vector<float> s(1024); // shared, per block
+    [[maybe_unused]] bankwise::Vec<float, 4> *const s4 = reinterpret_cast<bankwise::Vec<float, 4> *>(s.data()); // view of 's'
+    [[maybe_unused]] const bankwise::Vec<float, 4> *const a4 = reinterpret_cast<const bankwise::Vec<float, 4> *>(a.data()); // view of 'a'
+    [[maybe_unused]] bankwise::Vec<float, 4> *const b4 = reinterpret_cast<bankwise::Vec<float, 4> *>(b.data()); // view of 'b'
+    [[maybe_unused]] bankwise::Vec<float, 4> *const c4 = reinterpret_cast<bankwise::Vec<float, 4> *>(c.data()); // view of 'c'
+    for (Index t = 0; t < NT; ++t) {
+      s4[t] = a4[bx * 256 + t];
+    }
+    // sync: every thread finished the statements above (lockstep).
+    for (Index t = 0; t < NT; ++t) {
+      b4[bx * 256 + t] = s4[32 * (t / 32) + 4 * (t % 8) + t % 32 / 8];
+    }
+    for (Index t = 0; t < NT; ++t) {
+      c4[bx * 256 + t] = s4[t / 32];
+    }
+  }
+}
+
 // Runs 'copy4' on fresh random inputs (outputs poisoned with 0xFF bytes first), checks
 // every element it writes against reference_copy4, and times it with CUDA events.
 static bool run_copy4(unsigned long long Seed, int Runs, bool Time, std::string &Json) {
@@ -346,6 +375,99 @@ static bool run_small(unsigned long long Seed, int Runs, bool Time, std::string 
   return Mismatches == 0;
 }
 
+// Runs 'fragments' on fresh random inputs (outputs poisoned with 0xFF bytes first), checks
+// every element it writes against reference_fragments, and times it with CUDA events.
+static bool run_fragments(unsigned long long Seed, int Runs, bool Time, std::string &Json) {
+  bankwise::HarnessRng Rng{Seed + 3ULL};
+  std::size_t Checked = 0, Mismatches = 0;
+  double Bytes = 0;
+  // 'a': global f32[N], read: random.
+  std::vector<float> a_img(4096); // the device bytes
+  std::memset(static_cast<void *>(a_img.data()), 0xFF, a_img.size() * sizeof(float));
+  for (long long I = 0; I < 4096; ++I)
+    a_img[I] = bankwise::randomElement<float>(Rng);
+  std::vector<float> a_ref(4096);
+  for (long long I = 0; I < 4096; ++I)
+    a_ref[I] = bankwise::toHost(a_img[I]);
+  float *a = nullptr;
+  BANKWISE_CHECK(cudaMalloc(&a, a_img.size() * sizeof(float)));
+  BANKWISE_CHECK(cudaMemcpy(a, a_img.data(), a_img.size() * sizeof(float), cudaMemcpyHostToDevice));
+  Bytes += 4096.0 * sizeof(float);
+  // 'b': global f32[N], written only: poisoned.
+  std::vector<float> b_img(4096); // the device bytes
+  std::memset(static_cast<void *>(b_img.data()), 0xFF, b_img.size() * sizeof(float));
+  std::vector<float> b_ref(4096);
+  for (long long I = 0; I < 4096; ++I)
+    b_ref[I] = bankwise::toHost(b_img[I]);
+  float *b = nullptr;
+  BANKWISE_CHECK(cudaMalloc(&b, b_img.size() * sizeof(float)));
+  BANKWISE_CHECK(cudaMemcpy(b, b_img.data(), b_img.size() * sizeof(float), cudaMemcpyHostToDevice));
+  Bytes += 4096.0 * sizeof(float);
+  // 'c': global f32[N], written only: poisoned.
+  std::vector<float> c_img(4096); // the device bytes
+  std::memset(static_cast<void *>(c_img.data()), 0xFF, c_img.size() * sizeof(float));
+  std::vector<float> c_ref(4096);
+  for (long long I = 0; I < 4096; ++I)
+    c_ref[I] = bankwise::toHost(c_img[I]);
+  float *c = nullptr;
+  BANKWISE_CHECK(cudaMalloc(&c, c_img.size() * sizeof(float)));
+  BANKWISE_CHECK(cudaMemcpy(c, c_img.data(), c_img.size() * sizeof(float), cudaMemcpyHostToDevice));
+  Bytes += 4096.0 * sizeof(float);
+  BANKWISE_CHECK(launch_fragments(a, 4096, b, 4096, c, 4096, 0));
+  BANKWISE_CHECK(cudaDeviceSynchronize());
+  reference_fragments(a_ref, b_ref, c_ref);
+  BANKWISE_CHECK(cudaMemcpy(b_img.data(), b, b_img.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  for (long long I = 0; I < 4096; ++I) {
+    const auto Got = bankwise::toHost(b_img[I]);
+    ++Checked;
+    if (!bankwise::sameValue(Got, b_ref[I], 0)) {
+      if (Mismatches < 5)
+        std::fprintf(stderr, "fragments: b[%lld] is %s, the reference says %s\n", I, bankwise::showValue(Got).c_str(), bankwise::showValue(b_ref[I]).c_str());
+      ++Mismatches;
+    }
+  }
+  BANKWISE_CHECK(cudaMemcpy(c_img.data(), c, c_img.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  for (long long I = 0; I < 4096; ++I) {
+    const auto Got = bankwise::toHost(c_img[I]);
+    ++Checked;
+    if (!bankwise::sameValue(Got, c_ref[I], 0)) {
+      if (Mismatches < 5)
+        std::fprintf(stderr, "fragments: c[%lld] is %s, the reference says %s\n", I, bankwise::showValue(Got).c_str(), bankwise::showValue(c_ref[I]).c_str());
+      ++Mismatches;
+    }
+  }
+  std::vector<double> Ms;
+  if (Time) {
+    cudaEvent_t Start, Stop;
+    BANKWISE_CHECK(cudaEventCreate(&Start));
+    BANKWISE_CHECK(cudaEventCreate(&Stop));
+    for (int W = 0; W < 3; ++W) // warm-up
+      BANKWISE_CHECK(launch_fragments(a, 4096, b, 4096, c, 4096, 0));
+    for (int R = 0; R < Runs; ++R) {
+      BANKWISE_CHECK(cudaEventRecord(Start, 0));
+      BANKWISE_CHECK(launch_fragments(a, 4096, b, 4096, c, 4096, 0));
+      BANKWISE_CHECK(cudaEventRecord(Stop, 0));
+      BANKWISE_CHECK(cudaEventSynchronize(Stop));
+      float Elapsed = 0;
+      BANKWISE_CHECK(cudaEventElapsedTime(&Elapsed, Start, Stop));
+      Ms.push_back(Elapsed);
+    }
+    BANKWISE_CHECK(cudaEventDestroy(Start));
+    BANKWISE_CHECK(cudaEventDestroy(Stop));
+  }
+  BANKWISE_CHECK(cudaFree(a));
+  BANKWISE_CHECK(cudaFree(b));
+  BANKWISE_CHECK(cudaFree(c));
+  const double Median = Ms.empty() ? 0 : bankwise::median(Ms);
+  const double Min = Ms.empty() ? 0 : *std::min_element(Ms.begin(), Ms.end());
+  char Buf[512];
+  std::snprintf(Buf, sizeof Buf, "{\"kernel\":\"fragments\",\"correct\":%s,\"checked\":%zu,\"mismatches\":%zu,\"runs\":%zu,\"warmup\":%d,\"median_ms\":%.6f,\"min_ms\":%.6f,\"bytes\":%.0f,\"gbps\":%.3f}",
+    Mismatches == 0 ? "true" : "false", Checked, Mismatches, Ms.size(), Time ? 3 : 0, Median, Min, Bytes,
+    Median > 0 ? Bytes / (Median * 1e6) : 0.0);
+  Json += Buf;
+  return Mismatches == 0;
+}
+
 } // namespace vector_views
 
 // Harness: `./a.out [--seed S] [--runs R] [--check-only]` prints one JSON line and exits
@@ -378,6 +500,8 @@ int main(int argc, char **argv) {
   Ok = vector_views::run_reverse4(Seed, Runs, Time, Json) && Ok;
   Json += ",";
   Ok = vector_views::run_small(Seed, Runs, Time, Json) && Ok;
+  Json += ",";
+  Ok = vector_views::run_fragments(Seed, Runs, Time, Json) && Ok;
   std::printf("{\"program\":%s,\"device\":\"%s\",\"seed\":%llu,\"correct\":%s,\"kernels\":[%s]}\n",
               "\"samples/vector_views.bw\"", Prop.name, Seed, Ok ? "true" : "false", Json.c_str());
   return Ok ? 0 : 1;
