@@ -233,4 +233,15 @@ r = run("lint", transpose, "--html", os.path.join(WORK, "no-such-dir", "lint.htm
 check(r.returncode == 2 and "cannot write" in r.stderr and not os.path.exists(os.path.join(WORK, "no-such-dir")),
       "--html to a path that cannot be written: exit 2, no file")
 
+# 16-byte shared accesses: the fixes the lint offers for a float4 tile's
+# column read are priced by the measured quarter-warp rule (each quarter's 8
+# lanes in 8 bank groups: 4 wavefronts, the ideal), and the GEMM fragment
+# read is 4-way (16 wavefronts).
+quarter = os.path.join(SRC, "tests/lint/bank-conflict/quarter.cu")
+r = run("lint", quarter)
+check(r.returncode == 0 and "4-way bank conflict on shared load from 's4' (16 wavefronts per request" in r.stdout and
+      "note: pad the inner dimension to 9: 4 wavefronts per request (conflict-free)" in r.stdout and
+      "note: XOR swizzle: index [r][c ^ (r % 8)]: 4 wavefronts per request (conflict-free)" in r.stdout,
+      "16-byte accesses: the quarter-warp figure and the fixes' figures")
+
 sys.exit(1 if FAILS else 0)
