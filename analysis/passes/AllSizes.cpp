@@ -175,6 +175,8 @@ struct Run {
   /// too many to enumerate and each size went through its own with the
   /// others at two; 0 otherwise. Runs of the same sizes merge their marks.
   std::vector<std::uint8_t> ClassOf = {};
+  /// A combination of small sizes (its grid is small in some dimension).
+  bool SmallCombination = false;
 };
 
 /// The ClassOf marks of a run for the sites in Of: Mark on each.
@@ -472,7 +474,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
           Pick[Of[J]] = Options[J][Idx[J]];
         }
         if (Small && Done.insert(Pick).second)
-          Runs.push_back({Sizes(Pick), SetSites, -1, {}, {}, {}});
+          Runs.push_back({Sizes(Pick), SetSites, -1, {}, {}, {}, {}, true});
       };
       // Every combination of the first Take[J] options of each size.
       auto Grid = [&](const std::vector<std::size_t> &Take) {
@@ -617,6 +619,10 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     Runs.swap(Unique);
   }
 
+  std::size_t Shares = 0;
+  for (const Run &R : Runs)
+    Shares += !R.SmallCombination;
+  Shares = std::max<std::size_t>(Shares, 1);
   // Evaluate, spread over the cores; results stay in run order.
   AnalysisOptions AO = Opts.Analysis;
   AO.SimulateTime = false;
@@ -645,8 +651,9 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       try {
         AnalysisOptions Mine = AO;
         Mine.OnlySites = R.Sites;
-        // The work limit bounds the whole analysis: each size gets its share.
-        Mine.WorkLimit = std::max<std::int64_t>(1, AO.WorkLimit / static_cast<std::int64_t>(Runs.size()));
+        // The work limit bounds the whole analysis: each size gets its share
+        // of it, the small combinations (tiny grids) not counted.
+        Mine.WorkLimit = std::max<std::int64_t>(1, AO.WorkLimit / static_cast<std::int64_t>(Shares));
         R.Rep = analyzeKernel(Bound, *Bound.findKernel(K.Name), Mine);
       } catch (const UserError &E) {
         R.RunError = E.what();
