@@ -422,16 +422,14 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     Rng Draw(2027);
     for (const std::vector<bool> &Set : Sets) {
       const std::vector<bool> SetSites = SitesOf([&](std::size_t S) { return Joint[S] == Set; });
+      // Sampled already when the joint classes were too many to enumerate.
+      std::int64_t JointClasses = 1;
+      for (std::size_t J = 0; J < Doms.size(); ++J)
+        if (Set[J])
+          JointClasses = std::min<std::int64_t>(JointClasses * static_cast<std::int64_t>(Vals[J].Classes.size()),
+                                                std::int64_t(1) << 40);
       bool &Sampled = SetSampled[Set];
-      for (std::size_t I = 0; I < Doms.size(); ++I)
-        if (Set[I]) {
-          std::int64_t Count = 1;
-          for (std::size_t J = 0; J < Doms.size(); ++J)
-            if (Set[J])
-              Count = std::min<std::int64_t>(Count * static_cast<std::int64_t>(Vals[J].Classes.size()),
-                                             std::int64_t(1) << 40);
-          Sampled = Sampled || Count > Opts.MaxJointClasses;
-        }
+      Sampled = JointClasses > Opts.MaxJointClasses;
       // The sizes of the set, each with its options: small values first
       // (none for a size whose classes are its every value), then classes.
       std::vector<std::size_t> Of;
