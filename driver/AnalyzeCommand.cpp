@@ -147,7 +147,8 @@ void copyLayouts(ir::Program &Generic, const ir::Program &Bound) {
 nlohmann::json rangeJson(const SizeRange &R) {
   if (!R.Any)
     return nullptr;
-  return {{"min", R.Min}, {"max", R.Max}, {"max_when", R.MaxWhen}, {"min_when", R.MinWhen}};
+  return {{"min", R.Min},         {"max", R.Max},        {"max_when", R.MaxWhen},
+          {"min_when", R.MinWhen}, {"sampled", R.Sampled}};
 }
 
 /// The correctness checks of Prog (analysis/checks/Checks.h), under
@@ -221,7 +222,7 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOption
     nlohmann::json JK = {{"kernel", R.Kernel},     {"location", locText(R.Loc)},
                          {"domain", R.Domain},     {"period", R.Period},
                          {"sizes_evaluated", R.Bindings}, {"all_classes", R.AllClasses},
-                         {"periodic", R.Periodic}, {"method", R.Method}};
+                         {"periodic", R.Periodic}, {"proven", R.Proven}, {"method", R.Method}};
     for (const AllSizesSite &S : R.Sites) {
       Text += fmt::format("  {}: {} {} of '{}' ({}){}\n", locText(S.Loc), spaceName(S.Space),
                           S.IsAtomic ? std::string(ir::spelling(S.Op)) : S.IsWrite ? "write" : "read", S.Array,

@@ -115,7 +115,9 @@ Site allSizesSite(const AllSizesSite &S, const ir::Kernel &K, const ir::Program 
   std::vector<std::string> Sizes;
   for (const auto &[Name, Value] : At)
     Sizes.push_back(fmt::format("{} = {}", Name, Value));
-  X.Notes.push_back(fmt::format("the figures above hold over every size; the warps drawn are at {}",
+  X.Notes.push_back(fmt::format("the figures above hold {}; the warps drawn are at {}",
+                                S.Sampled ? "at the sizes tried (sampled: the kernel's method line names them)"
+                                          : "for every size",
                                 fmt::join(Sizes, ", ")));
   if (!S.DataDependent)
     X.Costs = countsHistogram(S.WorstBySize, Shared, true, S.BySizeOf);

@@ -39,7 +39,7 @@ const std::vector<CheckInfo> &allChecks() {
 std::string sizeCondition(const SizeRange &R) {
   if (R.Min == R.Max || R.MaxWhen.empty())
     return "";
-  return fmt::format(" when {}", R.MaxWhen);
+  return fmt::format(" when {}{}", R.MaxWhen, R.Sampled ? " (at the sizes tried, sampled)" : "");
 }
 
 const KernelTrace *CheckedProgram::traceOf(const std::string &Name) const {

@@ -95,8 +95,9 @@ inline const char *accessPhrase(const LintSite &S) {
   return S.IsAtomic ? "atomic on" : S.IsWrite ? "store to" : "load from";
 }
 
-/// " when n % 8 != 0" for a figure whose worst case holds only at some
-/// sizes; empty when it holds at every size.
+/// " when n % 8 != 0" for a figure whose worst case is reached only at
+/// some sizes (with " (at the sizes tried, sampled)" where the all-sizes
+/// analysis sampled them); empty when no condition is known.
 std::string sizeCondition(const SizeRange &R);
 
 } // namespace bankwise

@@ -41,7 +41,9 @@ SizeRange rangeOf(const CostStats &S) {
   return R;
 }
 
-/// The worse of two ranges (larger max; its condition), min of both.
+/// The worse of two ranges (larger max; its condition), min of both. An
+/// extreme both reach keeps a condition only where both state the same one
+/// (the sizes reaching it are those of either); sampled if either is.
 void mergeRange(SizeRange &Into, const SizeRange &O) {
   if (!O.Any)
     return;
@@ -49,15 +51,18 @@ void mergeRange(SizeRange &Into, const SizeRange &O) {
     Into = O;
     return;
   }
+  Into.Sampled = Into.Sampled || O.Sampled;
   if (O.Max > Into.Max) {
     Into.Max = O.Max;
     Into.MaxWhen = O.MaxWhen;
-  } else if (O.Max == Into.Max && (O.MaxWhen.empty() || Into.MaxWhen.empty())) {
+  } else if (O.Max == Into.Max && O.MaxWhen != Into.MaxWhen) {
     Into.MaxWhen.clear();
   }
   if (O.Min < Into.Min) {
     Into.Min = O.Min;
     Into.MinWhen = O.MinWhen;
+  } else if (O.Min == Into.Min && O.MinWhen != Into.MinWhen) {
+    Into.MinWhen.clear();
   }
 }
 

@@ -8,6 +8,7 @@
 #include "support/Random.h"
 
 #include <algorithm>
+#include <limits>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <map>
@@ -23,15 +24,16 @@ std::string SizeRange::str() const {
   if (!Any)
     return "-";
   if (Min == Max)
-    return fmt::format("{} for every size", Min);
+    return fmt::format("{} {}", Min, Sampled ? "at every size tried, sampled" : "for every size");
   std::vector<std::string> When;
   if (!MaxWhen.empty())
-    When.push_back(fmt::format("{} when {}", Max, MaxWhen));
+    When.push_back(fmt::format("{} only when {}", Max, MaxWhen));
   if (!MinWhen.empty())
-    When.push_back(fmt::format("{} when {}", Min, MinWhen));
+    When.push_back(fmt::format("{} only when {}", Min, MinWhen));
+  const std::string Over = Sampled ? "at the sizes tried, sampled" : "for every size";
   if (When.empty())
-    return fmt::format("{}..{}", Min, Max);
-  return fmt::format("{}..{} ({})", Min, Max, fmt::join(When, "; "));
+    return fmt::format("{}..{} {}", Min, Max, Over);
+  return fmt::format("{}..{} {} ({})", Min, Max, Over, fmt::join(When, "; "));
 }
 
 namespace {
@@ -173,6 +175,8 @@ struct Run {
   /// too many to enumerate and each size went through its own with the
   /// others at two; 0 otherwise. Runs of the same sizes merge their marks.
   std::vector<std::uint8_t> ClassOf = {};
+  /// A combination of small sizes (its grid is small in some dimension).
+  bool SmallCombination = false;
 };
 
 /// The ClassOf marks of a run for the sites in Of: Mark on each.
@@ -251,7 +255,13 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
         Vals[I].Classes.push_back(V);
         Vals[I].Check.push_back(V + 8 * Cycle);
       }
-    for (std::int64_t V = First, N = 0; V < Base && N < std::min<std::int64_t>(2 * L, 64); V += D.Step, ++N)
+    // The small values: the first 64 (2 L where that is fewer), past the
+    // first tiles of most kernels (the any-shape transpose's 64-row tiles
+    // are not periodic from 33 on); every value of a size bounded below the
+    // base.
+    const std::int64_t SmallCount =
+        D.Hi && *D.Hi < Base ? std::numeric_limits<std::int64_t>::max() : std::min<std::int64_t>(2 * L, 64);
+    for (std::int64_t V = First, N = 0; V < Base && N < SmallCount; V += D.Step, ++N)
       if (!D.Hi || V <= *D.Hi)
         Vals[I].Small.push_back(V);
     if (Vals[I].Classes.empty() && Vals[I].Small.empty())
@@ -396,16 +406,169 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       Runs.push_back({Sizes(Pick), Of, -1, {}, {}, {}});
     }
   }
-  // Periodicity: up to 32 of the class runs again, every size one magnitude
-  // up, and again just past the small sizes.
+  // Small sizes, for each set of sizes that reach some sites through their
+  // values: every combination of those sizes in which at least one is
+  // small and each other is small or at a class (the sizes outside the set
+  // at a large class: at a site a size only bounds, a smaller value has a
+  // subset of the warp classes of a larger one). Beyond the budget the
+  // combinations are sampled: each small value with the others at two
+  // classes, every combination of the first small values and two classes,
+  // and the rest drawn at random; the figures of the set's sites say so.
+  const std::size_t ClassRuns = Runs.size();
+  Rep.AllSmall = true;
+  std::map<std::vector<bool>, bool> SetSampled; // per set: some class or small combination left out
+  std::vector<std::string> SmallText;
+  {
+    Rng Draw(2027);
+    for (const std::vector<bool> &Set : Sets) {
+      const std::vector<bool> SetSites = SitesOf([&](std::size_t S) { return Joint[S] == Set; });
+      // Sampled already when the joint classes were too many to enumerate.
+      std::int64_t JointClasses = 1;
+      for (std::size_t J = 0; J < Doms.size(); ++J)
+        if (Set[J])
+          JointClasses = std::min<std::int64_t>(JointClasses * static_cast<std::int64_t>(Vals[J].Classes.size()),
+                                                std::int64_t(1) << 40);
+      bool &Sampled = SetSampled[Set];
+      Sampled = JointClasses > Opts.MaxJointClasses;
+      // The sizes of the set, each with its options: small values first
+      // (none for a size whose classes are its every value), then classes.
+      std::vector<std::size_t> Of;
+      std::vector<std::vector<std::int64_t>> Options;
+      std::vector<std::size_t> NumSmall;
+      bool AnySmall = false;
+      for (std::size_t I = 0; I < Doms.size(); ++I) {
+        if (!Set[I])
+          continue;
+        const bool Every = Vals[I].Classes == Vals[I].Small;
+        std::vector<std::int64_t> O = Every ? std::vector<std::int64_t>{} : Vals[I].Small;
+        NumSmall.push_back(O.size());
+        AnySmall = AnySmall || !O.empty();
+        O.insert(O.end(), Vals[I].Classes.begin(), Vals[I].Classes.end());
+        Of.push_back(I);
+        Options.push_back(std::move(O));
+      }
+      if (!AnySmall)
+        continue;
+      std::int64_t Cells = 1, ClassCells = 1;
+      for (std::size_t J = 0; J < Of.size(); ++J) {
+        Cells = std::min<std::int64_t>(Cells * static_cast<std::int64_t>(Options[J].size()), std::int64_t(1) << 40);
+        ClassCells = std::min<std::int64_t>(ClassCells * static_cast<std::int64_t>(Options[J].size() - NumSmall[J]),
+                                            std::int64_t(1) << 40);
+      }
+      const std::int64_t Combos = Cells - ClassCells;
+      std::vector<std::string> Names, Ranges;
+      for (std::size_t J = 0; J < Of.size(); ++J) {
+        Names.push_back(Doms[Of[J]].Name);
+        if (NumSmall[J])
+          Ranges.push_back(fmt::format("{} = {}..{}", Doms[Of[J]].Name, Options[J].front(),
+                                       Options[J][NumSmall[J] - 1]));
+      }
+      std::set<std::vector<std::int64_t>> Done;
+      auto Add = [&](const std::vector<std::size_t> &Idx) {
+        bool Small = false;
+        std::vector<std::int64_t> Pick = Reps(0);
+        for (std::size_t J = 0; J < Of.size(); ++J) {
+          Small = Small || Idx[J] < NumSmall[J];
+          Pick[Of[J]] = Options[J][Idx[J]];
+        }
+        if (Small && Done.insert(Pick).second)
+          Runs.push_back({Sizes(Pick), SetSites, -1, {}, {}, {}, {}, true});
+      };
+      // Every combination of the first Take[J] options of each size.
+      auto Grid = [&](const std::vector<std::size_t> &Take) {
+        std::vector<std::size_t> Idx(Of.size(), 0);
+        while (true) {
+          Add(Idx);
+          std::size_t J = 0;
+          for (; J < Of.size(); ++J) {
+            if (++Idx[J] < Take[J])
+              break;
+            Idx[J] = 0;
+          }
+          if (J == Of.size())
+            return;
+        }
+      };
+      if (Combos <= Opts.MaxSmallCombinations) {
+        std::vector<std::size_t> Take;
+        for (const auto &O : Options)
+          Take.push_back(O.size());
+        Grid(Take);
+        SmallText.push_back(fmt::format("every combination of {} with each other and the classes ({})",
+                                        fmt::join(Ranges, ", "), Combos));
+        continue;
+      }
+      Sampled = true;
+      // Each small value with the others at two classes.
+      for (std::size_t J = 0; J < Of.size(); ++J)
+        for (std::size_t V = 0; V < NumSmall[J]; ++V)
+          for (std::size_t Two = 0; Two < 2; ++Two) {
+            std::vector<std::size_t> Idx(Of.size());
+            for (std::size_t X = 0; X < Of.size(); ++X)
+              Idx[X] = NumSmall[X] + std::min(Two, Options[X].size() - NumSmall[X] - 1);
+            Idx[J] = V;
+            Add(Idx);
+          }
+      // The first F small values and two classes of every size, jointly,
+      // F as large as a quarter of the budget allows.
+      std::size_t F = 1;
+      auto Corner = [&](std::size_t N) {
+        double C = 1;
+        for (std::size_t J = 0; J < Of.size(); ++J)
+          C *= static_cast<double>(std::min(N, NumSmall[J]) + std::min<std::size_t>(2, Options[J].size() - NumSmall[J]));
+        return C;
+      };
+      while (F < 64 && Corner(F + 1) <= static_cast<double>(Opts.MaxSmallCombinations) / 4)
+        ++F;
+      {
+        // Options reordered so that the first ones are the F smallest and two classes.
+        std::vector<std::vector<std::int64_t>> Saved = Options;
+        std::vector<std::size_t> SavedSmall = NumSmall, Take;
+        for (std::size_t J = 0; J < Of.size(); ++J) {
+          const std::size_t S = std::min(F, NumSmall[J]);
+          std::vector<std::int64_t> O(Options[J].begin(), Options[J].begin() + static_cast<std::ptrdiff_t>(S));
+          const std::size_t C = std::min<std::size_t>(2, Options[J].size() - NumSmall[J]);
+          O.insert(O.end(), Options[J].begin() + static_cast<std::ptrdiff_t>(NumSmall[J]),
+                   Options[J].begin() + static_cast<std::ptrdiff_t>(NumSmall[J] + C));
+          Options[J] = std::move(O);
+          NumSmall[J] = S;
+          Take.push_back(Options[J].size());
+        }
+        Grid(Take);
+        Options = std::move(Saved);
+        NumSmall = std::move(SavedSmall);
+      }
+      // The rest at random, up to the budget.
+      for (std::int64_t Tries = 0; static_cast<std::int64_t>(Done.size()) < Opts.MaxSmallCombinations &&
+                                   Tries < 4 * Opts.MaxSmallCombinations;
+           ++Tries) {
+        std::vector<std::size_t> Idx(Of.size());
+        for (std::size_t J = 0; J < Of.size(); ++J)
+          Idx[J] = static_cast<std::size_t>(Draw.below(Options[J].size()));
+        Add(Idx);
+      }
+      SmallText.push_back(fmt::format(
+          "{} of the {} combinations of {} with each other and the classes, sampled (each small value with the "
+          "others at two classes, {} in 1..{} of their small values and two classes jointly, the rest at random)",
+          Done.size(), Combos, fmt::join(Ranges, ", "), fmt::join(Names, ", "), F));
+    }
+  }
+  for (const auto &[Set, S] : SetSampled)
+    Rep.AllSmall = Rep.AllSmall && !S;
+  // Periodicity: up to 32 of the class runs and 32 of the small runs with
+  // some size at a class again, every size at a class one magnitude up,
+  // and again just past the small sizes.
   {
     Rng R(2026);
-    const std::size_t Classes = Runs.size();
-    std::vector<std::size_t> Pick(Classes);
-    std::iota(Pick.begin(), Pick.end(), 0);
-    for (std::size_t I = 0; I + 1 < Pick.size(); ++I)
-      std::swap(Pick[I], Pick[I + R.below(Pick.size() - I)]);
-    Pick.resize(std::min<std::size_t>(Classes, 32));
+    std::vector<std::size_t> Pick;
+    for (const auto &[From, To] : {std::pair<std::size_t, std::size_t>{0, ClassRuns}, {ClassRuns, Runs.size()}}) {
+      std::vector<std::size_t> Part(To - From);
+      std::iota(Part.begin(), Part.end(), From);
+      for (std::size_t I = 0; I + 1 < Part.size(); ++I)
+        std::swap(Part[I], Part[I + R.below(Part.size() - I)]);
+      Part.resize(std::min<std::size_t>(Part.size(), 32));
+      Pick.insert(Pick.end(), Part.begin(), Part.end());
+    }
     for (std::size_t C : Pick)
       for (const bool Lower : {false, true}) {
         ir::Bindings B = Runs[C].Sizes;
@@ -422,18 +585,6 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
         if (Moved)
           Runs.push_back({B, Runs[C].Sites, static_cast<int>(C), {}, {}, {}});
       }
-  }
-  // Small sizes, each with the others at two class representatives, for
-  // the sites the size reaches through its values: at a site it only
-  // bounds, a smaller size has a subset of the warp classes of a larger one.
-  std::vector<bool> SmallRun(Doms.size(), false);
-  for (std::size_t I = 0; I < Doms.size(); ++I) {
-    const std::vector<bool> Of = SitesOf([&](std::size_t S) { return Joint[S][I]; });
-    if (None(Of))
-      continue;
-    SmallRun[I] = true;
-    for (std::int64_t V : Vals[I].Small)
-      OthersAtTwo(I, V, Of, false);
   }
 
   // The same sizes twice (a bounded size has no separate classes) are one run.
@@ -466,6 +617,10 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     Runs.swap(Unique);
   }
 
+  std::size_t Shares = 0;
+  for (const Run &R : Runs)
+    Shares += !R.SmallCombination;
+  Shares = std::max<std::size_t>(Shares, 1);
   // Evaluate, spread over the cores; results stay in run order.
   AnalysisOptions AO = Opts.Analysis;
   AO.SimulateTime = false;
@@ -494,8 +649,9 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       try {
         AnalysisOptions Mine = AO;
         Mine.OnlySites = R.Sites;
-        // The work limit bounds the whole analysis: each size gets its share.
-        Mine.WorkLimit = std::max<std::int64_t>(1, AO.WorkLimit / static_cast<std::int64_t>(Runs.size()));
+        // The work limit bounds the whole analysis: each size gets its share
+        // of it, the small combinations (tiny grids) not counted.
+        Mine.WorkLimit = std::max<std::int64_t>(1, AO.WorkLimit / static_cast<std::int64_t>(Shares));
         R.Rep = analyzeKernel(Bound, *Bound.findKernel(K.Name), Mine);
       } catch (const UserError &E) {
         R.RunError = E.what();
@@ -574,6 +730,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     if (!R.Rep)
       continue;
     ++Rep.Bindings;
+    Rep.Tried.push_back(R.Sizes);
     if (!R.Rep->FastPath && Rep.FallbackReason.empty())
       Rep.FallbackReason = R.Rep->FallbackReason;
     for (std::size_t I = 0; I < Rep.Sites.size() && I < R.Rep->Sites.size(); ++I) {
@@ -642,6 +799,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
                                Sampled ? " (each size through its classes, the others at two)" : "");
   }
   // Periodicity: a check run must give its class run's figures.
+  std::vector<bool> SitePeriodic(Rep.Sites.size(), true);
   for (const Run &R : Runs) {
     if (R.CheckOf < 0 || !R.Rep || !Runs[static_cast<std::size_t>(R.CheckOf)].Rep)
       continue;
@@ -659,8 +817,11 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       };
       if (!Same(X.Congestion, Y.Congestion) || !Same(X.Groups, Y.Groups) ||
           !Same(X.Wavefronts, Y.Wavefronts) || !Same(X.Sectors, Y.Sectors) || !Same(X.Lines, Y.Lines) ||
-          !Same(X.Serialization, Y.Serialization))
+          !Same(X.Serialization, Y.Serialization)) {
         Rep.Periodic = false;
+        if (I < SitePeriodic.size())
+          SitePeriodic[I] = false;
+      }
     }
   }
   // Where the extremes are reached: residues of each size mod L.
@@ -709,17 +870,29 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       Range->MinWhen = fmt::format("{}", fmt::join(MinW, " and "));
     }
   }
-  std::vector<std::string> SmallText;
-  bool Bounded = true;
-  for (std::size_t I = 0; I < Doms.size(); ++I) {
-    if (SmallRun[I] && !Vals[I].Small.empty())
-      SmallText.push_back(fmt::format("{} = {}..{}", Doms[I].Name, Vals[I].Small.front(),
-                                      Vals[I].Small.back()));
-    Bounded = Bounded && Vals[I].Classes == Vals[I].Small;
+  // Proven or sampled, per site: its set's classes and small combinations
+  // all evaluated and its periodicity checks agreeing. A site the
+  // dependence pass did not list has every set's coverage.
+  bool AnySetSampled = false;
+  for (const auto &[Set, S] : SetSampled)
+    AnySetSampled = AnySetSampled || S;
+  Rep.Proven = true;
+  for (std::size_t I = 0; I < Rep.Sites.size(); ++I) {
+    AllSizesSite &A = Rep.Sites[I];
+    const auto It = Aligned && I < Joint.size() ? SetSampled.find(Joint[I]) : SetSampled.end();
+    A.Sampled = !SitePeriodic[I] || (It != SetSampled.end() ? It->second : AnySetSampled);
+    for (SizeRange *X : {&A.Congestion, &A.Groups, &A.Wavefronts, &A.Sectors, &A.Lines, &A.Serialization})
+      X->Sampled = A.Sampled;
+    Rep.Proven = Rep.Proven && !A.Sampled;
   }
+  const std::string Verdict =
+      Rep.Proven ? "; every figure holds for every size"
+                 : "; figures marked sampled hold at the sizes tried, not proven for every size";
+  bool Bounded = true;
+  for (std::size_t I = 0; I < Doms.size(); ++I)
+    Bounded = Bounded && Vals[I].Classes == Vals[I].Small;
   if (Bounded && Rep.AllClasses) {
-    Rep.Method = fmt::format("{} sizes: every value of {} ({})", Rep.Bindings,
-                             fmt::join(Rep.Params, ", "), fmt::join(SmallText, ", "));
+    Rep.Method = fmt::format("{} sizes: every value of {}{}", Rep.Bindings, fmt::join(Rep.Params, ", "), Verdict);
     return Rep;
   }
   // Which sizes were enumerated jointly, per group of sites.
@@ -735,13 +908,13 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   Rep.Method = fmt::format(
       "{} sizes: {} residue class{} mod {}, at 1024 and above, of the sizes that reach a site "
       "through their values ({}), a size that only bounds a site at one value, {} periodicity "
-      "checks one magnitude up and just past the small sizes ({}), and the small sizes {} (each with the others at two classes)",
+      "checks one magnitude up and just past the small sizes ({}), and the small sizes: {}{}",
       Rep.Bindings, Rep.AllClasses ? "every joint" : "each size's (the others at two representatives)",
       Rep.AllClasses ? "" : "es", L,
       JointText.empty() ? "none" : fmt::format("{}", fmt::join(JointText, "; ")),
       std::count_if(Runs.begin(), Runs.end(), [](const Run &R) { return R.CheckOf >= 0; }),
       Rep.Periodic ? "agreed" : "DISAGREED: figures are sampled, not proven",
-      SmallText.empty() ? "(none)" : fmt::format("{}", fmt::join(SmallText, ", ")));
+      SmallText.empty() ? "none" : fmt::format("{}", fmt::join(SmallText, "; ")), Verdict);
   return Rep;
 }
 

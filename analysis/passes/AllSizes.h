@@ -14,9 +14,13 @@
 // analyzeAllSizes evaluates the class-counting analysis (exact at each
 // size) at every residue class of the runtime sizes jointly, at a base
 // magnitude, checks periodicity by evaluating classes again one period
-// multiple higher, and adds every small size below the base (per size,
-// with the others at large representatives). It says when the joint
-// classes were too many to evaluate all (then the figures are sampled).
+// multiple higher and just past the small sizes, and evaluates the small
+// sizes (the first 64 values of each size) jointly: every
+// combination of small values and classes of the sizes that reach a site
+// through their values, within a budget. A site's figures and the
+// conditions printed with them are proven ("for every size") when all of
+// these were evaluated and the checks agreed, and sampled otherwise: then
+// they hold at the sizes tried, which the report names.
 #pragma once
 
 #include "analysis/passes/KernelAnalysis.h"
@@ -29,12 +33,16 @@
 namespace bankwise {
 
 /// Min and max of one model's per-warp cost over every size and warp, and
-/// when the max and the min are reached ("C % 8 != 0", "every size").
+/// a condition every size reaching the max (the min) meets: "C % 8 != 0"
+/// (empty: no condition). Sampled: these hold at the sizes tried, not
+/// proven for every size.
 struct SizeRange {
   std::int64_t Min = 0, Max = 0;
   bool Any = false;
   std::string MaxWhen, MinWhen;
-  /// "4", or "1..5 (5 when C % 8 != 0; 1 when ...)".
+  bool Sampled = false;
+  /// "4 for every size", "1..5 for every size (5 only when C % 8 != 0; 1
+  /// only when ...)", or "1..5 at the sizes tried, sampled (...)".
   std::string str() const;
 };
 
@@ -56,6 +64,9 @@ struct AllSizesSite {
   /// dependence pass and the analysis did not list the same sites).
   const ir::ArrayRead *Node = nullptr;
   SizeRange Congestion, Groups, Wavefronts, Sectors, Lines;
+  /// The figures rest on samples (some small combination or joint class
+  /// was not evaluated, or a periodicity check disagreed).
+  bool Sampled = false;
   /// The worst warp's cost (wavefronts on shared memory, sectors on global)
   /// at each residue class of the sizes that reach the site: how many
   /// classes have each (a bounded size: each of its values). BySizeOf
@@ -76,10 +87,16 @@ struct AllSizesReport {
   std::int64_t Bindings = 0;       ///< sizes evaluated
   bool AllClasses = false;   ///< every joint residue class was evaluated
   bool Periodic = true;      ///< the check one magnitude up agreed
+  /// Every combination of small values and classes was evaluated.
+  bool AllSmall = false;
+  /// No site's figures are sampled: every figure holds for every size.
+  bool Proven = false;
   std::string Domain;        ///< "R >= 1, C >= 1" as assumed
   std::string Method;        ///< what was evaluated, in words
   std::string FallbackReason; ///< some size needed the warp-by-warp path
   std::vector<AllSizesSite> Sites;
+  /// Every size evaluated (the figures and conditions hold at each).
+  std::vector<ir::Bindings> Tried;
 };
 
 struct AllSizesOptions {
@@ -87,6 +104,11 @@ struct AllSizesOptions {
   /// At most this many joint residue classes are evaluated; beyond it each
   /// size's classes are evaluated with the others at a few representatives.
   std::int64_t MaxJointClasses = 1024;
+  /// At most this many combinations of small values (and classes) of the
+  /// sizes that reach a set of sites are evaluated; beyond it they are
+  /// sampled (each small value with the others at two classes, the first
+  /// small values jointly, the rest at random) and the figures say so.
+  std::int64_t MaxSmallCombinations = 1024;
   /// Enumerate joint classes of every size for every site, as if each
   /// reached each site through its value (the fallback, and the reference
   /// the tests compare the dependence-based enumeration with).

@@ -7,9 +7,14 @@
 #include "ir/Bind.h"
 #include "support/Random.h"
 #include "tests/support/ProgramFixtures.h"
+#include "tests/support/RandomKernels.h"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
 
 using namespace bankwise;
 using bankwise::testing::parseOrFail;
@@ -249,13 +254,18 @@ TEST_CASE("sizes that only bound a site: enumerating each site's value sizes giv
     const std::string Text = randomSizedKernel(G);
     CAPTURE(Text);
     const ir::Program P = parseOrFail(Text);
-    const AllSizesReport Fast = analyzeAllSizes(P, P.Kernels[0], fewThreads());
+    // Budgets that take every small combination of both sizes, so both
+    // are proven and their claims comparable.
     AllSizesOptions O = fewThreads();
+    O.MaxSmallCombinations = 8192;
+    const AllSizesReport Fast = analyzeAllSizes(P, P.Kernels[0], O);
     O.JointOverAll = true;
     const AllSizesReport Full = analyzeAllSizes(P, P.Kernels[0], O);
+    REQUIRE(Full.AllSmall);
+    REQUIRE(Fast.AllSmall);
     REQUIRE(Full.AllClasses);
     REQUIRE(Fast.AllClasses);
-    CHECK(Fast.Bindings <= Full.Bindings);
+    // (Not fewer sizes in all: the small combinations are per set of sizes.)
     Fewer += Fast.Bindings < Full.Bindings;
     REQUIRE(Fast.Sites.size() == Full.Sites.size());
     bool Bounds = false;
@@ -337,4 +347,309 @@ TEST_CASE("a figure that changes between the small sizes and the classes fails t
                                     "kernel k(a: global f32[N], b: global f32[N]) grid ((N + 255) / 256) block (256) {\n"
                                     "  if tid < N { b[tid] = a[tid] }\n}\n");
   CHECK(analyzeAllSizes(Q, Q.Kernels[0], fewThreads()).Periodic);
+}
+
+// ---------------------------------------------------------------------------
+// Claims: every condition printed with an all-sizes figure ("5 only when
+// C % 8 != 0") must hold at every size it names: every size when the figure
+// is proven, the sizes tried when it is sampled. These compare the printed
+// claims with the fixed-size analysis.
+
+namespace {
+
+/// Whether the printed condition Cond ("C % 8 != 0 and R is odd", "N % 32
+/// in {1..8, 11}", "" for none) holds at sizes At.
+bool conditionHolds(const std::string &Cond, const ir::Bindings &At) {
+  if (Cond.empty())
+    return true;
+  std::size_t Pos = 0;
+  while (Pos < Cond.size()) {
+    std::size_t End = Cond.find(" and ", Pos);
+    if (End == std::string::npos)
+      End = Cond.size();
+    const std::string Part = Cond.substr(Pos, End - Pos);
+    Pos = End == Cond.size() ? End : End + 5;
+    const std::string Name = Part.substr(0, Part.find(' '));
+    REQUIRE_MESSAGE(At.count(Name), "no size " << Name << " in '" << Cond << "'");
+    const std::int64_t V = At.at(Name);
+    std::string Rest = Part.substr(Name.size() + 1);
+    if (Rest == "is even" || Rest == "is odd") {
+      if ((V % 2 == 0) != (Rest == "is even"))
+        return false;
+      continue;
+    }
+    REQUIRE_MESSAGE(Rest.rfind("% ", 0) == 0, "unreadable condition '" << Cond << "'");
+    std::size_t Used = 0;
+    const std::int64_t M = std::stoll(Rest.substr(2), &Used);
+    const std::int64_t Res = ((V % M) + M) % M;
+    Rest = Rest.substr(2 + Used + 1);
+    auto Number = [](const std::string &X) { return std::stoll(X); };
+    if (Rest.rfind("== ", 0) == 0) {
+      if (Res != Number(Rest.substr(3)))
+        return false;
+    } else if (Rest.rfind("!= ", 0) == 0) {
+      if (Res == Number(Rest.substr(3)))
+        return false;
+    } else {
+      const bool Not = Rest.rfind("not in {", 0) == 0;
+      REQUIRE_MESSAGE((Not || Rest.rfind("in {", 0) == 0), "unreadable condition '" << Cond << "'");
+      std::string Items = Rest.substr(Rest.find('{') + 1);
+      Items = Items.substr(0, Items.find('}'));
+      bool In = false;
+      std::size_t P = 0;
+      while (P < Items.size()) {
+        std::size_t Q = Items.find(", ", P);
+        if (Q == std::string::npos)
+          Q = Items.size();
+        const std::string Item = Items.substr(P, Q - P);
+        P = Q == Items.size() ? Q : Q + 2;
+        const std::size_t Dots = Item.find("..");
+        const std::int64_t Lo = Number(Item.substr(0, Dots));
+        const std::int64_t Hi = Dots == std::string::npos ? Lo : Number(Item.substr(Dots + 2));
+        In = In || (Res >= Lo && Res <= Hi);
+      }
+      if (In == Not)
+        return false;
+    }
+  }
+  return true;
+}
+
+/// The claims of All that are false at sizes At, by the fixed-size analysis
+/// of P there, in words; a sampled figure claims only the sizes tried, and
+/// is checked only when At is one of them. Counts the claims checked.
+std::vector<std::string> falseClaims(const ir::Program &P, const AllSizesReport &All, const ir::Bindings &At,
+                                     int *Checked = nullptr) {
+  ir::Program Bound;
+  try {
+    Bound = ir::bindParams(P, At);
+  } catch (const UserError &) {
+    return {}; // no such size (a constraint, an empty grid)
+  }
+  const ir::Kernel *K = Bound.findKernel(All.Kernel);
+  REQUIRE(K);
+  KernelReport Fixed;
+  try {
+    Fixed = analyzeKernel(Bound, *K);
+  } catch (const UserError &E) {
+    return {fmt::format("the kernel fails at these sizes: {}", E.what())};
+  }
+  const bool Tried = std::find(All.Tried.begin(), All.Tried.end(), At) != All.Tried.end();
+  std::vector<std::string> Out;
+  REQUIRE(Fixed.Sites.size() == All.Sites.size());
+  for (std::size_t I = 0; I < Fixed.Sites.size(); ++I) {
+    const AccessSiteReport &S = Fixed.Sites[I];
+    const AllSizesSite &A = All.Sites[I];
+    if (A.DataDependent || S.DataDependent || (A.Sampled && !Tried))
+      continue;
+    const std::pair<const char *, std::pair<const SizeRange *, const CostStats *>> Models[] = {
+        {"congestion", {&A.Congestion, &S.Congestion}}, {"groups", {&A.Groups, &S.Groups}},
+        {"wavefronts", {&A.Wavefronts, &S.Wavefronts}}, {"sectors", {&A.Sectors, &S.Sectors}},
+        {"lines", {&A.Lines, &S.Lines}}};
+    for (const auto &[Model, Pair] : Models) {
+      const auto [Range, Stats] = Pair;
+      if (Stats->Count == 0)
+        continue;
+      if (Checked)
+        ++*Checked;
+      const std::string What = fmt::format("{} of '{}' at line {}: {} {}", Model, A.Array, A.Loc.Line,
+                                           Range->str(), A.Sampled ? "(tried here)" : "");
+      if (!Range->Any || Stats->Min < Range->Min || Stats->Max > Range->Max)
+        Out.push_back(fmt::format("{}, but {}..{} at these sizes", What, Stats->Min, Stats->Max));
+      if (Range->Any && Stats->Max == Range->Max && !conditionHolds(Range->MaxWhen, At))
+        Out.push_back(fmt::format("{}, but {} is reached here", What, Range->Max));
+      if (Range->Any && Stats->Min == Range->Min && !conditionHolds(Range->MinWhen, At))
+        Out.push_back(fmt::format("{}, but {} is reached here", What, Range->Min));
+    }
+  }
+  return Out;
+}
+
+std::string sizesText(const ir::Bindings &At) {
+  std::vector<std::string> S;
+  for (const auto &[N, V] : At)
+    S.push_back(fmt::format("{} = {}", N, V));
+  return fmt::format("{}", fmt::join(S, ", "));
+}
+
+// The issue's three kernels, whose reports stated conditions false at small
+// sizes tried one at a time.
+const char *const TiledSgemm = R"(target sm_90
+param M
+param N
+param K
+kernel sgemm(a: global f32[M][K], b: global f32[K][N], c: global f32[M][N])
+    grid ((N + 15) / 16, (M + 15) / 16) block (16, 16) {
+  shared as: f32[16][16]
+  shared bs: f32[16][16]
+  let row = by * 16 + ty
+  let col = bx * 16 + tx
+  for t in 0..(K + 15) / 16 {
+    if row < M && t * 16 + tx < K { as[ty][tx] = a[row][t * 16 + tx] } else { as[ty][tx] = 0 }
+    if t * 16 + ty < K && col < N { bs[ty][tx] = b[t * 16 + ty][col] } else { bs[ty][tx] = 0 }
+    sync
+  }
+  if row < M && col < N { c[row][col] = as[ty][0] + bs[0][tx] }
+}
+)";
+
+const char *const Permute3 = R"(target sm_90
+param X
+param Y
+param Z
+kernel permute_zyx(in: global f32[X][Y][Z], out: global f32[Z][Y][X])
+    grid ((Z + 31) / 32, Y, X) block (32) {
+  let z = bx * 32 + tx
+  if z < Z { out[z][by][bz] = in[bz][by][z] }
+}
+)";
+
+const char *const GemvT = R"(target sm_90
+param M
+param N
+param LDA
+kernel gemv_t(a: global f32[N * LDA + M], x: global f32[M], y: global f32[N])
+    grid ((N + 31) / 32) block (32) {
+  let n = bx * 32 + tx
+  if n < N { y[n] = a[n * LDA + M - 1] * x[M - 1] }
+}
+)";
+
+} // namespace
+
+TEST_CASE("printed conditions read back as the residue sets they were made from") {
+  Rng G(12);
+  for (int Trial = 0; Trial < 300; ++Trial) {
+    const int L = std::array{2, 8, 32, 64}[G.below(4)];
+    std::vector<bool> Set(static_cast<std::size_t>(L));
+    const int Density = 1 + static_cast<int>(G.below(4));
+    for (std::size_t R = 0; R < Set.size(); ++R)
+      Set[R] = static_cast<int>(G.below(5)) < Density;
+    Set[G.below(Set.size())] = true; // an extreme is reached at some residue
+    const std::string Cond = residueCondition("C", Set);
+    CAPTURE(Cond);
+    for (std::int64_t V = 0; V < 3 * L; ++V)
+      CHECK(conditionHolds(Cond, {{"C", V}}) == Set[static_cast<std::size_t>(V % L)]);
+  }
+}
+
+TEST_CASE("the issue's kernels: each claim holds at the small sizes that disproved it") {
+  struct Case {
+    const char *Text;
+    ir::Bindings At;
+  };
+  const Case Cases[] = {
+      {TiledSgemm, {{"M", 1024}, {"N", 16}, {"K", 1024}}}, // N = 16, K even: 1 line
+      {TiledSgemm, {{"M", 1024}, {"N", 2}, {"K", 2}}},
+      {Permute3, {{"X", 1024}, {"Y", 1}, {"Z", 4}}}, // 1 sector with X % 8 == 0
+      {GemvT, {{"M", 1}, {"N", 2}, {"LDA", 1}}},     // 1 sector with N % 32 == 2
+  };
+  for (const Case &C : Cases) {
+    const ir::Program P = parseOrFail(C.Text);
+    const AllSizesReport All = analyzeAllSizes(P, P.Kernels[0], fewThreads());
+    CAPTURE(sizesText(C.At));
+    CAPTURE(All.Method);
+    // These sizes are among the combinations tried, and no claim is false there.
+    CHECK(std::find(All.Tried.begin(), All.Tried.end(), C.At) != All.Tried.end());
+    for (const std::string &F : falseClaims(P, All, C.At))
+      FAIL_CHECK(F);
+    // Three sizes jointly are more combinations than the budget: the figures
+    // say they are sampled, and the method names the sizes tried.
+    CHECK_FALSE(All.Proven);
+    CHECK(All.Method.find("sampled") != std::string::npos);
+    for (const AllSizesSite &S : All.Sites)
+      if (S.Sampled)
+        CHECK(S.Sectors.str().find("for every size") == std::string::npos);
+  }
+  // The report's own text no longer states the false conditions.
+  const ir::Program G = parseOrFail(GemvT);
+  const AllSizesReport R = analyzeAllSizes(G, G.Kernels[0], fewThreads());
+  CHECK(siteOf(R, "a", false).Sectors.MinWhen != "N % 32 == 1");
+  const ir::Program Q = parseOrFail(Permute3);
+  const AllSizesReport S = analyzeAllSizes(Q, Q.Kernels[0], fewThreads());
+  CHECK(siteOf(S, "out", true).Sectors.MinWhen != "Z % 32 == 1");
+}
+
+TEST_CASE("two sizes within the budget: every small combination is evaluated and the figures are proven") {
+  // Warps of 4 rows of 8: both the pitch C and the row guard r < R reach
+  // the write through their values.
+  const ir::Program P = parseOrFail("target sm_90\nparam R\nparam C\n"
+                                    "kernel k(g: global f32[R][C]) grid ((C + 7) / 8, (R + 3) / 4) block (8, 4) {\n"
+                                    "  let r = by * 4 + ty\n  let c = bx * 8 + tx\n"
+                                    "  if r < R && c < C { g[r][c] = 1 }\n}\n");
+  AllSizesOptions O = fewThreads();
+  O.MaxSmallCombinations = 8192;
+  const AllSizesReport R = analyzeAllSizes(P, P.Kernels[0], O);
+  CHECK(R.AllSmall);
+  CHECK(R.Proven);
+  CHECK(R.Method.find("every combination of R = 1..64, C = 1..64 with each other and the classes (8192)") !=
+        std::string::npos);
+  CHECK(R.Method.find("every figure holds for every size") != std::string::npos);
+  const AllSizesSite &G = siteOf(R, "g", true);
+  CHECK_FALSE(G.Sampled);
+  CHECK(G.Sectors.str().find("for every size") != std::string::npos);
+  // Every pair of small values was tried, and each with every class.
+  for (std::int64_t Rv = 1; Rv <= 64; ++Rv)
+    for (std::int64_t Cv = 1; Cv <= 64; ++Cv)
+      REQUIRE(std::find(R.Tried.begin(), R.Tried.end(), ir::Bindings{{"R", Rv}, {"C", Cv}}) != R.Tried.end());
+  for (std::int64_t Rv = 1; Rv <= 64; ++Rv)
+    for (std::int64_t Cv = 1024; Cv < 1056; ++Cv)
+      REQUIRE(std::find(R.Tried.begin(), R.Tried.end(), ir::Bindings{{"R", Rv}, {"C", Cv}}) != R.Tried.end());
+  // Beyond the budget the same kernel's figures are sampled, and say so.
+  const AllSizesReport S = analyzeAllSizes(P, P.Kernels[0], fewThreads());
+  CHECK_FALSE(S.AllSmall);
+  CHECK_FALSE(S.Proven);
+  CHECK(siteOf(S, "g", true).Sampled);
+  CHECK(siteOf(S, "g", true).Sectors.str().find("at the sizes tried, sampled") != std::string::npos);
+  CHECK(S.Method.find("1024 of the 8192 combinations of R = 1..64, C = 1..64") != std::string::npos);
+}
+
+TEST_CASE("property: all-sizes claims hold at random sizes, small and ragged, on random kernels") {
+  // Random kernels of both generators: the class-counting oracle's guarded
+  // kernels with runtime guard limits RL and CL, and kernels whose runtime
+  // sizes are pitches and grid extents. A budget that covers two f32 sizes
+  // jointly, so most figures are proven and checked at every size drawn;
+  // sampled ones are checked at sizes tried.
+  Rng G(20261127);
+  int Proven = 0, Checked = 0, Kernels = 0;
+  for (int Trial = 0; Trial < 24; ++Trial) {
+    const bool Guarded = Trial % 2 == 0;
+    const std::string Text = Guarded ? bankwise::testing::randomGuardedKernel(G, true) : randomSizedKernel(G);
+    CAPTURE(Text);
+    const ir::Program P = parseOrFail(Text);
+    AllSizesOptions O = fewThreads();
+    O.MaxSmallCombinations = 8192;
+    AllSizesReport All;
+    try {
+      All = analyzeAllSizes(P, P.Kernels[0], O);
+    } catch (const UserError &) {
+      continue; // fails at some size: no claims
+    }
+    ++Kernels;
+    for (const AllSizesSite &S : All.Sites)
+      Proven += !S.Sampled;
+    const std::vector<std::string> Names = All.Params;
+    for (int Draw = 0; Draw < 40; ++Draw) {
+      ir::Bindings At;
+      if (Draw % 4 == 3 && !All.Tried.empty()) {
+        At = All.Tried[G.below(All.Tried.size())];
+      } else {
+        for (const std::string &N : Names) {
+          switch (G.below(4)) {
+          case 0: At[N] = 1 + static_cast<std::int64_t>(G.below(8)); break;
+          case 1: At[N] = 1 + static_cast<std::int64_t>(G.below(70)); break;
+          case 2: At[N] = 70 + static_cast<std::int64_t>(G.below(400)); break;
+          default: At[N] = 1000 + static_cast<std::int64_t>(G.below(3000)); break;
+          }
+        }
+      }
+      CAPTURE(sizesText(At));
+      for (const std::string &F : falseClaims(P, All, At, &Checked))
+        FAIL_CHECK(F);
+    }
+  }
+  MESSAGE(Kernels, " kernels, ", Proven, " sites proven, ", Checked, " claims checked");
+  CHECK(Kernels >= 18);
+  CHECK(Proven >= 20);
+  CHECK(Checked >= 1000);
 }
