@@ -550,6 +550,7 @@ void Analyzer::setupWarp(std::int64_t BlockLin, std::int64_t Wib, bool Sym) {
   CurPred = -1;
   PendingOob = -1;
   LoopStack.clear();
+  WhileCounters.clear();
   Domains.assign(FirstLoopVar, {});
   for (int D = 0; D < 3; ++D)
     Domains[static_cast<std::size_t>(D)] = {0, Grid[static_cast<std::size_t>(D)] - 1};
