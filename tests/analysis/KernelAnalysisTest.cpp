@@ -417,16 +417,22 @@ TEST_CASE("'?:' reads only the chosen arm per lane, and compound assignment read
   }
 }
 
-TEST_CASE("a while loop is analyzed warp by warp, and one that does not end is an error") {
+TEST_CASE("a while loop with a counter is counted by class, and one that does not end is an error") {
   const ir::Program P = testing::parseOrFail("target sm_90\n"
                                              "kernel k(a: global f32[1024]) grid (1) block (64) {\n"
                                              "  let i = tx\n"
                                              "  while i < 1024 { a[i] = 1; i += 64 }\n"
                                              "}\n");
   const KernelReport R = analyzeKernel(P, P.Kernels[0]);
-  CHECK(!R.FastPath);
-  CHECK(R.FallbackReason.find("while") != std::string::npos);
+  CHECK(R.FastPath);
+  AnalysisOptions O;
+  O.Exhaustive = true;
+  const KernelReport X = analyzeKernel(P, P.Kernels[0], O);
+  CHECK(X.FallbackReason == "exhaustive evaluation requested");
+  REQUIRE(X.Sites.size() == 1);
   REQUIRE(R.Sites.size() == 1);
+  CHECK(R.Sites[0] == X.Sites[0]);
+  CHECK(R.Time == X.Time);
   CHECK(R.Sites[0].WarpExecutions == 2 * 16); // two warps, 16 trips each
   CHECK(R.Sites[0].Sectors.Max == 4);
   const ir::Program Q = testing::parseOrFail("target sm_90\n"
@@ -436,4 +442,26 @@ TEST_CASE("a while loop is analyzed warp by warp, and one that does not end is a
                                              "}\n");
   CHECK_THROWS_WITH_AS(analyzeKernel(Q, Q.Kernels[0]),
                        doctest::Contains("while loop runs more than 1048576 times in block 0 warp 0"), UserError);
+}
+
+TEST_CASE("the warp-by-warp path refuses a kernel whose warps alone pass its budget before walking any") {
+  const ir::Program P = testing::parseOrFail("target sm_90\n"
+                                             "kernel k(a: global f32[65536]) grid (256) block (256) {\n"
+                                             "  a[(tid + bx) % 7] = 1\n"
+                                             "}\n");
+  AnalysisOptions O;
+  O.WorkLimit = 1000; // 2048 warps
+  try {
+    (void)analyzeKernel(P, P.Kernels[0], O);
+    FAIL("no refusal");
+  } catch (const StepLimitError &E) {
+    // The reason the fast path gave up comes with the refusal.
+    CHECK(E.Reason.find("division by 7") != std::string::npos);
+    CHECK(std::string(E.what()).find("needs more than 1000 evaluation steps to analyze (it is evaluated warp by "
+                                     "warp: division by 7") != std::string::npos);
+  }
+  O.WorkLimit = 4096; // enough: the same kernel is analyzed
+  const KernelReport R = analyzeKernel(P, P.Kernels[0], O);
+  CHECK_FALSE(R.FastPath);
+  CHECK(R.EvaluationSteps == 2 * 2048); // a step a warp and one an access
 }

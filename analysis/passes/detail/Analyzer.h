@@ -488,6 +488,8 @@ private:
   std::vector<DataGuard> Guards;
   std::vector<VarDomain> Domains;
   std::int64_t WorkDone = 0;
+  /// Why the kernel is evaluated warp by warp (for the step limit's error).
+  std::string WalkReason;
 
   // Exhaustive path output: this warp's accesses.
   struct WarpAccess {
