@@ -444,7 +444,7 @@ TEST_CASE("a while loop with a counter is counted by class, and one that does no
                        doctest::Contains("while loop runs more than 1048576 times in block 0 warp 0"), UserError);
 }
 
-TEST_CASE("the warp-by-warp path refuses a kernel whose warps alone pass its budget before walking any") {
+TEST_CASE("a step refusal on the warp-by-warp path says why the kernel went warp by warp, and its steps are counted") {
   const ir::Program P = testing::parseOrFail("target sm_90\n"
                                              "kernel k(a: global f32[65536]) grid (256) block (256) {\n"
                                              "  a[(tid + bx) % 7] = 1\n"
