@@ -364,6 +364,16 @@ const Pair WhilePairs[] = {
      "target sm_90\nparam N\n"
      "kernel k(x: global f32[N], out: global f32[N]) grid ((N + 511) / 512) block (128) {\n"
      "  for t in 0..4 {\n    let i = bx * bdx + tx + t * bdx * gdx\n    if i < N { out[i] = x[i] }\n  }\n}\n"},
+    {"a while over rows, R and C both reaching its sites (refused after 74 s before: \"fails at C = 1024, "
+     "R = 1024: ... needs more than 49932 evaluation steps\")",
+     "target sm_90\nparam R\nparam C\n"
+     "kernel t(a: global f32[R][C], o: global f32[C][R]) grid ((C + 31) / 32, 8) block (32, 8) {\n"
+     "  let c = bx * 32 + tx\n  let r = by * 8 + ty\n"
+     "  while r < R {\n    if c < C { o[c][r] = a[r][c] }\n    r += 64\n  }\n}\n",
+     "target sm_90\nparam R\nparam C\n"
+     "kernel t(a: global f32[R][C], o: global f32[C][R]) grid ((C + 31) / 32, 8) block (32, 8) {\n"
+     "  let c = bx * 32 + tx\n  let r = by * 8 + ty\n"
+     "  for s in 0..(R + 63) / 64 {\n    let q = r + 64 * s\n    if c < C && q < R { o[c][q] = a[q][c] }\n  }\n}\n"},
     {"a halving while",
      "target sm_90\nparam N\n"
      "kernel k(a: global i32[N][256], sums: global i32[N]) grid (N) block (256) {\n"
