@@ -76,6 +76,25 @@ bool onlyAccumulates(const ir::Block &B, const std::string &Name) {
   return Ok;
 }
 
+/// Whether one symbolic run of Body stands for every trip: each local of
+/// Before (the values before the body, by slot) that the body changed must
+/// be data read only by its own updates (an accumulator), else its value
+/// differs from trip to trip. Skip: a slot the loop sets per trip.
+void checkLoopCarried(const std::vector<Val> &Before, const std::vector<std::pair<std::string, Val>> &Locals,
+                      const ir::Block &Body, std::size_t Skip) {
+  for (std::size_t I = 0; I < Before.size() && I < Locals.size(); ++I) {
+    if (I == Skip)
+      continue;
+    const Val &A = Before[I], &B = Locals[I].second;
+    const bool Same = A.Unknown == B.Unknown && A.U == B.U && A.HasV == B.HasV && (!A.HasV || A.V == B.V) &&
+                      A.Pred == B.Pred && A.Lt == B.Lt && A.LtScale == B.LtScale && A.Poison == B.Poison;
+    if (Same || (A.Unknown && B.Unknown))
+      continue;
+    if (!B.Unknown || !onlyAccumulates(Body, Locals[I].first))
+      throw NotAffine{"a loop that changes a local from trip to trip"};
+  }
+}
+
 /// A while loop's counter: `while k Op Bound { ...; k += Step; ... }` with
 /// the one assignment of k a statement of the body itself (not nested) that
 /// adds or subtracts Step, and Step and Bound reading no memory and no
@@ -265,11 +284,17 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
       CurTree = &Node.Body;
       Val LoopVal;
       LoopVal.U.Terms.push_back({Var, 1});
+      std::vector<Val> Before;
+      for (const auto &L : Locals)
+        Before.push_back(L.second);
       Locals.push_back({F->Var, LoopVal});
       const std::size_t Mark = Locals.size();
       LoopStack.push_back({Var, B, St, static_cast<std::int64_t>(Trips)});
       exec(F->Body, M);
       LoopStack.pop_back();
+      // One symbolic trip stands for all (a local the body changes, such as
+      // `c += 1`, would keep its first trip's value).
+      checkLoopCarried(Before, Locals, F->Body, Before.size());
       Locals.resize(Mark - 1);
       CurTree = Outer;
       CurTree->push_back(std::move(Node));
@@ -582,21 +607,8 @@ void Analyzer::execSymbolicWhile(const ir::While &Wh, const SourceLoc &Loc, Mask
     CurPred = Outer;
     CurTree = OuterTree;
     CurTree->push_back(std::move(Node));
-    // One symbolic trip stands for all: a local of outside the loop that
-    // the body changes must not reach anything but itself (an accumulator
-    // of data), else its value differs from trip to trip.
-    for (std::size_t I = 0; I < Mark; ++I) {
-      if (I == KIndex)
-        continue;
-      const Val &A = Before[I], &B = Locals[I].second;
-      const bool Same = A.Unknown == B.Unknown && A.U == B.U && A.HasV == B.HasV &&
-                        (!A.HasV || A.V == B.V) && A.Pred == B.Pred && A.Lt == B.Lt &&
-                        A.LtScale == B.LtScale && A.Poison == B.Poison;
-      if (Same || (A.Unknown && B.Unknown))
-        continue;
-      if (!B.Unknown || !onlyAccumulates(Wh.Body, Locals[I].first))
-        throw NotAffine{"a while loop that changes a local from trip to trip"};
-    }
+    // One symbolic trip stands for all.
+    checkLoopCarried(Before, Locals, Wh.Body, KIndex);
   };
   const auto Lo = static_cast<std::int64_t>(TMin), Hi = static_cast<std::int64_t>(TMax);
   Segment(0, Lo, false);
