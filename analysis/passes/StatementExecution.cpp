@@ -101,6 +101,10 @@ void checkLoopCarried(const std::vector<Val> &Before, const std::vector<std::pai
 /// local the body assigns or declares: k runs k0, k0 + S, k0 + 2S, ...
 struct WhileCounter {
   std::string Name;
+  /// The condition is `Other && k Op Bound` (either order) with Other
+  /// reading no memory and no local the body changes: a lane it excludes
+  /// runs no trip, so every trip is guarded.
+  bool Conjunct = false;
   ir::BinaryOp Op = ir::BinaryOp::Lt; ///< `k Op Bound`, Lt, Le, Gt or Ge
   const ir::Expr *Bound = nullptr;
   const ir::Expr *Step = nullptr;
@@ -109,10 +113,27 @@ struct WhileCounter {
 
 std::optional<WhileCounter> whileCounter(const ir::While &W) {
   using ir::BinaryOp;
+  auto IsCmp = [](const ir::Binary *B) {
+    return B && (B->Op == BinaryOp::Lt || B->Op == BinaryOp::Le || B->Op == BinaryOp::Gt || B->Op == BinaryOp::Ge);
+  };
   const auto *C = W.Cond.as<ir::Binary>();
-  if (!C || (C->Op != BinaryOp::Lt && C->Op != BinaryOp::Le && C->Op != BinaryOp::Gt && C->Op != BinaryOp::Ge))
+  const ir::Expr *Other = nullptr;
+  if (C && C->Op == BinaryOp::LogAnd) { // Other && k < E, or k < E && Other
+    const auto *L = C->Lhs->as<ir::Binary>(), *R = C->Rhs->as<ir::Binary>();
+    if (IsCmp(R) && (R->Lhs->is<ir::VarRef>() || R->Rhs->is<ir::VarRef>())) {
+      Other = &*C->Lhs;
+      C = R;
+    } else if (IsCmp(L)) {
+      Other = &*C->Rhs;
+      C = L;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!IsCmp(C))
     return std::nullopt;
   WhileCounter K;
+  K.Conjunct = Other != nullptr;
   if (const auto *L = C->Lhs->as<ir::VarRef>(); L && !readsName(*C->Rhs, L->Name)) {
     K.Name = L->Name;
     K.Op = C->Op;
@@ -150,7 +171,7 @@ std::optional<WhileCounter> whileCounter(const ir::While &W) {
   if (!K.Step)
     return std::nullopt; // assigned in a nested block
   Assigned.insert(Assigned.end(), Declared.begin(), Declared.end());
-  for (const ir::Expr *E : {K.Step, K.Bound})
+  for (const ir::Expr *E : {K.Step, K.Bound, Other ? Other : K.Bound})
     if (ir::accessesMemory(*E) ||
         std::any_of(Assigned.begin(), Assigned.end(), [&](const std::string &N) { return readsName(*E, N); }))
       return std::nullopt;
@@ -530,7 +551,7 @@ void Analyzer::execSymbolicWhile(const ir::While &Wh, const SourceLoc &Loc, Mask
   };
   // Every lane of every warp runs the first TMin trips; none runs more
   // than TMax.
-  const Wide TMin = TripsFor(DMin), TMax = TripsFor(DMax);
+  const Wide TMin = K->Conjunct ? 0 : TripsFor(DMin), TMax = TripsFor(DMax);
   if (TMax > MaxWhileTrips)
     throw NotAffine{fmt::format("a while loop that may run more than {} times (the limit is checked warp by warp)",
                                 MaxWhileTrips)};

@@ -139,9 +139,9 @@ std::string randomGuardedKernel(Rng &R) {
         break;
       }
       const char *Bounds[] = {"w{0} < {1}", "w{0} <= {1} - 1", "{1} > w{0}", "w{0} < {1} - bx * {2}",
-                              "w{0} < {1} - (by + k) * {2}"};
+                              "w{0} < {1} - (by + k) * {2}", "w{0} < {1} && bx < {2}", "by + k < {2} && w{0} < {1}"};
       const std::string Cond =
-          fmt::format(fmt::runtime(Bounds[R.below(5)]), S, Lim, pick(R, {1, 5, BX}));
+          fmt::format(fmt::runtime(Bounds[R.below(7)]), S, Lim, pick(R, {1, 5, BX}));
       const char *Starts[] = {"tid", "c + k", "bx * {} + tx"};
       const std::string Start = fmt::format(fmt::runtime(Starts[R.below(3)]), BX);
       Body += fmt::format("    let w{} = {}\n    while {} {{\n      ws{}[w{}] = g[tid]\n      w{} += {}\n    }}\n",
