@@ -177,6 +177,7 @@ struct Run {
   std::vector<std::uint8_t> ClassOf = {};
   /// A combination of small sizes (its grid is small in some dimension).
   bool SmallCombination = false;
+  std::string StepError = {}; ///< the size needs more than its share of the steps
 };
 
 /// The ClassOf marks of a run for the sites in Of: Mark on each.
@@ -627,34 +628,80 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   // Each run binds a copy of the program: of this kernel alone.
   ir::Program One = Prog;
   std::erase_if(One.Kernels, [&](const ir::Kernel &X) { return X.Name != K.Name; });
+  // The work limit bounds the whole analysis: each size gets its share of
+  // it, the small combinations (tiny grids) not counted.
+  const std::int64_t Share = std::max<std::int64_t>(1, AO.WorkLimit / static_cast<std::int64_t>(Shares));
+  auto SizesText = [](const ir::Bindings &Sizes) {
+    std::vector<std::string> S;
+    for (const auto &[N, V] : Sizes)
+      S.push_back(fmt::format("{} = {}", N, V));
+    return fmt::format("{}", fmt::join(S, ", "));
+  };
+  auto Evaluate = [&](Run &R) {
+    ir::Program Bound;
+    try {
+      Bound = ir::bindParams(One, R.Sizes);
+    } catch (const UserError &E) {
+      R.Error = E.diagnostic().Message;
+      return;
+    }
+    try {
+      AnalysisOptions Mine = AO;
+      Mine.OnlySites = R.Sites;
+      Mine.WorkLimit = Share;
+      R.Rep = analyzeKernel(Bound, *Bound.findKernel(K.Name), Mine);
+    } catch (const StepLimitError &E) {
+      R.StepError = fmt::format("kernel '{}' needs more than {} evaluation steps at {}, its share of the "
+                                         "analysis limit of {} over {} sizes{}; give its sizes with -D",
+                                         K.Name, Share, SizesText(R.Sizes), AO.WorkLimit, Shares,
+                                         E.Reason.empty() ? std::string()
+                                                          : fmt::format(" (it is evaluated warp by warp: {})",
+                                                                        E.Reason));
+    } catch (const UserError &E) {
+      R.RunError = E.what();
+    }
+  };
+  // The largest size alone, first: the size most likely to need more than
+  // its share of the steps (a kernel the fast path cannot count goes warp
+  // by warp, a step a warp and more), so that a refusal comes before the
+  // work of the other sizes, not after it.
+  std::size_t ProbeIndex = 0;
+  double Largest = -1;
+  for (std::size_t I = 0; I < Runs.size(); ++I) {
+    double Product = 1;
+    for (const auto &[N, V] : Runs[I].Sizes)
+      Product *= static_cast<double>(V);
+    if (Product > Largest) {
+      Largest = Product;
+      ProbeIndex = I;
+    }
+  }
   std::size_t Next = 0;
+  if (!Runs.empty()) {
+    Evaluate(Runs[ProbeIndex]);
+    if (!Runs[ProbeIndex].StepError.empty())
+      Next = Runs.size(); // refused: no other size is evaluated
+  }
+  // A size past its share of the steps stops the handing out of sizes: the
+  // sizes before it were all handed out and run to the end, so the first
+  // refusal in run order is the same whatever the threads did.
   std::mutex Lock;
+  bool Refused = false;
   auto Worker = [&] {
     while (true) {
       std::size_t I;
       {
         std::lock_guard<std::mutex> G(Lock);
-        if (Next >= Runs.size())
+        if (Next >= Runs.size() || Refused)
           return;
         I = Next++;
       }
-      Run &R = Runs[I];
-      ir::Program Bound;
-      try {
-        Bound = ir::bindParams(One, R.Sizes);
-      } catch (const UserError &E) {
-        R.Error = E.diagnostic().Message;
+      if (I == ProbeIndex)
         continue;
-      }
-      try {
-        AnalysisOptions Mine = AO;
-        Mine.OnlySites = R.Sites;
-        // The work limit bounds the whole analysis: each size gets its share
-        // of it, the small combinations (tiny grids) not counted.
-        Mine.WorkLimit = std::max<std::int64_t>(1, AO.WorkLimit / static_cast<std::int64_t>(Shares));
-        R.Rep = analyzeKernel(Bound, *Bound.findKernel(K.Name), Mine);
-      } catch (const UserError &E) {
-        R.RunError = E.what();
+      Evaluate(Runs[I]);
+      if (!Runs[I].StepError.empty()) {
+        std::lock_guard<std::mutex> G(Lock);
+        Refused = true;
       }
     }
   };
@@ -669,7 +716,9 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
 
   // A size at which the kernel fails (an index out of bounds) is the
   // finding that matters most.
-  for (const Run &R : Runs)
+  for (const Run &R : Runs) {
+    if (!R.StepError.empty())
+      throw UserError(K.Loc, R.StepError);
     if (!R.RunError.empty()) {
       std::vector<std::string> S;
       for (const auto &[N, V] : R.Sizes)
@@ -677,6 +726,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       throw UserError(K.Loc, fmt::format("kernel '{}' fails at {}: {}", K.Name,
                                          fmt::join(S, ", "), R.RunError));
     }
+  }
 
   // Per site, per model: min and max over every size and warp, and the
   // residues of each size where they are reached.

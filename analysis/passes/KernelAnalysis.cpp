@@ -368,10 +368,14 @@ void Analyzer::collectSites(const ir::Block &B) {
 void Analyzer::spend(std::int64_t Work) {
   WorkDone += Work;
   if (WorkDone > Opts.WorkLimit)
-    throw UserError(Kern.Loc, fmt::format("kernel '{}' needs more than {} "
-                                          "evaluation steps to analyze; "
-                                          "reduce its parameters with -D",
-                                          Kern.Name, Opts.WorkLimit));
+    throw StepLimitError(Kern.Loc,
+                         fmt::format("kernel '{}' needs more than {} evaluation steps to analyze{}; "
+                                     "reduce its parameters with -D",
+                                     Kern.Name, Opts.WorkLimit,
+                                     WalkReason.empty()
+                                         ? std::string()
+                                         : fmt::format(" (it is evaluated warp by warp: {})", WalkReason)),
+                         WalkReason);
 }
 
 void Analyzer::runtimeError(const SourceLoc &Loc, const std::string &Msg,
@@ -552,6 +556,7 @@ void Analyzer::setupWarp(std::int64_t BlockLin, std::int64_t Wib, bool Sym) {
   CurPred = -1;
   PendingOob = -1;
   LoopStack.clear();
+  WhileCounters.clear();
   Domains.assign(FirstLoopVar, {});
   for (int D = 0; D < 3; ++D)
     Domains[static_cast<std::size_t>(D)] = {0, Grid[static_cast<std::size_t>(D)] - 1};
@@ -566,6 +571,10 @@ void Analyzer::runExhaustive(KernelReport &Rep) {
                                           "path handles up to {} warps of {}",
                                           Kern.Name, NumBlocks, Tpb, Rep.FallbackReason,
                                           Opts.MaxWarps, W));
+  // A step a warp at least: refused before any warp is walked.
+  WalkReason = Rep.FallbackReason;
+  if (static_cast<Wide>(NumBlocks) * WarpsPerBlock > Opts.WorkLimit - WorkDone)
+    spend(NumBlocks * WarpsPerBlock);
   Rep.Sites = emptyReports(Sites);
   CurReports = &Rep.Sites;
   const std::int64_t NumWarps = NumBlocks * WarpsPerBlock;
@@ -625,6 +634,7 @@ void Analyzer::runExhaustive(KernelReport &Rep) {
   const SimResult Res = Sim.finish();
   Rep.Time = Res.Time;
   Rep.Requests = Res.Requests;
+  Rep.EvaluationSteps = WorkDone;
 }
 
 KernelReport Analyzer::run() {

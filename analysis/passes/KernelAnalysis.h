@@ -132,6 +132,9 @@ struct KernelReport {
   /// index (b[P(tid)]), so its warps were evaluated one by one (compiled).
   bool TableWalk = false;
   std::string FallbackReason; ///< why the exhaustive path ran
+  /// The evaluation steps the exhaustive path took (a warp or a loop trip
+  /// each, what AnalysisOptions::WorkLimit counts); 0 on the fast path.
+  std::int64_t EvaluationSteps = 0;
   std::string TimeMachine;    ///< the machine the time is simulated on
   std::int64_t Time = 0;      ///< model time units
   /// False when the launch makes more warp accesses than
@@ -178,6 +181,18 @@ struct AnalysisOptions {
 /// Analyzes kernel K of program Prog. Throws UserError for what the program
 /// does wrong at run time (an index out of bounds, overflow, division by
 /// zero), located at the expression and naming a thread.
+/// What analyzeKernel throws when the analysis needs more evaluation steps
+/// than AnalysisOptions::WorkLimit: the warp-by-warp path (before it walks
+/// any warp when its warps alone are too many), or the fast path's joint
+/// enumeration. Reason is why the kernel went warp by warp, empty on the
+/// fast path.
+class StepLimitError : public UserError {
+public:
+  StepLimitError(SourceLoc Loc, const std::string &Message, std::string Reason)
+      : UserError(Loc, Message), Reason(std::move(Reason)) {}
+  std::string Reason;
+};
+
 KernelReport analyzeKernel(const ir::Program &Prog, const ir::Kernel &K,
                            const AnalysisOptions &Opts = {});
 

@@ -10,10 +10,185 @@
 
 namespace bankwise::kernel_analysis {
 
+namespace {
+
+/// The names B assigns (Assigned) and declares (Declared: lets and loop
+/// variables), nested blocks included.
+void namesOf(const ir::Block &B, std::vector<std::string> &Assigned, std::vector<std::string> &Declared) {
+  for (const ir::Stmt &S : B) {
+    if (const auto *A = S.as<ir::Assign>()) {
+      if (const auto *V = std::get_if<ir::VarRef>(&A->Target))
+        Assigned.push_back(V->Name);
+    } else if (const auto *L = S.as<ir::Let>()) {
+      Declared.push_back(L->Name);
+    } else if (const auto *F = S.as<ir::For>()) {
+      Declared.push_back(F->Var);
+      namesOf(F->Body, Assigned, Declared);
+    } else if (const auto *W = S.as<ir::While>()) {
+      namesOf(W->Body, Assigned, Declared);
+    } else if (const auto *I = S.as<ir::If>()) {
+      namesOf(I->Then, Assigned, Declared);
+      namesOf(I->Else, Assigned, Declared);
+    }
+  }
+}
+
+bool readsName(const ir::Expr &E, const std::string &Name) {
+  return ir::anySubexpr(E, [&](const ir::Expr &X) {
+    const auto *V = X.as<ir::VarRef>();
+    return V && V->Name == Name;
+  });
+}
+
+/// True when every read of Name in B is in the value of an assignment to
+/// Name (an accumulator: `s += x[k]`), so its value never reaches anything
+/// else in B.
+bool onlyAccumulates(const ir::Block &B, const std::string &Name) {
+  bool Ok = true;
+  auto Expr = [&](const ir::Expr &E) { Ok = Ok && !readsName(E, Name); };
+  for (const ir::Stmt &S : B) {
+    if (const auto *A = S.as<ir::Assign>()) {
+      if (const auto *T = std::get_if<ir::ArrayRead>(&A->Target)) {
+        for (const ir::Expr &I : T->Indices)
+          Expr(I);
+        Expr(A->Value);
+      } else if (std::get<ir::VarRef>(A->Target).Name != Name) {
+        Expr(A->Value);
+      }
+    } else if (const auto *L = S.as<ir::Let>()) {
+      Expr(L->Init);
+    } else if (const auto *X = S.as<ir::ExprStmt>()) {
+      Expr(X->Value);
+    } else if (const auto *F = S.as<ir::For>()) {
+      Expr(F->Begin);
+      Expr(F->End);
+      if (F->Step)
+        Expr(*F->Step);
+      Ok = Ok && onlyAccumulates(F->Body, Name);
+    } else if (const auto *W = S.as<ir::While>()) {
+      Expr(W->Cond);
+      Ok = Ok && onlyAccumulates(W->Body, Name);
+    } else if (const auto *I = S.as<ir::If>()) {
+      Expr(I->Cond);
+      Ok = Ok && onlyAccumulates(I->Then, Name) && onlyAccumulates(I->Else, Name);
+    }
+  }
+  return Ok;
+}
+
+/// Whether one symbolic run of Body stands for every trip: each local of
+/// Before (the values before the body, by slot) that the body changed must
+/// be data read only by its own updates (an accumulator), else its value
+/// differs from trip to trip. Skip: a slot the loop sets per trip.
+void checkLoopCarried(const std::vector<Val> &Before, const std::vector<std::pair<std::string, Val>> &Locals,
+                      const ir::Block &Body, std::size_t Skip) {
+  for (std::size_t I = 0; I < Before.size() && I < Locals.size(); ++I) {
+    if (I == Skip)
+      continue;
+    const Val &A = Before[I], &B = Locals[I].second;
+    const bool Same = A.Unknown == B.Unknown && A.U == B.U && A.HasV == B.HasV && (!A.HasV || A.V == B.V) &&
+                      A.Pred == B.Pred && A.Lt == B.Lt && A.LtScale == B.LtScale && A.Poison == B.Poison;
+    if (Same || (A.Unknown && B.Unknown))
+      continue;
+    if (!B.Unknown || !onlyAccumulates(Body, Locals[I].first))
+      throw NotAffine{"a loop that changes a local from trip to trip"};
+  }
+}
+
+/// A while loop's counter: `while k Op Bound { ...; k += Step; ... }` with
+/// the one assignment of k a statement of the body itself (not nested) that
+/// adds or subtracts Step, and Step and Bound reading no memory and no
+/// local the body assigns or declares: k runs k0, k0 + S, k0 + 2S, ...
+struct WhileCounter {
+  std::string Name;
+  /// The condition is `Other && k Op Bound` (either order) with Other
+  /// reading no memory and no local the body changes: a lane it excludes
+  /// runs no trip, so every trip is guarded.
+  bool Conjunct = false;
+  ir::BinaryOp Op = ir::BinaryOp::Lt; ///< `k Op Bound`, Lt, Le, Gt or Ge
+  const ir::Expr *Bound = nullptr;
+  const ir::Expr *Step = nullptr;
+  bool Subtract = false;
+};
+
+std::optional<WhileCounter> whileCounter(const ir::While &W) {
+  using ir::BinaryOp;
+  auto IsCmp = [](const ir::Binary *B) {
+    return B && (B->Op == BinaryOp::Lt || B->Op == BinaryOp::Le || B->Op == BinaryOp::Gt || B->Op == BinaryOp::Ge);
+  };
+  const auto *C = W.Cond.as<ir::Binary>();
+  const ir::Expr *Other = nullptr;
+  if (C && C->Op == BinaryOp::LogAnd) { // Other && k < E, or k < E && Other
+    const auto *L = C->Lhs->as<ir::Binary>(), *R = C->Rhs->as<ir::Binary>();
+    if (IsCmp(R) && (R->Lhs->is<ir::VarRef>() || R->Rhs->is<ir::VarRef>())) {
+      Other = &*C->Lhs;
+      C = R;
+    } else if (IsCmp(L)) {
+      Other = &*C->Rhs;
+      C = L;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!IsCmp(C))
+    return std::nullopt;
+  WhileCounter K;
+  K.Conjunct = Other != nullptr;
+  if (const auto *L = C->Lhs->as<ir::VarRef>(); L && !readsName(*C->Rhs, L->Name)) {
+    K.Name = L->Name;
+    K.Op = C->Op;
+    K.Bound = &*C->Rhs;
+  } else if (const auto *R = C->Rhs->as<ir::VarRef>(); R && !readsName(*C->Lhs, R->Name)) {
+    K.Name = R->Name; // Bound Op k is k Op' Bound
+    K.Op = C->Op == BinaryOp::Lt ? BinaryOp::Gt : C->Op == BinaryOp::Le ? BinaryOp::Ge
+         : C->Op == BinaryOp::Gt ? BinaryOp::Lt : BinaryOp::Le;
+    K.Bound = &*C->Lhs;
+  } else {
+    return std::nullopt;
+  }
+  std::vector<std::string> Assigned, Declared;
+  namesOf(W.Body, Assigned, Declared);
+  if (std::count(Assigned.begin(), Assigned.end(), K.Name) != 1 ||
+      std::count(Declared.begin(), Declared.end(), K.Name) != 0)
+    return std::nullopt;
+  for (const ir::Stmt &S : W.Body) {
+    const auto *A = S.as<ir::Assign>();
+    const auto *T = A ? std::get_if<ir::VarRef>(&A->Target) : nullptr;
+    if (!T || T->Name != K.Name)
+      continue;
+    const auto *V = A->Value.as<ir::Binary>();
+    if (!V || (V->Op != BinaryOp::Add && V->Op != BinaryOp::Sub))
+      return std::nullopt;
+    const auto *L = V->Lhs->as<ir::VarRef>(), *R = V->Rhs->as<ir::VarRef>();
+    if (L && L->Name == K.Name)
+      K.Step = &*V->Rhs;
+    else if (R && R->Name == K.Name && V->Op == BinaryOp::Add)
+      K.Step = &*V->Lhs;
+    else
+      return std::nullopt;
+    K.Subtract = V->Op == BinaryOp::Sub;
+  }
+  if (!K.Step)
+    return std::nullopt; // assigned in a nested block
+  Assigned.insert(Assigned.end(), Declared.begin(), Declared.end());
+  for (const ir::Expr *E : {K.Step, K.Bound, Other ? Other : K.Bound})
+    if (ir::accessesMemory(*E) ||
+        std::any_of(Assigned.begin(), Assigned.end(), [&](const std::string &N) { return readsName(*E, N); }))
+      return std::nullopt;
+  return K;
+}
+
+} // namespace
+
 void Analyzer::assignLocal(const std::string &Name, const Val &V, Mask M) {
   Val *Old = findLocal(Name);
   if (!Old)
     throw UserError(fmt::format("assignment to unknown local '{}'", Name));
+  for (std::size_t I : WhileCounters)
+    if (Old == &Locals[I].second) { // the counted loop sets it per trip
+      *Old = V;
+      return;
+    }
   if (!Guards.empty() && !V.Unknown) {
     // Under a data guard a lane may or may not assign: a local from
     // outside the guard is unknown from here on.
@@ -46,7 +221,7 @@ void Analyzer::assignLocal(const std::string &Name, const Val &V, Mask M) {
     Old->Unknown = true;
     return;
   }
-  if (!Old->concrete() || !V.concrete())
+  if (!Old->concrete() || !V.concrete() || Old->Poison)
     throw NotAffine{"a partial assignment of a symbolic local"};
   Val R;
   R.HasV = true;
@@ -130,11 +305,17 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
       CurTree = &Node.Body;
       Val LoopVal;
       LoopVal.U.Terms.push_back({Var, 1});
+      std::vector<Val> Before;
+      for (const auto &L : Locals)
+        Before.push_back(L.second);
       Locals.push_back({F->Var, LoopVal});
       const std::size_t Mark = Locals.size();
       LoopStack.push_back({Var, B, St, static_cast<std::int64_t>(Trips)});
       exec(F->Body, M);
       LoopStack.pop_back();
+      // One symbolic trip stands for all (a local the body changes, such as
+      // `c += 1`, would keep its first trip's value).
+      checkLoopCarried(Before, Locals, F->Body, Before.size());
       Locals.resize(Mark - 1);
       CurTree = Outer;
       CurTree->push_back(std::move(Node));
@@ -213,9 +394,10 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
     Locals.resize(Mark);
   } else if (const auto *Wh = S.as<ir::While>()) {
     // Lanes leave as their condition fails; the loop ends when none is left.
-    // Its trip count is the data's, so the fast path does not model it.
-    if (Symbolic)
-      throw NotAffine{"a while loop"};
+    if (Symbolic) {
+      execSymbolicWhile(*Wh, S.Loc, M);
+      return;
+    }
     // A condition that reads unknown data keeps its lanes in (those a known
     // part does not send out) for DataLoopSamples more trips, as a `for`
     // whose end is data (docs/analysis.md).
@@ -280,6 +462,195 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
     }
   }
   // ArrayDecl: nothing to run.
+}
+
+void Analyzer::execUnrolledWhile(const ir::While &Wh, Mask M) {
+  // No counter: trip by trip while the condition is concrete, lanes leaving
+  // as the warp-by-warp path lets them (a halving `h >>= 1` of constants).
+  Mask Live = M;
+  for (std::int64_t Trip = 0;; ++Trip) {
+    const Val C = eval(Wh.Cond, Live);
+    if (C.Unknown)
+      throw NotAffine{"a while loop whose condition reads data"};
+    if (!C.concrete())
+      throw NotAffine{"a while loop whose condition depends on block indices or loop variables, "
+                      "without a counter stepped by a uniform amount"};
+    Mask Next = 0;
+    for (int Ln = 0; Ln < Lanes; ++Ln)
+      if ((Live >> Ln) & 1 && C.lane(Ln) != 0)
+        Next |= Mask(1) << Ln;
+    Live = Next;
+    if (!Live)
+      return;
+    if (Trip >= SymbolicWhileTrips)
+      throw NotAffine{fmt::format("a while loop without a counter that runs more than {} times",
+                                  SymbolicWhileTrips)};
+    exec(Wh.Body, Live);
+  }
+}
+
+void Analyzer::execSymbolicWhile(const ir::While &Wh, const SourceLoc &Loc, Mask M) {
+  if (!Guards.empty())
+    throw NotAffine{"a while loop under a data-dependent condition"};
+  const std::optional<WhileCounter> K = whileCounter(Wh);
+  Val *Slot = K ? findLocal(K->Name) : nullptr;
+  if (!Slot) {
+    execUnrolledWhile(Wh, M);
+    return;
+  }
+  const Val K0 = *Slot;
+  if (K0.Unknown)
+    throw NotAffine{"a while loop whose counter starts at data"};
+  if (K0.Pred >= 0 || K0.Lt >= 0 || K0.Poison)
+    throw NotAffine{"a while loop whose counter is a guard, a table read or an earlier loop's exit value"};
+  const Val Step = eval(*K->Step, M), Bound = eval(*K->Bound, M);
+  if (Bound.Unknown || Step.Unknown)
+    throw NotAffine{"a while loop whose condition reads data"};
+  const int First = std::countr_zero(M);
+  bool UniformStep = Step.concrete();
+  for (int Ln = 0; Ln < Lanes && UniformStep; ++Ln)
+    UniformStep = !((M >> Ln) & 1) || Step.lane(Ln) == Step.lane(First);
+  if (!UniformStep)
+    throw NotAffine{"a while loop whose counter's step depends on the thread, the block or a loop"};
+  std::int64_t S = Step.lane(First);
+  if (K->Subtract && mulOv(S, -1, S))
+    throw NotAffine{"overflow in a while loop's step"};
+  const bool Up = K->Op == ir::BinaryOp::Lt || K->Op == ir::BinaryOp::Le;
+  if (S == 0 || (S > 0) != Up) {
+    // The counter moves away from its bound: every lane runs no trip or
+    // never stops, which the trip-by-trip run tells apart.
+    execUnrolledWhile(Wh, M);
+    return;
+  }
+  // Lane l stays while D(l) - |S| t > 0 (`<`, `>`) or >= 0 (`<=`, `>=`),
+  // D = Bound - k0 counting up, k0 - Bound counting down.
+  const Val D = Up ? evalBinary(ir::BinaryOp::Sub, Bound, K0, M, Loc)
+                   : evalBinary(ir::BinaryOp::Sub, K0, Bound, M, Loc);
+  if (D.Pred >= 0 || D.Lt >= 0)
+    throw NotAffine{"a while loop whose trip count is a guard or a table read"};
+  const auto URange = D.U.isConst() ? std::optional(std::make_pair(Wide(D.U.C), Wide(D.U.C))) : rangeOf(D.U);
+  if (!URange)
+    throw NotAffine{"a while loop whose trip count has no known bound"};
+  Wide DMin = 0, DMax = 0;
+  bool Any = false;
+  for (int Ln = 0; Ln < Lanes; ++Ln)
+    if ((M >> Ln) & 1) {
+      const Wide V = D.HasV ? D.V[static_cast<std::size_t>(Ln)] : 0;
+      DMin = Any ? std::min(DMin, V) : V;
+      DMax = Any ? std::max(DMax, V) : V;
+      Any = true;
+    }
+  DMin += URange->first;
+  DMax += URange->second;
+  const Wide AbsS = S > 0 ? Wide(S) : -Wide(S);
+  const bool Strict = K->Op == ir::BinaryOp::Lt || K->Op == ir::BinaryOp::Gt;
+  auto TripsFor = [&](Wide Dist) -> Wide {
+    if (Strict)
+      return Dist <= 0 ? 0 : (Dist + AbsS - 1) / AbsS;
+    return Dist < 0 ? 0 : Dist / AbsS + 1;
+  };
+  // Every lane of every warp runs the first TMin trips; none runs more
+  // than TMax.
+  const Wide TMin = K->Conjunct ? 0 : TripsFor(DMin), TMax = TripsFor(DMax);
+  if (TMax > MaxWhileTrips)
+    throw NotAffine{fmt::format("a while loop that may run more than {} times (the limit is checked warp by warp)",
+                                MaxWhileTrips)};
+  const auto KIndex = static_cast<std::size_t>(
+      std::find_if(Locals.begin(), Locals.end(), [&](const auto &L) { return &L.second == Slot; }) - Locals.begin());
+  // k at trip T (a number or a loop variable's term).
+  auto CounterAt = [&](const Affine &T) {
+    Val R = K0;
+    R.U = affineAdd(K0.U, affineScale(T, S), 1);
+    return R;
+  };
+  WhileCounters.push_back(KIndex);
+  const int Outer = CurPred;
+  bool Exact = true; // every lane's trips known: k's value after the loop
+  LaneArr Trips{};
+  for (int Ln = 0; Ln < Lanes; ++Ln)
+    Trips[static_cast<std::size_t>(Ln)] = static_cast<std::int64_t>(TMin);
+  // Runs trips [T0, T1), under the condition when Guarded.
+  auto Segment = [&](std::int64_t T0, std::int64_t T1, bool Guarded) {
+    if (T1 <= T0)
+      return;
+    if (T1 - T0 <= SymbolicUnrollTrips) {
+      for (std::int64_t T = T0; T < T1; ++T) {
+        Affine At;
+        At.C = T;
+        Locals[KIndex].second = CounterAt(At);
+        Mask Live = M;
+        if (Guarded) {
+          const Val C = eval(Wh.Cond, M);
+          if (C.concrete()) {
+            Live = 0;
+            for (int Ln = 0; Ln < Lanes; ++Ln)
+              if ((M >> Ln) & 1 && C.lane(Ln) != 0) {
+                Live |= Mask(1) << Ln;
+                Trips[static_cast<std::size_t>(Ln)] = T + 1;
+              }
+            if (!Live)
+              return; // the condition is monotone in T: no lane comes back
+          } else {
+            CurPred = predAnd(Outer, toPred(C, M));
+            Exact = false;
+          }
+        }
+        exec(Wh.Body, Live);
+        CurPred = Outer;
+      }
+      return;
+    }
+    // A counted loop: trip t is a symbolic variable, k = k0 + S t.
+    const int Var = static_cast<int>(Domains.size());
+    Domains.push_back({T0, T1 - 1});
+    TraceNode Node;
+    Node.K = TraceNode::Loop;
+    Node.Var = Var;
+    Node.Begin = T0;
+    Node.Step = 1;
+    Node.Trips = T1 - T0;
+    std::vector<TraceNode> *OuterTree = CurTree;
+    CurTree = &Node.Body;
+    Affine At;
+    At.Terms.push_back({Var, 1});
+    Locals[KIndex].second = CounterAt(At);
+    if (Guarded) {
+      CurPred = predAnd(Outer, toPred(eval(Wh.Cond, M), M));
+      Exact = false;
+    }
+    const std::size_t Mark = Locals.size();
+    std::vector<Val> Before;
+    for (std::size_t I = 0; I < Mark; ++I)
+      Before.push_back(Locals[I].second);
+    LoopStack.push_back({Var, T0, 1, T1 - T0});
+    exec(Wh.Body, M);
+    LoopStack.pop_back();
+    CurPred = Outer;
+    CurTree = OuterTree;
+    CurTree->push_back(std::move(Node));
+    // One symbolic trip stands for all.
+    checkLoopCarried(Before, Locals, Wh.Body, KIndex);
+  };
+  const auto Lo = static_cast<std::int64_t>(TMin), Hi = static_cast<std::int64_t>(TMax);
+  Segment(0, Lo, false);
+  Segment(Lo, Hi, true);
+  WhileCounters.pop_back();
+  // After the loop: k0 + S * (the lane's trips) when they are known.
+  Val After = K0;
+  if (Exact) {
+    After.HasV = true;
+    for (int Ln = 0; Ln < Lanes; ++Ln) {
+      const std::int64_t V0 = K0.HasV ? K0.V[static_cast<std::size_t>(Ln)] : 0;
+      std::int64_t Moved;
+      if (mulOv(S, Trips[static_cast<std::size_t>(Ln)], Moved) ||
+          addOv(V0, Moved, After.V[static_cast<std::size_t>(Ln)]))
+        throw NotAffine{"overflow in a while loop's counter"};
+    }
+  } else {
+    After = Val{};
+    After.Poison = true;
+  }
+  Locals[KIndex].second = After;
 }
 
 void Analyzer::execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Begin, const Val &End,

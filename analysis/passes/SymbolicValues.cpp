@@ -79,6 +79,51 @@ int Analyzer::toPred(const Val &V, Mask M) {
   return atom(V, ir::BinaryOp::Ne); // a value used as a truth: != 0
 }
 
+std::optional<Affine> Analyzer::selectUniform(int P, const Affine &A, const Affine &B, Mask M) {
+  if (A == B)
+    return A;
+  const PredNode N = Preds[static_cast<std::size_t>(P)];
+  switch (N.K) {
+  case PredNode::Atom: {
+    const AtomDef &D = Atoms[static_cast<std::size_t>(N.A)];
+    Affine Cond = D.U;
+    if (D.HasG) { // uniform when every lane of M has the same offset
+      std::optional<std::int64_t> G;
+      for (int L = 0; L < Lanes; ++L)
+        if ((M >> L) & 1) {
+          if (G && *G != D.G[static_cast<std::size_t>(L)])
+            return std::nullopt;
+          G = D.G[static_cast<std::size_t>(L)];
+        }
+      if (G && addOv(Cond.C, *G, Cond.C))
+        return std::nullopt;
+    }
+    OpaqueDef O;
+    O.K = OpaqueDef::Select;
+    O.Op = D.Op;
+    O.Args = {std::move(Cond), A, B};
+    return opaque(std::move(O)).U;
+  }
+  case PredNode::Lanes:
+    if ((N.Bits & M) == M)
+      return A;
+    if ((N.Bits & M) == 0)
+      return B;
+    return std::nullopt;
+  case PredNode::And: { // P1 && P2 ? A : B = P1 ? (P2 ? A : B) : B
+    const auto Inner = selectUniform(N.B, A, B, M);
+    return Inner ? selectUniform(N.A, *Inner, B, M) : std::nullopt;
+  }
+  case PredNode::Or: { // P1 || P2 ? A : B = P1 ? A : (P2 ? A : B)
+    const auto Inner = selectUniform(N.B, A, B, M);
+    return Inner ? selectUniform(N.A, A, *Inner, M) : std::nullopt;
+  }
+  case PredNode::Not:
+    return selectUniform(N.A, B, A, M);
+  }
+  return std::nullopt;
+}
+
 bool Analyzer::readsSite(const ir::Expr &E) const {
   return ir::accessesMemory(E);
 }
@@ -115,6 +160,10 @@ std::int64_t Analyzer::opaqueAt(int Id, const std::vector<std::int64_t> &Vals) c
     if (Args[0] < 0 || static_cast<std::uint64_t>(Args[0]) >= P.size())
       throw NotAffine{"a permutation applied outside its range"};
     return static_cast<std::int64_t>(P(static_cast<std::uint64_t>(Args[0])));
+  }
+  case OpaqueDef::Select: {
+    const ir::EvalResult C = ir::applyBinary(D.Op, Args[0], 0);
+    return C.ok() && C.Value != 0 ? Args[1] : Args[2];
   }
   case OpaqueDef::Table: {
     const auto &A = *static_cast<const ArrayInfo *>(D.Ref);
@@ -256,6 +305,12 @@ std::optional<std::pair<Wide, Wide>> Analyzer::opaqueRange(int Id) const {
   case OpaqueDef::Perm: {
     const auto &P = *static_cast<const Permutation *>(D.Ref);
     return std::make_pair(Wide(0), static_cast<Wide>(P.size()) - 1);
+  }
+  case OpaqueDef::Select: {
+    const auto A = rangeOf(D.Args[1]), B = rangeOf(D.Args[2]);
+    if (!A || !B)
+      return std::nullopt;
+    return std::make_pair(std::min(A->first, B->first), std::max(A->second, B->second));
   }
   case OpaqueDef::Table: {
     const auto &A = *static_cast<const ArrayInfo *>(D.Ref);

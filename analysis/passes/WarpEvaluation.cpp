@@ -259,8 +259,12 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
             R.U.C = Prog.findParam(N.Name)->Value;
             return R;
           }
-          if (Val *V = findLocal(N.Name))
+          if (Val *V = findLocal(N.Name)) {
+            if (V->Poison)
+              throw NotAffine{"a while loop's counter read after lanes left it at trips that depend on "
+                              "block indices or loop variables"};
             return *V;
+          }
           throw UserError(E.Loc, fmt::format("unknown name '{}'", N.Name));
         } else if constexpr (std::is_same_v<T, BuiltinRef>) {
           Val R;
@@ -537,8 +541,38 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
             R.UnknownSrc = C.UnknownSrc;
             return R;
           }
-          if (!C.concrete())
-            throw NotAffine{"a '?:' whose condition depends on block indices or loop variables"};
+          if (!C.concrete()) {
+            // A condition on block indices or loop variables: each arm runs
+            // under its guard, as the branches of an `if` do, and the value
+            // is chosen per warp (a Select opaque value) when the condition
+            // is the same in all its lanes and the arms differ only in
+            // their uniform parts.
+            const int P = toPred(C, M);
+            PredNode Neg;
+            Neg.K = PredNode::Not;
+            Neg.A = P;
+            const int Outer = CurPred;
+            CurPred = predAnd(Outer, P);
+            const Val A = eval(*N.Then, M);
+            CurPred = predAnd(Outer, predNode(Neg));
+            const Val B = eval(*N.Else, M);
+            CurPred = Outer;
+            if (A.Unknown || B.Unknown)
+              return A.Unknown ? A : B;
+            if (A.Pred >= 0 || B.Pred >= 0 || A.Lt >= 0 || B.Lt >= 0)
+              throw NotAffine{"a '?:' on block indices or loop variables that chooses a guard or a table read"};
+            for (int L = 0; L < Lanes; ++L)
+              if ((M >> L) & 1 && (A.HasV ? A.V[static_cast<std::size_t>(L)] : 0) !=
+                                      (B.HasV ? B.V[static_cast<std::size_t>(L)] : 0))
+                throw NotAffine{"a '?:' on block indices or loop variables whose arms differ between lanes"};
+            const auto U = selectUniform(P, A.U, B.U, M);
+            if (!U)
+              throw NotAffine{"a '?:' whose condition on block indices or loop variables differs "
+                              "between the lanes of a warp"};
+            Val R = A.HasV ? A : B;
+            R.U = *U;
+            return R;
+          }
           Mask Then = 0;
           for (int L = 0; L < Lanes; ++L)
             if ((M >> L) & 1 && C.lane(L) != 0)

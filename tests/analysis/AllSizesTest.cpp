@@ -653,3 +653,130 @@ TEST_CASE("property: all-sizes claims hold at random sizes, small and ragged, on
   CHECK(Proven >= 20);
   CHECK(Checked >= 1000);
 }
+
+namespace {
+
+/// Every model's range of a site, in words, for comparing two programs.
+std::string figures(const AllSizesSite &S) {
+  return fmt::format("{} {} {} {} {} | {}", S.Congestion.str(), S.Groups.str(), S.Wavefronts.str(), S.Sectors.str(),
+                     S.Lines.str(), fmt::join(S.BoundOnly, ","));
+}
+
+/// Kernels written with `while` and block-dependent `?:`, each beside the
+/// same kernel with `for` and `if` (issue [12] item 4).
+struct Pair {
+  const char *What, *With, *Without;
+};
+const Pair WhilePairs[] = {
+    {"a grid-stride while",
+     "target sm_90\nparam N\n"
+     "kernel k(x: global f32[N], out: global f32[N]) grid ((N + 511) / 512) block (128) {\n"
+     "  let i = bx * bdx + tx\n"
+     "  while i < N {\n    out[i] = x[i]\n    i += bdx * gdx\n  }\n}\n",
+     "target sm_90\nparam N\n"
+     "kernel k(x: global f32[N], out: global f32[N]) grid ((N + 511) / 512) block (128) {\n"
+     "  for t in 0..4 {\n    let i = bx * bdx + tx + t * bdx * gdx\n    if i < N { out[i] = x[i] }\n  }\n}\n"},
+    {"a while over rows, R and C both reaching its sites (refused after 74 s before: \"fails at C = 1024, "
+     "R = 1024: ... needs more than 49932 evaluation steps\")",
+     "target sm_90\nparam R\nparam C\n"
+     "kernel t(a: global f32[R][C], o: global f32[C][R]) grid ((C + 31) / 32, 8) block (32, 8) {\n"
+     "  let c = bx * 32 + tx\n  let r = by * 8 + ty\n"
+     "  while r < R {\n    if c < C { o[c][r] = a[r][c] }\n    r += 64\n  }\n}\n",
+     "target sm_90\nparam R\nparam C\n"
+     "kernel t(a: global f32[R][C], o: global f32[C][R]) grid ((C + 31) / 32, 8) block (32, 8) {\n"
+     "  let c = bx * 32 + tx\n  let r = by * 8 + ty\n"
+     "  for s in 0..(R + 63) / 64 {\n    let q = r + 64 * s\n    if c < C && q < R { o[c][q] = a[q][c] }\n  }\n}\n"},
+    {"a halving while",
+     "target sm_90\nparam N\n"
+     "kernel k(a: global i32[N][256], sums: global i32[N]) grid (N) block (256) {\n"
+     "  shared part: i32[256] layout raw\n  part[tx] = a[bx][tx]\n  sync\n  let h = bdx / 2\n"
+     "  while h > 0 {\n    if tx < h { part[tx] += part[tx + h] }\n    sync\n    h >>= 1\n  }\n"
+     "  if tx == 0 { sums[bx] = part[0] }\n}\n",
+     "target sm_90\nparam N\n"
+     "kernel k(a: global i32[N][256], sums: global i32[N]) grid (N) block (256) {\n"
+     "  shared part: i32[256] layout raw\n  part[tx] = a[bx][tx]\n  sync\n"
+     "  for s in 0..8 {\n    let h = 128 >> s\n    if tx < h { part[tx] += part[tx + h] }\n    sync\n  }\n"
+     "  if tx == 0 { sums[bx] = part[0] }\n}\n"},
+    {"'?:' choosing a read by the block",
+     "target sm_90\nparam R\nparam C\n"
+     "kernel k(a: global f32[R][C], b: global f32[R][C], out: global f32[R][C])\n"
+     "    grid ((C + 31) / 32, (R + 7) / 8) block (32, 8) {\n"
+     "  let r = by * 8 + ty\n  let c = bx * 32 + tx\n"
+     "  if r < R && c < C { out[r][c] = bx == gdx - 1 ? a[r][c] : b[r][c] }\n}\n",
+     "target sm_90\nparam R\nparam C\n"
+     "kernel k(a: global f32[R][C], b: global f32[R][C], out: global f32[R][C])\n"
+     "    grid ((C + 31) / 32, (R + 7) / 8) block (32, 8) {\n"
+     "  let r = by * 8 + ty\n  let c = bx * 32 + tx\n"
+     "  if r < R && c < C {\n    let v: f32 = 0\n    if bx == gdx - 1 { v = a[r][c] } else { v = b[r][c] }\n"
+     "    out[r][c] = v\n  }\n}\n"},
+    {"'?:' giving the boundary tile's width",
+     "target sm_90\nparam R\nparam C\n"
+     "kernel k(a: global f32[R][C], out: global f32[R][C]) grid ((C + 31) / 32, (R + 7) / 8) block (32, 8) {\n"
+     "  let r = by * 8 + ty\n  let w = bx == gdx - 1 ? C - bx * 32 : 32\n"
+     "  if r < R && tx < w { out[r][bx * 32 + tx] = a[r][bx * 32 + tx] }\n}\n",
+     "target sm_90\nparam R\nparam C\n"
+     "kernel k(a: global f32[R][C], out: global f32[R][C]) grid ((C + 31) / 32, (R + 7) / 8) block (32, 8) {\n"
+     "  let r = by * 8 + ty\n"
+     "  if r < R && tx < C - bx * 32 { out[r][bx * 32 + tx] = a[r][bx * 32 + tx] }\n}\n"},
+};
+
+} // namespace
+
+TEST_CASE("while loops and '?:' on block indices are counted by class over every size, as their for and if forms") {
+  for (const Pair &X : WhilePairs) {
+    CAPTURE(X.What);
+    const ir::Program P = parseOrFail(X.With), Q = parseOrFail(X.Without);
+    const AllSizesReport A = analyzeAllSizes(P, P.Kernels[0], fewThreads());
+    const AllSizesReport B = analyzeAllSizes(Q, Q.Kernels[0], fewThreads());
+    CHECK(A.FallbackReason == "");
+    CHECK(B.FallbackReason == "");
+    CHECK(A.Periodic == B.Periodic);
+    CHECK(A.Bindings == B.Bindings);
+    // The same sites (in source order, which can differ), the same figures.
+    auto Figures = [](const AllSizesReport &R) {
+      std::vector<std::string> Out;
+      for (const AllSizesSite &S : R.Sites)
+        Out.push_back(fmt::format("{} {}: {}", S.IsWrite ? "write" : "read", S.Array, figures(S)));
+      std::sort(Out.begin(), Out.end());
+      return Out;
+    };
+    CHECK(Figures(A) == Figures(B));
+  }
+}
+
+TEST_CASE("a kernel evaluated warp by warp at every size is refused before that work when it passes the limit") {
+  // (c + bx) % C has no class argument: every size goes warp by warp. The
+  // largest size, evaluated first and alone, needs more than its share of
+  // 2^26 steps over the 1344 joint classes of R and C: the refusal comes
+  // then, before any other size (it used to come after 2^26 steps of them,
+  // 12 s, as "fails at C = 1024, R = 1024: ...").
+  const ir::Program P = parseOrFail("target sm_90\nparam R\nparam C\n"
+                                    "kernel tr(a: global f32[R][C], out: global f32[C][R])\n"
+                                    "    grid ((C + 31) / 32, (R + 31) / 32) block (32, 8) {\n"
+                                    "  for k in 0..4 {\n    let r = by * 32 + ty + 8 * k\n    let c = bx * 32 + tx\n"
+                                    "    if r < R && c < C { out[c][r] = a[r][(c + bx) % C] }\n  }\n}\n");
+  auto Refusal = [](const ir::Program &Q, const AllSizesOptions &O) {
+    try {
+      (void)analyzeAllSizes(Q, Q.Kernels[0], O);
+    } catch (const UserError &E) {
+      return E.diagnostic().Message;
+    }
+    return std::string("no refusal");
+  };
+  const std::string M = Refusal(P, fewThreads());
+  CHECK(M == "kernel 'tr' needs more than 49932 evaluation steps at C = 1024, R = 1024, its share of the analysis "
+             "limit of 67108864 over 1344 sizes (it is evaluated warp by warp: division by 1024 of a value whose "
+             "block or loop coefficient 33 it does not divide); give its sizes with -D");
+  // A tighter limit refuses at the largest size, before the others; within
+  // the limit every size is evaluated.
+  const ir::Program Q = parseOrFail("target sm_90\nparam N\n"
+                                    "kernel g(a: global f32[N], o: global f32[N]) grid ((N + 31) / 32) block (32) {\n"
+                                    "  let i = bx * bdx + tx\n  if i < N { o[i] = a[(i + bx) % 7] }\n}\n");
+  AllSizesOptions O = fewThreads();
+  O.Analysis.WorkLimit = 8000;
+  CHECK(Refusal(Q, O) == "kernel 'g' needs more than 50 evaluation steps at N = 1311, its share of the analysis "
+                         "limit of 8000 over 159 sizes (it is evaluated warp by warp: division by 7 of a value whose "
+                         "block or loop coefficient 33 it does not divide); give its sizes with -D");
+  O.Analysis.WorkLimit = 20000;
+  CHECK(analyzeAllSizes(Q, Q.Kernels[0], O).FallbackReason.find("division by 7") == 0);
+}

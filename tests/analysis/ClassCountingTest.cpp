@@ -28,7 +28,7 @@ using bankwise::testing::randomGuardedKernel;
 
 TEST_CASE("class counting equals warp-by-warp evaluation on random guarded kernels") {
   Rng R(20261123);
-  int Fast = 0, Guarded = 0, Tables = 0;
+  int Fast = 0, Guarded = 0, Tables = 0, Whiles = 0, Selects = 0;
   std::map<std::string, int> Reasons;
   const int Trials = 2000;
   for (int Trial = 0; Trial < Trials; ++Trial) {
@@ -46,6 +46,9 @@ TEST_CASE("class counting equals warp-by-warp evaluation on random guarded kerne
     if (!A.FastPath)
       ++Reasons[A.FallbackReason];
     Guarded += A.FastPath && Text.find(" if ") != std::string::npos;
+    Whiles += A.FastPath && Text.find("while ") != std::string::npos;
+    Selects += A.FastPath && (Text.find("let q") != std::string::npos || Text.find("? in[r][c]") != std::string::npos ||
+                              Text.find("== 0 ? bx") != std::string::npos); // '?:' on block indices
     REQUIRE(A.Sites.size() == B.Sites.size());
     for (std::size_t I = 0; I < A.Sites.size(); ++I) {
       CAPTURE(I);
@@ -60,8 +63,10 @@ TEST_CASE("class counting equals warp-by-warp evaluation on random guarded kerne
   for (const auto &[Why, N] : Reasons)
     MESSAGE(N, " fell back: ", Why);
   MESSAGE(Fast, " of ", Trials, " random kernels counted by class, ", Guarded, " with guards, ",
-          Tables, " with a table read per lane");
+          Tables, " with a table read per lane, ", Whiles, " with while loops, ", Selects, " with '?:'");
   CHECK(Fast >= Trials * 9 / 10);
+  CHECK(Whiles >= Trials / 5);
+  CHECK(Selects >= Trials / 10);
   CHECK(Guarded >= Trials / 2);
   CHECK(Tables >= Trials / 20);
 }

@@ -417,16 +417,22 @@ TEST_CASE("'?:' reads only the chosen arm per lane, and compound assignment read
   }
 }
 
-TEST_CASE("a while loop is analyzed warp by warp, and one that does not end is an error") {
+TEST_CASE("a while loop with a counter is counted by class, and one that does not end is an error") {
   const ir::Program P = testing::parseOrFail("target sm_90\n"
                                              "kernel k(a: global f32[1024]) grid (1) block (64) {\n"
                                              "  let i = tx\n"
                                              "  while i < 1024 { a[i] = 1; i += 64 }\n"
                                              "}\n");
   const KernelReport R = analyzeKernel(P, P.Kernels[0]);
-  CHECK(!R.FastPath);
-  CHECK(R.FallbackReason.find("while") != std::string::npos);
+  CHECK(R.FastPath);
+  AnalysisOptions O;
+  O.Exhaustive = true;
+  const KernelReport X = analyzeKernel(P, P.Kernels[0], O);
+  CHECK(X.FallbackReason == "exhaustive evaluation requested");
+  REQUIRE(X.Sites.size() == 1);
   REQUIRE(R.Sites.size() == 1);
+  CHECK(R.Sites[0] == X.Sites[0]);
+  CHECK(R.Time == X.Time);
   CHECK(R.Sites[0].WarpExecutions == 2 * 16); // two warps, 16 trips each
   CHECK(R.Sites[0].Sectors.Max == 4);
   const ir::Program Q = testing::parseOrFail("target sm_90\n"
@@ -436,4 +442,61 @@ TEST_CASE("a while loop is analyzed warp by warp, and one that does not end is a
                                              "}\n");
   CHECK_THROWS_WITH_AS(analyzeKernel(Q, Q.Kernels[0]),
                        doctest::Contains("while loop runs more than 1048576 times in block 0 warp 0"), UserError);
+}
+
+TEST_CASE("a step refusal on the warp-by-warp path says why the kernel went warp by warp, and its steps are counted") {
+  const ir::Program P = testing::parseOrFail("target sm_90\n"
+                                             "kernel k(a: global f32[65536]) grid (256) block (256) {\n"
+                                             "  a[(tid + bx) % 7] = 1\n"
+                                             "}\n");
+  AnalysisOptions O;
+  O.WorkLimit = 1000; // 2048 warps
+  try {
+    (void)analyzeKernel(P, P.Kernels[0], O);
+    FAIL("no refusal");
+  } catch (const StepLimitError &E) {
+    // The reason the fast path gave up comes with the refusal.
+    CHECK(E.Reason.find("division by 7") != std::string::npos);
+    CHECK(std::string(E.what()).find("needs more than 1000 evaluation steps to analyze (it is evaluated warp by "
+                                     "warp: division by 7") != std::string::npos);
+  }
+  O.WorkLimit = 4096; // enough: the same kernel is analyzed
+  const KernelReport R = analyzeKernel(P, P.Kernels[0], O);
+  CHECK_FALSE(R.FastPath);
+  CHECK(R.EvaluationSteps == 2 * 2048); // a step a warp and one an access
+}
+
+TEST_CASE("a local that a long loop changes from trip to trip sends the kernel warp by warp; an accumulator does not") {
+  // One symbolic run of a loop of more than 64 trips stands for every trip:
+  // `c += 1` would keep its first trip's value there (4 sectors at every
+  // trip, where o[c + tx] is misaligned at 28 of the 32 values of c mod 32).
+  const ir::Program P = testing::parseOrFail("target sm_90\n"
+                                             "kernel k(a: global f32[256], o: global f32[256]) grid (1) block (32) {\n"
+                                             "  let c = 0\n"
+                                             "  for j in 0..100 {\n    o[c + tx] = a[tx]\n    c += 1\n  }\n"
+                                             "}\n");
+  const KernelReport R = analyzeKernel(P, P.Kernels[0]);
+  CHECK_FALSE(R.FastPath);
+  CHECK(R.FallbackReason == "a loop that changes a local from trip to trip");
+  REQUIRE(R.Sites.size() == 2);
+  const AccessSiteReport &O = R.Sites[0].Array == "o" ? R.Sites[0] : R.Sites[1];
+  CHECK(O.Sectors.Max == 5);
+  CHECK(O.Sectors.Min == 4);
+  // Data summed over the trips reaches nothing but itself: counted by class.
+  const ir::Program Q = testing::parseOrFail("target sm_90\n"
+                                             "kernel k(a: global f32[3200], o: global f32[32]) grid (1) block (32) {\n"
+                                             "  let s: f32 = 0\n"
+                                             "  let i = tx\n"
+                                             "  while i < 3200 {\n    s += a[i]\n    i += 32\n  }\n"
+                                             "  for j in 0..100 { s += a[j * 32 + tx] }\n"
+                                             "  o[tx] = s\n"
+                                             "}\n");
+  const KernelReport S = analyzeKernel(Q, Q.Kernels[0]);
+  CHECK(S.FastPath);
+  AnalysisOptions X;
+  X.Exhaustive = true;
+  const KernelReport T = analyzeKernel(Q, Q.Kernels[0], X);
+  REQUIRE(S.Sites.size() == T.Sites.size());
+  for (std::size_t I = 0; I < S.Sites.size(); ++I)
+    CHECK(S.Sites[I] == T.Sites[I]);
 }

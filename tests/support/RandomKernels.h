@@ -40,7 +40,7 @@ inline std::string randomGuardedKernel(Rng &R, bool RuntimeLimits = false) {
   std::string Decls, Body, Top;
   int Stmts = 1 + static_cast<int>(R.below(3));
   for (int S = 0; S < Stmts; ++S) {
-    switch (R.below(11)) {
+    switch (R.below(14)) {
     case 0: { // the any-shape transpose's guarded read and write
       const char *Guards[] = {"r < RL && c < CL", "c < CL && r < RL", "r < RL", "c < CL && r < RL && c >= 1"};
       const char *G = Guards[R.below(4)];
@@ -117,6 +117,56 @@ inline std::string randomGuardedKernel(Rng &R, bool RuntimeLimits = false) {
       Params += fmt::format(", sl{}: global f32[{}]", S, BX);
       Body += fmt::format("    sl{}[tx < {} ? tx : {} - tx] += g[tid]\n", S, 1 + R.below(static_cast<std::uint64_t>(BX)),
                           BX - 1);
+      break;
+    }
+    case 11: { // a while loop with a counter: grid-stride, counting down, block-dependent bounds
+      const std::int64_t N = BX * BY * GX * GY * GZ;
+      const std::int64_t Step = std::max<std::int64_t>(pick(R, {1, 7, 33, BX * GX, N}), N / 64);
+      const std::int64_t Lim = 1 + static_cast<std::int64_t>(R.below(static_cast<std::uint64_t>(std::min(3 * N, Step * 80))));
+      Params += fmt::format(", ws{}: global f32[{}]", S, std::max(Lim, N));
+      if (R.below(3) == 0) { // down from tid to D
+        const std::int64_t D = static_cast<std::int64_t>(R.below(static_cast<std::uint64_t>(N)));
+        Body += fmt::format("    let w{} = tid\n    while w{} >= {} {{\n      ws{}[w{}] = g[tid]\n      w{} -= {}\n    }}\n",
+                            S, S, D, S, S, S, Step);
+        break;
+      }
+      const char *Bounds[] = {"w{0} < {1}", "w{0} <= {1} - 1", "{1} > w{0}", "w{0} < {1} - bx * {2}",
+                              "w{0} < {1} - (by + k) * {2}", "w{0} < {1} && bx < {2}", "by + k < {2} && w{0} < {1}"};
+      const std::string Cond =
+          fmt::format(fmt::runtime(Bounds[R.below(7)]), S, Lim, pick(R, {1, 5, BX}));
+      const char *Starts[] = {"tid", "c + k", "bx * {} + tx"};
+      const std::string Start = fmt::format(fmt::runtime(Starts[R.below(3)]), BX);
+      Body += fmt::format("    let w{} = {}\n    while {} {{\n      ws{}[w{}] = g[tid]\n      w{} += {}\n    }}\n",
+                          S, Start, Cond, S, S, S, Step);
+      if (R.below(3) == 0) // the counter after the loop
+        Body += fmt::format("    if w{0} - {1} >= 0 && w{0} - {1} < {2} {{ ws{3}[w{0} - {1}] = 1 }}\n", S, Step, Lim, S);
+      break;
+    }
+    case 12: { // a halving while loop without a counter
+      const std::int64_t H = pick(R, {1, 2, 4, 8, 16, 32});
+      Params += fmt::format(", hs{}: global f32[{}]", S, BX + H);
+      Body += fmt::format("    let h{0} = {1}\n    while h{0} > 0 {{\n      if tx < h{0} {{ hs{2}[tx + h{0}] = g[tid] }}\n"
+                          "      h{0} {3}\n    }}\n",
+                          S, H, S, R.below(2) ? ">>= 1" : "= h" + std::to_string(S) + " / 2");
+      break;
+    }
+    case 13: { // '?:' on block indices: a uniform value, or arms that read
+      switch (R.below(3)) {
+      case 0:
+        Params += fmt::format(", qs{}: global f32[{}]", S, GX * BX);
+        Body += fmt::format("    let q{0} = bx == {1} ? {2} : {3}\n    if tx < q{0} {{ qs{0}[bx * {3} + tx] = g[tid] }}\n",
+                            S, GX - 1, 1 + R.below(static_cast<std::uint64_t>(BX)), BX);
+        break;
+      case 1:
+        Body += fmt::format("    g[tid] = bx < {} && by + k > {} ? in[r][c] : out[c][r]\n", R.below(static_cast<std::uint64_t>(GX + 1)),
+                            R.below(3));
+        break;
+      default:
+        Params += fmt::format(", qt{}: global f32[{}][{}]", S, GX, BX);
+        Body += fmt::format("    qt{}[(bx + by) % 2 == 0 ? bx : {} - bx][tx] = bx == 0 && tx < 3 ? g[tid] : 0.5\n", S,
+                            GX - 1);
+        break;
+      }
       break;
     }
     default: { // a shared tile, written and read transposed

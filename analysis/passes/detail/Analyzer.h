@@ -52,6 +52,9 @@ constexpr int SymbolicUnrollTrips = 64;
 /// cover every residue of an affine index mod 32 elements, on which warp
 /// costs depend (docs/analysis.md).
 constexpr int DataLoopSamples = 32;
+/// A while loop without a counter (docs/analysis.md) runs on the fast path
+/// trip by trip while its condition is concrete, up to this many trips.
+constexpr std::int64_t SymbolicWhileTrips = 256;
 /// A while loop that runs more often than this in one warp is an error
 /// (docs/language.md): the analysis never hangs on one that does not end.
 constexpr std::int64_t MaxWhileTrips = std::int64_t(1) << 20;
@@ -154,6 +157,10 @@ struct Val {
   /// block-dependent index). Such values are evaluated warp by warp.
   int Lt = -1;
   std::int64_t LtScale = 0;
+  /// A while loop's counter after a loop whose lanes left at trips that
+  /// depend on block indices or loop variables: no affine value, so a read
+  /// sends the kernel to the warp-by-warp path.
+  bool Poison = false;
 
   bool concrete() const { return U.isConst() && Pred < 0 && Lt < 0; }
   std::int64_t lane(int L) const { return U.C + (HasV ? V[static_cast<std::size_t>(L)] : 0); }
@@ -251,9 +258,11 @@ struct SiteInfo {
 /// variables: their value is computed from the variables they depend on.
 constexpr int OpaqueBase = 1 << 20;
 
-/// An opaque uniform value: Op applied to uniform affine arguments.
+/// An opaque uniform value: Op applied to uniform affine arguments. A
+/// Select is `Args[0] Op 0 ? Args[1] : Args[2]` (a `?:` whose condition is
+/// the same in every lane of a warp), Op a comparison.
 struct OpaqueDef {
-  enum Kind { Bin, Fn, Perm, Table } K = Bin;
+  enum Kind { Bin, Fn, Perm, Table, Select } K = Bin;
   ir::BinaryOp Op = ir::BinaryOp::Add;
   ir::Function F = ir::Function::Min;
   std::vector<Affine> Args;
@@ -362,6 +371,12 @@ private:
                   const std::function<std::optional<std::int64_t>(std::int64_t)> &F);
   void exec(const ir::Block &B, Mask M);
   void execStmt(const ir::Stmt &S, Mask M);
+  /// A while loop on the fast path: a counter loop (`while k < E { ...; k
+  /// += S }`) runs as a counted loop, its trips guarded by the condition
+  /// where they differ between lanes or warps; another runs trip by trip
+  /// while its condition is concrete.
+  void execSymbolicWhile(const ir::While &Wh, const SourceLoc &Loc, Mask M);
+  void execUnrolledWhile(const ir::While &Wh, Mask M);
   void execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Begin, const Val &End,
                    const Val &Step, Mask M);
   void markGuarded(AccessSiteReport &R) const;
@@ -414,6 +429,9 @@ private:
   Mask atomAt(int A, const std::vector<std::int64_t> &Vals) const;
   void collectAtoms(int P, std::vector<int> &Out) const;
   void depsOf(const Affine &A, std::vector<int> &Out) const;
+  /// The uniform value `P ? A : B` as nested Select opaque values, when P
+  /// is the same in every lane of M; nullopt when a lane decides it.
+  std::optional<Affine> selectUniform(int P, const Affine &A, const Affine &B, Mask M);
   /// Bounds of a uniform value over the variables' domains (corners for the
   /// affine part, known ranges for opaque values); nullopt when unknown.
   std::optional<std::pair<Wide, Wide>> rangeOf(const Affine &A) const;
@@ -470,6 +488,8 @@ private:
   std::vector<DataGuard> Guards;
   std::vector<VarDomain> Domains;
   std::int64_t WorkDone = 0;
+  /// Why the kernel is evaluated warp by warp (for the step limit's error).
+  std::string WalkReason;
 
   // Exhaustive path output: this warp's accesses.
   struct WarpAccess {
@@ -492,6 +512,9 @@ private:
   int CurPred = -1;   ///< the symbolic part of the current mask
   int PendingOob = -1; ///< set by checkBounds for the next record
   std::vector<LoopDom> LoopStack;
+  /// Locals (indices into Locals) that are the counters of the while loops
+  /// running symbolically: their assignment sets them in every lane.
+  std::vector<std::size_t> WhileCounters;
 
   /// Buffers an analysis hands to the next one on its thread.
   struct Spares {

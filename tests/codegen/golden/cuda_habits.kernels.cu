@@ -19,7 +19,7 @@
 namespace cuda_habits {
 
 // Kernel 'grid_stride' (samples/cuda_habits.bw:11:8): grid (8, 1, 1), block (128, 1, 1), 1024 threads.
-// Model: 3631 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 687; analyzed warp by warp (a while loop).
+// Model: 3631 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 687; analyzed by class, no warp visited.
 // Index arithmetic in int (every index value of the kernel fits in 32 bits).
 __global__ void __launch_bounds__(128) grid_stride(const float *x, const float *y, float *out) {
   using Index = int;
@@ -41,7 +41,7 @@ __global__ void __launch_bounds__(128) grid_stride(const float *x, const float *
 }
 
 // Kernel 'block_sum' (samples/cuda_habits.bw:25:8): grid (16, 1, 1), block (256, 1, 1), 4096 threads.
-// Model: 980 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 528; analyzed warp by warp (a while loop).
+// Model: 980 time units on hmm(d: 132, w: 32, L: 400), the sm_90 stand-in; lower bound n/w + L - 1 over the n global requests = 528; analyzed by class, no warp visited.
 // Index arithmetic in long long (some index value may exceed 32 bits).
 __global__ void __launch_bounds__(256) block_sum(const std::uint16_t *a, std::int32_t *sums) {
   using Index = long long;
