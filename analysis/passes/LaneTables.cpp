@@ -101,7 +101,8 @@ void Analyzer::countLaneTable(int TId, const std::vector<LoopDom> &Vars,
       std::vector<Mask> Masks(Atoms.size(), 0);
       AccessSiteReport Acc = Site;
       Acc.Congestion = Acc.Groups = Acc.Wavefronts = Acc.Sectors = Acc.Lines = Acc.Serialization = CostStats{};
-      Acc.WarpExecutions = Acc.ThreadAccesses = 0;
+      Acc.WarpExecutions = Acc.ThreadAccesses = Acc.WorstCongestion = 0;
+      Acc.ExpectedRapCongestion = 0;
       const Wide Begin = Points * Part / Threads, End = Points * (Part + 1) / Threads;
       for (Wide P = Begin; P < End; ++P) {
         Wide Rest = P;
@@ -119,7 +120,7 @@ void Analyzer::countLaneTable(int TId, const std::vector<LoopDom> &Vars,
           throw NotAffine{"an index that leaves its array (checked thread by thread)"};
         if (!Active)
           continue;
-        addStats(Acc, costsOf(S, laneTableAddresses(T, Vals, Active)), false, std::popcount(Active), 1);
+        addStats(Acc, costsOf(S, laneTableAddresses(T, Vals, Active)), nullptr, std::popcount(Active), 1);
       }
       Parts[Part] = std::move(Acc);
     } catch (...) {
@@ -145,6 +146,9 @@ void Analyzer::countLaneTable(int TId, const std::vector<LoopDom> &Vars,
     Site.Sectors.merge(P.Sectors);
     Site.Lines.merge(P.Lines);
     Site.Serialization.merge(P.Serialization);
+    // The data-dependent figures' running worst and sum (addStats).
+    Site.WorstCongestion = std::max(Site.WorstCongestion, P.WorstCongestion);
+    Site.ExpectedRapCongestion += P.ExpectedRapCongestion;
   }
 }
 
