@@ -97,6 +97,7 @@ void Analyzer::runFast(KernelReport &Rep) {
   Symbolic = false;
 
   Rep.Sites = emptyReports(Sites);
+  DataExpected.assign(Sites.size(), {});
   std::int64_t Period = W;
   for (const SiteInfo &S : Sites)
     Period = std::lcm(Period, std::max<std::int64_t>(1, 128 / S.Arr->ElemBytes));
@@ -579,6 +580,8 @@ void Analyzer::runFast(KernelReport &Rep) {
         }
         Rp.ExpectedGuardCongestion += E.ExpectedHalf * static_cast<double>(Count);
       }
+      if (Data)
+        DataExpected[static_cast<std::size_t>(T.Site)][Data->Expected] += static_cast<std::int64_t>(Count);
       addStats(Rp, E.Costs, Data ? &*Data : nullptr, std::popcount(Active), static_cast<std::int64_t>(Count));
     }
   }

@@ -444,15 +444,11 @@ void Analyzer::addStats(AccessSiteReport &R, const AccessCosts &C, const DataCon
                         int Active, std::int64_t Times) const {
   R.WarpExecutions += Times;
   R.ThreadAccesses += Times * Active;
-  // Worst and expected over every execution, known ones at their own
-  // congestion (a warp of one lane reads data alike in all its lanes); the
-  // sum here, the mean when the run ends, and both kept only when some
-  // execution's address is data.
-  R.WorstCongestion = std::max(R.WorstCongestion, Data ? Data->Worst : C.Congestion);
-  R.ExpectedRapCongestion +=
-      (Data ? Data->Expected : static_cast<double>(C.Congestion)) * static_cast<double>(Times);
   if (Data) {
+    // The expected figure's executions are counted by the caller
+    // (DataExpected); the mean is taken when the run ends.
     R.DataDependent = true;
+    R.WorstCongestion = std::max(R.WorstCongestion, Data->Worst);
     return;
   }
   R.Congestion.add(C.Congestion, Times);
@@ -586,6 +582,8 @@ void Analyzer::record(int Site, const Val &Addr, Mask M) {
           S.Atomic ? expectedHalfLaneAtomicCongestion(Lanes_, W) : expectedHalfLaneCongestion(Lanes_, W);
     }
   }
+  if (Data)
+    DataExpected[static_cast<std::size_t>(Site)][Data->Expected] += 1;
   addStats(R, C, Data ? &*Data : nullptr, Active, 1);
   CurWarpTrace->push_back({Site, Data && !Addr.DataUniform ? timeCost(S, C, true, Active) : timeCost(S, C, false, Active),
                            Active, CurPhase});
@@ -636,6 +634,7 @@ void Analyzer::runExhaustive(KernelReport &Rep) {
                                           Kern.Name, NumBlocks, Tpb, Rep.FallbackReason,
                                           Opts.MaxWarps, W));
   Rep.Sites = emptyReports(Sites);
+  DataExpected.assign(Sites.size(), {});
   CurReports = &Rep.Sites;
   const std::int64_t NumWarps = NumBlocks * WarpsPerBlock;
   std::vector<std::vector<WarpAccess>> Traces(static_cast<std::size_t>(NumWarps));
@@ -725,15 +724,24 @@ KernelReport Analyzer::run() {
       Rep.Time = 0;
     }
   }
-  for (AccessSiteReport &S : Rep.Sites) {
+  for (std::size_t I = 0; I < Rep.Sites.size(); ++I) {
+    AccessSiteReport &S = Rep.Sites[I];
     if (S.DataDependent) {
-      // The sum over the executions, then the mean.
-      S.ExpectedRapCongestion =
-          S.WarpExecutions ? S.ExpectedRapCongestion / static_cast<double>(S.WarpExecutions) : 0;
+      // Over every execution, known ones at their congestion (a warp of one
+      // lane reads data alike in all its lanes). Weighted by the share of
+      // each value, in the value's order: the same figure whichever path
+      // counted the executions, and one value's exactly.
+      std::map<double, std::int64_t> Of =
+          I < DataExpected.size() ? DataExpected[I] : std::map<double, std::int64_t>{};
+      for (auto [Cost, Times] : S.Congestion.Counts.Bars)
+        Of[static_cast<double>(Cost)] += Times;
+      if (S.Congestion.Count)
+        S.WorstCongestion = std::max(S.WorstCongestion, S.Congestion.Max);
+      double Mean = 0;
+      for (auto [Value, Times] : Of)
+        Mean += Value * (static_cast<double>(Times) / static_cast<double>(S.WarpExecutions));
+      S.ExpectedRapCongestion = Mean;
       Rep.TimeUsesWorstCase = true;
-    } else {
-      S.WorstCongestion = 0;
-      S.ExpectedRapCongestion = 0;
     }
     if (S.DataGuarded) { // the sum over executions, then the mean
       S.ExpectedGuardCongestion =

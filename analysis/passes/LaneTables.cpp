@@ -101,8 +101,7 @@ void Analyzer::countLaneTable(int TId, const std::vector<LoopDom> &Vars,
       std::vector<Mask> Masks(Atoms.size(), 0);
       AccessSiteReport Acc = Site;
       Acc.Congestion = Acc.Groups = Acc.Wavefronts = Acc.Sectors = Acc.Lines = Acc.Serialization = CostStats{};
-      Acc.WarpExecutions = Acc.ThreadAccesses = Acc.WorstCongestion = 0;
-      Acc.ExpectedRapCongestion = 0;
+      Acc.WarpExecutions = Acc.ThreadAccesses = 0;
       const Wide Begin = Points * Part / Threads, End = Points * (Part + 1) / Threads;
       for (Wide P = Begin; P < End; ++P) {
         Wide Rest = P;
@@ -146,9 +145,6 @@ void Analyzer::countLaneTable(int TId, const std::vector<LoopDom> &Vars,
     Site.Sectors.merge(P.Sectors);
     Site.Lines.merge(P.Lines);
     Site.Serialization.merge(P.Serialization);
-    // The data-dependent figures' running worst and sum (addStats).
-    Site.WorstCongestion = std::max(Site.WorstCongestion, P.WorstCongestion);
-    Site.ExpectedRapCongestion += P.ExpectedRapCongestion;
   }
 }
 

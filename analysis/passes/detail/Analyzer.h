@@ -447,7 +447,8 @@ private:
   std::int64_t timeCost(const SiteInfo &S, const AccessCosts &C, bool Unknown,
                         int Active) const;
   /// Data: the congestion of a warp execution whose address data decides
-  /// (null: C holds the costs).
+  /// (null: C holds the costs); its expected figure the caller counts in
+  /// DataExpected.
   void addStats(AccessSiteReport &R, const AccessCosts &C, const DataCongestion *Data,
                 int Active, std::int64_t Times) const;
   /// The DMM congestion of an access whose index reads data, with Active
@@ -558,6 +559,9 @@ private:
   };
   std::vector<DataGuard> Guards;
   std::vector<VarDomain> Domains;
+  /// Per site: the executions whose address is data, by their expected
+  /// congestion (DataCongestion::Expected).
+  std::vector<std::map<double, std::int64_t>> DataExpected;
   /// expectedMaxLoad(K, W) by K, filled as needed (-1: not yet).
   std::vector<double> MaxLoadOf;
   std::int64_t WorkDone = 0;
