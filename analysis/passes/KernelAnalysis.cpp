@@ -487,6 +487,22 @@ Analyzer::UniformDataCosts Analyzer::uniformDataCosts(const SiteInfo &S, const s
   const std::int64_t G = std::gcd(std::max<std::int64_t>(Step, 1), Period);
   std::vector<Address> Base = Known;
   liftByPeriods(Base, Period);
+  // A shift by a multiple of G leaves the shifts' residues as they are:
+  // warps whose lanes differ by one find their costs in the cache.
+  Address Lowest = -1;
+  for (Address A : Base)
+    if (A != NoAccess && (Lowest < 0 || A < Lowest))
+      Lowest = A;
+  for (Address &A : Base)
+    if (A != NoAccess)
+      A -= Lowest - Lowest % G;
+  Base.push_back(G);
+  const auto Key = std::make_pair(static_cast<const void *>(&S), Base);
+  Base.pop_back();
+  if (auto It = UniformCostsCache.find(Key); It != UniformCostsCache.end())
+    return It->second;
+  if (UniformCostsCache.size() > (std::size_t(1) << 14))
+    UniformCostsCache.clear();
   UniformDataCosts Out;
   std::vector<Address> Shifted(Base.size());
   for (std::int64_t R = 0; R < Period; R += G) {
@@ -508,6 +524,7 @@ Analyzer::UniformDataCosts Analyzer::uniformDataCosts(const SiteInfo &S, const s
     Wc.Lines = std::max(Wc.Lines, C.Lines);
     Wc.Serialization = std::max(Wc.Serialization, C.Serialization);
   }
+  UniformCostsCache.emplace(Key, Out);
   return Out;
 }
 

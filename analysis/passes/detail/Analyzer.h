@@ -469,6 +469,9 @@ private:
   };
   UniformDataCosts uniformDataCosts(const SiteInfo &S, const std::vector<Address> &Known,
                                     std::int64_t Step) const;
+  /// uniformDataCosts by site and lanes less a multiple of the step's gcd
+  /// with the period (the step's gcd last).
+  mutable std::map<std::pair<const void *, std::vector<Address>>, UniformDataCosts> UniformCostsCache;
   /// Val::ReachWorst of an access whose index Idx[Dim] alone is data.
   std::int64_t reachWorst(const ArrayInfo &A, std::vector<Val> Idx, std::size_t Dim, Mask M,
                           const SourceLoc &Loc);
