@@ -167,20 +167,14 @@ std::vector<LintFinding> checkSharedRaces(const CheckedProgram &P) {
       const TraceSite &Site = T.Sites[S];
       if (T.DataDependent[S] == 0 || Site.Arr->Space != ir::MemSpace::Shared || Site.Uncertain || Site.Atomic)
         continue;
-      std::string Source;
-      for (const ir::Expr &I : Site.Node->Indices)
-        ir::forEachSubexpr(I, [&](const ir::Expr &E) {
-          if (const auto *R = E.as<ir::ArrayRead>(); R && Source.empty())
-            Source = R->Array;
-        });
       LintFinding F;
       F.Check = "bankwise-shared-race";
       F.Sev = Severity::Note;
       F.Loc = Site.Loc;
-      F.Message = fmt::format("{} {} of '{}' not checked for races: the index reads '{}', whose values are unknown "
-                              "(declare it with 'holds' or give --data)",
-                              T.DataDependent[S], T.DataDependent[S] == 1 ? "access" : "accesses", Site.Arr->Name,
-                              Source);
+      // What made the index unknown, found where the trace met it (through
+      // locals and shuffles): "reads 'p', whose values are unknown (...)".
+      F.Message = fmt::format("{} {} of '{}' not checked for races: the index {}", T.DataDependent[S],
+                              T.DataDependent[S] == 1 ? "access" : "accesses", Site.Arr->Name, T.DataSource[S]);
       Out.push_back(std::move(F));
     }
   }

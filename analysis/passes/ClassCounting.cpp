@@ -97,6 +97,7 @@ void Analyzer::runFast(KernelReport &Rep) {
   Symbolic = false;
 
   Rep.Sites = emptyReports(Sites);
+  DataExpected.assign(Sites.size(), {});
   std::int64_t Period = W;
   for (const SiteInfo &S : Sites)
     Period = std::lcm(Period, std::max<std::int64_t>(1, 128 / S.Arr->ElemBytes));
@@ -107,7 +108,12 @@ void Analyzer::runFast(KernelReport &Rep) {
     AccessCosts Costs;
     std::int64_t TimeK = 0;
     double ExpectedHalf = 0; ///< guarded templates: expectedHalfLaneCongestion
+    /// Costs are the class's; false when data decides them (an unknown
+    /// address, or a uniform-data one whose costs depend on its shift:
+    /// Costs then hold each model's worst).
+    bool Exact = true;
   };
+
   // Warp costs depend only on the lanes' addresses (the template's lane
   // offsets plus the residue), the element size and the memory. Templates
   // with equal offsets share one group of entries (by residue, then mask);
@@ -127,6 +133,9 @@ void Analyzer::runFast(KernelReport &Rep) {
                                       static_cast<std::uint64_t>(P.second));
     }
   };
+  // Uniform-data templates (Val::DataUniform) by (template, mask): their
+  // costs do not depend on the class's residue.
+  std::unordered_map<std::pair<std::int64_t, std::int64_t>, CacheEntry, PairHash> UniformDataEntries;
   /// Per residue: (mask, costs) pairs, searched linearly (few masks).
   using Group = std::vector<std::vector<std::pair<Mask, AccessCosts>>>;
   thread_local std::unordered_map<LaneArr, std::int64_t, LaneHash> LaneIds;
@@ -162,9 +171,30 @@ void Analyzer::runFast(KernelReport &Rep) {
     const Template &T = Templates[static_cast<std::size_t>(TId)];
     const SiteInfo &S = Sites[static_cast<std::size_t>(T.Site)];
     CacheEntry E;
-    if (T.Unknown) { // no address: the worst case, by the lanes on
+    if (T.Unknown && !T.DataUniform) { // no address: the worst case, by the lanes on
+      E.Exact = false;
       E.TimeK = timeCost(S, E.Costs, true, std::popcount(Active));
       return E;
+    }
+    if (T.Unknown) { // known up to one shift of every lane
+      auto [It, Fresh] = UniformDataEntries.try_emplace({TId, static_cast<std::int64_t>(Active)});
+      if (Fresh) {
+        std::vector<Address> Known(static_cast<std::size_t>(W), NoAccess);
+        for (int L = 0; L < W; ++L)
+          if ((Active >> L) & 1)
+            Known[static_cast<std::size_t>(L)] = T.U.C + (T.HasV ? T.V[static_cast<std::size_t>(L)] : 0);
+        const UniformDataCosts U = uniformDataCosts(S, Known, T.DataStep);
+        E.Costs = U.Worst;
+        E.Exact = U.Exact;
+        E.TimeK = timeCost(S, E.Costs, false, std::popcount(Active));
+        if (T.Guarded && U.Exact) {
+          liftByPeriods(Known, costPeriod(S, W));
+          E.ExpectedHalf =
+              S.Atomic ? expectedHalfLaneAtomicCongestion(Known, W) : expectedHalfLaneCongestion(Known, W);
+        }
+        It->second = E;
+      }
+      return It->second;
     }
     Group *&G = GroupOfTemplate[static_cast<std::size_t>(TId)];
     const LaneArr *&Lanes0 = LanesOfTemplate[static_cast<std::size_t>(TId)];
@@ -535,8 +565,10 @@ void Analyzer::runFast(KernelReport &Rep) {
                                               "accesses to count in 64 bits",
                                               Kern.Name));
       const CacheEntry E = CostsFor(static_cast<int>(TId), K[0], Active);
-      if (T.Unknown) {
-        Rp.DataDependent = true;
+      std::optional<DataCongestion> Data;
+      if (!E.Exact) {
+        Data = T.DataUniform ? DataCongestion{E.Costs.Congestion, static_cast<double>(E.Costs.Congestion)}
+                             : dataCongestion(S, std::popcount(Active), T.ReachWorst);
         if (Rp.DataSource.empty())
           Rp.DataSource = T.UnknownSrc;
       }
@@ -549,9 +581,9 @@ void Analyzer::runFast(KernelReport &Rep) {
         }
         Rp.ExpectedGuardCongestion += E.ExpectedHalf * static_cast<double>(Count);
       }
-      (void)S;
-      addStats(Rp, E.Costs, T.Unknown, std::popcount(Active),
-               static_cast<std::int64_t>(Count), T.ReachWorst);
+      if (Data)
+        DataExpected[static_cast<std::size_t>(T.Site)][Data->Expected] += static_cast<std::int64_t>(Count);
+      addStats(Rp, E.Costs, Data ? &*Data : nullptr, std::popcount(Active), static_cast<std::int64_t>(Count));
     }
   }
 

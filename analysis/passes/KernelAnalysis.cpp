@@ -446,14 +446,15 @@ std::int64_t Analyzer::timeCost(const SiteInfo &S, const AccessCosts &C,
   return S.Atomic ? std::max(C.Groups, C.Serialization) : C.Groups;
 }
 
-void Analyzer::addStats(AccessSiteReport &R, const AccessCosts &C, bool Unknown,
-                        int Active, std::int64_t Times, std::int64_t Worst) const {
+void Analyzer::addStats(AccessSiteReport &R, const AccessCosts &C, const DataCongestion *Data,
+                        int Active, std::int64_t Times) const {
   R.WarpExecutions += Times;
   R.ThreadAccesses += Times * Active;
-  if (Unknown) {
-    // What one bank can receive; every lane for an atomic (repeats count).
-    R.WorstCongestion = std::max<std::int64_t>(
-        R.WorstCongestion, Worst > 0 && !R.IsAtomic ? std::min<std::int64_t>(Worst, Active) : Active);
+  if (Data) {
+    // The expected figure's executions are counted by the caller
+    // (DataExpected); the mean is taken when the run ends.
+    R.DataDependent = true;
+    R.WorstCongestion = std::max(R.WorstCongestion, Data->Worst);
     return;
   }
   R.Congestion.add(C.Congestion, Times);
@@ -466,6 +467,71 @@ void Analyzer::addStats(AccessSiteReport &R, const AccessCosts &C, bool Unknown,
     R.Sectors.add(C.Sectors, Times);
     R.Lines.add(C.Lines, Times);
   }
+}
+
+DataCongestion Analyzer::dataCongestion(const SiteInfo &S, int Active, std::int64_t Reach) {
+  // What one bank can receive; every lane for an atomic (repeats count).
+  DataCongestion D;
+  D.Worst = Reach > 0 && !S.Atomic ? std::min<std::int64_t>(Reach, Active) : Active;
+  const auto K = static_cast<std::size_t>(std::max(Active, 0));
+  if (MaxLoadOf.size() <= K)
+    MaxLoadOf.resize(K + 1, -1);
+  if (MaxLoadOf[K] < 0)
+    MaxLoadOf[K] = expectedMaxLoad(Active, W);
+  // Random indices cannot do worse than the worst the warp can reach (a
+  // row of w words: one address per bank, whatever the layout).
+  D.Expected = std::min(MaxLoadOf[K], static_cast<double>(D.Worst));
+  return D;
+}
+
+Analyzer::UniformDataCosts Analyzer::uniformDataCosts(const SiteInfo &S, const std::vector<Address> &Known,
+                                                      std::int64_t Step) const {
+  // Every model's cost repeats when the addresses move by Period elements
+  // (w banks or groups, 128 bytes); the shift's residues mod Period are the
+  // multiples of gcd(Step, Period).
+  const std::int64_t Period = costPeriod(S, W);
+  const std::int64_t G = std::gcd(std::max<std::int64_t>(Step, 1), Period);
+  std::vector<Address> Base = Known;
+  liftByPeriods(Base, Period);
+  // A shift by a multiple of G leaves the shifts' residues as they are:
+  // warps whose lanes differ by one find their costs in the cache.
+  Address Lowest = -1;
+  for (Address A : Base)
+    if (A != NoAccess && (Lowest < 0 || A < Lowest))
+      Lowest = A;
+  for (Address &A : Base)
+    if (A != NoAccess)
+      A -= Lowest - Lowest % G;
+  Base.push_back(G);
+  const auto Key = std::make_pair(static_cast<const void *>(&S), Base);
+  Base.pop_back();
+  if (auto It = UniformCostsCache.find(Key); It != UniformCostsCache.end())
+    return It->second;
+  if (UniformCostsCache.size() > (std::size_t(1) << 14))
+    UniformCostsCache.clear();
+  UniformDataCosts Out;
+  std::vector<Address> Shifted(Base.size());
+  for (std::int64_t R = 0; R < Period; R += G) {
+    for (std::size_t L = 0; L < Base.size(); ++L)
+      Shifted[L] = Base[L] == NoAccess ? NoAccess : Base[L] + R;
+    const AccessCosts C = costsOf(S, Shifted);
+    if (R == 0) {
+      Out.Worst = C;
+      continue;
+    }
+    AccessCosts &Wc = Out.Worst;
+    Out.Exact = Out.Exact && C.Congestion == Wc.Congestion && C.Groups == Wc.Groups &&
+                C.Wavefronts == Wc.Wavefronts && C.Sectors == Wc.Sectors && C.Lines == Wc.Lines &&
+                C.Serialization == Wc.Serialization;
+    Wc.Congestion = std::max(Wc.Congestion, C.Congestion);
+    Wc.Groups = std::max(Wc.Groups, C.Groups);
+    Wc.Wavefronts = std::max(Wc.Wavefronts, C.Wavefronts);
+    Wc.Sectors = std::max(Wc.Sectors, C.Sectors);
+    Wc.Lines = std::max(Wc.Lines, C.Lines);
+    Wc.Serialization = std::max(Wc.Serialization, C.Serialization);
+  }
+  UniformCostsCache.emplace(Key, Out);
+  return Out;
 }
 
 void Analyzer::record(int Site, const Val &Addr, Mask M) {
@@ -483,13 +549,15 @@ void Analyzer::record(int Site, const Val &Addr, Mask M) {
     T.Unknown = Addr.Unknown;
     T.UnknownSrc = Addr.UnknownSrc;
     T.ReachWorst = Addr.ReachWorst;
+    T.DataUniform = Addr.Unknown && Addr.DataUniform;
+    T.DataStep = Addr.DataStep;
     if (!Guards.empty()) {
       T.Guarded = true;
       T.GuardSrc = Guards.front().Source;
       T.GuardLoc = Guards.front().Loc;
       T.GuardIsLoop = Guards.front().Loop;
     }
-    if (!Addr.Unknown) {
+    if (!Addr.Unknown || T.DataUniform) {
       T.U = Addr.U;
       T.HasV = Addr.HasV;
       T.V = Addr.V;
@@ -504,26 +572,44 @@ void Analyzer::record(int Site, const Val &Addr, Mask M) {
   const SiteInfo &S = Sites[static_cast<std::size_t>(Site)];
   AccessCosts C;
   std::vector<Address> Lanes_;
-  if (!Addr.Unknown) {
+  std::optional<DataCongestion> Data;
+  if (!Addr.Unknown || Addr.DataUniform) {
     Lanes_.assign(static_cast<std::size_t>(Lanes), NoAccess);
     for (int L = 0; L < Lanes; ++L)
       if ((M >> L) & 1)
         Lanes_[static_cast<std::size_t>(L)] = Addr.lane(L);
-    C = costsOf(S, Lanes_);
-  } else if ((*CurReports)[static_cast<std::size_t>(Site)].DataSource.empty()) {
-    (*CurReports)[static_cast<std::size_t>(Site)].DataSource = Addr.UnknownSrc;
+    if (!Addr.Unknown) {
+      C = costsOf(S, Lanes_);
+    } else {
+      // Known up to one shift of every lane: the DMM congestion does not
+      // depend on it (the banks rotate); the other models' costs may.
+      const UniformDataCosts U = uniformDataCosts(S, Lanes_, Addr.DataStep);
+      C = U.Worst;
+      if (!U.Exact)
+        Data = DataCongestion{C.Congestion, static_cast<double>(C.Congestion)};
+    }
+  } else {
+    Data = dataCongestion(S, Active, Addr.ReachWorst);
   }
   AccessSiteReport &R = (*CurReports)[static_cast<std::size_t>(Site)];
-  if (Addr.Unknown)
-    R.DataDependent = true;
+  if (Data && R.DataSource.empty())
+    R.DataSource = Addr.UnknownSrc;
   if (!Guards.empty()) {
     markGuarded(R);
-    if (!Addr.Unknown)
+    if (!Data) {
+      // The half-lane expectation depends on the banks alone, which a
+      // shift by whole periods keeps: lift data-shifted lanes by one.
+      if (Addr.Unknown)
+        liftByPeriods(Lanes_, costPeriod(S, W));
       R.ExpectedGuardCongestion +=
           S.Atomic ? expectedHalfLaneAtomicCongestion(Lanes_, W) : expectedHalfLaneCongestion(Lanes_, W);
+    }
   }
-  addStats(R, C, Addr.Unknown, Active, 1, Addr.ReachWorst);
-  CurWarpTrace->push_back({Site, timeCost(S, C, Addr.Unknown, Active), Active, CurPhase});
+  if (Data)
+    DataExpected[static_cast<std::size_t>(Site)][Data->Expected] += 1;
+  addStats(R, C, Data ? &*Data : nullptr, Active, 1);
+  CurWarpTrace->push_back({Site, Data && !Addr.DataUniform ? timeCost(S, C, true, Active) : timeCost(S, C, false, Active),
+                           Active, CurPhase});
 }
 
 void Analyzer::markGuarded(AccessSiteReport &R) const {
@@ -576,6 +662,7 @@ void Analyzer::runExhaustive(KernelReport &Rep) {
   if (static_cast<Wide>(NumBlocks) * WarpsPerBlock > Opts.WorkLimit - WorkDone)
     spend(NumBlocks * WarpsPerBlock);
   Rep.Sites = emptyReports(Sites);
+  DataExpected.assign(Sites.size(), {});
   CurReports = &Rep.Sites;
   const std::int64_t NumWarps = NumBlocks * WarpsPerBlock;
   std::vector<std::vector<WarpAccess>> Traces(static_cast<std::size_t>(NumWarps));
@@ -666,12 +753,23 @@ KernelReport Analyzer::run() {
       Rep.Time = 0;
     }
   }
-  for (AccessSiteReport &S : Rep.Sites) {
+  for (std::size_t I = 0; I < Rep.Sites.size(); ++I) {
+    AccessSiteReport &S = Rep.Sites[I];
     if (S.DataDependent) {
-      const std::int64_t Active = S.WarpExecutions ? S.ThreadAccesses / S.WarpExecutions : 0;
-      // Random indices cannot do worse than the worst the site can reach
-      // (a row of w words: one address per bank, whatever the layout).
-      S.ExpectedRapCongestion = std::min(expectedMaxLoad(Active, W), static_cast<double>(S.WorstCongestion));
+      // Over every execution, known ones at their congestion (a warp of one
+      // lane reads data alike in all its lanes). Weighted by the share of
+      // each value, in the value's order: the same figure whichever path
+      // counted the executions, and one value's exactly.
+      std::map<double, std::int64_t> Of =
+          I < DataExpected.size() ? DataExpected[I] : std::map<double, std::int64_t>{};
+      for (auto [Cost, Times] : S.Congestion.Counts.Bars)
+        Of[static_cast<double>(Cost)] += Times;
+      if (S.Congestion.Count)
+        S.WorstCongestion = std::max(S.WorstCongestion, S.Congestion.Max);
+      double Mean = 0;
+      for (auto [Value, Times] : Of)
+        Mean += Value * (static_cast<double>(Times) / static_cast<double>(S.WarpExecutions));
+      S.ExpectedRapCongestion = Mean;
       Rep.TimeUsesWorstCase = true;
     }
     if (S.DataGuarded) { // the sum over executions, then the mean

@@ -93,8 +93,15 @@ struct AccessSiteReport {
   /// `holds`, no --data): costs above are then unknown and not filled.
   bool DataDependent = false;
   std::string DataSource; ///< the array whose values the index reads
-  std::int64_t WorstCongestion = 0;  ///< every active lane in one bank
-  double ExpectedRapCongestion = 0;  ///< random indices, any layout incl. RAP
+  /// The most over the warp executions of a worst congestion: every active
+  /// lane in one bank where the index reads data (fewer when the known
+  /// indices allow no more), the congestion where it is known.
+  std::int64_t WorstCongestion = 0;
+  /// Random indices, any layout incl. RAP: the mean over the warp executions
+  /// of E[max load] of each one's own active lanes in w banks
+  /// (expectedMaxLoad), at most its worst, where its index reads data, and
+  /// of its congestion where it is known.
+  double ExpectedRapCongestion = 0;
   /// Whether a lane makes the access depends on data the analysis does not
   /// know: it sits under an `if` whose condition, or in a loop whose bounds,
   /// read memory (no `holds`, no --data). Every lane that reaches the

@@ -119,7 +119,7 @@ void Analyzer::countLaneTable(int TId, const std::vector<LoopDom> &Vars,
           throw NotAffine{"an index that leaves its array (checked thread by thread)"};
         if (!Active)
           continue;
-        addStats(Acc, costsOf(S, laneTableAddresses(T, Vals, Active)), false, std::popcount(Active), 1);
+        addStats(Acc, costsOf(S, laneTableAddresses(T, Vals, Active)), nullptr, std::popcount(Active), 1);
       }
       Parts[Part] = std::move(Acc);
     } catch (...) {

@@ -214,6 +214,9 @@ void Analyzer::assignLocal(const std::string &Name, const Val &V, Mask M) {
     Live &= (Mask(1) << Lanes) - 1;
   if ((M & Live) == Live || V.Unknown) {
     *Old = V;
+    // Lanes that do not assign keep their own value: alike no more.
+    if (V.DataUniform && ((M & Live) != Live || CurPred >= 0 || !Guards.empty()))
+      *Old = plainData(V);
     return;
   }
   if (Old->Unknown) {

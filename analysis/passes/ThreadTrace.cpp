@@ -68,6 +68,7 @@ public:
       });
     });
     Out.DataDependent.assign(Sites.size(), 0);
+    Out.DataSource.assign(Sites.size(), "");
   }
 
   /// Runs every thread of block B; returns false when the work limit was
@@ -165,11 +166,26 @@ private:
     return std::nullopt;
   }
 
-  std::optional<std::int64_t> *findLocal(const std::string &Name) {
+  /// A local's value, and when it is unknown, why (Why when assigned).
+  struct LocalSlot {
+    const std::string *Name = nullptr;
+    std::optional<std::int64_t> Value;
+    const std::string *Why = nullptr;
+  };
+  LocalSlot *findLocal(const std::string &Name) {
     for (auto It = Locals.rbegin(); It != Locals.rend(); ++It)
-      if (*It->first == Name)
-        return &It->second;
+      if (*It->Name == Name)
+        return &*It;
     return nullptr;
+  }
+
+  /// Why the value evaluated last is unknown: Node's description, made
+  /// once (Make) and kept for the run.
+  template <typename F> void unknownBecause(const void *Node, F Make) {
+    auto It = Origins.find(Node);
+    if (It == Origins.end())
+      It = Origins.emplace(Node, Make()).first;
+    Why = &It->second;
   }
 
   /// The value of E in the current thread; nullopt when it reads unknown data.
@@ -177,8 +193,10 @@ private:
     spend();
     if (const auto *L = E.as<ir::IntLit>())
       return L->Value;
-    if (E.is<ir::FloatLit>()) // a value, never an index (Sema)
+    if (E.is<ir::FloatLit>()) { // a value, never an index (Sema)
+      unknownBecause(&E, [] { return std::string("takes a floating-point value"); });
       return std::nullopt;
+    }
     if (const auto *Sel = E.as<ir::Select>()) {
       // Only the chosen arm runs (and accesses memory).
       const std::optional<std::int64_t> C = eval(*Sel->Cond);
@@ -189,8 +207,11 @@ private:
       return eval(*C != 0 ? *Sel->Then : *Sel->Else);
     }
     if (const auto *V = E.as<ir::VarRef>()) {
-      if (std::optional<std::int64_t> *Slot = findLocal(V->Name))
-        return *Slot;
+      if (LocalSlot *Slot = findLocal(V->Name)) {
+        if (!Slot->Value)
+          Why = Slot->Why;
+        return Slot->Value;
+      }
       if (auto It = Params.find(V->Name); It != Params.end())
         return It->second;
       runtimeError(E.Loc, fmt::format("'{}' has no value", V->Name));
@@ -253,10 +274,17 @@ private:
     if (const auto *S = E.as<ir::Shuffle>()) {
       // The thread runs it (its value's reads are its own); the value is
       // another lane's, which this run does not have: data.
-      eval(*S->Value);
-      eval(*S->Lane);
+      const bool ValueKnown = eval(*S->Value).has_value();
+      const bool LaneKnown = eval(*S->Lane).has_value();
       if (CurShared)
         CurShared->Shuffles.push_back({ShuffleOf.at(S), static_cast<std::int32_t>(Flat)});
+      // Data it moves names its own source; otherwise the shuffle is why.
+      if (ValueKnown && LaneKnown)
+        unknownBecause(&E, [&] {
+          return fmt::format("takes the value of '{}' at {}:{}, another lane's, which a thread-by-thread run "
+                             "does not have",
+                             ir::spelling(S->Op), E.Loc.Line, E.Loc.Col);
+        });
       return std::nullopt;
     }
     if (const auto *A = E.as<ir::Atomic>()) {
@@ -265,6 +293,10 @@ private:
       for (const ir::Expr &V : A->Args)
         eval(V);
       access(A->Target, E.Loc, true);
+      unknownBecause(&E, [&] {
+        return fmt::format("takes the old value of '{}' on '{}' at {}:{}, which depends on the order of the threads",
+                           ir::spelling(A->Op), A->Target.Array, E.Loc.Line, E.Loc.Col);
+      });
       return std::nullopt;
     }
     const auto &R = std::get<ir::ArrayRead>(E.Node);
@@ -295,8 +327,12 @@ private:
     const auto SIt = SiteOf.find(&R);
     const int Site = SIt == SiteOf.end() ? -1 : SIt->second;
     if (!Known) {
-      if (Site >= 0 && CurShared)
+      if (Site >= 0 && CurShared) {
         ++Out.DataDependent[static_cast<std::size_t>(Site)];
+        std::string &Src = Out.DataSource[static_cast<std::size_t>(Site)];
+        if (Src.empty())
+          Src = Why ? *Why : "reads data whose values are unknown";
+      }
       if (IsWrite && Mem.CoverageIdx >= 0 && CurCoverage)
         (*CurCoverage)[static_cast<std::size_t>(Mem.CoverageIdx)].DataDependentWrite = true;
       return std::nullopt;
@@ -325,6 +361,12 @@ private:
       return static_cast<std::int64_t>((*A.Holds)(static_cast<std::uint64_t>(Elem)));
     if (A.Data && static_cast<std::size_t>(Elem) < A.Data->size())
       return (*A.Data)[static_cast<std::size_t>(Elem)];
+    unknownBecause(&R, [&] {
+      return A.Decl->Space == ir::MemSpace::Local
+                 ? fmt::format("reads '{}', a local array whose values the check does not follow", R.Array)
+                 : fmt::format("reads '{}', whose values are unknown (declare it with 'holds' or give --data)",
+                               R.Array);
+    });
     return std::nullopt;
   }
 
@@ -344,12 +386,14 @@ private:
     spend();
     if (const auto *L = S.as<ir::Let>()) {
       const std::optional<std::int64_t> V = eval(L->Init);
-      Locals.emplace_back(&L->Name, V);
+      Locals.push_back({&L->Name, V, V ? nullptr : Why});
     } else if (const auto *A = S.as<ir::Assign>()) {
       const std::optional<std::int64_t> V = eval(A->Value);
       if (const auto *Var = std::get_if<ir::VarRef>(&A->Target)) {
-        if (std::optional<std::int64_t> *Slot = findLocal(Var->Name))
-          *Slot = V;
+        if (LocalSlot *Slot = findLocal(Var->Name)) {
+          Slot->Value = V;
+          Slot->Why = V ? nullptr : Why;
+        }
       } else {
         access(std::get<ir::ArrayRead>(A->Target), S.Loc, true);
       }
@@ -364,10 +408,10 @@ private:
       }
       if (*Step == 0)
         runtimeError(S.Loc, "loop step is zero");
-      Locals.emplace_back(&F->Var, *Begin);
+      Locals.push_back({&F->Var, *Begin, nullptr});
       const std::size_t Slot = Locals.size() - 1;
       for (std::int64_t V = *Begin; *Step > 0 ? V < *End : V > *End;) {
-        Locals[Slot].second = V;
+        Locals[Slot].Value = V;
         exec(F->Body);
         if (__builtin_add_overflow(V, *Step, &V))
           break;
@@ -416,7 +460,11 @@ private:
   std::array<std::int64_t, 3> Bid{0, 0, 0}, Tid3{0, 0, 0};
   std::int64_t Flat = 0, Seq = 0;
   std::int32_t Interval = 0;
-  std::vector<std::pair<const std::string *, std::optional<std::int64_t>>> Locals;
+  std::vector<LocalSlot> Locals;
+  /// Why the last unknown value is (into Origins), null before any.
+  const std::string *Why = nullptr;
+  /// The description of each node that made a value unknown.
+  std::unordered_map<const void *, std::string> Origins;
   BlockTrace *CurShared = nullptr;
   std::int64_t BudgetLeft = 0;
 };

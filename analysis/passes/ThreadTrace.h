@@ -110,6 +110,11 @@ struct KernelTrace {
   std::string SharedWhy;
   /// Per site: thread accesses whose index reads unknown data (not traced).
   std::vector<std::int64_t> DataDependent;
+  /// Per site: what made the first such index unknown, worded to follow
+  /// "the index ": "reads 'p', whose values are unknown (...)", also when
+  /// the value came through a local or a shuffle; "takes the value of
+  /// 'shfl_xor' at 12:11, ..." when the shuffle itself is why.
+  std::vector<std::string> DataSource;
   /// The first condition or loop bound on unknown data: what it guards was
   /// not evaluated, so absent accesses prove nothing.
   std::optional<SourceLoc> DataControl;

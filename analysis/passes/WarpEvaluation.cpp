@@ -18,10 +18,120 @@ Val *Analyzer::findLocal(const std::string &Name) {
   return nullptr;
 }
 
+bool Analyzer::sameInLanes(const Val &X, Mask M) const {
+  if (X.Unknown && !X.DataUniform)
+    return false;
+  if (X.Pred >= 0 || X.Lt >= 0)
+    return false;
+  if (!X.HasV)
+    return true;
+  bool Any = false;
+  std::int64_t First = 0;
+  for (int L = 0; L < Lanes; ++L)
+    if ((M >> L) & 1) {
+      if (Any && X.V[static_cast<std::size_t>(L)] != First)
+        return false;
+      First = X.V[static_cast<std::size_t>(L)];
+      Any = true;
+    }
+  return true;
+}
+
+std::optional<Val> Analyzer::uniformDataOp(ir::BinaryOp Op, const Val &A, const Val &B, Mask M) const {
+  using ir::BinaryOp;
+  auto Usable = [](const Val &X) { return X.Unknown ? X.DataUniform : X.Pred < 0 && X.Lt < 0; };
+  if (!Usable(A) || !Usable(B))
+    return std::nullopt;
+  const std::string &Src = A.Unknown ? A.UnknownSrc : B.UnknownSrc;
+  // Each operand as X * G + C + V[l]: data has its step; a known value's
+  // symbolic terms (block indices, loop variables, opaque values) move it
+  // by multiples of their coefficients' gcd, which is then its step.
+  struct Form {
+    Wide G = 0, C = 0;
+    bool HasV = false;
+    const LaneArr *V = nullptr;
+  };
+  auto FormOf = [](const Val &X) {
+    Form F;
+    F.C = X.U.C;
+    if (X.Unknown)
+      F.G = X.DataStep;
+    for (auto [Var, Coef] : X.U.Terms)
+      F.G = std::gcd(static_cast<std::int64_t>(F.G), Coef < 0 ? -Coef : Coef);
+    F.HasV = X.HasV;
+    F.V = &X.V;
+    return F;
+  };
+  const Form FA = FormOf(A), FB = FormOf(B);
+  auto Fits = [](Wide X) {
+    return X >= std::numeric_limits<std::int64_t>::min() && X <= std::numeric_limits<std::int64_t>::max();
+  };
+  // Builds X * G + C + V; known (no data left) when G is 0.
+  auto Make = [&](Wide G, Wide C, bool HasV, auto LaneOf) -> std::optional<Val> {
+    if (!Fits(G))
+      return std::nullopt;
+    Val R;
+    if (G != 0) {
+      R = uniformData(Src);
+      R.DataStep = static_cast<std::int64_t>(G);
+      C = C % G;
+      if (C < 0)
+        C += G;
+    }
+    if (!Fits(C))
+      return std::nullopt;
+    R.U.C = static_cast<std::int64_t>(C);
+    R.HasV = HasV;
+    for (int L = 0; L < Lanes && HasV; ++L) {
+      const Wide X = (M >> L) & 1 ? LaneOf(L) : 0;
+      if (!Fits(X))
+        return std::nullopt;
+      R.V[static_cast<std::size_t>(L)] = static_cast<std::int64_t>(X);
+    }
+    return R;
+  };
+  auto Lane = [](const Form &F, int L) -> Wide { return F.HasV ? (*F.V)[static_cast<std::size_t>(L)] : 0; };
+  auto IsConst = [](const Val &X) { return !X.Unknown && X.concrete() && !X.HasV; };
+  switch (Op) {
+  case BinaryOp::Add:
+  case BinaryOp::Sub: {
+    const Wide Sign = Op == BinaryOp::Add ? 1 : -1;
+    return Make(std::gcd(static_cast<std::int64_t>(FA.G), static_cast<std::int64_t>(FB.G)), FA.C + Sign * FB.C,
+                FA.HasV || FB.HasV, [&](int L) { return Lane(FA, L) + Sign * Lane(FB, L); });
+  }
+  case BinaryOp::Mul:
+  case BinaryOp::Shl: {
+    // A constant multiple: (X * G + C + V) * k.
+    const bool BConst = IsConst(B), AConst = Op == BinaryOp::Mul && IsConst(A);
+    if (BConst || AConst) {
+      const Form &F = BConst ? FA : FB;
+      Wide K = BConst ? B.U.C : A.U.C;
+      if (Op == BinaryOp::Shl) {
+        if (K < 0 || K > 62)
+          break;
+        K = Wide(1) << static_cast<int>(K);
+      }
+      const Wide G = F.G * (K < 0 ? -K : K);
+      return Make(G, F.C * K, F.HasV, [&](int L) { return Lane(F, L) * K; });
+    }
+    break;
+  }
+  default:
+    break;
+  }
+  // Any operation on values the same in every active lane: the same in
+  // every active lane (a comparison, a division, a product of two data).
+  if (sameInLanes(A, M) && sameInLanes(B, M))
+    return uniformData(Src);
+  return std::nullopt;
+}
+
 Val Analyzer::evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
                          const SourceLoc &Loc) {
   using ir::BinaryOp;
   if (A.Unknown || B.Unknown) {
+    if (std::optional<Val> R = uniformDataOp(Op, A, B, M))
+      return *R;
     Val R;
     R.Unknown = true;
     R.UnknownSrc = A.Unknown ? A.UnknownSrc : B.UnknownSrc;
@@ -222,8 +332,8 @@ Val Analyzer::evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
 Val Analyzer::lookupTable(const Val &Index, Mask M, const SourceLoc &Loc,
                           const std::string &What,
                           const std::function<std::optional<std::int64_t>(std::int64_t)> &F) {
-  if (Index.Unknown)
-    return Index;
+  if (Index.Unknown) // one entry for every lane when the index is alike in all
+    return sameInLanes(Index, M) ? uniformData(Index.UnknownSrc) : plainData(Index);
   if (!Index.concrete())
     throw NotAffine{fmt::format("{} indexed by block indices or loop variables", What)};
   Val R;
@@ -350,7 +460,7 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
             // Short-circuit per lane: evaluate the right side only on the
             // lanes that need it.
             if (A.Unknown)
-              return A;
+              return plainData(A);
             const bool IsAnd = N.Op == BinaryOp::LogAnd;
             auto Combine = [&](int PA, int PB) {
               PredNode C;
@@ -374,7 +484,7 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
                 throw NotAffine{"a guarded operand that fails on some lanes"};
               }
               if (B.Unknown)
-                return B;
+                return plainData(B);
               return Combine(toPred(A, M), toPred(B, M));
             }
             Mask Need = 0;
@@ -387,6 +497,7 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
             if (B.Unknown) {
               // Data decides the lanes that reach the right side; the
               // others are known (`i < N && f[i] > 0` is 0 where i >= N).
+              B = plainData(B);
               B.KnownZero = B.KnownOne = 0;
               (IsAnd ? B.KnownZero : B.KnownOne) = M & ~Need;
               return B;
@@ -419,8 +530,12 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
           for (const Expr &A : N.Args)
             Args.push_back(eval(A, M));
           for (const Val &A : Args)
-            if (A.Unknown)
-              return A;
+            if (A.Unknown) {
+              // min, max, log2, bitrev of values alike in every lane.
+              const bool Alike = std::all_of(Args.begin(), Args.end(),
+                                             [&](const Val &X) { return sameInLanes(X, M); });
+              return Alike ? uniformData(A.UnknownSrc) : plainData(A);
+            }
           bool AllConcrete = true, AnyLanes = false;
           for (const Val &A : Args) {
             if (A.Pred >= 0)
@@ -582,8 +697,8 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
           if (Then == 0)
             return eval(*N.Else, M);
           const Val A = eval(*N.Then, Then), B = eval(*N.Else, M & ~Then);
-          if (A.Unknown || B.Unknown)
-            return A.Unknown ? A : B;
+          if (A.Unknown || B.Unknown) // lanes take different arms
+            return plainData(A.Unknown ? A : B);
           if (!A.concrete() || !B.concrete())
             throw NotAffine{"a '?:' whose lanes choose symbolic values"};
           Val R;
@@ -603,8 +718,10 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
 Val Analyzer::evalShuffle(const ir::Shuffle &S, const SourceLoc &Loc, Mask M) {
   const Val V = eval(*S.Value, M);
   const Val L = eval(*S.Lane, M);
-  if (V.Unknown)
-    return V;
+  // Uniform data moves as a known value does: each lane takes its source
+  // lane's known part.
+  if (V.Unknown && (!V.DataUniform || L.Unknown))
+    return plainData(V);
   if (L.Unknown) { // which lane is data: so is the value
     Val R;
     R.Unknown = true;
@@ -642,7 +759,8 @@ Val Analyzer::evalShuffle(const ir::Shuffle &S, const SourceLoc &Loc, Mask M) {
   if (FromIdle) {
     Val U;
     U.Unknown = true;
-    U.UnknownSrc = fmt::format("'{}' from a lane that does not run it", ir::spelling(S.Op));
+    U.UnknownSrc = V.Unknown ? V.UnknownSrc
+                             : fmt::format("'{}' from a lane that does not run it", ir::spelling(S.Op));
     return U;
   }
   return R;
@@ -724,14 +842,27 @@ void Analyzer::checkBounds(const ArrayInfo &A, const std::vector<Val> &Idx,
 Val Analyzer::address(const ArrayInfo &A, const std::vector<Val> &Idx, Mask M,
                       const SourceLoc &Loc) {
   const ir::Array &D = *A.Decl;
-  for (const Val &X : Idx)
-    if (X.Unknown)
-      return X;
   auto Const = [](std::int64_t V) {
     Val R;
     R.U.C = V;
     return R;
   };
+  for (const Val &X : Idx)
+    if (X.Unknown) {
+      // Uniform data in a row-major layout stays uniform data up to the
+      // lanes' known parts: ((i0*D1 + i1)*...)*Pitch + j, as below. Other
+      // layouts move elements within rows by their row: data per lane.
+      if (!A.Layout.isAffine() ||
+          !std::all_of(Idx.begin(), Idx.end(), [](const Val &Y) { return !Y.Unknown || Y.DataUniform; }))
+        return plainData(X);
+      Val Lin = Const(0);
+      for (std::size_t Dim = 0; Dim + 1 < D.Shape.size(); ++Dim) {
+        Lin = evalBinary(ir::BinaryOp::Mul, Lin, Const(D.Shape[Dim]), M, Loc);
+        Lin = evalBinary(ir::BinaryOp::Add, Lin, Idx[Dim], M, Loc);
+      }
+      Lin = evalBinary(ir::BinaryOp::Mul, Lin, Const(D.Shape.back() + A.Layout.Pad), M, Loc);
+      return evalBinary(ir::BinaryOp::Add, Lin, Idx.back(), M, Loc);
+    }
   if (A.Layout.isAffine()) {
     // Row-major with the layout's row pitch: ((i0*D1 + i1)*D2 + ...)*Pitch + j,
     // kept symbolic on the fast path.
@@ -804,6 +935,24 @@ Val Analyzer::readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,
     if (Site >= Opts.OnlySites.size() || !Opts.OnlySites[Site]) {
       if (IsWrite)
         return {};
+      // Whether every lane reads one element, as the full run would find,
+      // from indices that read no memory (those evaluate nothing else).
+      bool Alike = It->second.Decl->Space != ir::MemSpace::Local;
+      for (const ir::Expr &I : R.Indices) {
+        if (!Alike || readsSite(I)) {
+          Alike = false;
+          break;
+        }
+        try {
+          Alike = sameInLanes(eval(I, M), M);
+        } catch (const UserError &) {
+          Alike = false;
+        } catch (const NotAffine &) {
+          Alike = false;
+        }
+      }
+      if (Alike)
+        return uniformData(R.Array);
       Val V;
       V.Unknown = true;
       V.UnknownSrc = R.Array;
@@ -824,7 +973,7 @@ Val Analyzer::readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,
   const ArrayInfo &A = It->second;
   checkBounds(A, Idx, M, Loc);
   Val Addr = address(A, Idx, M, Loc);
-  if (Addr.Unknown) {
+  if (Addr.Unknown && !Addr.DataUniform) {
     // One index is data and the others are known: what the warp can reach.
     std::size_t Data = Idx.size(), Known = 0;
     for (std::size_t D = 0; D < Idx.size(); ++D) {
@@ -872,6 +1021,11 @@ Val Analyzer::readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,
                          return (*A.Data)[static_cast<std::size_t>(I)];
                        });
   }
+  // Data, but one element for every lane (`ids[bx]`): one value in all
+  // (a warp's read of one address gives every lane the same word).
+  if (A.Decl->Space != ir::MemSpace::Local &&
+      std::all_of(Idx.begin(), Idx.end(), [&](const Val &X) { return sameInLanes(X, M); }))
+    return uniformData(R.Array);
   Val V;
   V.Unknown = true;
   V.UnknownSrc = R.Array;

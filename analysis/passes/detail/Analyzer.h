@@ -146,6 +146,14 @@ struct Val {
   /// receive from the warp given the indices that are known (one row when
   /// only the column is data); 0 when not computed (then every lane).
   std::int64_t ReachWorst = 0;
+  /// With Unknown: data that is the same in every active lane up to a known
+  /// lane part. Lane l holds X * DataStep + U.C + V[l] (V when HasV) for one
+  /// integer X that data decides, the same in every lane; U.C lies in
+  /// 0..DataStep-1 and U has no terms. `ids[bx]` is X (step 1); then
+  /// `ids[bx] * 64 + tx` is X * 64 + tx: its lanes' banks are known up to a
+  /// rotation. Without DataUniform an unknown value is any value per lane.
+  bool DataUniform = false;
+  std::int64_t DataStep = 1;
   /// With Unknown, as a condition: lanes where it is known false (the left
   /// side of `i < N && f[i] > 0` fails) or known true (of `||`).
   Mask KnownZero = 0, KnownOne = 0;
@@ -251,6 +259,29 @@ struct SiteInfo {
   const ir::Atomic *Atomic = nullptr; ///< the atomic whose element Read is
 };
 
+/// The shift, in elements, under which every model's cost of Site's warp
+/// accesses repeats: w banks (DMM) or groups (UMM), 128 bytes (sm_90 banks,
+/// sectors and lines). W = 32, f64: 32.
+inline std::int64_t costPeriod(const SiteInfo &S, std::int64_t W) {
+  return std::lcm(W, std::max<std::int64_t>(1, 128 / S.Arr->ElemBytes));
+}
+
+/// Lifts the addresses (NoAccess aside) by whole Periods until none is
+/// negative: the models take non-negative addresses, and their costs do
+/// not change.
+inline void liftByPeriods(std::vector<Address> &Addrs, std::int64_t Period) {
+  Address Lowest = 0;
+  for (Address A : Addrs)
+    if (A != NoAccess)
+      Lowest = std::min(Lowest, A);
+  if (Lowest >= 0)
+    return;
+  const Address Lift = (-Lowest + Period - 1) / Period * Period;
+  for (Address &A : Addrs)
+    if (A != NoAccess)
+      A += Lift;
+}
+
 /// A recorded warp access on the fast path: the address as an affine
 /// function of the symbolic variables plus a lane part.
 /// Ids at and above this in Affine terms are opaque uniform values (a
@@ -286,6 +317,34 @@ struct AtomDef {
   ir::BinaryOp Op = ir::BinaryOp::Lt;
 };
 
+/// The DMM congestion of one warp execution whose addresses data decides:
+/// the most distinct addresses one bank can receive, and their expected
+/// number (docs/analysis.md, "Data-dependent indices").
+struct DataCongestion {
+  std::int64_t Worst = 0;
+  double Expected = 0;
+};
+
+/// X as data with nothing known of it per lane (its source kept): what a
+/// value built from X by an operation that mixes lanes is.
+inline Val plainData(const Val &X) {
+  Val R;
+  R.Unknown = true;
+  R.UnknownSrc = X.UnknownSrc;
+  R.KnownZero = X.KnownZero;
+  R.KnownOne = X.KnownOne;
+  return R;
+}
+
+/// Data that every active lane holds alike (Val::DataUniform, step 1).
+inline Val uniformData(std::string Src) {
+  Val R;
+  R.Unknown = true;
+  R.UnknownSrc = std::move(Src);
+  R.DataUniform = true;
+  return R;
+}
+
 /// A formula over atoms and constant lane masks.
 struct PredNode {
   enum Kind { Atom, Lanes, And, Or, Not } K = Atom;
@@ -308,6 +367,10 @@ struct Template {
   bool Unknown = false;
   std::string UnknownSrc;
   std::int64_t ReachWorst = 0; ///< Val::ReachWorst of an unknown address
+  /// Val::DataUniform of an unknown address: U.C, HasV and V hold its
+  /// known parts, DataStep its step.
+  bool DataUniform = false;
+  std::int64_t DataStep = 1;
   int Pred = -1; ///< the guard the access runs under, -1: none
   int Oob = -1;  ///< lanes whose index leaves the array, -1: none can
   int Lt = -1;   ///< a per-lane table term of the address (Val::Lt)
@@ -353,6 +416,13 @@ private:
   Val eval(const ir::Expr &E, Mask M);
   Val evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
                  const SourceLoc &Loc);
+  /// A Op B when one of them is data: uniform data (Val::DataUniform) when
+  /// each is uniform data or known, and the result is again (sums, constant
+  /// multiples, or any operation on values the same in every active lane);
+  /// nullopt otherwise (data per lane).
+  std::optional<Val> uniformDataOp(ir::BinaryOp Op, const Val &A, const Val &B, Mask M) const;
+  /// Every active lane of M holds the same value of X (known or data).
+  bool sameInLanes(const Val &X, Mask M) const;
   Val readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,
                 bool IsWrite);
   /// An atomic: its values, then its element's access (a site of its
@@ -391,9 +461,32 @@ private:
   AccessCosts costsOf(const SiteInfo &S, const std::vector<Address> &Lanes) const;
   std::int64_t timeCost(const SiteInfo &S, const AccessCosts &C, bool Unknown,
                         int Active) const;
-  /// Worst: an unknown address's Val::ReachWorst (0: every active lane).
-  void addStats(AccessSiteReport &R, const AccessCosts &C, bool Unknown,
-                int Active, std::int64_t Times, std::int64_t Worst = 0) const;
+  /// Data: the congestion of a warp execution whose address data decides
+  /// (null: C holds the costs); its expected figure the caller counts in
+  /// DataExpected.
+  void addStats(AccessSiteReport &R, const AccessCosts &C, const DataCongestion *Data,
+                int Active, std::int64_t Times) const;
+  /// The DMM congestion of an access whose index reads data, with Active
+  /// lanes: worst, every active lane in one bank (at most Reach distinct
+  /// addresses when the known indices bound it, Val::ReachWorst, 0: no
+  /// bound; an atomic counts every lane); expected, E[max load] of Active
+  /// balls in W bins (random banks), at most the worst.
+  DataCongestion dataCongestion(const SiteInfo &S, int Active, std::int64_t Reach);
+  /// The costs of an access whose lanes' addresses are Known[l] + Shift for
+  /// one Shift that data picks among the multiples of Step: every model's
+  /// cost at each residue of Shift (costs repeat with the period of
+  /// ClassCounting's Period). Exact when every residue gives the same costs
+  /// (a row read at a data index: `table[ids[bx] * 64 + tx]`); otherwise
+  /// Worst holds each model's most. Known holds NoAccess on lanes that are off.
+  struct UniformDataCosts {
+    AccessCosts Worst;
+    bool Exact = true;
+  };
+  UniformDataCosts uniformDataCosts(const SiteInfo &S, const std::vector<Address> &Known,
+                                    std::int64_t Step) const;
+  /// uniformDataCosts by site and lanes less a multiple of the step's gcd
+  /// with the period (the step's gcd last).
+  mutable std::map<std::pair<const void *, std::vector<Address>>, UniformDataCosts> UniformCostsCache;
   /// Val::ReachWorst of an access whose index Idx[Dim] alone is data.
   std::int64_t reachWorst(const ArrayInfo &A, std::vector<Val> Idx, std::size_t Dim, Mask M,
                           const SourceLoc &Loc);
@@ -487,6 +580,11 @@ private:
   };
   std::vector<DataGuard> Guards;
   std::vector<VarDomain> Domains;
+  /// Per site: the executions whose address is data, by their expected
+  /// congestion (DataCongestion::Expected).
+  std::vector<std::map<double, std::int64_t>> DataExpected;
+  /// expectedMaxLoad(K, W) by K, filled as needed (-1: not yet).
+  std::vector<double> MaxLoadOf;
   std::int64_t WorkDone = 0;
   /// Why the kernel is evaluated warp by warp (for the step limit's error).
   std::string WalkReason;
