@@ -366,9 +366,6 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
       // A guard on block indices or loop variables: both branches run
       // symbolically under it, and counting decides per class of warps.
       const int P = toPred(C, M);
-      PredNode Neg;
-      Neg.K = PredNode::Not;
-      Neg.A = P;
       const int Outer = CurPred;
       const std::size_t Mark = Locals.size();
       if (!I->Then.empty()) {
@@ -377,7 +374,7 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
         Locals.resize(Mark);
       }
       if (!I->Else.empty()) {
-        CurPred = predAnd(Outer, predNode(Neg));
+        CurPred = predAnd(Outer, predNot(P));
         exec(I->Else, M);
         Locals.resize(Mark);
       }

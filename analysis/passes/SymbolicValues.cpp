@@ -63,6 +63,13 @@ int Analyzer::predCombine(PredNode::Kind K, int A, int B) {
 int Analyzer::predAnd(int A, int B) { return predCombine(PredNode::And, A, B); }
 int Analyzer::predOr(int A, int B) { return predCombine(PredNode::Or, A, B); }
 
+int Analyzer::predNot(int A) {
+  PredNode N;
+  N.K = PredNode::Not;
+  N.A = A;
+  return predNode(N);
+}
+
 int Analyzer::toPred(const Val &V, Mask M) {
   if (V.Pred >= 0)
     return V.Pred;

@@ -328,11 +328,8 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
           Val X = eval(*N.Operand, M);
           Val Zero;
           if (X.Pred >= 0 && N.Op == UnaryOp::Not) {
-            PredNode Neg;
-            Neg.K = PredNode::Not;
-            Neg.A = X.Pred;
             Val R;
-            R.Pred = predNode(Neg);
+            R.Pred = predNot(X.Pred);
             return R;
           }
           switch (N.Op) {
@@ -556,13 +553,10 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
             // is the same in all its lanes and the arms differ only in
             // their uniform parts.
             const int P = toPred(C, M);
-            PredNode Neg;
-            Neg.K = PredNode::Not;
-            Neg.A = P;
             const int Outer = CurPred;
             CurPred = predAnd(Outer, P);
             const Val A = eval(*N.Then, M);
-            CurPred = predAnd(Outer, predNode(Neg));
+            CurPred = predAnd(Outer, predNot(P));
             const Val B = eval(*N.Else, M);
             CurPred = Outer;
             if (A.Unknown || B.Unknown)

@@ -514,6 +514,8 @@ private:
   int predCombine(PredNode::Kind K, int A, int B);
   int predAnd(int A, int B);
   int predOr(int A, int B);
+  /// The formula `not A`.
+  int predNot(int A);
   int toPred(const Val &V, Mask M);
   bool readsSite(const ir::Expr &E) const;
   std::int64_t valueAt(const Affine &A, const std::vector<std::int64_t> &Vals) const;
