@@ -4,7 +4,7 @@
 // threads (a runtime error, not a shape the lint takes).
 #include <cuda_runtime.h>
 
-// CHECK: note: kernel 'wide' not analyzed: kernel 'wide' has 140735340806145 blocks of 1024 threads and needs thread-by-thread analysis (more than 2^22 blocks or iterations tied together by a guard or an opaque value); that path handles up to 33554432 warps of 32 [bankwise-unanalyzed]
+// CHECK: note: kernel 'wide' not analyzed: kernel 'wide' has 140735340806145 blocks of 1024 threads and needs thread-by-thread analysis (an index that leaves its array (checked thread by thread)); that path handles up to 33554432 warps of 32 [bankwise-unanalyzed]
 __global__ void wide(const float *in, float *out) {
   const long long i = (static_cast<long long>(blockIdx.y) * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;
   out[i] = in[i];
