@@ -88,6 +88,8 @@ std::string freshName(std::string_view Base, std::set<std::string> &Used) {
 //===-- Types ---------------------------------------------------------------===//
 
 std::optional<ir::ElemType> elemTypeOf(const clang::ASTContext &Ctx, clang::QualType T) {
+  if (T.isNull())
+    return std::nullopt;
   T = T.getCanonicalType().getUnqualifiedType();
   if (const auto *E = T->getAs<clang::EnumType>())
     T = E->getDecl()->getIntegerType().getCanonicalType();
@@ -162,6 +164,8 @@ std::optional<ir::ElemType> elemTypeOf(const clang::ASTContext &Ctx, clang::Qual
 }
 
 bool isIntegral(clang::QualType T) {
+  if (T.isNull()) // an expression Clang could not type (after an error)
+    return false;
   T = T.getCanonicalType();
   return T->isIntegralOrEnumerationType() || T->isBooleanType();
 }
@@ -361,9 +365,11 @@ LVal KernelLowering::lowerCast(const clang::CastExpr *C, ir::Block &Out) {
     // An array escaping (to a call, say): padding it is no longer safe.
     std::string Why;
     ir::Block Scratch;
-    if (std::optional<PtrVal> P = lowerPointer(C, Scratch, Why))
+    if (std::optional<PtrVal> P = lowerPointer(C->getType()->isPointerType() ? C : Sub, Scratch, Why))
       markUnderstood(P->Array, false);
-    return inexact("a pointer used as a value", loc(C));
+    return inexact(C->getCastKind() == clang::CK_PointerToBoolean ? "a pointer tested against null"
+                                                                  : "a pointer used as a value",
+                   loc(C));
   }
   LVal V = lowerValue(Sub, Out);
   const bool FromInt = isIntegral(Sub->getType()), ToInt = isIntegral(C->getType());
@@ -487,8 +493,16 @@ LVal KernelLowering::lowerCall(const clang::CallExpr *C, ir::Block &Out) {
   const SourceLoc L = loc(C);
   const clang::FunctionDecl *F = C->getDirectCallee();
   const std::string Name = F && F->getIdentifier() ? F->getName().str() : "";
+  // cuda::barrier's arrive_and_wait is taken as the block's barrier (the
+  // count `init(&bar, blockDim.x)` gives); on a __shared__ barrier, whose
+  // declaration Clang refuses (see nvccDialect), the call is left dependent.
+  const auto *Method = llvm::dyn_cast_or_null<clang::CXXMethodDecl>(F);
+  const auto *Recovered = llvm::dyn_cast<clang::CXXDependentScopeMemberExpr>(C->getCallee()->IgnoreParens());
+  const bool BarrierWait =
+      (Method && Name == "arrive_and_wait" && Method->getParent()->getName().contains("barrier")) ||
+      (Recovered && Recovered->getMember().getAsString() == "arrive_and_wait");
   if (Name == "__syncthreads" || Name == "__syncthreads_count" || Name == "__syncthreads_and" ||
-      Name == "__syncthreads_or" || Name == "__barrier_sync") {
+      Name == "__syncthreads_or" || Name == "__barrier_sync" || BarrierWait) {
     LVal V = inexact(fmt::format("the value of '{}'", Name), L);
     for (const clang::Expr *A : C->arguments())
       absorb(V, lowerValue(A, Out));
@@ -513,6 +527,18 @@ LVal KernelLowering::lowerCall(const clang::CallExpr *C, ir::Block &Out) {
   }
   if (Name.rfind("__ld", 0) == 0 && C->getNumArgs() == 1) // __ldg(&a[i]) and kin
     return loadThrough(C->getArg(0), L, Out);
+  if ((Name == "__stcs" || Name == "__stcg" || Name == "__stwb" || Name == "__stwt") && C->getNumArgs() == 2) {
+    // __stcs(&a[i], v) and kin: a store through the pointer, a cache hint aside
+    const LVal V = lowerValue(C->getArg(1), Out);
+    std::string Why;
+    if (std::optional<PtrVal> P = lowerPointer(C->getArg(0), Out, Why)) {
+      if (std::optional<Expr> T = accessAt(*P, L, C->getBeginLoc()))
+        Out.push_back({ir::Assign{*T->as<ir::ArrayRead>(), V.materialize()}, ir::NodeLoc(L)});
+    } else {
+      unknownAccess(L, Why, C->getBeginLoc());
+    }
+    return inexact(fmt::format("the value of '{}'", Name), L);
+  }
   if (const std::optional<ir::AtomicOp> Op = cudaAtomic(Name);
       Op && C->getNumArgs() == static_cast<unsigned>(ir::arity(*Op)) + 1) {
     // atomicAdd(&a[i], v) and kin: the IR's atomic, one read-modify-write
@@ -712,7 +738,12 @@ std::optional<Expr> KernelLowering::access(const clang::Expr *E, ir::Block &Out,
 }
 
 std::optional<Expr> KernelLowering::accessAt(const PtrVal &P, const SourceLoc &L, clang::SourceLocation CL) {
-  const ArrayInfo &A = Arrays.at(P.Array);
+  const auto Found = Arrays.find(P.Array);
+  if (Found == Arrays.end()) { // every PtrVal names a declared array; never a crash if not
+    unknownAccess(L, fmt::format("a pointer into '{}', which the lint did not declare", P.Array), CL);
+    return std::nullopt;
+  }
+  const ArrayInfo &A = Found->second;
   if (P.Idx.size() != A.Shape.size()) {
     markUnderstood(P.Array, false);
     unknownAccess(L,
@@ -741,6 +772,8 @@ std::optional<PtrVal> KernelLowering::lowerPointer(const clang::Expr *E, ir::Blo
     }
     if (C->getCastKind() == clang::CK_LValueToRValue || !Sub->getType()->isPointerType())
       return C->getCastKind() == clang::CK_LValueToRValue ? lowerPointer(Sub, Out, Why) : failPtr(Why, "an integer cast to a pointer");
+    if (!C->getType()->isPointerType()) // a pointer tested, or made an integer
+      return failPtr(Why, fmt::format("a pointer converted to '{}'", C->getType().getAsString()));
     std::optional<PtrVal> P = lowerPointer(Sub, Out, Why);
     if (!P)
       return P;
@@ -781,14 +814,19 @@ std::optional<PtrVal> KernelLowering::lowerPointer(const clang::Expr *E, ir::Blo
       P->Idx.back() = binary(BinaryOp::Add, P->Idx.back(), I.materialize(), L);
       return P;
     }
-    if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(Sub))
-      if (const auto *V = llvm::dyn_cast<clang::VarDecl>(D->getDecl()); V && V->hasAttr<clang::CUDASharedAttr>())
+    if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(Sub)) {
+      if (const auto *V = llvm::dyn_cast<clang::VarDecl>(D->getDecl()); V && V->hasAttr<clang::CUDASharedAttr>()) {
         if (std::optional<std::string> A = sharedArray(V); A && !Arrays.at(*A).Shape.empty()) {
           PtrVal P{*A, {}, true};
           for (std::size_t I = 0; I < Arrays.at(*A).Shape.size(); ++I)
             P.Idx.push_back(ir::makeInt(0, L));
           return P;
         }
+        if (!V->getType()->isArrayType())
+          return failPtr(Why, fmt::format("'{}' is a shared scalar; the lint models shared arrays",
+                                          V->getName().str()));
+      }
+    }
     return failPtr(Why, "the address of something the lint does not model");
   }
   if (llvm::isa<clang::RecoveryExpr>(E))
@@ -832,7 +870,10 @@ std::optional<PtrVal> KernelLowering::arrayLValue(const clang::Expr *E, ir::Bloc
 }
 
 std::optional<PtrVal> KernelLowering::viewAs(PtrVal P, clang::QualType To, const SourceLoc &L, std::string &Why) {
-  const ArrayInfo &A = Arrays.at(P.Array);
+  const auto Found = Arrays.find(P.Array);
+  if (To.isNull() || Found == Arrays.end())
+    return failPtr(Why, "a cast the lint does not follow");
+  const ArrayInfo &A = Found->second;
   if ((To->isVoidType() || To->isCharType()) && ir::byteSize(A.Elem) == 1)
     return P; // bytes as bytes; a wider array becomes a byte view (offsets in bytes)
   std::optional<ir::ElemType> E = elemTypeOf(Ctx, To->isVoidType() ? Ctx.UnsignedCharTy : To);

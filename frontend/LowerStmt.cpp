@@ -151,8 +151,8 @@ bool KernelLowering::isAssigned(const clang::ValueDecl *D) const {
 }
 
 std::optional<std::string> KernelLowering::sharedArray(const clang::VarDecl *V) {
-  if (const auto It = ArrayOf.find(V); It != ArrayOf.end())
-    return It->second;
+  if (const auto It = ArrayOf.find(V); It != ArrayOf.end()) // "": seen, not modelled
+    return It->second.empty() ? std::nullopt : std::optional<std::string>(It->second);
   const std::string Name = V->getName().str();
   clang::QualType T = V->getType();
   std::vector<std::int64_t> Shape;
