@@ -312,7 +312,7 @@ LVal KernelLowering::lowerValue(const clang::Expr *E, ir::Block &Out) {
     // A component of a vector element (a[i].x) loads the element; of a
     // local, is that local's value.
     if (isMemoryLValue(M->getBase()))
-      return load(M->getBase(), Out, /*Component=*/true);
+      return load(M, Out, /*Component=*/true);
     LVal V = M->isArrow() ? inexact("a member through a pointer", L) : lowerValue(M->getBase(), Out);
     if (V.Exact || V.Why.empty())
       V = inexact(fmt::format("member '{}'", M->getMemberDecl()->getName().str()), L, V.Data);
@@ -694,10 +694,13 @@ void KernelLowering::unknownAccess(const SourceLoc &L, const std::string &Why, c
   note(L, fmt::format("access not analyzed: {}", Why), CL);
 }
 
-std::optional<Expr> KernelLowering::access(const clang::Expr *E, ir::Block &Out, bool IsStore) {
+std::optional<Expr> KernelLowering::access(const clang::Expr *E, ir::Block &Out, bool IsStore, int Component) {
   E = E->IgnoreParens();
   const SourceLoc L = loc(E);
   if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E)) {
+    // a[i].x: the element (of a split element, its field's scalar)
+    const auto *Field = llvm::dyn_cast<clang::FieldDecl>(M->getMemberDecl());
+    const int FieldIndex = Field ? static_cast<int>(Field->getFieldIndex()) : -1;
     if (M->isArrow()) {
       std::string Why;
       std::optional<PtrVal> P = lowerPointer(M->getBase(), Out, Why);
@@ -705,9 +708,9 @@ std::optional<Expr> KernelLowering::access(const clang::Expr *E, ir::Block &Out,
         unknownAccess(L, Why, E->getBeginLoc());
         return std::nullopt;
       }
-      return accessAt(*P, L, E->getBeginLoc());
+      return accessAt(*P, L, E->getBeginLoc(), FieldIndex);
     }
-    return access(M->getBase(), Out, IsStore); // a[i].x: the element
+    return access(M->getBase(), Out, IsStore, FieldIndex);
   }
   if (!isMemoryLValue(E))
     return std::nullopt; // registers
@@ -734,10 +737,27 @@ std::optional<Expr> KernelLowering::access(const clang::Expr *E, ir::Block &Out,
     unknownAccess(L, Why, E->getBeginLoc());
     return std::nullopt;
   }
-  return accessAt(*P, L, E->getBeginLoc());
+  std::optional<Expr> R = accessAt(*P, L, E->getBeginLoc(), Component);
+  if (R && Component < 0)
+    otherScalars(*P, L, IsStore, Out);
+  return R;
 }
 
-std::optional<Expr> KernelLowering::accessAt(const PtrVal &P, const SourceLoc &L, clang::SourceLocation CL) {
+void KernelLowering::otherScalars(const PtrVal &P, const SourceLoc &L, bool IsStore, ir::Block &Out) {
+  const auto It = Arrays.find(P.Array);
+  for (int C = 1; It != Arrays.end() && C < It->second.Split; ++C) {
+    std::optional<Expr> R = accessAt(P, L, {}, C);
+    if (!R)
+      return;
+    if (IsStore) // the value of a split element's scalar is data the lint does not follow
+      Out.push_back({ir::Assign{*R->as<ir::ArrayRead>(), ir::makeInt(0, L)}, ir::NodeLoc(L)});
+    else
+      Out.push_back({ir::Let{freshName(fmt::format("v{}", TempCount++), Used), *R}, ir::NodeLoc(L)});
+  }
+}
+
+std::optional<Expr> KernelLowering::accessAt(const PtrVal &P, const SourceLoc &L, clang::SourceLocation CL,
+                                             int Component) {
   const auto Found = Arrays.find(P.Array);
   if (Found == Arrays.end()) { // every PtrVal names a declared array; never a crash if not
     unknownAccess(L, fmt::format("a pointer into '{}', which the lint did not declare", P.Array), CL);
@@ -756,6 +776,12 @@ std::optional<Expr> KernelLowering::accessAt(const PtrVal &P, const SourceLoc &L
     markUnderstood(P.Array, false);
   if (Uncertain > 0 || AfterReturn)
     Info.UncertainMask.push_back(L);
+  if (A.Split > 1) { // source element i, scalar c: IR element i * Split + c
+    std::vector<Expr> Idx = P.Idx;
+    Idx.back() = binary(BinaryOp::Add, binary(BinaryOp::Mul, Idx.back(), ir::makeInt(A.Split), L),
+                        ir::makeInt(std::clamp(Component, 0, A.Split - 1), L), L);
+    return node(ir::ArrayRead{P.Array, std::move(Idx)}, L);
+  }
   return node(ir::ArrayRead{P.Array, P.Idx}, L);
 }
 
@@ -873,6 +899,9 @@ std::optional<PtrVal> KernelLowering::viewAs(PtrVal P, clang::QualType To, const
   const auto Found = Arrays.find(P.Array);
   if (To.isNull() || Found == Arrays.end())
     return failPtr(Why, "a cast the lint does not follow");
+  if (Found->second.Split > 1)
+    return failPtr(Why, fmt::format("a cast of '{}', whose elements the lint splits into scalars",
+                                    Found->second.Source));
   const ArrayInfo &A = Found->second;
   if ((To->isVoidType() || To->isCharType()) && ir::byteSize(A.Elem) == 1)
     return P; // bytes as bytes; a wider array becomes a byte view (offsets in bytes)
