@@ -152,8 +152,9 @@ bool KernelLowering::isAssigned(const clang::ValueDecl *D) const {
 
 namespace {
 
-/// How many scalars of one type T is made of, with no padding (float3: 3;
-/// struct { float a, b; }: 2), that type in E; 1 when it is not so.
+/// How many scalars of one size T is made of, with no padding (float3: 3;
+/// struct { float a; int b; }: 2), the first one's type in E (banks and
+/// sectors see sizes); 1 when it is not so.
 int scalarsOf(const clang::ASTContext &Ctx, clang::QualType T, std::optional<ir::ElemType> &E) {
   const clang::RecordDecl *R = T->getAsRecordDecl();
   if (!R || R->isUnion() || !R->getDefinition())
@@ -164,9 +165,10 @@ int scalarsOf(const clang::ASTContext &Ctx, clang::QualType T, std::optional<ir:
   int N = 0;
   for (const clang::FieldDecl *F : R->fields()) {
     std::optional<ir::ElemType> FE = elemTypeOf(Ctx, F->getType());
-    if (!FE || FE->Lanes != 1 || F->isBitField() || (Scalar && FE->Scalar != Scalar->Scalar))
+    if (!FE || FE->Lanes != 1 || F->isBitField() || (Scalar && ir::byteSize(*FE) != ir::byteSize(*Scalar)))
       return 1;
-    Scalar = FE;
+    if (!Scalar)
+      Scalar = FE;
     ++N;
   }
   if (N < 2 || Ctx.getTypeSizeInChars(T).getQuantity() != N * ir::byteSize(*Scalar))
@@ -194,9 +196,9 @@ std::optional<std::string> KernelLowering::sharedArray(const clang::VarDecl *V) 
     T = CA->getElementType();
   }
   std::optional<ir::ElemType> E = elemTypeOf(Ctx, T);
-  // One dimension of elements made of several scalars of one type (float3,
-  // a struct of floats): nvcc moves them one scalar at a time; modelled as
-  // an array of the scalars.
+  // One dimension of elements made of several scalars of one size (float3,
+  // a struct of floats and ints): nvcc moves them one scalar at a time;
+  // modelled as an array of the scalars.
   const int Split = E || Dynamic || Shape.size() != 1 ? 1 : scalarsOf(Ctx, T, E);
   if (E && Shape.empty()) { // a shared scalar: every lane reads one word, a broadcast
     ArrayOf[V] = "";

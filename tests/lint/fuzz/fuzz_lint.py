@@ -113,6 +113,24 @@ class Gen:
             lambda: f"bytes[{self.idx256()} % 128] = (char)tid;",
             lambda: f"if (g >= n) return;",
             lambda: f"out[{self.gidx()}] = fmaxf(in[g % n], 0.0f) + (float)max((int)tid, {r.randint(0, 9)});",
+            # corners: pointers into split elements, casts of them, atomics on a component,
+            # null tests written out, pointer differences, lambdas, members through this
+            lambda: f"{{ float3 *p3 = &f3[{self.idx32()}]; p3->y = 1.0f; out[g % n] = p3->x; }}",
+            lambda: f"{{ const float *pf = reinterpret_cast<const float *>(f3); out[g % n] = pf[{self.idx32()}]; }}",
+            lambda: f"atomicAdd(&f3[{self.idx32()}].z, 1.0f);",
+            lambda: f"atomicAdd(&pairs[{self.idx32()}].b, 1);",
+            lambda: f"{{ Pair pr = pairs[{self.idx32()}]; pairs[lane] = pr; }}",
+            lambda: f"if (out != nullptr && in == nullptr) out[{self.gidx()}] = 0.0f;",
+            lambda: f"out[{self.gidx()}] = in ? in[{self.gidx()}] : 0.0f;",
+            lambda: f"{{ float *p = &s1[{self.idx256()}]; counts[g % n] = (int)(p - s1); }}",
+            lambda: f"{{ auto twice = [&](int k) {{ return s1[(k * 2) % 256]; }}; out[g % n] = twice((int)tid); }}",
+            lambda: f"{{ Acc acc{{s1}}; acc.put({self.idx256()}, 1.0f); out[g % n] = acc.get(tid % 256); }}",
+            lambda: f"{{ int3 c3 = make_int3((int)tid, 0, 1); counts[g % n] = c3.x + ints3[{self.idx32()}].y; }}",
+            lambda: f"ints3[{self.idx32()}] = make_int3(1, 2, (int)tid);",
+            lambda: f"{{ float3 *d3 = reinterpret_cast<float3 *>(dyn); d3[lane] = make_float3(0.0f, 1.0f, 2.0f); }}",
+            lambda: f"{{ float *sp = s1; sp += {self.idx256()}; if (sp) *sp = 2.0f; }}",
+            lambda: f"__stcs(&s1[{self.idx256()}], 1.0f);",
+            lambda: f"out[{self.gidx()}] = __ldcs(&f3[{self.idx32()}].x);",
         ]
         if depth < 2:
             choices += [
@@ -164,6 +182,7 @@ class Gen:
                 "  __shared__ float tile[32][33];",
                 "  __shared__ float3 f3[32];",
                 "  __shared__ Pair pairs[32];",
+                "  __shared__ int3 ints3[32];",
                 "  __shared__ unsigned hit;",
                 "  __shared__ int best;",
                 "  __shared__ double dbl[32];",
@@ -195,6 +214,9 @@ class Gen:
         if self.missing_headers and r.random() < 0.25:
             missing = self.pick("<omp.h>", "<bankwise_absent_host_library.h>", '"absent/project_helpers.h"')
         self.globals.append("struct Pair { float a; int b; };")
+        self.globals.append("struct Acc {\n  float *base;\n"
+                            "  __device__ void put(int i, float v) { this->base[i] = v; }\n"
+                            "  __device__ float get(int i) const { return base[i]; }\n};")
         self.globals.append("template <typename T> T ceil_div(T a, T b) { return (a + b - 1) / b; }")
         for k in range(r.randint(1, 3)):
             self.kernel(k)

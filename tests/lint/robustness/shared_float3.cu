@@ -3,9 +3,10 @@
 // aligned) as three 4-byte accesses, and so does the lint: a whole element
 // is three requests at its line, a component one. Lanes three words apart
 // are conflict-free; six words apart, two lanes share each bank used.
-// Structs of one scalar type are split alike; others stay notes.
+// Structs of scalars of one size are split alike; others stay notes.
 struct Pair {
-  float a, b;
+  float a;
+  int b;
 };
 struct Mixed {
   float a;
@@ -25,7 +26,7 @@ __global__ void particles(const float *pos, float *out) {
   // CHECK: warning: 2-way bank conflict on shared store to 'wide' (lanes stride 6 words) [bankwise-bank-conflict]
   wide[2 * threadIdx.x + 1].y = 0.0f;
   // CHECK: warning: 4-way bank conflict on shared store to 'pairs' (lanes stride 4 words) [bankwise-bank-conflict]
-  pairs[2 * threadIdx.x].b = pos[i];
+  pairs[2 * threadIdx.x].b = i;
   // CHECK: note: access not analyzed: shared variable 'mixed' is not modelled [bankwise-unanalyzed]
   mixed[threadIdx.x].a = 1.0f;
   __syncthreads();
