@@ -289,6 +289,8 @@ LVal KernelLowering::lowerValue(const clang::Expr *E, ir::Block &Out) {
   if (!E)
     return inexact("a missing expression", {});
   const SourceLoc L = loc(E);
+  if (E->getType().isNull()) // a ParenListExpr of an invalid declaration
+    return inexact("code Clang could not parse", L);
   if (std::optional<std::int64_t> V = evalInt(Ctx, E))
     return exact(ir::makeInt(*V, L));
   E = E->IgnoreParens();
@@ -786,6 +788,8 @@ std::optional<Expr> KernelLowering::accessAt(const PtrVal &P, const SourceLoc &L
 }
 
 std::optional<PtrVal> KernelLowering::lowerPointer(const clang::Expr *E, ir::Block &Out, std::string &Why) {
+  if (!E || E->getType().isNull() || E->containsErrors())
+    return failPtr(Why, "code Clang could not parse");
   E = E->IgnoreParens();
   const SourceLoc L = loc(E);
   if (const auto *C = llvm::dyn_cast<clang::CastExpr>(E)) {
