@@ -96,11 +96,34 @@ private:
   std::vector<Diagnostic> &Out;
 };
 
+/// L's file is included, directly or not, by the main file: the main file's
+/// #include that leads to it (a diagnostic belongs in the user's file); L
+/// itself when it is in the main file or reached otherwise.
+clang::SourceLocation inMainFile(const clang::SourceManager &SM, clang::SourceLocation L) {
+  clang::SourceLocation Where = SM.getExpansionLoc(L);
+  while (Where.isValid() && !SM.isWrittenInMainFile(Where) && SM.getIncludeLoc(SM.getFileID(Where)).isValid())
+    Where = SM.getIncludeLoc(SM.getFileID(Where));
+  return Where.isValid() && SM.isWrittenInMainFile(Where) ? Where : L;
+}
+
+/// Diagnostic D at L, moved to the main file's #include that reads L's
+/// header, with the header's name and line added to its message.
+void locateInMainFile(const clang::SourceManager &SM, clang::SourceLocation L, Diagnostic &D) {
+  const clang::SourceLocation Where = inMainFile(SM, L);
+  if (Where == L || SM.isWrittenInMainFile(SM.getExpansionLoc(L)))
+    return;
+  D.Message += fmt::format(" (in {}:{}, included here)", std::filesystem::path(D.Loc.File).filename().string(),
+                           D.Loc.Line);
+  D.Loc = toSourceLoc(SM, Where);
+  D.SourceLine = lineAt(SM, Where);
+}
+
 /// An #include of a header that is not on the machine.
 struct MissingHeader {
   std::string Name;
   SourceLoc Loc;
   std::string Line;
+  std::string Where; ///< " (in header.h:N, included here)" for a header's #include
 };
 
 /// Skips headers that are not on the machine (Clang's error is fatal and
@@ -114,9 +137,11 @@ public:
                           clang::CharSourceRange FilenameRange, clang::OptionalFileEntryRef File,
                           llvm::StringRef, llvm::StringRef, const clang::Module *, bool,
                           clang::SrcMgr::CharacteristicKind) override {
-    if (!File)
-      Out.push_back({FileName.str(), toSourceLoc(SM, FilenameRange.getBegin()),
-                     lineAt(SM, FilenameRange.getBegin())});
+    if (!File) {
+      Diagnostic D{Severity::Note, toSourceLoc(SM, FilenameRange.getBegin()), "", lineAt(SM, FilenameRange.getBegin())};
+      locateInMainFile(SM, FilenameRange.getBegin(), D);
+      Out.push_back({FileName.str(), D.Loc, D.SourceLine, D.Message});
+    }
   }
 
 private:
@@ -221,16 +246,7 @@ void nvccDialect(clang::ASTContext &Ctx, std::vector<Diagnostic> &Diags, const s
                             Overload ? fmt::format("Clang's CUDA headers declare '{}' otherwise than nvcc's",
                                                    O.Callee.getAsString())
                                      : fmt::format("header '{}' was not found", Missing.front().Name));
-    // In a header: given at the main file's #include that reads it.
-    clang::SourceLocation Where = L;
-    while (!SM.isWrittenInMainFile(Where) && SM.getIncludeLoc(SM.getFileID(Where)).isValid())
-      Where = SM.getIncludeLoc(SM.getFileID(Where));
-    if (Where != L && SM.isWrittenInMainFile(Where)) {
-      D.Message += fmt::format(" (in {}:{}, included here)", std::filesystem::path(D.Loc.File).filename().string(),
-                               D.Loc.Line);
-      D.Loc = toSourceLoc(SM, Where);
-      D.SourceLine = lineAt(SM, Where);
-    }
+    locateInMainFile(SM, O.Loc, D); // in a header: at the main file's #include that reads it
   }
   for (std::size_t I = Diags.size(); I-- > 0;)
     if (Drop[I])
@@ -341,11 +357,11 @@ bool runClangOnCudaFile(const std::string &Path, const CudaOptions &Opts,
   // then has errors (the header was needed), else a note.
   for (const MissingHeader &H : Missing)
     Diags.push_back(
-        AnyError ? Diagnostic{Severity::Error, H.Loc, fmt::format("'{}' file not found", H.Name), H.Line}
+        AnyError ? Diagnostic{Severity::Error, H.Loc, fmt::format("'{}' file not found{}", H.Name, H.Where), H.Line}
                  : Diagnostic{Severity::Note, H.Loc,
                               fmt::format("header '{}' not found: skipped; device code parses without it (host "
-                                          "code that needs it is not checked)",
-                                          H.Name),
+                                          "code that needs it is not checked){}",
+                                          H.Name, H.Where),
                               H.Line});
   if (Rc != 0 && !AnyError && !Consumer.AnyError)
     Diags.push_back(

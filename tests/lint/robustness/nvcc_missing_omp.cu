@@ -4,6 +4,10 @@
 // that needs it is a note, and the kernel is analyzed (issue [13] item 3).
 // CHECK: note: header 'omp.h' not found: skipped; device code parses without it (host code that needs it is not checked) [bankwise-unanalyzed]
 #include <omp.h>
+// The same through a project header: located at the #include here.
+// CHECK: note: header 'omp.h' not found: skipped; device code parses without it (host code that needs it is not checked) (in parallel_host.h:4, included here) [bankwise-unanalyzed]
+// CHECK: note: host code not checked: use of undeclared identifier 'omp_get_max_threads' in 'host_thread_count' (header 'omp.h' was not found; the kernels do not depend on host code) (in parallel_host.h:6, included here) [bankwise-unanalyzed]
+#include "include/parallel_host.h"
 
 __global__ void bump(float *x) {
   __shared__ float s[64];
