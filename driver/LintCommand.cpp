@@ -3,6 +3,7 @@
 // passes as `analyze`, reported in Clang's format, JSON or SARIF 2.1.0.
 //
 //   bankwise lint FILE.cu... [-p BUILD_DIR] [--block X,Y,Z] [--grid X,Y,Z]
+//   bankwise lint -p BUILD_DIR [...]   (every .cu file of its compile_commands.json)
 //                [-D NAME=VALUE] [--emit-bw] [--format text|json|sarif]
 //                [--werror] [--fix] [-j|--threads N] [-- CLANG_ARGS]
 
@@ -557,7 +558,129 @@ std::string htmlReport(const std::vector<FileResult> &Results) {
   return report::renderHtml(D);
 }
 
-int runLint(const LintOptions &O) {
+/// The .cu files of BuildDir's compile_commands.json, each once, absolute
+/// (an entry's file is relative to its directory), in sorted order.
+std::vector<std::string> projectFiles(const std::string &BuildDir) {
+  namespace fs = std::filesystem;
+  const fs::path Db = fs::path(BuildDir) / "compile_commands.json";
+  std::ifstream In(Db);
+  if (!In)
+    throw UserError(fmt::format("-p {}: no compile_commands.json there (configure the project with "
+                                "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON)",
+                                BuildDir));
+  nlohmann::json J;
+  try {
+    J = nlohmann::json::parse(In);
+  } catch (const nlohmann::json::exception &E) {
+    throw UserError(fmt::format("{}: not a compilation database: {}", Db.string(), E.what()));
+  }
+  if (!J.is_array())
+    throw UserError(fmt::format("{}: not a compilation database: expected an array of entries", Db.string()));
+  std::vector<std::string> Out;
+  for (const nlohmann::json &E : J) {
+    if (!E.is_object() || !E.contains("file") || !E["file"].is_string())
+      throw UserError(fmt::format("{}: an entry without a \"file\" string", Db.string()));
+    fs::path F = E["file"].get<std::string>();
+    if (F.is_relative() && E.contains("directory") && E["directory"].is_string())
+      F = fs::path(E["directory"].get<std::string>()) / F;
+    if (F.extension() == ".cu")
+      Out.push_back(fs::absolute(F).lexically_normal().string());
+  }
+  std::sort(Out.begin(), Out.end());
+  Out.erase(std::unique(Out.begin(), Out.end()), Out.end());
+  if (Out.empty())
+    throw UserError(fmt::format("{}: no .cu file among its entries", Db.string()));
+  return Out;
+}
+
+/// What a run covered (issue [13] items 5 and 6): files, kernels, warnings
+/// by check, and the memory accesses that got figures (by space) against
+/// those left unanalyzed (by cause, the note's reason with names elided).
+struct Coverage {
+  std::size_t Files = 0, FilesFailed = 0, Kernels = 0, KernelsUnanalyzed = 0;
+  std::map<std::string, std::size_t> WarningsByCheck;
+  std::size_t SharedSites = 0, GlobalSites = 0, Unanalyzed = 0;
+  std::map<std::string, std::size_t> UnanalyzedByCause;
+};
+
+/// "the index of 's' is not understood (a call to 'f')" -> "the index of '…'
+/// is not understood (a call to '…')": one cause for every array and name.
+std::string causeOf(const std::string &Why) {
+  std::string Out;
+  bool InQuote = false;
+  for (char C : Why) {
+    if (C == '\'') {
+      Out += InQuote ? "…'" : "'";
+      InQuote = !InQuote;
+    } else if (!InQuote) {
+      Out += C;
+    }
+  }
+  return Out;
+}
+
+Coverage coverageOf(const std::vector<FileResult> &Results, const std::vector<std::string> &Errors) {
+  Coverage C;
+  const std::string Prefix = "access not analyzed: ";
+  for (std::size_t I = 0; I < Results.size(); ++I) {
+    const FileResult &R = Results[I];
+    ++C.Files;
+    bool Failed = !R.Readable || !Errors[I].empty();
+    for (const KernelResult &K : R.Kernels) {
+      ++C.Kernels;
+      C.KernelsUnanalyzed += !K.Analyzed;
+      for (const LintSite &S : K.Sites)
+        ++(S.Space == ir::MemSpace::Shared ? C.SharedSites : C.GlobalSites);
+    }
+    for (const FileFinding &F : R.Findings) {
+      Failed |= F.F.Check == "clang-diagnostic-error";
+      if (F.F.Sev == Severity::Warning)
+        ++C.WarningsByCheck[F.F.Check];
+      if (F.F.Check == "bankwise-unanalyzed" && F.F.Message.rfind(Prefix, 0) == 0) {
+        ++C.Unanalyzed;
+        ++C.UnanalyzedByCause[causeOf(F.F.Message.substr(Prefix.size()))];
+      }
+    }
+    C.FilesFailed += Failed;
+  }
+  return C;
+}
+
+nlohmann::json coverageJson(const Coverage &C) {
+  nlohmann::json J = {{"files", C.Files},
+                      {"files_failed", C.FilesFailed},
+                      {"kernels", C.Kernels},
+                      {"kernels_not_analyzed", C.KernelsUnanalyzed},
+                      {"warnings_by_check", C.WarningsByCheck},
+                      {"shared_accesses_with_figures", C.SharedSites},
+                      {"global_accesses_with_figures", C.GlobalSites},
+                      {"accesses_not_analyzed", C.Unanalyzed},
+                      {"accesses_not_analyzed_by_cause", C.UnanalyzedByCause}};
+  return J;
+}
+
+std::string coverageText(const Coverage &C) {
+  std::size_t Warnings = 0;
+  std::vector<std::string> ByCheck;
+  for (const auto &[Check, N] : C.WarningsByCheck) {
+    Warnings += N;
+    ByCheck.push_back(fmt::format("{} {}", N, Check));
+  }
+  std::string Out = fmt::format("lint summary: {} files ({} failed), {} kernels ({} not analyzed), {} warnings{}\n",
+                                C.Files, C.FilesFailed, C.Kernels, C.KernelsUnanalyzed, Warnings,
+                                ByCheck.empty() ? "" : fmt::format(" ({})", fmt::join(ByCheck, ", ")));
+  Out += fmt::format("lint summary: accesses with figures: {} shared, {} global; not analyzed: {}\n", C.SharedSites,
+                     C.GlobalSites, C.Unanalyzed);
+  std::vector<std::pair<std::size_t, std::string>> Causes;
+  for (const auto &[Cause, N] : C.UnanalyzedByCause)
+    Causes.push_back({N, Cause});
+  std::stable_sort(Causes.begin(), Causes.end(), [](const auto &A, const auto &B) { return A.first > B.first; });
+  for (const auto &[N, Cause] : Causes)
+    Out += fmt::format("lint summary:   {} not analyzed: {}\n", N, Cause);
+  return Out;
+}
+
+int runLint(LintOptions O) {
   if (O.Format != "text" && O.Format != "json" && O.Format != "sarif")
     throw UserError(fmt::format("--format '{}': expected text, json or sarif", O.Format));
   frontend::LowerOptions LO;
@@ -569,6 +692,15 @@ int runLint(const LintOptions &O) {
     LO.Defines[Name] = Value;
   LO.BuildDir = O.BuildDir;
   LO.Cuda.ExtraArgs = passthroughArgs();
+  // No file: the whole project of -p's compilation database.
+  const bool Project = O.Files.empty();
+  if (Project) {
+    if (O.BuildDir.empty())
+      throw UserError("give .cu files, or -p BUILD_DIR to lint every .cu file of its compile_commands.json");
+    if (O.Fix)
+      throw UserError("--fix rewrites the files it is given: name them (it does not run on a whole project)");
+    O.Files = projectFiles(O.BuildDir);
+  }
 
   // One worker per thread of the run (--threads) over the files; the
   // all-sizes analysis of a lone file gets them all instead.
@@ -579,7 +711,7 @@ int runLint(const LintOptions &O) {
   std::atomic<std::size_t> NextFile{0};
   std::optional<Progress> Shown; // files done, on a terminal (support/Progress.h)
   if (O.Files.size() > 1)
-    Shown.emplace("lint", O.Files.size());
+    Shown.emplace("lint", O.Files.size()); // files done, on a terminal
   auto Work = [&] {
     for (std::size_t I; (I = NextFile++) < O.Files.size();) {
       try {
@@ -626,15 +758,20 @@ int runLint(const LintOptions &O) {
   } else if (O.Format == "json") {
     // Bytes that are not UTF-8 (a file name: Linux allows any) become
     // U+FFFD rather than an exception.
-    std::cout << jsonReport(Results).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    nlohmann::json J = jsonReport(Results);
+    J["summary"] = coverageJson(coverageOf(Results, Errors));
+    std::cout << J.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   } else if (O.Format == "sarif") {
     std::cout << sarifReport(Results).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   } else {
     std::cout << textReport(Results);
+    if (Results.size() > 1)
+      std::cout << coverageText(coverageOf(Results, Errors));
   }
   if (ToolError)
     return 2;
-  return CheckErrors || (Findings && O.Werror) ? 1 : 0;
+  // A project run fails on any warning, as a CI gate would want.
+  return CheckErrors || (Findings && (O.Werror || Project)) ? 1 : 0;
 }
 
 } // namespace
@@ -643,8 +780,10 @@ void registerLintCommand(CLI::App &App, Action &Run) {
   auto O = std::make_shared<LintOptions>();
   CLI::App *Cmd = App.add_subcommand(
       "lint", "Bank conflicts and uncoalesced accesses in CUDA files (Clang 19; arguments after -- go to Clang)");
-  Cmd->add_option("files", O->Files, "the .cu files")->required();
-  Cmd->add_option("-p", O->BuildDir, "a build directory with compile_commands.json");
+  Cmd->add_option("files", O->Files, "the .cu files (none: every .cu file of -p's compile_commands.json)");
+  Cmd->add_option("-p", O->BuildDir,
+                  "a build directory with compile_commands.json: each file's flags, and with no file given, "
+                  "the files to lint (exit 1 on any warning, 2 when any file fails)");
   Cmd->add_option("--block", O->Block, "every kernel's block shape: X[,Y[,Z]]");
   Cmd->add_option("--grid", O->Grid, "every kernel's grid: X[,Y[,Z]]");
   Cmd->add_option("-D", O->Defines, "the value of an integer kernel parameter: -D n=4096 (repeatable)");

@@ -128,17 +128,22 @@ private:
 
 //===-- The translation unit ---------------------------------------------------===//
 
-/// Every kernel definition of the main file (template instantiations in
-/// place of their template) and every launch in it.
+/// Every kernel definition of the main file and of the headers it includes
+/// that are not system headers (template instantiations in place of their
+/// template), and every launch in the main file.
 class KernelFinder : public clang::RecursiveASTVisitor<KernelFinder> {
 public:
   explicit KernelFinder(const clang::SourceManager &SM) : SM(SM) {}
   bool shouldVisitTemplateInstantiations() const { return true; }
 
   bool VisitFunctionDecl(clang::FunctionDecl *F) {
-    if (!F->hasAttr<clang::CUDAGlobalAttr>() || !F->doesThisDeclarationHaveABody() ||
-        !SM.isInMainFile(SM.getExpansionLoc(F->getLocation())))
+    if (!F->hasAttr<clang::CUDAGlobalAttr>() || !F->doesThisDeclarationHaveABody())
       return true;
+    const clang::SourceLocation L = SM.getExpansionLoc(F->getLocation());
+    if (SM.isInSystemHeader(L)) // CUDA's own and the libraries' kernels
+      return true;
+    if (!SM.isInMainFile(L))
+      InHeader.insert(F);
     if (F->isDependentContext() || F->getDescribedFunctionTemplate()) {
       Templates.push_back(F);
       return true;
@@ -158,6 +163,8 @@ public:
   std::vector<const clang::FunctionDecl *> Kernels;
   std::vector<const clang::FunctionDecl *> Templates;
   std::vector<const clang::CUDAKernelCallExpr *> Launches;
+  /// Kernels (and templates) defined in an included header.
+  std::set<const clang::FunctionDecl *> InHeader;
 };
 
 /// Which threadIdx components a kernel (and what it calls) reads.
@@ -216,7 +223,29 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
   Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
 
   // Every kernel to lower: plain ones and every instantiation of templates.
-  std::vector<const clang::FunctionDecl *> Kernels = Finder.Kernels;
+  // A header's kernel is this file's when the file launches it or
+  // instantiates it; the others belong to the files that launch them, and
+  // a note says so.
+  std::vector<const clang::FunctionDecl *> Kernels;
+  for (const clang::FunctionDecl *F : Finder.Kernels) {
+    const bool Launched = std::any_of(Finder.Launches.begin(), Finder.Launches.end(),
+                                      [&](const clang::CUDAKernelCallExpr *C) { return C->getDirectCallee() == F; });
+    if (!Finder.InHeader.count(F) || Launched || F->getTemplateInstantiationPattern()) {
+      Kernels.push_back(F);
+      continue;
+    }
+    LoweredKernel K;
+    K.Display = displayName(F);
+    K.Name = K.Display;
+    K.Loc = toSourceLoc(SM, F->getLocation());
+    K.Lowered = false;
+    K.Notes.push_back({Severity::Note, K.Loc,
+                       fmt::format("kernel '{}' of an included header is not launched from this file: not analyzed "
+                                   "here (lint the file that launches it)",
+                                   K.Display),
+                       lineAt(SM, F->getLocation())});
+    Out.Kernels.push_back(std::move(K));
+  }
   for (const clang::FunctionDecl *T : Finder.Templates) {
     const clang::FunctionTemplateDecl *FT = T->getDescribedFunctionTemplate();
     bool Any = false;

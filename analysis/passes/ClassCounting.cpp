@@ -7,6 +7,10 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+#include <map>
+#include <tuple>
+
 namespace bankwise::kernel_analysis {
 
 namespace {
@@ -179,16 +183,14 @@ void Analyzer::runFast(KernelReport &Rep) {
     if (T.Unknown) { // known up to one shift of every lane
       auto [It, Fresh] = UniformDataEntries.try_emplace({TId, static_cast<std::int64_t>(Active)});
       if (Fresh) {
-        std::vector<Address> Known(static_cast<std::size_t>(W), NoAccess);
-        for (int L = 0; L < W; ++L)
-          if ((Active >> L) & 1)
-            Known[static_cast<std::size_t>(L)] = T.U.C + (T.HasV ? T.V[static_cast<std::size_t>(L)] : 0);
+        const std::vector<Address> Known = liftedLanes(static_cast<int>(W), Active, costPeriod(S, W), [&](int L) {
+          return T.U.C + (T.HasV ? T.V[static_cast<std::size_t>(L)] : 0);
+        });
         const UniformDataCosts U = uniformDataCosts(S, Known, T.DataStep);
         E.Costs = U.Worst;
         E.Exact = U.Exact;
         E.TimeK = timeCost(S, E.Costs, false, std::popcount(Active));
         if (T.Guarded && U.Exact) {
-          liftByPeriods(Known, costPeriod(S, W));
           E.ExpectedHalf =
               S.Atomic ? expectedHalfLaneAtomicCongestion(Known, W) : expectedHalfLaneCongestion(Known, W);
         }
@@ -245,6 +247,81 @@ void Analyzer::runFast(KernelReport &Rep) {
     return E;
   };
 
+  // Per-lane choices (Template::Sel): the class key's last slot says which
+  // arms the lanes take and how far apart the arms are. Where both arms
+  // are taken it is their distance D when the two groups of lanes (the
+  // first arm's at V[l], the second's at SelV[l] - D) lie within four
+  // periods of each other, near enough to share a word, sector or line,
+  // and a representative far distance with D's residue otherwise (each
+  // group's costs then depend on its residue alone, and no word, sector or
+  // line is shared); where only the second arm is taken, D's residue (it
+  // moves the base); where only the first, nothing.
+  constexpr std::int64_t SelMainOnly = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t SelAltOnly = std::numeric_limits<std::int64_t>::min() / 2;
+  struct SelWindow {
+    std::int64_t NearLo = 0, NearHi = 0, FarBase = 0;
+  };
+  std::vector<SelWindow> SelNear(Templates.size());
+  for (std::size_t TId = 0; TId < Templates.size(); ++TId) {
+    const Template &T = Templates[TId];
+    if (T.Sel < 0)
+      continue;
+    Wide Lo1 = 0, Hi1 = 0, Lo2 = 0, Hi2 = 0;
+    bool Any = false;
+    for (int L = 0; L < W; ++L)
+      if ((T.Active >> L) & 1) {
+        const Wide A = T.V[static_cast<std::size_t>(L)], B = T.SelV[static_cast<std::size_t>(L)];
+        Lo1 = Any ? std::min(Lo1, A) : A;
+        Hi1 = Any ? std::max(Hi1, A) : A;
+        Lo2 = Any ? std::min(Lo2, B) : B;
+        Hi2 = Any ? std::max(Hi2, B) : B;
+        Any = true;
+      }
+    // Near: Lo2 - D <= Hi1 + 4P and Hi2 - D >= Lo1 - 4P.
+    const Wide Gap = 4 * static_cast<Wide>(Period);
+    const Wide NearLo = Lo2 - Hi1 - Gap, NearHi = Hi2 - Lo1 + Gap;
+    if (NearLo < -(Wide(1) << 40) || NearHi > (Wide(1) << 40))
+      throw NotAffine{"a per-lane choice whose lanes spread too far"};
+    SelWindow &Sw = SelNear[TId];
+    Sw.NearLo = static_cast<std::int64_t>(NearLo);
+    Sw.NearHi = static_cast<std::int64_t>(NearHi);
+    Sw.FarBase = static_cast<std::int64_t>((NearHi / Period + 2) * Period);
+  }
+  auto SelKeyAt = [&](std::size_t TId, Mask Chosen, const std::vector<std::int64_t> &At) -> std::int64_t {
+    const Template &T = Templates[TId];
+    const Mask On = Chosen & T.Active;
+    if (On == T.Active)
+      return SelMainOnly;
+    const std::int64_t D = valueAt(T.SelD, At);
+    if (On == 0)
+      return SelAltOnly + floorMod(D, Period);
+    const SelWindow &Sw = SelNear[TId];
+    return D >= Sw.NearLo && D <= Sw.NearHi ? D : Sw.FarBase + floorMod(D, Period);
+  };
+  std::map<std::tuple<std::size_t, std::int64_t, Mask, Mask, std::int64_t>, CacheEntry> SelEntries;
+  auto SelCostsFor = [&](std::size_t TId, std::int64_t Residue, Mask Active, Mask Chosen,
+                         std::int64_t Key) -> CacheEntry {
+    const Template &T = Templates[TId];
+    if (Key == SelMainOnly)
+      Chosen = T.Active; // the key says every lane takes the first arm
+    auto [It, Fresh] = SelEntries.try_emplace({TId, Residue, Active, Chosen & Active, Key});
+    if (!Fresh)
+      return It->second;
+    const SiteInfo &S = Sites[static_cast<std::size_t>(T.Site)];
+    const std::int64_t D = Key == SelMainOnly ? 0 : Key < SelAltOnly + Period ? Key - SelAltOnly : Key;
+    const std::vector<Address> Lane = liftedLanes(static_cast<int>(W), Active, Period, [&](int L) {
+      return (Chosen >> L) & 1 ? Residue + T.V[static_cast<std::size_t>(L)]
+                               : Residue - D + T.SelV[static_cast<std::size_t>(L)];
+    });
+    CacheEntry E;
+    E.Costs = costsOf(S, Lane);
+    E.TimeK = timeCost(S, E.Costs, false, std::popcount(Active));
+    if (T.Guarded)
+      E.ExpectedHalf = S.Atomic ? expectedHalfLaneAtomicCongestion(Lane, W) : expectedHalfLaneCongestion(Lane, W);
+    It->second = E;
+    return E;
+  };
+
   // 2. Count every template's warp executions by class (residue of the base
   //    address modulo Period, lane mask of each guard atom) without visiting
   //    warps: closed form over a variable that enters affinely, enumeration
@@ -278,6 +355,12 @@ void Analyzer::runFast(KernelReport &Rep) {
     std::vector<int> &TAtoms = AtomsOf[TId];
     collectAtoms(T.Pred, TAtoms);
     collectAtoms(T.Oob, TAtoms);
+    std::size_t SelSlot = 0; // the choice's atom in TAtoms
+    if (T.Sel >= 0) {
+      SelSlot = static_cast<std::size_t>(std::find(TAtoms.begin(), TAtoms.end(), T.Sel) - TAtoms.begin());
+      if (SelSlot == TAtoms.size())
+        TAtoms.push_back(T.Sel);
+    }
     Vars.clear();
     for (int D = 0; D < 3; ++D)
       if (Grid[static_cast<std::size_t>(D)] > 1)
@@ -329,6 +412,19 @@ void Analyzer::runFast(KernelReport &Rep) {
       depsOf(Atoms[static_cast<std::size_t>(TAtoms[I])].U, AtomDeps[I]);
       Tie(AtomDeps[I]);
     }
+    // A choice's key needs its atom and its arms' distance at once: their
+    // variables are one component (SelVar names it; -1: constant).
+    int SelVar = -1;
+    std::vector<int> SelDeps;
+    if (T.Sel >= 0) {
+      depsOf(T.SelD, SelDeps);
+      for (int V : AtomDeps[SelSlot])
+        if (std::find(SelDeps.begin(), SelDeps.end(), V) == SelDeps.end())
+          SelDeps.push_back(V);
+      Tie(SelDeps);
+      if (!SelDeps.empty())
+        SelVar = SelDeps[0];
+    }
     Affine HConst;
     HConst.C = H.C;
     HTerms.clear();
@@ -342,7 +438,7 @@ void Analyzer::runFast(KernelReport &Rep) {
       }
     }
     // Start: one class holding the constant part of everything.
-    const std::size_t KeyLen = 1 + TAtoms.size();
+    const std::size_t KeyLen = 1 + TAtoms.size() + (T.Sel >= 0 ? 1 : 0);
     ClassTable Acc(KeyLen);
     std::vector<std::int64_t> Key(KeyLen, 0);
     {
@@ -350,8 +446,11 @@ void Analyzer::runFast(KernelReport &Rep) {
       for (std::size_t I = 0; I < TAtoms.size(); ++I)
         if (AtomDeps[I].empty())
           Key[1 + I] = static_cast<std::int64_t>(atomAt(TAtoms[I], Vals));
+      if (T.Sel >= 0 && SelVar < 0)
+        Key[KeyLen - 1] = SelKeyAt(TId, atomAt(T.Sel, Vals), Vals);
       Acc.add(Key.data(), 1);
     }
+    const int SelRoot = SelVar < 0 ? -1 : Find(IndexOf(SelVar));
     for (std::size_t Root = 0; Root < Vars.size(); ++Root) {
       if (Find(static_cast<int>(Root)) != static_cast<int>(Root))
         continue;
@@ -375,24 +474,32 @@ void Analyzer::runFast(KernelReport &Rep) {
       for (std::size_t I : CompAtoms)
         for (auto [Var, Coef] : Atoms[static_cast<std::size_t>(TAtoms[I])].U.Terms)
           OpaqueHere = OpaqueHere || Var >= OpaqueBase;
-      // The component's classes: (residue, masks of its atoms) -> count.
-      ClassTable Comp(1 + CompAtoms.size());
-      std::vector<std::int64_t> CompKey(1 + CompAtoms.size());
+      const bool SelHere = SelRoot == static_cast<int>(Root);
+      if (SelHere)
+        for (auto [Var, Coef] : T.SelD.Terms)
+          OpaqueHere = OpaqueHere || Var >= OpaqueBase;
+      // The component's classes: (residue, masks of its atoms[, the
+      // choice's key]) -> count.
+      ClassTable Comp(1 + CompAtoms.size() + (SelHere ? 1 : 0));
+      std::vector<std::int64_t> CompKey(1 + CompAtoms.size() + (SelHere ? 1 : 0));
       auto AddClass = [&](std::int64_t Res, Wide Count) {
         CompKey[0] = Res;
         for (std::size_t J = 0; J < CompAtoms.size(); ++J)
           CompKey[1 + J] = static_cast<std::int64_t>(atomAt(TAtoms[CompAtoms[J]], Vals));
+        if (SelHere)
+          CompKey.back() = SelKeyAt(TId, atomAt(T.Sel, Vals), Vals);
         Comp.add(CompKey.data(), Count);
       };
-      if (CompVars.size() == 1 && !OpaqueHere) {
-        // One variable x = B + S t, t < n, entering affinely: the masks
-        // change only where some lane's guard value crosses 0, and the
-        // residue of a x is periodic in t.
-        const LoopDom &X = Vars[static_cast<std::size_t>(CompVars[0])];
+      // One variable x = B + S t, t < n, entering affinely (the component's
+      // other variables at their values in Vals): the masks change only
+      // where some lane's guard value crosses 0, and the residue of a x is
+      // periodic in t.
+      auto CutOver = [&](const LoopDom &X) {
         std::int64_t A = 0;
         for (auto [Var, Coef] : HC.Terms)
           if (Var == X.Var)
             A = Coef;
+        Vals[static_cast<std::size_t>(X.Var)] = X.Begin;
         Cuts.assign({0, X.Trips});
         for (std::size_t I : CompAtoms) {
           const AtomDef &D = Atoms[static_cast<std::size_t>(TAtoms[I])];
@@ -400,7 +507,7 @@ void Analyzer::runFast(KernelReport &Rep) {
           for (auto [Var, Coef] : D.U.Terms)
             if (Var == X.Var)
               K = Coef;
-          const Wide Alpha = static_cast<Wide>(D.U.C) + static_cast<Wide>(K) * X.Begin;
+          const Wide Alpha = valueAt(D.U, Vals); // at t = 0
           const Wide Beta = static_cast<Wide>(K) * X.Step;
           if (Beta == 0)
             continue;
@@ -457,20 +564,71 @@ void Analyzer::runFast(KernelReport &Rep) {
         const std::int64_t HS = floorMod(static_cast<std::int64_t>(
                                              static_cast<Wide>(A) * floorMod(X.Step, Period) % Period),
                                          Period);
-        const std::int64_t H0 = floorMod(static_cast<std::int64_t>(
-                                             static_cast<Wide>(A) * floorMod(X.Begin, Period) % Period),
-                                         Period);
-        const std::int64_t Q = HS == 0 ? 1 : Period / std::gcd(HS, Period);
+        const std::int64_t H0 = floorMod(valueAt(HC, Vals), Period); // at t = 0
+        std::int64_t Q = HS == 0 ? 1 : Period / std::gcd(HS, Period);
+        // A choice whose arms' distance moves with x: its key repeats with
+        // the distance's residue where one arm is taken, and is per point
+        // where both are (near the atom's crossings, few points).
+        bool SelMoves = false;
+        if (SelHere)
+          for (auto [Var, Coef] : T.SelD.Terms)
+            if (Var == X.Var && Coef != 0) {
+              SelMoves = true;
+              const std::int64_t DS = floorMod(static_cast<std::int64_t>(static_cast<Wide>(Coef) *
+                                                                         floorMod(X.Step, Period) % Period),
+                                               Period);
+              Q = std::lcm(Q, DS == 0 ? 1 : Period / std::gcd(DS, Period));
+            }
         for (std::size_t Seg = 0; Seg + 1 < Cuts.size(); ++Seg) {
           const std::int64_t S0 = Cuts[Seg], Len = Cuts[Seg + 1] - S0;
           Vals[static_cast<std::size_t>(X.Var)] = X.Begin + X.Step * S0;
+          if (SelMoves && Len > 1) {
+            const Mask On = atomAt(T.Sel, Vals) & T.Active;
+            if (On != 0 && On != T.Active) {
+              spend(Len);
+              for (std::int64_t J = 0; J < Len; ++J) {
+                Vals[static_cast<std::size_t>(X.Var)] = X.Begin + X.Step * (S0 + J);
+                AddClass((H0 + HS * floorMod(S0 + J, Period)) % Period, 1);
+              }
+              continue;
+            }
+          }
           const std::int64_t Full = Len / Q, Rem = Len % Q;
           for (std::int64_t J = 0; J < std::min(Q, Len); ++J) {
+            if (SelMoves)
+              Vals[static_cast<std::size_t>(X.Var)] = X.Begin + X.Step * (S0 + J);
             const std::int64_t Res = (H0 + HS * floorMod(S0 + J, Period)) % Period;
             AddClass(Res, static_cast<Wide>(Full) + (J < Rem ? 1 : 0));
           }
         }
-      } else if (CompAtoms.empty()) {
+      };
+      // With more variables, one that enters only affinely (no opaque value
+      // depends on it) is cut over, and the others enumerated: a guard such
+      // as tid < N ties bx and by, yet needs no visit of every block.
+      int CutIndex = -1;
+      if (CompVars.size() > 1 && (!CompAtoms.empty() || SelHere)) {
+        std::vector<int> OpaqueDeps;
+        auto NoteOpaques = [&](const Affine &A) {
+          for (auto [Var, Coef] : A.Terms)
+            if (Var >= OpaqueBase)
+              for (const Affine &Arg : Opaques[static_cast<std::size_t>(Var - OpaqueBase)].Args)
+                depsOf(Arg, OpaqueDeps);
+        };
+        NoteOpaques(HC);
+        for (std::size_t I : CompAtoms)
+          NoteOpaques(Atoms[static_cast<std::size_t>(TAtoms[I])].U);
+        if (SelHere)
+          NoteOpaques(T.SelD);
+        for (int I : CompVars) {
+          const LoopDom &V = Vars[static_cast<std::size_t>(I)];
+          if (std::find(OpaqueDeps.begin(), OpaqueDeps.end(), V.Var) == OpaqueDeps.end() &&
+              (CutIndex < 0 || V.Trips > Vars[static_cast<std::size_t>(CutIndex)].Trips))
+            CutIndex = I;
+        }
+      }
+      if (CompVars.size() == 1 && !OpaqueHere) {
+        CutOver(Vars[static_cast<std::size_t>(CompVars[0])]);
+      } else if (CompAtoms.empty() && !SelHere) {
         // Only the residue matters: enumerate once per distinct (value,
         // domain), shared by every warp position and loop iteration.
         std::string Key = fmt::format("{}", HC.C);
@@ -509,22 +667,30 @@ void Analyzer::runFast(KernelReport &Rep) {
           if (Counts[R])
             AddClass(static_cast<std::int64_t>(R), Counts[R]);
       } else {
-        // Enumerate the component's points.
+        // Enumerate the component's points, all but the variable cut over
+        // (CutIndex) when there is one.
         Wide Points = 1;
         for (int I : CompVars)
-          Points *= Vars[static_cast<std::size_t>(I)].Trips;
+          if (I != CutIndex)
+            Points *= Vars[static_cast<std::size_t>(I)].Trips;
         if (Points > (Wide(1) << 22))
           throw NotAffine{"more than 2^22 blocks or iterations tied together by "
                           "a guard or an opaque value"};
         spend(static_cast<std::int64_t>(Points));
         std::vector<std::int64_t> Odo(CompVars.size(), 0);
         for (Wide P = 0; P < Points; ++P) {
+          for (std::size_t J = 0; J < CompVars.size(); ++J)
+            if (CompVars[J] != CutIndex) {
+              const LoopDom &V = Vars[static_cast<std::size_t>(CompVars[J])];
+              Vals[static_cast<std::size_t>(V.Var)] = V.Begin + V.Step * Odo[J];
+            }
+          if (CutIndex >= 0)
+            CutOver(Vars[static_cast<std::size_t>(CutIndex)]);
+          else
+            AddClass(floorMod(valueAt(HC, Vals), Period), 1);
           for (std::size_t J = 0; J < CompVars.size(); ++J) {
-            const LoopDom &V = Vars[static_cast<std::size_t>(CompVars[J])];
-            Vals[static_cast<std::size_t>(V.Var)] = V.Begin + V.Step * Odo[J];
-          }
-          AddClass(floorMod(valueAt(HC, Vals), Period), 1);
-          for (std::size_t J = 0; J < CompVars.size(); ++J) {
+            if (CompVars[J] == CutIndex)
+              continue;
             if (++Odo[J] < Vars[static_cast<std::size_t>(CompVars[J])].Trips)
               break;
             Odo[J] = 0;
@@ -541,6 +707,8 @@ void Analyzer::runFast(KernelReport &Rep) {
           Key[0] = (K1[0] + K2[0]) % Period;
           for (std::size_t J = 0; J < CompAtoms.size(); ++J)
             Key[1 + CompAtoms[J]] = K2[1 + J];
+          if (SelHere)
+            Key[KeyLen - 1] = K2[1 + CompAtoms.size()];
           Next.add(Key.data(), Acc.count(I1) * Comp.count(I2));
         }
       std::swap(Acc, Next);
@@ -564,7 +732,9 @@ void Analyzer::runFast(KernelReport &Rep) {
         throw UserError(Kern.Loc, fmt::format("kernel '{}' makes too many warp "
                                               "accesses to count in 64 bits",
                                               Kern.Name));
-      const CacheEntry E = CostsFor(static_cast<int>(TId), K[0], Active);
+      const CacheEntry E = T.Sel >= 0 ? SelCostsFor(TId, K[0], Active, AtomMasks[static_cast<std::size_t>(T.Sel)],
+                                                    K[KeyLen - 1])
+                                      : CostsFor(static_cast<int>(TId), K[0], Active);
       std::optional<DataCongestion> Data;
       if (!E.Exact) {
         Data = T.DataUniform ? DataCongestion{E.Costs.Congestion, static_cast<double>(E.Costs.Congestion)}
@@ -685,7 +855,14 @@ void Analyzer::runFast(KernelReport &Rep) {
         N.K = timeCost(S, costsOf(S, laneTableAddresses(T, Vals, Active)), false, std::popcount(Active));
       } else {
         const std::int64_t Base = T.Unknown ? 0 : floorMod(valueAt(T.U, Vals), Period);
-        N.K = CostsFor(F.Template, Base, Active).TimeK;
+        if (T.Sel >= 0) {
+          const Mask Chosen = atomAt(T.Sel, Vals);
+          N.K = SelCostsFor(static_cast<std::size_t>(F.Template), Base, Active, Chosen,
+                            SelKeyAt(static_cast<std::size_t>(F.Template), Chosen, Vals))
+                    .TimeK;
+        } else {
+          N.K = CostsFor(F.Template, Base, Active).TimeK;
+        }
       }
       N.Requests = std::popcount(Active);
       return;

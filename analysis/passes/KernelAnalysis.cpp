@@ -491,8 +491,7 @@ Analyzer::UniformDataCosts Analyzer::uniformDataCosts(const SiteInfo &S, const s
   // multiples of gcd(Step, Period).
   const std::int64_t Period = costPeriod(S, W);
   const std::int64_t G = std::gcd(std::max<std::int64_t>(Step, 1), Period);
-  std::vector<Address> Base = Known;
-  liftByPeriods(Base, Period);
+  std::vector<Address> Base = Known; // lifted: none negative (liftedLanes)
   // A shift by a multiple of G leaves the shifts' residues as they are:
   // warps whose lanes differ by one find their costs in the cache.
   Address Lowest = -1;
@@ -561,6 +560,9 @@ void Analyzer::record(int Site, const Val &Addr, Mask M) {
       T.U = Addr.U;
       T.HasV = Addr.HasV;
       T.V = Addr.V;
+      T.Sel = Addr.Sel;
+      T.SelD = Addr.SelD;
+      T.SelV = Addr.SelV;
     }
     Templates.push_back(std::move(T));
     TraceNode Node;
@@ -574,10 +576,9 @@ void Analyzer::record(int Site, const Val &Addr, Mask M) {
   std::vector<Address> Lanes_;
   std::optional<DataCongestion> Data;
   if (!Addr.Unknown || Addr.DataUniform) {
-    Lanes_.assign(static_cast<std::size_t>(Lanes), NoAccess);
-    for (int L = 0; L < Lanes; ++L)
-      if ((M >> L) & 1)
-        Lanes_[static_cast<std::size_t>(L)] = Addr.lane(L);
+    // Known addresses are in bounds; a data-shifted lane's known part may
+    // be below 0.
+    Lanes_ = liftedLanes(Lanes, M, costPeriod(S, W), [&](int L) { return Addr.lane(L); });
     if (!Addr.Unknown) {
       C = costsOf(S, Lanes_);
     } else {
@@ -598,9 +599,7 @@ void Analyzer::record(int Site, const Val &Addr, Mask M) {
     markGuarded(R);
     if (!Data) {
       // The half-lane expectation depends on the banks alone, which a
-      // shift by whole periods keeps: lift data-shifted lanes by one.
-      if (Addr.Unknown)
-        liftByPeriods(Lanes_, costPeriod(S, W));
+      // shift by whole periods (data-shifted lanes' lift) keeps.
       R.ExpectedGuardCongestion +=
           S.Atomic ? expectedHalfLaneAtomicCongestion(Lanes_, W) : expectedHalfLaneCongestion(Lanes_, W);
     }

@@ -12,7 +12,7 @@ namespace bankwise::kernel_analysis {
 
 std::optional<Val> Analyzer::laneTable(const Val &Index, Mask M, const void *Ref, bool IsPerm,
                                        std::int64_t Size) {
-  if (Index.Unknown || Index.Pred >= 0 || Index.Lt >= 0 || !Index.HasV || Index.concrete())
+  if (Index.Unknown || Index.Pred >= 0 || Index.Lt >= 0 || Index.Sel >= 0 || !Index.HasV || Index.concrete())
     return std::nullopt;
   const auto Rg = rangeOf(Index.U);
   if (!Rg)

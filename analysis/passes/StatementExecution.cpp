@@ -87,7 +87,8 @@ void checkLoopCarried(const std::vector<Val> &Before, const std::vector<std::pai
       continue;
     const Val &A = Before[I], &B = Locals[I].second;
     const bool Same = A.Unknown == B.Unknown && A.U == B.U && A.HasV == B.HasV && (!A.HasV || A.V == B.V) &&
-                      A.Pred == B.Pred && A.Lt == B.Lt && A.LtScale == B.LtScale && A.Poison == B.Poison;
+                      A.Pred == B.Pred && A.Lt == B.Lt && A.LtScale == B.LtScale && A.Poison == B.Poison &&
+                      A.Sel == B.Sel && (A.Sel < 0 || (A.SelD == B.SelD && A.SelV == B.SelV));
     if (Same || (A.Unknown && B.Unknown))
       continue;
     if (!B.Unknown || !onlyAccumulates(Body, Locals[I].first))
@@ -265,6 +266,29 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
       return true;
     };
     if (Symbolic) {
+      auto Plain = [](const Val &X) { return X.Pred < 0 && X.Lt < 0 && X.Sel < 0 && !X.Poison; };
+      if (Plain(Begin) && Plain(End) && Step.Pred < 0 && Uniform(Step) && (!Uniform(Begin) || !Uniform(End))) {
+        // A start or end per lane or per block (`for j in tx..n step 48`):
+        // a counter loop, as a while loop's, its lanes' last trips guarded.
+        if (!Guards.empty())
+          throw NotAffine{"a loop under a data-dependent condition whose bounds depend on the thread, the "
+                          "block or an outer loop"};
+        const std::int64_t St = Step.lane(std::countr_zero(M));
+        if (St == 0)
+          throw UserError(S.Loc, "loop step is zero");
+        Locals.push_back({F->Var, Begin});
+        CounterLoop L;
+        L.KIndex = Locals.size() - 1;
+        L.K0 = Begin;
+        L.Step = Step;
+        L.Bound = End;
+        L.Op = St > 0 ? ir::BinaryOp::Lt : ir::BinaryOp::Gt;
+        L.Cond = [&](Mask Mk) { return evalBinary(L.Op, Locals[L.KIndex].second, End, Mk, S.Loc); };
+        L.Body = &F->Body;
+        runCounterLoop(L, S.Loc, M);
+        Locals.resize(L.KIndex);
+        return;
+      }
       if (Begin.Pred >= 0 || End.Pred >= 0 || Step.Pred >= 0 ||
           !Uniform(Begin) || !Uniform(End) || !Uniform(Step))
         throw NotAffine{"a loop whose bounds depend on the thread, the block "
@@ -501,11 +525,31 @@ void Analyzer::execSymbolicWhile(const ir::While &Wh, const SourceLoc &Loc, Mask
   const Val K0 = *Slot;
   if (K0.Unknown)
     throw NotAffine{"a while loop whose counter starts at data"};
-  if (K0.Pred >= 0 || K0.Lt >= 0 || K0.Poison)
-    throw NotAffine{"a while loop whose counter is a guard, a table read or an earlier loop's exit value"};
+  if (K0.Pred >= 0 || K0.Lt >= 0 || K0.Sel >= 0 || K0.Poison)
+    throw NotAffine{"a while loop whose counter is a guard, a table read, a per-lane choice or an earlier "
+                    "loop's exit value"};
   const Val Step = eval(*K->Step, M), Bound = eval(*K->Bound, M);
   if (Bound.Unknown || Step.Unknown)
     throw NotAffine{"a while loop whose condition reads data"};
+  const auto KIndex = static_cast<std::size_t>(
+      std::find_if(Locals.begin(), Locals.end(), [&](const auto &L) { return &L.second == Slot; }) - Locals.begin());
+  CounterLoop L;
+  L.KIndex = KIndex;
+  L.K0 = K0;
+  L.Step = Step;
+  L.Bound = Bound;
+  L.Op = K->Op;
+  L.Subtract = K->Subtract;
+  L.Conjunct = K->Conjunct;
+  L.Cond = [&](Mask Mk) { return eval(Wh.Cond, Mk); };
+  L.Body = &Wh.Body;
+  L.Unrolled = [&](Mask Mk) { execUnrolledWhile(Wh, Mk); };
+  runCounterLoop(L, Loc, M);
+}
+
+void Analyzer::runCounterLoop(const CounterLoop &L, const SourceLoc &Loc, Mask M) {
+  const Val &K0 = L.K0, &Step = L.Step, &Bound = L.Bound;
+  const std::size_t KIndex = L.KIndex;
   const int First = std::countr_zero(M);
   bool UniformStep = Step.concrete();
   for (int Ln = 0; Ln < Lanes && UniformStep; ++Ln)
@@ -513,21 +557,23 @@ void Analyzer::execSymbolicWhile(const ir::While &Wh, const SourceLoc &Loc, Mask
   if (!UniformStep)
     throw NotAffine{"a while loop whose counter's step depends on the thread, the block or a loop"};
   std::int64_t S = Step.lane(First);
-  if (K->Subtract && mulOv(S, -1, S))
+  if (L.Subtract && mulOv(S, -1, S))
     throw NotAffine{"overflow in a while loop's step"};
-  const bool Up = K->Op == ir::BinaryOp::Lt || K->Op == ir::BinaryOp::Le;
+  const bool Up = L.Op == ir::BinaryOp::Lt || L.Op == ir::BinaryOp::Le;
   if (S == 0 || (S > 0) != Up) {
     // The counter moves away from its bound: every lane runs no trip or
     // never stops, which the trip-by-trip run tells apart.
-    execUnrolledWhile(Wh, M);
+    if (!L.Unrolled)
+      throw NotAffine{"a loop whose counter moves away from its bound"};
+    L.Unrolled(M);
     return;
   }
   // Lane l stays while D(l) - |S| t > 0 (`<`, `>`) or >= 0 (`<=`, `>=`),
   // D = Bound - k0 counting up, k0 - Bound counting down.
   const Val D = Up ? evalBinary(ir::BinaryOp::Sub, Bound, K0, M, Loc)
                    : evalBinary(ir::BinaryOp::Sub, K0, Bound, M, Loc);
-  if (D.Pred >= 0 || D.Lt >= 0)
-    throw NotAffine{"a while loop whose trip count is a guard or a table read"};
+  if (D.Pred >= 0 || D.Lt >= 0 || D.Sel >= 0)
+    throw NotAffine{"a while loop whose trip count is a guard, a table read or a per-lane choice"};
   const auto URange = D.U.isConst() ? std::optional(std::make_pair(Wide(D.U.C), Wide(D.U.C))) : rangeOf(D.U);
   if (!URange)
     throw NotAffine{"a while loop whose trip count has no known bound"};
@@ -543,7 +589,7 @@ void Analyzer::execSymbolicWhile(const ir::While &Wh, const SourceLoc &Loc, Mask
   DMin += URange->first;
   DMax += URange->second;
   const Wide AbsS = S > 0 ? Wide(S) : -Wide(S);
-  const bool Strict = K->Op == ir::BinaryOp::Lt || K->Op == ir::BinaryOp::Gt;
+  const bool Strict = L.Op == ir::BinaryOp::Lt || L.Op == ir::BinaryOp::Gt;
   auto TripsFor = [&](Wide Dist) -> Wide {
     if (Strict)
       return Dist <= 0 ? 0 : (Dist + AbsS - 1) / AbsS;
@@ -551,12 +597,10 @@ void Analyzer::execSymbolicWhile(const ir::While &Wh, const SourceLoc &Loc, Mask
   };
   // Every lane of every warp runs the first TMin trips; none runs more
   // than TMax.
-  const Wide TMin = K->Conjunct ? 0 : TripsFor(DMin), TMax = TripsFor(DMax);
+  const Wide TMin = L.Conjunct ? 0 : TripsFor(DMin), TMax = TripsFor(DMax);
   if (TMax > MaxWhileTrips)
     throw NotAffine{fmt::format("a while loop that may run more than {} times (the limit is checked warp by warp)",
                                 MaxWhileTrips)};
-  const auto KIndex = static_cast<std::size_t>(
-      std::find_if(Locals.begin(), Locals.end(), [&](const auto &L) { return &L.second == Slot; }) - Locals.begin());
   // k at trip T (a number or a loop variable's term).
   auto CounterAt = [&](const Affine &T) {
     Val R = K0;
@@ -580,7 +624,7 @@ void Analyzer::execSymbolicWhile(const ir::While &Wh, const SourceLoc &Loc, Mask
         Locals[KIndex].second = CounterAt(At);
         Mask Live = M;
         if (Guarded) {
-          const Val C = eval(Wh.Cond, M);
+          const Val C = L.Cond(M);
           if (C.concrete()) {
             Live = 0;
             for (int Ln = 0; Ln < Lanes; ++Ln)
@@ -595,7 +639,7 @@ void Analyzer::execSymbolicWhile(const ir::While &Wh, const SourceLoc &Loc, Mask
             Exact = false;
           }
         }
-        exec(Wh.Body, Live);
+        exec(*L.Body, Live);
         CurPred = Outer;
       }
       return;
@@ -615,7 +659,7 @@ void Analyzer::execSymbolicWhile(const ir::While &Wh, const SourceLoc &Loc, Mask
     At.Terms.push_back({Var, 1});
     Locals[KIndex].second = CounterAt(At);
     if (Guarded) {
-      CurPred = predAnd(Outer, toPred(eval(Wh.Cond, M), M));
+      CurPred = predAnd(Outer, toPred(L.Cond(M), M));
       Exact = false;
     }
     const std::size_t Mark = Locals.size();
@@ -623,13 +667,13 @@ void Analyzer::execSymbolicWhile(const ir::While &Wh, const SourceLoc &Loc, Mask
     for (std::size_t I = 0; I < Mark; ++I)
       Before.push_back(Locals[I].second);
     LoopStack.push_back({Var, T0, 1, T1 - T0});
-    exec(Wh.Body, M);
+    exec(*L.Body, M);
     LoopStack.pop_back();
     CurPred = Outer;
     CurTree = OuterTree;
     CurTree->push_back(std::move(Node));
     // One symbolic trip stands for all.
-    checkLoopCarried(Before, Locals, Wh.Body, KIndex);
+    checkLoopCarried(Before, Locals, *L.Body, KIndex);
   };
   const auto Lo = static_cast<std::int64_t>(TMin), Hi = static_cast<std::int64_t>(TMax);
   Segment(0, Lo, false);

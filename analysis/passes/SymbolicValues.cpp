@@ -8,6 +8,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+
 namespace bankwise::kernel_analysis {
 Val Analyzer::opaque(OpaqueDef D) {
   int Id = -1;
@@ -41,11 +44,115 @@ int Analyzer::atom(const Val &Diff, ir::BinaryOp Op) {
   D.HasG = Diff.HasV;
   D.G = Diff.V;
   D.Op = Op;
+  if (D.HasG) {
+    D.GMin = *std::min_element(D.G.begin(), D.G.begin() + W);
+    D.GMax = *std::max_element(D.G.begin(), D.G.begin() + W);
+  }
   Atoms.push_back(std::move(D));
   PredNode N;
   N.K = PredNode::Atom;
   N.A = static_cast<int>(Atoms.size()) - 1;
   return predNode(N);
+}
+
+Val Analyzer::laneSelect(int AtomId, const Val &Main, const Val &Alt) {
+  Val R;
+  R.U = Main.U;
+  R.HasV = true;
+  if (Main.HasV)
+    R.V = Main.V;
+  R.SelD = affineAdd(Main.U, Alt.U, -1);
+  if (Alt.HasV)
+    R.SelV = Alt.V;
+  const AtomDef &D = Atoms[static_cast<std::size_t>(AtomId)];
+  if (D.U.isConst() && R.SelD.isConst()) {
+    // The lanes' choice and the arms' distance are the same in every
+    // warp: one plain value.
+    const Mask Chosen = atomAt(AtomId, {});
+    for (int L = 0; L < Lanes; ++L)
+      if (!((Chosen >> L) & 1) &&
+          __builtin_sub_overflow(R.SelV[static_cast<std::size_t>(L)], R.SelD.C, &R.V[static_cast<std::size_t>(L)]))
+        throw NotAffine{"overflow in a lane offset"};
+    R.SelD = Affine{};
+    R.SelV = LaneArr{};
+    return R;
+  }
+  R.Sel = AtomId;
+  return R;
+}
+
+std::pair<Val, Val> Analyzer::selArms(const Val &S) const {
+  Val Main, Alt;
+  Main.U = S.U;
+  Main.HasV = S.HasV;
+  Main.V = S.V;
+  Alt.U = affineAdd(S.U, S.SelD, -1);
+  Alt.HasV = true;
+  Alt.V = S.SelV;
+  return {Main, Alt};
+}
+
+Val Analyzer::selectBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M, const SourceLoc &Loc) {
+  if (A.Sel >= 0 && B.Sel >= 0)
+    throw NotAffine{"two per-lane choices (min, max, a wrapping % or /, a '?:' per lane) in one operation"};
+  const bool Left = A.Sel >= 0;
+  const Val &S = Left ? A : B, &O = Left ? B : A;
+  const auto [Main, Alt] = selArms(S);
+  const Val RMain = Left ? evalBinary(Op, Main, O, M, Loc) : evalBinary(Op, O, Main, M, Loc);
+  const Val RAlt = Left ? evalBinary(Op, Alt, O, M, Loc) : evalBinary(Op, O, Alt, M, Loc);
+  PredNode Chosen;
+  Chosen.K = PredNode::Atom;
+  Chosen.A = S.Sel;
+  switch (Op) {
+  case ir::BinaryOp::Lt:
+  case ir::BinaryOp::Le:
+  case ir::BinaryOp::Gt:
+  case ir::BinaryOp::Ge:
+  case ir::BinaryOp::Eq:
+  case ir::BinaryOp::Ne: {
+    // Each lane's truth is its arm's: (chosen and main's) or (not chosen
+    // and alt's).
+    const int P = predNode(Chosen);
+    Val R;
+    R.Pred = predOr(predAnd(P, toPred(RMain, M)), predAnd(predNot(P), toPred(RAlt, M)));
+    return R;
+  }
+  default:
+    break;
+  }
+  auto Plain = [](const Val &X) { return !X.Unknown && X.Pred < 0 && X.Lt < 0 && X.Sel < 0; };
+  if (!Plain(RMain) || !Plain(RAlt))
+    throw NotAffine{"an operation on a per-lane choice (min, max, a wrapping % or /, a '?:' per lane) that "
+                    "leaves the affine domain"};
+  return laneSelect(S.Sel, RMain, RAlt);
+}
+
+Val Analyzer::wrappingDivMod(const Val &X, std::int64_t C, bool WantDiv) {
+  Affine Den;
+  Den.C = C;
+  auto Opaque = [&](ir::BinaryOp Op) {
+    OpaqueDef D;
+    D.K = OpaqueDef::Bin;
+    D.Op = Op;
+    D.Args = {X.U, Den};
+    return opaque(std::move(D));
+  };
+  const Val R = Opaque(ir::BinaryOp::Mod);
+  Val Wraps; // r + b_l - C < 0: the lanes that do not wrap
+  Wraps.U = affineAdd(R.U, Den, -1);
+  Wraps.HasV = true;
+  Val Main;
+  Main.HasV = true;
+  for (int L = 0; L < Lanes; ++L) {
+    const std::int64_t V = X.HasV ? X.V[static_cast<std::size_t>(L)] : 0;
+    Wraps.V[static_cast<std::size_t>(L)] = floorMod(V, C);
+    Main.V[static_cast<std::size_t>(L)] = WantDiv ? floorDiv(V, C) : floorMod(V, C);
+  }
+  const int P = atom(Wraps, ir::BinaryOp::Lt);
+  Main.U = WantDiv ? Opaque(ir::BinaryOp::Div).U : R.U;
+  Val Alt = Main; // a wrapping lane's quotient is one more, its remainder C less
+  Alt.U.C += WantDiv ? 1 : -C;
+  return laneSelect(Preds[static_cast<std::size_t>(P)].A, Main, Alt);
 }
 
 int Analyzer::predCombine(PredNode::Kind K, int A, int B) {
@@ -75,6 +182,8 @@ int Analyzer::toPred(const Val &V, Mask M) {
     return V.Pred;
   if (V.Lt >= 0)
     throw NotAffine{"a table read per lane used as a condition"};
+  if (V.Sel >= 0) // a per-lane choice as a truth: != 0 on each arm
+    return selectBinary(ir::BinaryOp::Ne, V, Val{}, M, SourceLoc{}).Pred;
   if (V.concrete()) {
     PredNode N;
     N.K = PredNode::Lanes;
@@ -149,9 +258,9 @@ std::int64_t Analyzer::valueAt(const Affine &A, const std::vector<std::int64_t> 
 
 std::int64_t Analyzer::opaqueAt(int Id, const std::vector<std::int64_t> &Vals) const {
   const OpaqueDef &D = Opaques[static_cast<std::size_t>(Id)];
-  std::vector<std::int64_t> Args;
-  for (const Affine &A : D.Args)
-    Args.push_back(valueAt(A, Vals));
+  std::array<std::int64_t, 3> Args{};
+  for (std::size_t I = 0; I < D.Args.size() && I < Args.size(); ++I)
+    Args[I] = valueAt(D.Args[I], Vals);
   ir::EvalResult R;
   switch (D.K) {
   case OpaqueDef::Bin:
@@ -160,7 +269,7 @@ std::int64_t Analyzer::opaqueAt(int Id, const std::vector<std::int64_t> &Vals) c
   case OpaqueDef::Fn:
     if (D.F == ir::Function::Min || D.F == ir::Function::Max)
       return D.F == ir::Function::Min ? std::min(Args[0], Args[1]) : std::max(Args[0], Args[1]);
-    R = ir::applyCall(D.F, Args);
+    R = ir::applyCall(D.F, std::vector<std::int64_t>(Args.begin(), Args.begin() + static_cast<std::ptrdiff_t>(D.Args.size())));
     break;
   case OpaqueDef::Perm: {
     const auto &P = *static_cast<const Permutation *>(D.Ref);
@@ -194,6 +303,22 @@ Mask Analyzer::atomAt(int A, const std::vector<std::int64_t> &Vals) const {
   // Lane l holds when U + G[l] Op 0, i.e. G[l] Op -U (G is small, and U is
   // compared in 128 bits so nothing overflows).
   const Wide NegU = -static_cast<Wide>(U);
+  const Mask All = W >= 64 ? ~Mask(0) : (Mask(1) << W) - 1;
+  // Every lane alike when -U lies outside [GMin, GMax]: the usual case away
+  // from the crossings.
+  const bool Below = NegU < D.GMin, Above = NegU > D.GMax;
+  if (Below || Above) {
+    bool Holds = false; // at any G: G Op -U
+    switch (D.Op) {
+    case ir::BinaryOp::Lt:
+    case ir::BinaryOp::Le: Holds = Above; break;
+    case ir::BinaryOp::Gt:
+    case ir::BinaryOp::Ge: Holds = Below; break;
+    case ir::BinaryOp::Eq: Holds = false; break;
+    default: Holds = true; break;
+    }
+    return Holds ? All : 0;
+  }
   Mask Out = 0;
   auto Scan = [&](auto Holds) {
     for (int L = 0; L < W; ++L)
@@ -352,7 +477,7 @@ std::optional<Val> Analyzer::splitBitrev(const Val &X, std::int64_t Bits, Mask M
   // bitrev(U + V, m) with U a multiple of 2^k, 0 <= V < 2^k on every lane
   // and U >= 0: U + V = U | V, so the reversal splits into bitrev(U, m)
   // (uniform, opaque) + bitrev(V, m) (per lane).
-  if (Bits < 0 || Bits > 62 || X.Unknown || X.Pred >= 0 || X.Lt >= 0)
+  if (Bits < 0 || Bits > 62 || X.Unknown || X.Pred >= 0 || X.Lt >= 0 || X.Sel >= 0)
     return std::nullopt;
   std::int64_t VMax = 0;
   bool VOk = true;

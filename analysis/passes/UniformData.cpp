@@ -15,7 +15,7 @@ namespace bankwise::kernel_analysis {
 bool Analyzer::sameInLanes(const Val &X, Mask M) const {
   if (X.Unknown && !X.DataUniform)
     return false;
-  if (X.Pred >= 0 || X.Lt >= 0)
+  if (X.Pred >= 0 || X.Lt >= 0 || X.Sel >= 0)
     return false;
   if (!X.HasV)
     return true;
@@ -33,7 +33,7 @@ bool Analyzer::sameInLanes(const Val &X, Mask M) const {
 
 std::optional<Val> Analyzer::uniformDataOp(ir::BinaryOp Op, const Val &A, const Val &B, Mask M) const {
   using ir::BinaryOp;
-  auto Usable = [](const Val &X) { return X.Unknown ? X.DataUniform : X.Pred < 0 && X.Lt < 0; };
+  auto Usable = [](const Val &X) { return X.Unknown ? X.DataUniform : X.Pred < 0 && X.Lt < 0 && X.Sel < 0; };
   if (!Usable(A) || !Usable(B))
     return std::nullopt;
   const std::string &Src = A.Unknown ? A.UnknownSrc : B.UnknownSrc;

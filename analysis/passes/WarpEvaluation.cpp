@@ -32,6 +32,11 @@ Val Analyzer::evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
   }
   if (A.Pred >= 0 || B.Pred >= 0)
     throw NotAffine{"a guard on block indices or loop variables used as a number"};
+  if (A.Sel >= 0 || B.Sel >= 0) {
+    if (A.Lt >= 0 || B.Lt >= 0)
+      throw NotAffine{"a table read per lane combined with a per-lane choice"};
+    return selectBinary(Op, A, B, M, Loc);
+  }
   if (A.Lt >= 0 || B.Lt >= 0) {
     // A table value per lane: sums and constant multiples keep it.
     auto IsConstV = [](const Val &X) { return X.concrete() && !X.HasV; };
@@ -127,10 +132,13 @@ Val Analyzer::evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
   // write U = C*U' + Q*C + Rm, then the quotient is U' + Q + (Rm + V) / C.
   auto DivMod = [&](const Val &X, std::int64_t C, bool WantDiv) {
     for (auto [Var, Coef] : X.U.Terms)
-      if (Coef % C != 0)
+      if (Coef % C != 0) {
+        if (X.HasV)
+          return wrappingDivMod(X, C, WantDiv);
         throw NotAffine{fmt::format("division by {} of a value whose block or "
                                     "loop coefficient {} it does not divide",
                                     C, Coef)};
+      }
     Val R;
     const std::int64_t Q = floorDiv(X.U.C, C), Rm = floorMod(X.U.C, C);
     if (WantDiv) {
@@ -430,6 +438,8 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
           for (const Val &A : Args) {
             if (A.Pred >= 0)
               throw NotAffine{"a guard on block indices or loop variables used as a number"};
+            if (A.Sel >= 0 || A.Lt >= 0)
+              throw NotAffine{"a built-in function of a per-lane choice or a table read per lane"};
             AllConcrete = AllConcrete && A.concrete();
             AnyLanes = AnyLanes || A.HasV;
           }
@@ -446,6 +456,19 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
             if (N.Fn == Function::Bitrev && Args[1].concrete() && !Args[1].HasV)
               if (auto R = splitBitrev(Args[0], Args[1].U.C, M))
                 return *R;
+            if (N.Fn == Function::Min || N.Fn == Function::Max) {
+              // Per lane: min(A, B) is A where A - B < 0, max where > 0.
+              Val Diff;
+              Diff.U = affineAdd(Args[0].U, Args[1].U, -1);
+              Diff.HasV = true;
+              for (int L = 0; L < Lanes; ++L)
+                if (__builtin_sub_overflow(Args[0].HasV ? Args[0].V[static_cast<std::size_t>(L)] : 0,
+                                           Args[1].HasV ? Args[1].V[static_cast<std::size_t>(L)] : 0,
+                                           &Diff.V[static_cast<std::size_t>(L)]))
+                  throw NotAffine{"overflow in a lane offset"};
+              const int P = atom(Diff, N.Fn == Function::Min ? BinaryOp::Lt : BinaryOp::Gt);
+              return laneSelect(Preds[static_cast<std::size_t>(P)].A, Args[0], Args[1]);
+            }
             throw NotAffine{"a built-in function of block indices or loop variables"};
           }
           int Lane = -1;
@@ -561,19 +584,29 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
             CurPred = Outer;
             if (A.Unknown || B.Unknown)
               return A.Unknown ? A : B;
-            if (A.Pred >= 0 || B.Pred >= 0 || A.Lt >= 0 || B.Lt >= 0)
-              throw NotAffine{"a '?:' on block indices or loop variables that chooses a guard or a table read"};
+            if (A.Pred >= 0 || B.Pred >= 0 || A.Lt >= 0 || B.Lt >= 0 || A.Sel >= 0 || B.Sel >= 0)
+              throw NotAffine{"a '?:' on block indices or loop variables that chooses a guard, a table read "
+                              "or a per-lane choice"};
+            bool SameLanes = true;
             for (int L = 0; L < Lanes; ++L)
               if ((M >> L) & 1 && (A.HasV ? A.V[static_cast<std::size_t>(L)] : 0) !=
                                       (B.HasV ? B.V[static_cast<std::size_t>(L)] : 0))
-                throw NotAffine{"a '?:' on block indices or loop variables whose arms differ between lanes"};
-            const auto U = selectUniform(P, A.U, B.U, M);
-            if (!U)
-              throw NotAffine{"a '?:' whose condition on block indices or loop variables differs "
-                              "between the lanes of a warp"};
-            Val R = A.HasV ? A : B;
-            R.U = *U;
-            return R;
+                SameLanes = false;
+            if (SameLanes)
+              if (const auto U = selectUniform(P, A.U, B.U, M)) {
+                Val R = A.HasV ? A : B;
+                R.U = *U;
+                return R;
+              }
+            // Lanes may take different arms: a per-lane choice, when one
+            // atom decides it.
+            const PredNode &Cond = Preds[static_cast<std::size_t>(P)];
+            if (Cond.K == PredNode::Atom)
+              return laneSelect(Cond.A, A, B);
+            if (Cond.K == PredNode::Not && Preds[static_cast<std::size_t>(Cond.A)].K == PredNode::Atom)
+              return laneSelect(Preds[static_cast<std::size_t>(Cond.A)].A, B, A);
+            throw NotAffine{"a '?:' whose condition on block indices or loop variables is not one comparison and "
+                            "differs between the lanes of a warp"};
           }
           Mask Then = 0;
           for (int L = 0; L < Lanes; ++L)
@@ -586,8 +619,19 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
           const Val A = eval(*N.Then, Then), B = eval(*N.Else, M & ~Then);
           if (A.Unknown || B.Unknown) // lanes take different arms
             return plainData(A.Unknown ? A : B);
-          if (!A.concrete() || !B.concrete())
-            throw NotAffine{"a '?:' whose lanes choose symbolic values"};
+          if (!A.concrete() || !B.concrete()) {
+            auto Plain = [](const Val &X) { return X.Pred < 0 && X.Lt < 0 && X.Sel < 0; };
+            if (!Plain(A) || !Plain(B))
+              throw NotAffine{"a '?:' whose lanes choose guards, table reads or per-lane choices"};
+            // A fixed choice of lanes: the atom 0 + G[l] < 0 with G[l] = -1
+            // on the lanes that take the first arm.
+            Val Which;
+            Which.HasV = true;
+            for (int L = 0; L < Lanes; ++L)
+              Which.V[static_cast<std::size_t>(L)] = (Then >> L) & 1 ? -1 : 0;
+            const int P = atom(Which, BinaryOp::Lt);
+            return laneSelect(Preds[static_cast<std::size_t>(P)].A, A, B);
+          }
           Val R;
           R.HasV = true;
           for (int L = 0; L < Lanes; ++L)
@@ -619,8 +663,8 @@ Val Analyzer::evalShuffle(const ir::Shuffle &S, const SourceLoc &Loc, Mask M) {
     throw NotAffine{"a guard on block indices or loop variables passed through a warp shuffle"};
   if (!L.concrete())
     throw NotAffine{"a shuffle lane that depends on block indices or loop variables"};
-  if (V.Lt >= 0)
-    throw NotAffine{"a table read per lane passed through a warp shuffle"};
+  if (V.Lt >= 0 || V.Sel >= 0)
+    throw NotAffine{"a table read per lane or a per-lane choice passed through a warp shuffle"};
   if (Symbolic && CurPred >= 0)
     throw NotAffine{"a warp shuffle under a guard on block indices or loop variables"};
   Val R = V;
@@ -667,27 +711,34 @@ Val Analyzer::evalAtomic(const ir::Atomic &A, const SourceLoc &Loc, Mask M) {
 void Analyzer::checkBounds(const ArrayInfo &A, const std::vector<Val> &Idx,
                            Mask M, const SourceLoc &Loc) {
   const ir::Array &D = *A.Decl;
-  for (std::size_t Dim = 0; Dim < Idx.size(); ++Dim) {
-    const Val &X = Idx[Dim];
-    if (X.Unknown)
-      continue;
+  // The lanes of X outside 0..Extent-1, as a formula (-1: none can be);
+  // Chosen: every lane of M takes X (not an arm of a per-lane choice), so
+  // a lane outside with no guard around is an error now.
+  std::function<int(const Val &, std::size_t, bool)> Outside = [&](const Val &X, std::size_t Dim,
+                                                                    bool Chosen) -> int {
     const std::int64_t Extent = D.Shape[Dim];
-    if (X.Pred >= 0)
-      throw NotAffine{"a guard on block indices or loop variables used as an index"};
+    if (X.Sel >= 0) {
+      // Each arm's lanes outside, where the lanes chose that arm.
+      const auto [Main, Alt] = selArms(X);
+      PredNode Atom;
+      Atom.K = PredNode::Atom;
+      Atom.A = X.Sel;
+      const int P = predNode(Atom);
+      const int OM = Outside(Main, Dim, false), OA = Outside(Alt, Dim, false);
+      return predOr(OM < 0 ? -1 : predAnd(P, OM), OA < 0 ? -1 : predAnd(predNot(P), OA));
+    }
     if (X.concrete()) {
-      PredNode Outside;
-      Outside.K = PredNode::Lanes;
+      PredNode Out;
+      Out.K = PredNode::Lanes;
       for (int L = 0; L < Lanes; ++L)
         if ((M >> L) & 1 && (X.lane(L) < 0 || X.lane(L) >= Extent)) {
-          if (CurPred < 0)
+          if (CurPred < 0 && Chosen)
             runtimeError(Loc, fmt::format("index {} of '{}' is {}, outside 0..{}",
                                           Dim, D.Name, X.lane(L), Extent - 1),
                          L);
-          Outside.Bits |= Mask(1) << L; // the guard decides, per class
+          Out.Bits |= Mask(1) << L; // the guard decides, per class
         }
-      if (Outside.Bits)
-        PendingOob = predOr(PendingOob, predNode(Outside));
-      continue;
+      return Out.Bits ? predNode(Out) : -1;
     }
     // Over the box of variables the affine part is extreme at the corners;
     // opaque values contribute their known ranges, a lane table its values'.
@@ -716,13 +767,21 @@ void Analyzer::checkBounds(const ArrayInfo &A, const std::vector<Val> &Idx,
         Any = true;
       }
     if (!Opaque && (!Any || (Lo + VLo >= 0 && Hi + VHi < Extent)))
-      continue;
+      return -1;
     // Perhaps out of bounds somewhere (or guarded so it is not): the lanes
     // outside 0..Extent-1 become a formula, checked per class of warps.
     Val Above = X;
     Above.U.C -= Extent;
     const int Below = atom(X, ir::BinaryOp::Lt);
-    PendingOob = predOr(PendingOob, predOr(Below, atom(Above, ir::BinaryOp::Ge)));
+    return predOr(Below, atom(Above, ir::BinaryOp::Ge));
+  };
+  for (std::size_t Dim = 0; Dim < Idx.size(); ++Dim) {
+    const Val &X = Idx[Dim];
+    if (X.Unknown)
+      continue;
+    if (X.Pred >= 0)
+      throw NotAffine{"a guard on block indices or loop variables used as an index"};
+    PendingOob = predOr(PendingOob, Outside(X, Dim, true));
   }
 }
 
@@ -757,7 +816,7 @@ Val Analyzer::address(const ArrayInfo &A, const std::vector<Val> &Idx, Mask M,
     const std::int64_t Pitch = D.Shape.back() + A.Layout.Pad;
     // Plain indices (affine uniform part, lane offsets): one weighted sum,
     // not a chain of binary operations on whole warp values.
-    if (std::all_of(Idx.begin(), Idx.end(), [](const Val &X) { return X.Pred < 0 && X.Lt < 0; })) {
+    if (std::all_of(Idx.begin(), Idx.end(), [](const Val &X) { return X.Pred < 0 && X.Lt < 0 && X.Sel < 0; })) {
       Val R;
       std::int64_t Stride = 1;
       for (std::size_t Dim = Rank; Dim-- > 0;) {

@@ -745,7 +745,9 @@ TEST_CASE("while loops and '?:' on block indices are counted by class over every
 }
 
 TEST_CASE("a kernel evaluated warp by warp at every size is refused before that work when it passes the limit") {
-  // (c + bx) % C has no class argument: every size goes warp by warp. The
+  // min(c + bx, C - 1) % C, a remainder of a per-lane choice, has no class
+  // argument (since issue [12], (c + bx) % C alone has one): every size
+  // goes warp by warp. The
   // largest size, evaluated first and alone, needs more than its share of
   // 2^26 steps over the 1344 joint classes of R and C: the refusal comes
   // then, before any other size (it used to come after 2^26 steps of them,
@@ -754,7 +756,7 @@ TEST_CASE("a kernel evaluated warp by warp at every size is refused before that 
                                     "kernel tr(a: global f32[R][C], out: global f32[C][R])\n"
                                     "    grid ((C + 31) / 32, (R + 31) / 32) block (32, 8) {\n"
                                     "  for k in 0..4 {\n    let r = by * 32 + ty + 8 * k\n    let c = bx * 32 + tx\n"
-                                    "    if r < R && c < C { out[c][r] = a[r][(c + bx) % C] }\n  }\n}\n");
+                                    "    if r < R && c < C { out[c][r] = a[r][min(c + bx, C - 1) % C] }\n  }\n}\n");
   auto Refusal = [](const ir::Program &Q, const AllSizesOptions &O) {
     try {
       (void)analyzeAllSizes(Q, Q.Kernels[0], O);
@@ -765,18 +767,19 @@ TEST_CASE("a kernel evaluated warp by warp at every size is refused before that 
   };
   const std::string M = Refusal(P, fewThreads());
   CHECK(M == "kernel 'tr' needs more than 59493 evaluation steps at C = 1024, R = 1024, its share of the analysis "
-             "limit of 67108864 over 1128 sizes (it is evaluated warp by warp: division by 1024 of a value whose "
-             "block or loop coefficient 33 it does not divide); give its sizes with -D");
+             "limit of 67108864 over 1128 sizes (it is evaluated warp by warp: an operation on a per-lane choice "
+             "(min, max, a wrapping % or /, a '?:' per lane) that leaves the affine domain); give its sizes with -D");
   // A tighter limit refuses at the largest size, before the others; within
   // the limit every size is evaluated.
   const ir::Program Q = parseOrFail("target sm_90\nparam N\n"
                                     "kernel g(a: global f32[N], o: global f32[N]) grid ((N + 31) / 32) block (32) {\n"
-                                    "  let i = bx * bdx + tx\n  if i < N { o[i] = a[(i + bx) % 7] }\n}\n");
+                                    "  let i = bx * bdx + tx\n  if i < N { o[i] = a[min(i + bx, N - 1) % 7] }\n}\n");
   AllSizesOptions O = fewThreads();
   O.Analysis.WorkLimit = 8000;
   CHECK(Refusal(Q, O) == "kernel 'g' needs more than 84 evaluation steps at N = 1311, its share of the analysis "
-                         "limit of 8000 over 95 sizes (it is evaluated warp by warp: division by 7 of a value whose "
-                         "block or loop coefficient 33 it does not divide); give its sizes with -D");
+                         "limit of 8000 over 95 sizes (it is evaluated warp by warp: an operation on a per-lane choice "
+                         "(min, max, a wrapping % or /, a '?:' per lane) that leaves the affine domain); give its "
+                         "sizes with -D");
   O.Analysis.WorkLimit = 20000;
-  CHECK(analyzeAllSizes(Q, Q.Kernels[0], O).FallbackReason.find("division by 7") == 0);
+  CHECK(analyzeAllSizes(Q, Q.Kernels[0], O).FallbackReason.find("an operation on a per-lane choice") == 0);
 }

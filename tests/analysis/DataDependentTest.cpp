@@ -138,6 +138,9 @@ kernel embed(ids: global i32[B], table: global f32[100][64], out: global f32[B][
 kernel embed_flat(ids: global i32[B], table: global f32[6400], out: global f32[768]) grid (B) block (64) {
   out[bx * 64 + tx] = table[ids[bx] * 64 + tx]
 }
+kernel embed_back(ids: global i32[B], table: global f32[6500], out: global f32[768]) grid (B) block (64) {
+  out[bx * 64 + tx] = table[(ids[bx] + 1) * 64 + 30 - tx]
+}
 kernel embed_odd(ids: global i32[B], table: global f32[4000], out: global f32[480]) grid (B) block (40) {
   out[bx * 40 + tx] = table[ids[bx] * 40 + tx]
 }
@@ -180,7 +183,10 @@ kernel half_assigned(ids: global i32[B], out: global f32[B][64]) grid (B) block 
     const char *Kernel, *Array;
     bool Exact; ///< the costs do not depend on the data
   };
+  // embed_back: lane 31's known part is -1 (row start + 30 - 31), one
+  // element into the row before; it is an access like any other.
   const Case Cases[] = {{"embed", "table", true},         {"embed_flat", "table", true},
+                        {"embed_back", "table", true},
                         {"embed_odd", "table", false},    {"embed_shared", "t", true},
                         {"embed_shuffled", "t", true},    {"embed_column", "t", true},
                         {"per_lane", "t", false},         {"half_assigned", "t", false}};

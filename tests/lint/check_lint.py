@@ -11,7 +11,10 @@ An annotation on a line of its own applies to the next line that holds code
 (several may stack up). The text after `CHECK:` is the diagnostic's
 severity, message and check exactly as printed. Notes attached to a warning
 (no check name) are not matched. `// RUN-ARGS: --block 32,8` adds lint
-arguments; `// EXIT: 1` sets the expected exit code (default 0).
+arguments; `// EXIT: 1` sets the expected exit code (default 0). A header
+the file includes by a quoted name from its own folder (`#include
+"kernels.cuh"`) is read for annotations the same way: its diagnostics are
+announced in it.
 
 Beyond the annotations, every file is held to what any input must give
 (issue [10]): an answer within TIME_LIMIT seconds (`// TIME-LIMIT: N`
@@ -38,10 +41,18 @@ ANNOT = re.compile(r"//\s*CHECK:\s*(.*?)\s*$")
 TIME_LIMIT = 60
 
 
-def expectations(path):
+def expectations(path, seen=None):
+    """([(real path, line, text)], args, exit code, time limit) of path and
+    the local headers it includes."""
+    seen = set() if seen is None else seen
+    seen.add(os.path.realpath(path))
     expected, pending, args, exit_code, limit = [], [], [], 0, TIME_LIMIT
     with open(path, "rb") as f:
         text = f.read().decode("utf-8", errors="surrogateescape")
+    for name in re.findall(r'^\s*#\s*include\s+"([^"]+)"', text, re.M):
+        header = os.path.join(os.path.dirname(path), name)
+        if os.path.isfile(header) and os.path.realpath(header) not in seen:
+            expected += expectations(header, seen)[0]
     # Lines as Clang counts them (str.splitlines would also break at \f,
     # \x1c and the like, which a binary file holds).
     for number, line in enumerate(re.split(r"\r\n|\r|\n", text), start=1):
@@ -60,10 +71,10 @@ def expectations(path):
         if code.strip():
             target = number
             for text_ in pending:
-                expected.append((target, text_))
+                expected.append((os.path.realpath(path), target, text_))
             pending = []
             if m:
-                expected.append((number, m.group(1)))
+                expected.append((os.path.realpath(path), number, m.group(1)))
         elif m:
             pending.append(m.group(1))
     if pending:
@@ -102,7 +113,7 @@ def main():
             continue
         if m := DIAG.match(line):
             file, lno, col, sev, msg, check = m.groups()
-            got.append((int(lno), f"{sev}: {msg} [{check}]"))
+            got.append((os.path.realpath(file), int(lno), f"{sev}: {msg} [{check}]"))
             if sev == "error" and (int(lno) < 1 or int(col) < 1):
                 problems.append(f"an error without a line and column:\n    {line}")
         elif ANY_DIAG.match(line):
@@ -112,9 +123,9 @@ def main():
         if want in remaining:
             remaining.remove(want)
         else:
-            problems.append(f"{path}:{want[0]}: expected diagnostic not produced:\n    {want[1]}")
+            problems.append(f"{want[0]}:{want[1]}: expected diagnostic not produced:\n    {want[2]}")
     for extra in remaining:
-        problems.append(f"{path}:{extra[0]}: diagnostic not announced:\n    {extra[1]}")
+        problems.append(f"{extra[0]}:{extra[1]}: diagnostic not announced:\n    {extra[2]}")
     if code != want_exit:
         problems.append(f"exit code {code}, expected {want_exit}\n{err}")
     if err:  # text prints everything, errors included, as diagnostics on stdout
@@ -136,7 +147,7 @@ def main():
             problems.append(f"--format json: exit code {jcode}, the text run's was {code}\n{jerr}")
         try:
             doc = json.loads(jout)
-            jgot = [(d["line"], f"{d['severity']}: {d['message']} [{d['check']}]")
+            jgot = [(os.path.realpath(d["file"]), d["line"], f"{d['severity']}: {d['message']} [{d['check']}]")
                     for f in doc["files"] for d in f["diagnostics"]]
             if sorted(jgot) != sorted(got):
                 problems.append("--format json: the diagnostics differ from the text's:\n    "

@@ -244,4 +244,46 @@ check(r.returncode == 0 and "4-way bank conflict on shared load from 's4' (16 wa
       "note: XOR swizzle: index [r][c ^ (r % 8)]: 4 wavefronts per request (conflict-free)" in r.stdout,
       "16-byte accesses: the quarter-warp figure and the fixes' figures")
 
+# A whole project (issue [13] item 5): -p with no file lints every .cu
+# file of compile_commands.json, in parallel, with a summary and one SARIF
+# log; exit 1 on any warning, 2 when any file fails.
+proj = os.path.join(WORK, "project")
+os.makedirs(proj, exist_ok=True)
+entries = [{"directory": os.path.join(SRC, "tests/lint"), "file": "bank-conflict/transpose.cu",
+            "command": "nvcc -c bank-conflict/transpose.cu"},
+           {"directory": SRC, "file": clean, "command": "nvcc -c " + clean},
+           {"directory": SRC, "file": clean, "command": "nvcc -c -O3 " + clean},  # the same file twice: once
+           {"directory": SRC, "file": "host.cpp", "command": "c++ -c host.cpp"}]  # not CUDA: left out
+json.dump(entries, open(os.path.join(proj, "compile_commands.json"), "w"))
+r = run("lint", "-p", proj, "-j", "2")
+check(r.returncode == 1 and "32-way bank conflict" in r.stdout and
+      "lint summary: 2 files (0 failed), 5 kernels (0 not analyzed), 1 warnings (1 bankwise-bank-conflict)" in r.stdout,
+      "-p without files: both .cu files, once each, the summary, exit 1 on the warning (%s)" % r.stdout[-400:])
+j = json.loads(run("lint", "-p", proj, "--format", "json").stdout)
+sites = [s for f in j["files"] for k in f["kernels"] for s in k["sites"]]
+shared = sum(1 for s in sites if s["space"] == "shared")
+check(len(j["files"]) == 2 and j["summary"]["files"] == 2 and j["summary"]["kernels"] == 5 and
+      j["summary"]["shared_accesses_with_figures"] == shared and
+      j["summary"]["global_accesses_with_figures"] == len(sites) - shared and shared > 0 and
+      j["summary"]["accesses_not_analyzed"] == 0,
+      "-p --format json: a summary whose access counts are the sites listed")
+s = json.loads(run("lint", "-p", proj, "--format", "sarif").stdout)
+uris = {loc["physicalLocation"]["artifactLocation"]["uri"] for res in s["runs"][0]["results"]
+        for loc in res["locations"]}
+check(len(s["runs"]) == 1 and any(u.endswith("transpose.cu") for u in uris), "-p --format sarif: one log for all")
+opaque = os.path.join(SRC, "tests/lint/unanalyzed/opaque.cu")
+j = json.loads(run("lint", opaque, clean, "--format", "json").stdout)
+check(j["summary"]["accesses_not_analyzed"] == 3 and
+      j["summary"]["accesses_not_analyzed_by_cause"].get(
+          "the index of '…' is not understood (a call to '…')") == 1,
+      "the summary counts accesses not analyzed, by cause with names elided (%s)" % j["summary"])
+entries.append({"directory": WORK, "file": os.path.join(WORK, "no-such-file.cu"), "command": "nvcc -c x.cu"})
+json.dump(entries, open(os.path.join(proj, "compile_commands.json"), "w"))
+r = run("lint", "-p", proj)
+check(r.returncode == 2 and "lint summary: 3 files (1 failed)" in r.stdout, "-p: a file that fails makes exit 2")
+r = run("lint")
+check(r.returncode == 2 and "-p BUILD_DIR" in r.stderr, "no file and no -p: exit 2, saying what to give")
+r = run("lint", "-p", os.path.join(WORK, "no-such-dir"))
+check(r.returncode == 2 and "compile_commands.json" in r.stderr, "-p without a compilation database: exit 2")
+
 sys.exit(1 if FAILS else 0)

@@ -40,7 +40,7 @@ inline std::string randomGuardedKernel(Rng &R, bool RuntimeLimits = false) {
   std::string Decls, Body, Top;
   int Stmts = 1 + static_cast<int>(R.below(3));
   for (int S = 0; S < Stmts; ++S) {
-    switch (R.below(14)) {
+    switch (R.below(15)) {
     case 0: { // the any-shape transpose's guarded read and write
       const char *Guards[] = {"r < RL && c < CL", "c < CL && r < RL", "r < RL", "c < CL && r < RL && c >= 1"};
       const char *G = Guards[R.below(4)];
@@ -167,6 +167,31 @@ inline std::string randomGuardedKernel(Rng &R, bool RuntimeLimits = false) {
                             GX - 1);
         break;
       }
+      break;
+    }
+    case 14: { // per-lane choices: min/max of lane and block terms, a wrapping % or /, '?:' per lane
+      const std::int64_t Size = 3 * Rows + 5 * Cols + 8 * K + 256;
+      Params += fmt::format(", pc{}: global {}[{}]", S, E, Size);
+      const std::int64_t L = 1 + static_cast<std::int64_t>(R.below(static_cast<std::uint64_t>(Cols + K)));
+      const std::int64_t A = pick(R, {1, 2, 3, 8}), T = 1 + static_cast<std::int64_t>(R.below(static_cast<std::uint64_t>(BX)));
+      const std::int64_t Md = pick(R, {3, 7, 32, 33, 100, Cols, Cols + 5}), Dv = pick(R, {2, 3, 5, 32});
+      const std::string Fmt[] = {
+          "    pc{0}[min(c + k, CL - 1)] = g[tid]\n",
+          "    pc{0}[min(c * {2}, {1})] = g[tid]\n",
+          "    pc{0}[max(c - k * {2}, {1})] = g[tid]\n",
+          "    pc{0}[max({1}, r + tx)] = g[tid]\n",
+          "    pc{0}[(c + k * {2} + {1}) % {4}] = g[tid]\n",
+          "    pc{0}[(c * {2} + k) / {5} + {5}] = g[tid]\n",
+          "    pc{0}[tx < {3} ? bx * {6} + tx : by * 3 + k] = g[tid]\n",
+          "    pc{0}[c + k < {1} ? c + k : {1} + tx] = g[tid]\n",
+          "    if min(c, k * 5) < {1} && c < CL {{ pc{0}[c] = g[tid] }}\n",
+          "    let m{0} = min(c + k, {1})\n    pc{0}[m{0} * 2 + 1] = g[tid] + pc{0}[(m{0} + tx) % {4}]\n",
+          // loops whose start or end is per lane or per block
+          "    for j{0} in tx..{1} step {2} {{ pc{0}[j{0}] = g[tid] }}\n",
+          "    for j{0} in c + k..{1} + bx step {3} {{ pc{0}[j{0} * 2] = g[tid] }}\n",
+          "    for j{0} in {1}..tx step -{2} {{ pc{0}[j{0}] = g[tid] }}\n",
+      };
+      Body += fmt::format(fmt::runtime(Fmt[R.below(13)]), S, L, A, T, Md, Dv, BX);
       break;
     }
     default: { // a shared tile, written and read transposed

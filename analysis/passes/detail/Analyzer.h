@@ -169,8 +169,16 @@ struct Val {
   /// depend on block indices or loop variables: no affine value, so a read
   /// sends the kernel to the warp-by-warp path.
   bool Poison = false;
+  /// A per-lane choice between two affine values (min or max of a lane
+  /// value and another, a remainder or quotient whose lanes wrap at
+  /// different places, a `?:` whose lanes take different arms): lane l
+  /// holds U + V[l] where atom Sel holds at l, and U - SelD + SelV[l]
+  /// elsewhere. HasV is then always set. -1: none.
+  int Sel = -1;
+  Affine SelD;
+  LaneArr SelV{};
 
-  bool concrete() const { return U.isConst() && Pred < 0 && Lt < 0; }
+  bool concrete() const { return U.isConst() && Pred < 0 && Lt < 0 && Sel < 0; }
   std::int64_t lane(int L) const { return U.C + (HasV ? V[static_cast<std::size_t>(L)] : 0); }
 };
 
@@ -266,20 +274,23 @@ inline std::int64_t costPeriod(const SiteInfo &S, std::int64_t W) {
   return std::lcm(W, std::max<std::int64_t>(1, 128 / S.Arr->ElemBytes));
 }
 
-/// Lifts the addresses (NoAccess aside) by whole Periods until none is
-/// negative: the models take non-negative addresses, and their costs do
-/// not change.
-inline void liftByPeriods(std::vector<Address> &Addrs, std::int64_t Period) {
+/// The addresses Value(l) of the lanes of Active among the first N, lifted
+/// by whole Periods until none is negative (the models take non-negative
+/// addresses, and their costs do not change), NoAccess on the other lanes.
+/// The lift comes before the marking: a lane at -1 (a known part below a
+/// data-chosen row) is an address, not NoAccess.
+template <class ValueFn>
+std::vector<Address> liftedLanes(int N, Mask Active, std::int64_t Period, ValueFn Value) {
   Address Lowest = 0;
-  for (Address A : Addrs)
-    if (A != NoAccess)
-      Lowest = std::min(Lowest, A);
-  if (Lowest >= 0)
-    return;
-  const Address Lift = (-Lowest + Period - 1) / Period * Period;
-  for (Address &A : Addrs)
-    if (A != NoAccess)
-      A += Lift;
+  for (int L = 0; L < N; ++L)
+    if ((Active >> L) & 1)
+      Lowest = std::min<Address>(Lowest, Value(L));
+  const Address Lift = Lowest < 0 ? (-Lowest + Period - 1) / Period * Period : 0;
+  std::vector<Address> Out(static_cast<std::size_t>(N), NoAccess);
+  for (int L = 0; L < N; ++L)
+    if ((Active >> L) & 1)
+      Out[static_cast<std::size_t>(L)] = Value(L) + Lift;
+  return Out;
 }
 
 /// A recorded warp access on the fast path: the address as an affine
@@ -315,6 +326,9 @@ struct AtomDef {
   bool HasG = false;
   LaneArr G{};
   ir::BinaryOp Op = ir::BinaryOp::Lt;
+  /// The least and greatest G[l] over the machine's lanes (atomAt decides
+  /// every lane at once when -U lies outside them).
+  std::int64_t GMin = 0, GMax = 0;
 };
 
 /// The DMM congestion of one warp execution whose addresses data decides:
@@ -375,6 +389,11 @@ struct Template {
   int Oob = -1;  ///< lanes whose index leaves the array, -1: none can
   int Lt = -1;   ///< a per-lane table term of the address (Val::Lt)
   std::int64_t LtScale = 0;
+  /// A per-lane choice of the address (Val::Sel): lanes where atom Sel
+  /// holds are at U + V[l], the others at U - SelD + SelV[l].
+  int Sel = -1;
+  Affine SelD;
+  LaneArr SelV{};
   std::vector<LoopDom> Loops; ///< enclosing symbolic loops, outermost first
   /// Under a condition or loop bound that reads unknown data (DataGuard).
   bool Guarded = false;
@@ -447,6 +466,25 @@ private:
   /// while its condition is concrete.
   void execSymbolicWhile(const ir::While &Wh, const SourceLoc &Loc, Mask M);
   void execUnrolledWhile(const ir::While &Wh, Mask M);
+  /// A loop whose counter k (Locals[KIndex], starting at K0) moves by a
+  /// uniform Step while `k Op Bound` (Op Lt, Le, Gt or Ge): a while loop's
+  /// counter, or a `for` whose start or end differs between lanes or
+  /// depends on block indices or loop variables. Every lane of every warp
+  /// runs the trips all run; the trips only some run are guarded by the
+  /// condition (Cond at the current counter).
+  struct CounterLoop {
+    std::size_t KIndex = 0;
+    Val K0, Step, Bound;
+    ir::BinaryOp Op = ir::BinaryOp::Lt;
+    bool Subtract = false; ///< k -= Step
+    bool Conjunct = false; ///< the condition is `Other && k Op Bound`
+    std::function<Val(Mask)> Cond;
+    const ir::Block *Body = nullptr;
+    /// Runs the loop trip by trip when the counter moves away from its
+    /// bound (empty: refuse).
+    std::function<void(Mask)> Unrolled;
+  };
+  void runCounterLoop(const CounterLoop &L, const SourceLoc &Loc, Mask M);
   void execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Begin, const Val &End,
                    const Val &Step, Mask M);
   void markGuarded(AccessSiteReport &R) const;
@@ -509,6 +547,21 @@ private:
   void countLaneTable(int TId, const std::vector<LoopDom> &Vars, const std::vector<int> &TAtoms,
                       AccessSiteReport &Site);
   int atom(const Val &Diff, ir::BinaryOp Op);
+  /// A per-lane choice (Val::Sel): Main where atom AtomId holds, Alt
+  /// elsewhere. Main and Alt are plain symbolic values (no guard, table or
+  /// choice of their own, not data).
+  Val laneSelect(int AtomId, const Val &Main, const Val &Alt);
+  /// The two arms of a choice: what its lanes hold where the atom holds
+  /// (first) and where it does not (second).
+  std::pair<Val, Val> selArms(const Val &S) const;
+  /// A Op B where one of them is a per-lane choice: the operation on each
+  /// arm, chosen again per lane (a comparison: the guard formula that
+  /// takes each arm's guard where its lanes chose it).
+  Val selectBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M, const SourceLoc &Loc);
+  /// X / C or X % C (C > 0) for X = U + V[l] whose uniform part C does not
+  /// divide: with U = C q + r (q and r opaque, per warp) and V[l] = C a_l +
+  /// b_l, 0 <= b_l < C, lane l wraps where r + b_l >= C, a per-lane choice.
+  Val wrappingDivMod(const Val &X, std::int64_t C, bool WantDiv);
   int predNode(PredNode N);
   /// A and B combined by K (And or Or); -1 (no formula) leaves the other.
   int predCombine(PredNode::Kind K, int A, int B);
