@@ -251,6 +251,8 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
   for (const Diagnostic &D : L.ClangDiags)
     if (D.Sev == Severity::Error)
       addFinding(R, {"clang-diagnostic-error", Severity::Error, D.Loc, D.Message, {}}, "");
+    else if (D.Sev == Severity::Note) // what the frontend skipped (a header, host code): said, not an error
+      addFinding(R, {"bankwise-unanalyzed", Severity::Note, D.Loc, D.Message, {}}, "");
   if (!L.Readable)
     return R;
   if (O.EmitBw)

@@ -3,12 +3,20 @@
 #include "frontend/ClangSupport.h"
 
 #include <clang/AST/ASTConsumer.h>
+#include <clang/AST/Attr.h>
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticSema.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
+#include <clang/Lex/PPCallbacks.h>
+#include <clang/Lex/Preprocessor.h>
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/ADT/SmallString.h>
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -44,6 +52,16 @@ std::string lineAt(const clang::SourceManager &SM, clang::SourceLocation L) {
 
 namespace {
 
+/// Where one of Clang's diagnostics came from, beside its bankwise form in
+/// the output vector: what nvccDialect() needs to tell nvcc's dialect from
+/// broken code.
+struct Origin {
+  std::size_t Index; ///< into the diagnostics
+  unsigned Id;
+  clang::SourceLocation Loc;
+  clang::DeclarationName Callee; ///< for an overload error, the function called
+};
+
 /// Turns Clang's diagnostics into bankwise's.
 class Collector : public clang::DiagnosticConsumer {
 public:
@@ -63,12 +81,177 @@ public:
       D.Loc = toSourceLoc(Info.getSourceManager(), Info.getLocation());
       D.SourceLine = lineAt(Info.getSourceManager(), Info.getLocation());
     }
+    Origin O{Out.size(), Info.getID(), Info.getLocation(), {}};
+    if (Info.getNumArgs() > 0 && Info.getArgKind(0) == clang::DiagnosticsEngine::ak_declarationname)
+      O.Callee = clang::DeclarationName::getFromOpaqueInteger(Info.getRawArg(0));
+    Origins.push_back(O);
+    AnyError |= D.Sev == Severity::Error;
     Out.push_back(std::move(D));
   }
+
+  std::vector<Origin> Origins;
+  bool AnyError = false; ///< before nvccDialect() made some notes
 
 private:
   std::vector<Diagnostic> &Out;
 };
+
+/// L's file is included, directly or not, by the main file: the main file's
+/// #include that leads to it (a diagnostic belongs in the user's file); L
+/// itself when it is in the main file or reached otherwise.
+clang::SourceLocation inMainFile(const clang::SourceManager &SM, clang::SourceLocation L) {
+  clang::SourceLocation Where = SM.getExpansionLoc(L);
+  while (Where.isValid() && !SM.isWrittenInMainFile(Where) && SM.getIncludeLoc(SM.getFileID(Where)).isValid())
+    Where = SM.getIncludeLoc(SM.getFileID(Where));
+  return Where.isValid() && SM.isWrittenInMainFile(Where) ? Where : L;
+}
+
+/// Diagnostic D at L, moved to the main file's #include that reads L's
+/// header, with the header's name and line added to its message.
+void locateInMainFile(const clang::SourceManager &SM, clang::SourceLocation L, Diagnostic &D) {
+  const clang::SourceLocation Where = inMainFile(SM, L);
+  if (Where == L || SM.isWrittenInMainFile(SM.getExpansionLoc(L)))
+    return;
+  D.Message += fmt::format(" (in {}:{}, included here)", std::filesystem::path(D.Loc.File).filename().string(),
+                           D.Loc.Line);
+  D.Loc = toSourceLoc(SM, Where);
+  D.SourceLine = lineAt(SM, Where);
+}
+
+/// An #include of a header that is not on the machine.
+struct MissingHeader {
+  std::string Name;
+  SourceLoc Loc;
+  std::string Line;
+  std::string Where; ///< " (in header.h:N, included here)" for a header's #include
+};
+
+/// Skips headers that are not on the machine (Clang's error is fatal and
+/// would stop the file there), recording each where it is included:
+/// runClangOnCudaFile decides afterwards whether the file needed it.
+class SkipMissingHeaders : public clang::PPCallbacks {
+public:
+  SkipMissingHeaders(const clang::SourceManager &SM, std::vector<MissingHeader> &Out) : SM(SM), Out(Out) {}
+  bool FileNotFound(llvm::StringRef) override { return true; }
+  void InclusionDirective(clang::SourceLocation, const clang::Token &, llvm::StringRef FileName, bool,
+                          clang::CharSourceRange FilenameRange, clang::OptionalFileEntryRef File,
+                          llvm::StringRef, llvm::StringRef, const clang::Module *, bool,
+                          clang::SrcMgr::CharacteristicKind) override {
+    if (!File) {
+      Diagnostic D{Severity::Note, toSourceLoc(SM, FilenameRange.getBegin()), "", lineAt(SM, FilenameRange.getBegin())};
+      locateInMainFile(SM, FilenameRange.getBegin(), D);
+      Out.push_back({FileName.str(), D.Loc, D.SourceLine, D.Message});
+    }
+  }
+
+private:
+  const clang::SourceManager &SM;
+  std::vector<MissingHeader> &Out;
+};
+
+/// Whether some declaration of Name is in a system header (the CUDA
+/// toolkit's, Clang's wrappers, the C++ library).
+bool declaredInSystemHeader(clang::ASTContext &Ctx, clang::DeclarationName Name) {
+  if (Name.isEmpty())
+    return false;
+  const clang::SourceManager &SM = Ctx.getSourceManager();
+  for (const clang::NamedDecl *D : Ctx.getTranslationUnitDecl()->lookup(Name))
+    if (SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
+      return true;
+  return false;
+}
+
+/// Clang's errors on valid CUDA that nvcc accepts, made notes (none of them
+/// changes device code): in host-only functions, calls to functions of the
+/// system headers that Clang's CUDA headers overload otherwise than nvcc's
+/// (`max(int, unsigned)`, `max(float, float)`, `isfinite`), and, where a
+/// header was not found (Missing, skipped), any error, one note per host
+/// function; and a `__shared__` object's default construction (nvcc does
+/// not run it and warns; Clang refuses it).
+void nvccDialect(clang::ASTContext &Ctx, std::vector<Diagnostic> &Diags, const std::vector<Origin> &Origins,
+                 const std::vector<MissingHeader> &Missing) {
+  const clang::SourceManager &SM = Ctx.getSourceManager();
+  const auto IsOverload = [](unsigned Id) {
+    return Id == clang::diag::err_ovl_no_viable_function_in_call || Id == clang::diag::err_ovl_ambiguous_call;
+  };
+  bool Relevant = false;
+  for (const Origin &O : Origins)
+    Relevant |= Diags[O.Index].Sev == Severity::Error &&
+                (IsOverload(O.Id) || O.Id == clang::diag::err_shared_var_init || !Missing.empty());
+  if (!Relevant)
+    return;
+  struct Bodies : clang::RecursiveASTVisitor<Bodies> {
+    std::vector<const clang::FunctionDecl *> Fns;
+    std::vector<const clang::VarDecl *> Shared;
+    bool shouldVisitLambdaBody() const { return true; }
+    bool VisitFunctionDecl(clang::FunctionDecl *F) {
+      if (F->doesThisDeclarationHaveABody() && F->getBody())
+        Fns.push_back(F);
+      return true;
+    }
+    bool VisitVarDecl(clang::VarDecl *V) {
+      if (V->hasAttr<clang::CUDASharedAttr>())
+        Shared.push_back(V);
+      return true;
+    }
+  } B;
+  B.TraverseDecl(Ctx.getTranslationUnitDecl());
+  /// The innermost function whose body holds L.
+  const auto Enclosing = [&](clang::SourceLocation L) {
+    const clang::FunctionDecl *In = nullptr;
+    clang::SourceLocation InBegin;
+    for (const clang::FunctionDecl *F : B.Fns) {
+      const clang::SourceLocation Begin = SM.getExpansionLoc(F->getBody()->getBeginLoc()),
+                                  End = SM.getExpansionLoc(F->getBody()->getEndLoc());
+      if (SM.isPointWithin(L, Begin, End) && (!In || SM.isBeforeInTranslationUnit(InBegin, Begin))) {
+        In = F;
+        InBegin = Begin;
+      }
+    }
+    return In;
+  };
+  std::vector<bool> Drop(Diags.size(), false);
+  std::vector<const clang::FunctionDecl *> Noted;
+  for (const Origin &O : Origins) {
+    if (Diags[O.Index].Sev != Severity::Error || O.Loc.isInvalid())
+      continue;
+    Diagnostic &D = Diags[O.Index];
+    const clang::SourceLocation L = SM.getExpansionLoc(O.Loc);
+    if (O.Id == clang::diag::err_shared_var_init) {
+      for (const clang::VarDecl *V : B.Shared) {
+        const auto *Init = llvm::dyn_cast_or_null<clang::CXXConstructExpr>(V->getInit());
+        if (SM.getExpansionLoc(V->getLocation()) != L || !Init || Init->getNumArgs() != 0)
+          continue;
+        D.Sev = Severity::Note;
+        D.Message = fmt::format("'{}' is a __shared__ object whose constructor nvcc does not run (it warns; Clang "
+                                "refuses it): the lint goes on as nvcc does",
+                                V->getName().str());
+      }
+      continue;
+    }
+    const bool Overload = IsOverload(O.Id) && declaredInSystemHeader(Ctx, O.Callee);
+    if (!Overload && Missing.empty())
+      continue;
+    const clang::FunctionDecl *In = Enclosing(L);
+    if (!In || In->hasAttr<clang::CUDADeviceAttr>() || In->hasAttr<clang::CUDAGlobalAttr>())
+      continue;
+    if (std::find(Noted.begin(), Noted.end(), In) != Noted.end()) {
+      Drop[O.Index] = true;
+      continue;
+    }
+    Noted.push_back(In);
+    D.Sev = Severity::Note;
+    D.Message = fmt::format("host code not checked: {} in '{}' ({}; the kernels do not depend on host code)",
+                            D.Message, In->getNameAsString(),
+                            Overload ? fmt::format("Clang's CUDA headers declare '{}' otherwise than nvcc's",
+                                                   O.Callee.getAsString())
+                                     : fmt::format("header '{}' was not found", Missing.front().Name));
+    locateInMainFile(SM, O.Loc, D); // in a header: at the main file's #include that reads it
+  }
+  for (std::size_t I = Diags.size(); I-- > 0;)
+    if (Drop[I])
+      Diags.erase(Diags.begin() + static_cast<std::ptrdiff_t>(I));
+}
 
 class AstConsumer : public clang::ASTConsumer {
 public:
@@ -81,7 +264,12 @@ private:
 
 class AstAction : public clang::ASTFrontendAction {
 public:
-  explicit AstAction(const std::function<void(clang::ASTContext &)> &OnAst) : OnAst(OnAst) {}
+  AstAction(const std::function<void(clang::ASTContext &)> &OnAst, std::vector<MissingHeader> &Missing)
+      : OnAst(OnAst), Missing(Missing) {}
+  bool BeginSourceFileAction(clang::CompilerInstance &CI) override {
+    CI.getPreprocessor().addPPCallbacks(std::make_unique<SkipMissingHeaders>(CI.getSourceManager(), Missing));
+    return true;
+  }
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &,
                                                         llvm::StringRef) override {
     return std::make_unique<AstConsumer>(OnAst);
@@ -89,17 +277,20 @@ public:
 
 private:
   const std::function<void(clang::ASTContext &)> &OnAst;
+  std::vector<MissingHeader> &Missing;
 };
 
 class AstActionFactory : public clang::tooling::FrontendActionFactory {
 public:
-  explicit AstActionFactory(const std::function<void(clang::ASTContext &)> &OnAst) : OnAst(OnAst) {}
+  AstActionFactory(const std::function<void(clang::ASTContext &)> &OnAst, std::vector<MissingHeader> &Missing)
+      : OnAst(OnAst), Missing(Missing) {}
   std::unique_ptr<clang::FrontendAction> create() override {
-    return std::make_unique<AstAction>(OnAst);
+    return std::make_unique<AstAction>(OnAst, Missing);
   }
 
 private:
   const std::function<void(clang::ASTContext &)> &OnAst;
+  std::vector<MissingHeader> &Missing;
 };
 
 } // namespace
@@ -141,19 +332,38 @@ bool runClangOnCudaFile(const std::string &Path, const CudaOptions &Opts,
       "-I" + Cuda + "/include/cccl",
       "-include",
       "bankwise_launch.h",
+      "-include",
+      "bankwise_device_compat.h",
+      // Every error, not the first 20: host code Clang rejects (see
+      // nvccDialect) must not stop the parse before the kernels.
+      "-ferror-limit=0",
   };
   Args.insert(Args.end(), Opts.ExtraArgs.begin(), Opts.ExtraArgs.end());
   clang::tooling::FixedCompilationDatabase Db(".", Args);
   clang::tooling::ClangTool Tool(Db, {Path});
   Collector Consumer(Diags);
+  std::vector<MissingHeader> Missing;
   Tool.setDiagnosticConsumer(&Consumer);
   Tool.setPrintErrorMessage(false);
-  AstActionFactory Factory(OnAst);
+  const std::function<void(clang::ASTContext &)> Reclassified = [&](clang::ASTContext &Ctx) {
+    nvccDialect(Ctx, Diags, Consumer.Origins, Missing);
+    OnAst(Ctx);
+  };
+  AstActionFactory Factory(Reclassified, Missing);
   const int Rc = Tool.run(&Factory);
-  const bool AnyError = std::any_of(Diags.begin(), Diags.end(), [](const Diagnostic &D) {
-    return D.Sev == Severity::Error;
-  });
-  if (Rc != 0 && !AnyError)
+  const auto IsError = [](const Diagnostic &D) { return D.Sev == Severity::Error; };
+  const bool AnyError = std::any_of(Diags.begin(), Diags.end(), IsError);
+  // A header not on the machine was skipped: Clang's error where the file
+  // then has errors (the header was needed), else a note.
+  for (const MissingHeader &H : Missing)
+    Diags.push_back(
+        AnyError ? Diagnostic{Severity::Error, H.Loc, fmt::format("'{}' file not found{}", H.Name, H.Where), H.Line}
+                 : Diagnostic{Severity::Note, H.Loc,
+                              fmt::format("header '{}' not found: skipped; device code parses without it (host "
+                                          "code that needs it is not checked){}",
+                                          H.Name, H.Where),
+                              H.Line});
+  if (Rc != 0 && !AnyError && !Consumer.AnyError)
     Diags.push_back(
         {Severity::Error, {Path, 0, 0}, "clang could not process the file", {}});
   return true;

@@ -56,7 +56,7 @@ public:
       : Ctx(Ctx), Args(Args), Defines(Defines) {}
 
   std::optional<std::array<Expr, 3>> read(const clang::Expr *E, int Depth = 0) {
-    if (!E || Depth > 8)
+    if (!E || Depth > 8 || E->containsErrors())
       return std::nullopt;
     E = strip(E);
     if (isIntegral(E->getType())) {

@@ -88,6 +88,8 @@ std::string freshName(std::string_view Base, std::set<std::string> &Used) {
 //===-- Types ---------------------------------------------------------------===//
 
 std::optional<ir::ElemType> elemTypeOf(const clang::ASTContext &Ctx, clang::QualType T) {
+  if (T.isNull())
+    return std::nullopt;
   T = T.getCanonicalType().getUnqualifiedType();
   if (const auto *E = T->getAs<clang::EnumType>())
     T = E->getDecl()->getIntegerType().getCanonicalType();
@@ -162,6 +164,8 @@ std::optional<ir::ElemType> elemTypeOf(const clang::ASTContext &Ctx, clang::Qual
 }
 
 bool isIntegral(clang::QualType T) {
+  if (T.isNull()) // an expression Clang could not type (after an error)
+    return false;
   T = T.getCanonicalType();
   return T->isIntegralOrEnumerationType() || T->isBooleanType();
 }
@@ -285,6 +289,8 @@ LVal KernelLowering::lowerValue(const clang::Expr *E, ir::Block &Out) {
   if (!E)
     return inexact("a missing expression", {});
   const SourceLoc L = loc(E);
+  if (E->getType().isNull()) // a ParenListExpr of an invalid declaration
+    return inexact("code Clang could not parse", L);
   if (std::optional<std::int64_t> V = evalInt(Ctx, E))
     return exact(ir::makeInt(*V, L));
   E = E->IgnoreParens();
@@ -308,7 +314,7 @@ LVal KernelLowering::lowerValue(const clang::Expr *E, ir::Block &Out) {
     // A component of a vector element (a[i].x) loads the element; of a
     // local, is that local's value.
     if (isMemoryLValue(M->getBase()))
-      return load(M->getBase(), Out, /*Component=*/true);
+      return load(M, Out, /*Component=*/true);
     LVal V = M->isArrow() ? inexact("a member through a pointer", L) : lowerValue(M->getBase(), Out);
     if (V.Exact || V.Why.empty())
       V = inexact(fmt::format("member '{}'", M->getMemberDecl()->getName().str()), L, V.Data);
@@ -361,9 +367,11 @@ LVal KernelLowering::lowerCast(const clang::CastExpr *C, ir::Block &Out) {
     // An array escaping (to a call, say): padding it is no longer safe.
     std::string Why;
     ir::Block Scratch;
-    if (std::optional<PtrVal> P = lowerPointer(C, Scratch, Why))
+    if (std::optional<PtrVal> P = lowerPointer(C->getType()->isPointerType() ? C : Sub, Scratch, Why))
       markUnderstood(P->Array, false);
-    return inexact("a pointer used as a value", loc(C));
+    return inexact(C->getCastKind() == clang::CK_PointerToBoolean ? "a pointer tested against null"
+                                                                  : "a pointer used as a value",
+                   loc(C));
   }
   LVal V = lowerValue(Sub, Out);
   const bool FromInt = isIntegral(Sub->getType()), ToInt = isIntegral(C->getType());
@@ -487,8 +495,16 @@ LVal KernelLowering::lowerCall(const clang::CallExpr *C, ir::Block &Out) {
   const SourceLoc L = loc(C);
   const clang::FunctionDecl *F = C->getDirectCallee();
   const std::string Name = F && F->getIdentifier() ? F->getName().str() : "";
+  // cuda::barrier's arrive_and_wait is taken as the block's barrier (the
+  // count `init(&bar, blockDim.x)` gives); on a __shared__ barrier, whose
+  // declaration Clang refuses (see nvccDialect), the call is left dependent.
+  const auto *Method = llvm::dyn_cast_or_null<clang::CXXMethodDecl>(F);
+  const auto *Recovered = llvm::dyn_cast<clang::CXXDependentScopeMemberExpr>(C->getCallee()->IgnoreParens());
+  const bool BarrierWait =
+      (Method && Name == "arrive_and_wait" && Method->getParent()->getName().contains("barrier")) ||
+      (Recovered && Recovered->getMember().getAsString() == "arrive_and_wait");
   if (Name == "__syncthreads" || Name == "__syncthreads_count" || Name == "__syncthreads_and" ||
-      Name == "__syncthreads_or" || Name == "__barrier_sync") {
+      Name == "__syncthreads_or" || Name == "__barrier_sync" || BarrierWait) {
     LVal V = inexact(fmt::format("the value of '{}'", Name), L);
     for (const clang::Expr *A : C->arguments())
       absorb(V, lowerValue(A, Out));
@@ -513,6 +529,18 @@ LVal KernelLowering::lowerCall(const clang::CallExpr *C, ir::Block &Out) {
   }
   if (Name.rfind("__ld", 0) == 0 && C->getNumArgs() == 1) // __ldg(&a[i]) and kin
     return loadThrough(C->getArg(0), L, Out);
+  if ((Name == "__stcs" || Name == "__stcg" || Name == "__stwb" || Name == "__stwt") && C->getNumArgs() == 2) {
+    // __stcs(&a[i], v) and kin: a store through the pointer, a cache hint aside
+    const LVal V = lowerValue(C->getArg(1), Out);
+    std::string Why;
+    if (std::optional<PtrVal> P = lowerPointer(C->getArg(0), Out, Why)) {
+      if (std::optional<Expr> T = accessAt(*P, L, C->getBeginLoc()))
+        Out.push_back({ir::Assign{*T->as<ir::ArrayRead>(), V.materialize()}, ir::NodeLoc(L)});
+    } else {
+      unknownAccess(L, Why, C->getBeginLoc());
+    }
+    return inexact(fmt::format("the value of '{}'", Name), L);
+  }
   if (const std::optional<ir::AtomicOp> Op = cudaAtomic(Name);
       Op && C->getNumArgs() == static_cast<unsigned>(ir::arity(*Op)) + 1) {
     // atomicAdd(&a[i], v) and kin: the IR's atomic, one read-modify-write
@@ -668,10 +696,13 @@ void KernelLowering::unknownAccess(const SourceLoc &L, const std::string &Why, c
   note(L, fmt::format("access not analyzed: {}", Why), CL);
 }
 
-std::optional<Expr> KernelLowering::access(const clang::Expr *E, ir::Block &Out, bool IsStore) {
+std::optional<Expr> KernelLowering::access(const clang::Expr *E, ir::Block &Out, bool IsStore, int Component) {
   E = E->IgnoreParens();
   const SourceLoc L = loc(E);
   if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E)) {
+    // a[i].x: the element (of a split element, its field's scalar)
+    const auto *Field = llvm::dyn_cast<clang::FieldDecl>(M->getMemberDecl());
+    const int FieldIndex = Field ? static_cast<int>(Field->getFieldIndex()) : -1;
     if (M->isArrow()) {
       std::string Why;
       std::optional<PtrVal> P = lowerPointer(M->getBase(), Out, Why);
@@ -679,9 +710,9 @@ std::optional<Expr> KernelLowering::access(const clang::Expr *E, ir::Block &Out,
         unknownAccess(L, Why, E->getBeginLoc());
         return std::nullopt;
       }
-      return accessAt(*P, L, E->getBeginLoc());
+      return accessAt(*P, L, E->getBeginLoc(), FieldIndex);
     }
-    return access(M->getBase(), Out, IsStore); // a[i].x: the element
+    return access(M->getBase(), Out, IsStore, FieldIndex);
   }
   if (!isMemoryLValue(E))
     return std::nullopt; // registers
@@ -708,11 +739,33 @@ std::optional<Expr> KernelLowering::access(const clang::Expr *E, ir::Block &Out,
     unknownAccess(L, Why, E->getBeginLoc());
     return std::nullopt;
   }
-  return accessAt(*P, L, E->getBeginLoc());
+  std::optional<Expr> R = accessAt(*P, L, E->getBeginLoc(), Component);
+  if (R && Component < 0)
+    otherScalars(*P, L, IsStore, Out);
+  return R;
 }
 
-std::optional<Expr> KernelLowering::accessAt(const PtrVal &P, const SourceLoc &L, clang::SourceLocation CL) {
-  const ArrayInfo &A = Arrays.at(P.Array);
+void KernelLowering::otherScalars(const PtrVal &P, const SourceLoc &L, bool IsStore, ir::Block &Out) {
+  const auto It = Arrays.find(P.Array);
+  for (int C = 1; It != Arrays.end() && C < It->second.Split; ++C) {
+    std::optional<Expr> R = accessAt(P, L, {}, C);
+    if (!R)
+      return;
+    if (IsStore) // the value of a split element's scalar is data the lint does not follow
+      Out.push_back({ir::Assign{*R->as<ir::ArrayRead>(), ir::makeInt(0, L)}, ir::NodeLoc(L)});
+    else
+      Out.push_back({ir::Let{freshName(fmt::format("v{}", TempCount++), Used), *R}, ir::NodeLoc(L)});
+  }
+}
+
+std::optional<Expr> KernelLowering::accessAt(const PtrVal &P, const SourceLoc &L, clang::SourceLocation CL,
+                                             int Component) {
+  const auto Found = Arrays.find(P.Array);
+  if (Found == Arrays.end()) { // every PtrVal names a declared array; never a crash if not
+    unknownAccess(L, fmt::format("a pointer into '{}', which the lint did not declare", P.Array), CL);
+    return std::nullopt;
+  }
+  const ArrayInfo &A = Found->second;
   if (P.Idx.size() != A.Shape.size()) {
     markUnderstood(P.Array, false);
     unknownAccess(L,
@@ -725,10 +778,18 @@ std::optional<Expr> KernelLowering::accessAt(const PtrVal &P, const SourceLoc &L
     markUnderstood(P.Array, false);
   if (Uncertain > 0 || AfterReturn)
     Info.UncertainMask.push_back(L);
+  if (A.Split > 1) { // source element i, scalar c: IR element i * Split + c
+    std::vector<Expr> Idx = P.Idx;
+    Idx.back() = binary(BinaryOp::Add, binary(BinaryOp::Mul, Idx.back(), ir::makeInt(A.Split), L),
+                        ir::makeInt(std::clamp(Component, 0, A.Split - 1), L), L);
+    return node(ir::ArrayRead{P.Array, std::move(Idx)}, L);
+  }
   return node(ir::ArrayRead{P.Array, P.Idx}, L);
 }
 
 std::optional<PtrVal> KernelLowering::lowerPointer(const clang::Expr *E, ir::Block &Out, std::string &Why) {
+  if (!E || E->getType().isNull() || E->containsErrors())
+    return failPtr(Why, "code Clang could not parse");
   E = E->IgnoreParens();
   const SourceLoc L = loc(E);
   if (const auto *C = llvm::dyn_cast<clang::CastExpr>(E)) {
@@ -741,6 +802,8 @@ std::optional<PtrVal> KernelLowering::lowerPointer(const clang::Expr *E, ir::Blo
     }
     if (C->getCastKind() == clang::CK_LValueToRValue || !Sub->getType()->isPointerType())
       return C->getCastKind() == clang::CK_LValueToRValue ? lowerPointer(Sub, Out, Why) : failPtr(Why, "an integer cast to a pointer");
+    if (!C->getType()->isPointerType()) // a pointer tested, or made an integer
+      return failPtr(Why, fmt::format("a pointer converted to '{}'", C->getType().getAsString()));
     std::optional<PtrVal> P = lowerPointer(Sub, Out, Why);
     if (!P)
       return P;
@@ -781,14 +844,19 @@ std::optional<PtrVal> KernelLowering::lowerPointer(const clang::Expr *E, ir::Blo
       P->Idx.back() = binary(BinaryOp::Add, P->Idx.back(), I.materialize(), L);
       return P;
     }
-    if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(Sub))
-      if (const auto *V = llvm::dyn_cast<clang::VarDecl>(D->getDecl()); V && V->hasAttr<clang::CUDASharedAttr>())
+    if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(Sub)) {
+      if (const auto *V = llvm::dyn_cast<clang::VarDecl>(D->getDecl()); V && V->hasAttr<clang::CUDASharedAttr>()) {
         if (std::optional<std::string> A = sharedArray(V); A && !Arrays.at(*A).Shape.empty()) {
           PtrVal P{*A, {}, true};
           for (std::size_t I = 0; I < Arrays.at(*A).Shape.size(); ++I)
             P.Idx.push_back(ir::makeInt(0, L));
           return P;
         }
+        if (!V->getType()->isArrayType())
+          return failPtr(Why, fmt::format("'{}' is a shared scalar; the lint models shared arrays",
+                                          V->getName().str()));
+      }
+    }
     return failPtr(Why, "the address of something the lint does not model");
   }
   if (llvm::isa<clang::RecoveryExpr>(E))
@@ -832,7 +900,13 @@ std::optional<PtrVal> KernelLowering::arrayLValue(const clang::Expr *E, ir::Bloc
 }
 
 std::optional<PtrVal> KernelLowering::viewAs(PtrVal P, clang::QualType To, const SourceLoc &L, std::string &Why) {
-  const ArrayInfo &A = Arrays.at(P.Array);
+  const auto Found = Arrays.find(P.Array);
+  if (To.isNull() || Found == Arrays.end())
+    return failPtr(Why, "a cast the lint does not follow");
+  if (Found->second.Split > 1)
+    return failPtr(Why, fmt::format("a cast of '{}', whose elements the lint splits into scalars",
+                                    Found->second.Source));
+  const ArrayInfo &A = Found->second;
   if ((To->isVoidType() || To->isCharType()) && ir::byteSize(A.Elem) == 1)
     return P; // bytes as bytes; a wider array becomes a byte view (offsets in bytes)
   std::optional<ir::ElemType> E = elemTypeOf(Ctx, To->isVoidType() ? Ctx.UnsignedCharTy : To);

@@ -150,9 +150,38 @@ bool KernelLowering::isAssigned(const clang::ValueDecl *D) const {
   return F.Found;
 }
 
+namespace {
+
+/// How many scalars of one size T is made of, with no padding (float3: 3;
+/// struct { float a; int b; }: 2), the first one's type in E (banks and
+/// sectors see sizes); 1 when it is not so.
+int scalarsOf(const clang::ASTContext &Ctx, clang::QualType T, std::optional<ir::ElemType> &E) {
+  const clang::RecordDecl *R = T->getAsRecordDecl();
+  if (!R || R->isUnion() || !R->getDefinition())
+    return 1;
+  if (const auto *C = llvm::dyn_cast<clang::CXXRecordDecl>(R); C && C->getNumBases() > 0)
+    return 1;
+  std::optional<ir::ElemType> Scalar;
+  int N = 0;
+  for (const clang::FieldDecl *F : R->fields()) {
+    std::optional<ir::ElemType> FE = elemTypeOf(Ctx, F->getType());
+    if (!FE || FE->Lanes != 1 || F->isBitField() || (Scalar && ir::byteSize(*FE) != ir::byteSize(*Scalar)))
+      return 1;
+    if (!Scalar)
+      Scalar = FE;
+    ++N;
+  }
+  if (N < 2 || Ctx.getTypeSizeInChars(T).getQuantity() != N * ir::byteSize(*Scalar))
+    return 1;
+  E = Scalar;
+  return N;
+}
+
+} // namespace
+
 std::optional<std::string> KernelLowering::sharedArray(const clang::VarDecl *V) {
-  if (const auto It = ArrayOf.find(V); It != ArrayOf.end())
-    return It->second;
+  if (const auto It = ArrayOf.find(V); It != ArrayOf.end()) // "": seen, not modelled
+    return It->second.empty() ? std::nullopt : std::optional<std::string>(It->second);
   const std::string Name = V->getName().str();
   clang::QualType T = V->getType();
   std::vector<std::int64_t> Shape;
@@ -167,6 +196,10 @@ std::optional<std::string> KernelLowering::sharedArray(const clang::VarDecl *V) 
     T = CA->getElementType();
   }
   std::optional<ir::ElemType> E = elemTypeOf(Ctx, T);
+  // One dimension of elements made of several scalars of one size (float3,
+  // a struct of floats and ints): nvcc moves them one scalar at a time;
+  // modelled as an array of the scalars.
+  const int Split = E || Dynamic || Shape.size() != 1 ? 1 : scalarsOf(Ctx, T, E);
   if (E && Shape.empty()) { // a shared scalar: every lane reads one word, a broadcast
     ArrayOf[V] = "";
     return std::nullopt;
@@ -194,6 +227,12 @@ std::optional<std::string> KernelLowering::sharedArray(const clang::VarDecl *V) 
   }
   const std::string IrName = freshName(Name, Used);
   int SharedIndex = -1;
+  if (Split > 1) { // no --fix: its padding would be in scalars, not elements
+    addArray(IrName, Name, *E, {Shape[0] * Split}, ir::MemSpace::Shared, loc(V->getLocation()));
+    Arrays[IrName].Split = Split;
+    ArrayOf[V] = IrName;
+    return IrName;
+  }
   if (!Dynamic) {
     SharedArraySource S;
     S.IrName = IrName;

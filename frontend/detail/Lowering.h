@@ -110,6 +110,10 @@ struct ArrayInfo {
   std::vector<std::int64_t> Shape;
   ir::MemSpace Space = ir::MemSpace::Global;
   int SharedIndex = -1; ///< into LoweredKernel::Shared, static shared arrays
+  /// Scalars per source element: an element of several scalars that nvcc
+  /// moves one by one (a 12-byte float3, a struct of floats) is that many
+  /// IR elements; a PtrVal's last index counts source elements.
+  int Split = 1;
 };
 
 //===-- Kernel lowering ----------------------------------------------------===//
@@ -292,11 +296,19 @@ private:
   void unknownAccess(const SourceLoc &L, const std::string &Why, clang::SourceLocation CL);
 
   /// The ArrayRead an lvalue designates (a load, or with IsStore a store
-  /// target); nullopt, with a note, when it cannot be followed.
-  std::optional<Expr> access(const clang::Expr *E, ir::Block &Out, bool IsStore);
+  /// target); nullopt, with a note, when it cannot be followed. Of an
+  /// array of split elements (ArrayInfo::Split), Component picks one
+  /// scalar; a whole element is its first scalar, the others' accesses
+  /// emitted into Out.
+  std::optional<Expr> access(const clang::Expr *E, ir::Block &Out, bool IsStore, int Component = -1);
 
-  /// The element P points to, as an IR read located at L.
-  std::optional<Expr> accessAt(const PtrVal &P, const SourceLoc &L, clang::SourceLocation CL);
+  /// The element P points to (its scalar Component, or the first, of a
+  /// split element), as an IR read located at L.
+  std::optional<Expr> accessAt(const PtrVal &P, const SourceLoc &L, clang::SourceLocation CL, int Component = -1);
+
+  /// A split element's scalars after the first, accessed (loaded, or with
+  /// IsStore stored) into Out: nvcc moves such an element one scalar at a time.
+  void otherScalars(const PtrVal &P, const SourceLoc &L, bool IsStore, ir::Block &Out);
 
   /// Where a pointer expression points; nullopt with Why when unknown.
   std::optional<PtrVal> lowerPointer(const clang::Expr *E, ir::Block &Out, std::string &Why);

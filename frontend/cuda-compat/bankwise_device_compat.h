@@ -1,0 +1,49 @@
+// Included after Clang's CUDA runtime wrapper by bankwise's frontend.
+// Device functions of CUDA 13 that nvcc declares and Clang 19's wrapper
+// does not, declared here so that files using them parse as they do with
+// nvcc. Nothing is called: bankwise reads device code for its memory
+// accesses, and the lowering knows these by name (the cache-hinted loads
+// and stores are accesses through their pointer argument; a surface access
+// is memory it does not model).
+#pragma once
+
+template <typename T> struct __bankwise_identity { typedef T type; };
+
+// Cache-hinted loads and stores (CUDA's sm_32_intrinsics.h, which Clang's
+// wrapper keeps out, defines __ldg only itself). The value's type is not
+// deduced, so `__stcs(p, 0)` converts as nvcc's overloads do.
+#define __BANKWISE_LOAD(name) template <typename T> __device__ T name(const T *ptr);
+#define __BANKWISE_STORE(name)                                                                      \
+  template <typename T> __device__ void name(T *ptr, typename __bankwise_identity<T>::type value);
+__BANKWISE_LOAD(__ldcg)
+__BANKWISE_LOAD(__ldca)
+__BANKWISE_LOAD(__ldcs)
+__BANKWISE_LOAD(__ldlu)
+__BANKWISE_LOAD(__ldcv)
+__BANKWISE_STORE(__stwb)
+__BANKWISE_STORE(__stcg)
+__BANKWISE_STORE(__stcs)
+__BANKWISE_STORE(__stwt)
+#undef __BANKWISE_LOAD
+#undef __BANKWISE_STORE
+
+// Surface objects (CUDA's surface_indirect_functions.h, whose definitions
+// need nvcc's texture and surface handler).
+#define __BANKWISE_SURFACE(name, ...)                                                               \
+  template <typename T>                                                                             \
+  __device__ void name##write(T val, cudaSurfaceObject_t obj, __VA_ARGS__,                           \
+                              cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap);                 \
+  template <typename T>                                                                             \
+  __device__ void name##read(T *ptr, cudaSurfaceObject_t obj, __VA_ARGS__,                           \
+                             cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap);                  \
+  template <typename T>                                                                             \
+  __device__ T name##read(cudaSurfaceObject_t obj, __VA_ARGS__,                                      \
+                          cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap);
+__BANKWISE_SURFACE(surf1D, int x)
+__BANKWISE_SURFACE(surf2D, int x, int y)
+__BANKWISE_SURFACE(surf3D, int x, int y, int z)
+__BANKWISE_SURFACE(surf1DLayered, int x, int layer)
+__BANKWISE_SURFACE(surf2DLayered, int x, int y, int layer)
+__BANKWISE_SURFACE(surfCubemap, int x, int y, int face)
+__BANKWISE_SURFACE(surfCubemapLayered, int x, int y, int layerface)
+#undef __BANKWISE_SURFACE
