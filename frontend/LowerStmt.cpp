@@ -179,7 +179,11 @@ std::optional<std::string> KernelLowering::sharedArray(const clang::VarDecl *V) 
     ArrayOf[V] = "";
     return std::nullopt;
   }
+  std::string DynamicKey;
   if (Dynamic) {
+    DynamicKey = fmt::format("{}/{}", ir::spelling(*E), fmt::join(Shape.begin() + 1, Shape.end(), "x"));
+    if (const auto It = DynamicArrays.find(DynamicKey); It != DynamicArrays.end())
+      return ArrayOf[V] = It->second;
     // extern __shared__: the bytes the launch gives, else 48 KiB.
     std::int64_t Bytes = DynShared > 0 ? DynShared : 49152;
     std::int64_t Inner = 1;
@@ -205,6 +209,8 @@ std::optional<std::string> KernelLowering::sharedArray(const clang::VarDecl *V) 
   }
   addArray(IrName, Name, *E, Shape, ir::MemSpace::Shared, loc(V->getLocation()), SharedIndex);
   ArrayOf[V] = IrName;
+  if (Dynamic)
+    DynamicArrays[DynamicKey] = IrName;
   return IrName;
 }
 

@@ -144,6 +144,10 @@ private:
   std::map<const clang::ValueDecl *, std::string> ArrayOf;  ///< shared var -> IR array
   std::map<std::string, ArrayInfo> Arrays;
   std::map<std::string, std::string> Views; ///< "array/elem" -> view array
+  /// Element type and inner shape -> the IR array of the extern __shared__
+  /// arrays declared with them: every such declaration (one per helper
+  /// function, say) names the same dynamic memory.
+  std::map<std::string, std::string> DynamicArrays;
   ir::Block SharedDecls;
   int InlineDepth = 0;
   std::vector<const clang::FunctionDecl *> InlineStack;
@@ -273,8 +277,15 @@ private:
 
   /// A __device__ function inlined: parameters bound to locals (pointers to
   /// what the arguments point to), the body lowered in place, the value of
-  /// its one final `return` returned.
-  LVal inlineCall(const clang::CallExpr *C, const clang::FunctionDecl *Def, ir::Block &Out);
+  /// its one final `return` returned. With PtrOut, a function returning a
+  /// pointer: where its final `return` points goes there (nullopt with
+  /// PtrWhy when it cannot be followed).
+  LVal inlineCall(const clang::CallExpr *C, const clang::FunctionDecl *Def, ir::Block &Out,
+                  std::optional<PtrVal> *PtrOut = nullptr, std::string *PtrWhy = nullptr);
+
+  /// The definition of the __device__ (or constexpr) function C calls
+  /// directly, when the lowering may inline it; nullptr otherwise.
+  static const clang::FunctionDecl *inlinable(const clang::CallExpr *C);
 
   //===-- Memory ------------------------------------------------------------===//
 
