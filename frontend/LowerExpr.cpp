@@ -305,6 +305,8 @@ LVal KernelLowering::lowerValue(const clang::Expr *E, ir::Block &Out) {
        llvm::cast<clang::UnaryOperator>(E)->getOpcode() == clang::UO_Deref))
     return load(E, Out);
   if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E)) {
+    if (std::optional<LVal> V = cooperativeComponent(M)) // block.thread_index().x
+      return *V;
     // A component of a vector element (a[i].x) loads the element; of a
     // local, is that local's value.
     if (isMemoryLValue(M->getBase()))
@@ -487,6 +489,8 @@ LVal KernelLowering::lowerCall(const clang::CallExpr *C, ir::Block &Out) {
   const SourceLoc L = loc(C);
   const clang::FunctionDecl *F = C->getDirectCallee();
   const std::string Name = F && F->getIdentifier() ? F->getName().str() : "";
+  if (std::optional<LVal> V = lowerCooperative(C, Out))
+    return *V;
   if (Name == "__syncthreads" || Name == "__syncthreads_count" || Name == "__syncthreads_and" ||
       Name == "__syncthreads_or" || Name == "__barrier_sync") {
     LVal V = inexact(fmt::format("the value of '{}'", Name), L);
@@ -570,6 +574,10 @@ LVal KernelLowering::inlineCall(const clang::CallExpr *C, const clang::FunctionD
     const clang::Expr *Arg = C->getArg(I + First);
     const clang::QualType T = P->getType().getCanonicalType();
     SavedLocals.push_back({P, Locals.count(P) ? std::optional<LocalInfo>(Locals[P]) : std::nullopt});
+    if (isGroupType(T)) { // a cooperative group, by value or reference
+      bindGroup(P, Arg);
+      continue;
+    }
     if (T->isPointerType()) {
       std::string Why;
       if (std::optional<PtrVal> Pv = lowerPointer(Arg, Out, Why)) {

@@ -343,6 +343,8 @@ void KernelLowering::declareLocal(const clang::VarDecl *V, ir::Block &Out) {
   }
   const clang::QualType T = V->getType().getCanonicalType();
   const SourceLoc L = loc(V->getLocation());
+  if (isGroupType(T)) // cg::thread_block b = cg::this_thread_block(): no code
+    return bindGroup(V, V->getInit());
   if (V->isStaticLocal() || (T.isConstQualified() && evalInt(Ctx, V->getInit())))
     return; // a constant: Clang evaluates its uses
   if (T->isReferenceType()) {

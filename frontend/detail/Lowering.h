@@ -112,6 +112,14 @@ struct ArrayInfo {
   int SharedIndex = -1; ///< into LoweredKernel::Shared, static shared arrays
 };
 
+/// A cooperative group whose threads the lowering knows: the block, a tile
+/// of Size threads of it (tiled_partition, static or with a constant size),
+/// or the grid.
+struct Group {
+  enum Kind { Block, Tile, Grid } K = Block;
+  std::int64_t Size = 0; ///< a tile's threads
+};
+
 //===-- Kernel lowering ----------------------------------------------------===//
 
 class KernelLowering {
@@ -286,6 +294,37 @@ private:
   /// The definition of the __device__ (or constexpr) function C calls
   /// directly, when the lowering may inline it; nullptr otherwise.
   static const clang::FunctionDecl *inlinable(const clang::CallExpr *C);
+
+  //===-- Cooperative groups (LowerCooperative.cpp) ----------------------===//
+
+  /// Group variables and parameters whose group is not in their type
+  /// (`thread_group t = tiled_partition(block, 16)`).
+  std::map<const clang::ValueDecl *, Group> Groups;
+
+  /// Whether T (a reference to it) is one of cooperative_groups' classes.
+  static bool isGroupType(clang::QualType T);
+
+  /// The group E designates; nullopt when the lowering does not know it.
+  std::optional<Group> groupOf(const clang::Expr *E);
+
+  /// D, a variable or parameter of a group type, bound to Init's group (an
+  /// unknown group when Init's is not known). Nothing is lowered.
+  void bindGroup(const clang::ValueDecl *D, const clang::Expr *Init);
+
+  /// A call into cooperative_groups the lowering models itself instead of
+  /// inlining the toolkit's header (thread_rank, size, sync, shuffles,
+  /// reduce, ...): its value. nullopt for any other call.
+  std::optional<LVal> lowerCooperative(const clang::CallExpr *C, ir::Block &Out);
+
+  /// `g.thread_index().x` and kin on a known group: the component's value.
+  std::optional<LVal> cooperativeComponent(const clang::MemberExpr *M);
+
+  /// V moved between the lanes of a warp (Op, with the lane, mask or
+  /// distance X; Full: the whole warp takes part): data, the reads of both.
+  LVal shuffle(ir::ShuffleOp Op, const LVal &V, const LVal &X, bool Full, const SourceLoc &L);
+
+  /// The thread's rank in its block, (tz * BY + ty) * BX + tx.
+  Expr blockRank(const SourceLoc &L) const;
 
   //===-- Memory ------------------------------------------------------------===//
 
