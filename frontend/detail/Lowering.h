@@ -225,6 +225,17 @@ private:
 
   void lowerFor(const clang::ForStmt *F, ir::Block &Out);
 
+  /// A loop whose condition is an exact integer expression of locals, whose
+  /// body changes no pointer and leaves exact every local it changes that
+  /// was exact before, each counter of the condition at the body's top
+  /// level (not under an `if`):
+  /// the IR's `while` (Inc, a for's increment, run after the body), so the
+  /// analysis counts its trips (`i += blockDim.x * gridDim.x`, `s *= 2`
+  /// to a runtime bound, two variables). False, with nothing lowered or
+  /// noted, for any other loop.
+  bool lowerCountedWhile(const clang::Stmt *Loop, const clang::Expr *Cond, const clang::Stmt *Body,
+                         const clang::Expr *Inc, ir::Block &Out);
+
   /// A loop whose trip values the lint can compute (`for (h = 128; h > 0;
   /// h >>= 1)`), at most 64 trips: unrolled.
   bool tryUnroll(const clang::ForStmt *F, const clang::ValueDecl *Var, const clang::Expr *Begin,
