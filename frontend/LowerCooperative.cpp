@@ -1,4 +1,4 @@
-// CUDA -> IR, cooperative groups (frontend/detail/Lowering.h).
+// CUDA -> IR, cooperative groups and warp intrinsics (frontend/detail/Lowering.h).
 //
 // cooperative_groups' classes are modelled here, not inlined from the
 // toolkit's headers: their members reach inline asm, `this` and dim3
@@ -11,8 +11,13 @@
 //   size(), num_threads()   BX * BY * BZ;  N
 //   meta_group_rank()  tile: block rank / N;  meta_group_size(): ceil(BX*BY*BZ / N)
 //   sync(), cg::sync(g)     block, grid: a barrier;  tile: none (warp-synchronous)
-//   shfl*(v, x)        data (their operands' reads kept)
+//   shfl*(v, x)        a 32-thread tile: the warp shuffle (shuffle());  others: data
 //   any, all, ballot, match_*, reduce, scans: data (their operands' reads kept)
+//
+// Warp intrinsics: __shfl_sync and its _up/_down/_xor forms with a full
+// mask and width 32 are the IR's shuffle (the value of lane l ^ m and kin,
+// a function of the lane); __ballot_sync, __activemask and the like are
+// data.
 #include "frontend/detail/Lowering.h"
 
 #include <clang/AST/DeclCXX.h>
@@ -153,8 +158,16 @@ std::optional<LVal> KernelLowering::cooperativeComponent(const clang::MemberExpr
   return std::nullopt;
 }
 
-LVal KernelLowering::shuffle(ir::ShuffleOp, const LVal &V, const LVal &X, bool, const SourceLoc &L) {
-  LVal R = inexact("the value of a shuffle", L, V.Data);
+LVal KernelLowering::shuffle(ir::ShuffleOp Op, const LVal &V, const LVal &X, bool Full, const SourceLoc &L) {
+  if (Full && V.Exact && X.Exact) {
+    LVal R = exact(node(ir::Shuffle{Op, V.E, X.E}, L));
+    R.Data = V.Data;
+    R.Data.insert(R.Data.end(), X.Data.begin(), X.Data.end());
+    return R;
+  }
+  LVal R = inexact(fmt::format("the value of a shuffle ({})",
+                               !Full ? "not of a whole warp" : !V.Exact ? V.Why : X.Why),
+                   L, V.Data);
   absorb(R, X);
   return R;
 }
@@ -171,6 +184,28 @@ std::optional<LVal> KernelLowering::lowerCooperative(const clang::CallExpr *C, i
       absorb(V, lowerValue(C->getArg(I), Out));
     return V;
   };
+  // Warp intrinsics.
+  static const std::map<std::string, ir::ShuffleOp, std::less<>> Shuffles = {
+      {"__shfl_sync", ir::ShuffleOp::Idx},
+      {"__shfl_up_sync", ir::ShuffleOp::Up},
+      {"__shfl_down_sync", ir::ShuffleOp::Down},
+      {"__shfl_xor_sync", ir::ShuffleOp::Xor}};
+  if (const auto It = Shuffles.find(Name); It != Shuffles.end() && (C->getNumArgs() == 3 || C->getNumArgs() == 4)) {
+    const std::optional<std::int64_t> Mask = evalInt(Ctx, C->getArg(0));
+    const std::optional<std::int64_t> Width = C->getNumArgs() == 4 ? evalInt(Ctx, C->getArg(3)) : 32;
+    lowerEffect(C->getArg(0), Out);
+    LVal V = lowerValue(C->getArg(1), Out);
+    if (!isIntegral(C->getArg(1)->getType()) && V.Exact)
+      V = inexact("a floating-point value", loc(C->getArg(1)), V.Data);
+    LVal X = lowerValue(C->getArg(2), Out);
+    const bool Full = Mask && (*Mask & 0xffffffff) == 0xffffffff && Width && *Width == 32;
+    return shuffle(It->second, V, X, Full, L);
+  }
+  if (Name == "__ballot_sync" || Name == "__activemask" || Name == "__any_sync" || Name == "__all_sync" ||
+      Name == "__uni_sync" || Name == "__match_any_sync" || Name == "__match_all_sync" ||
+      Name == "__reduce_add_sync" || Name == "__reduce_min_sync" || Name == "__reduce_max_sync" ||
+      Name == "__reduce_and_sync" || Name == "__reduce_or_sync" || Name == "__reduce_xor_sync")
+    return Data(0, fmt::format("the value of '{}'", Name));
   if (!inCooperativeGroups(F))
     return std::nullopt;
 

@@ -306,7 +306,7 @@ private:
   /// directly, when the lowering may inline it; nullptr otherwise.
   static const clang::FunctionDecl *inlinable(const clang::CallExpr *C);
 
-  //===-- Cooperative groups (LowerCooperative.cpp) ----------------------===//
+  //===-- Cooperative groups and warp intrinsics (LowerCooperative.cpp) -===//
 
   /// Group variables and parameters whose group is not in their type
   /// (`thread_group t = tiled_partition(block, 16)`).
@@ -324,14 +324,16 @@ private:
 
   /// A call into cooperative_groups the lowering models itself instead of
   /// inlining the toolkit's header (thread_rank, size, sync, shuffles,
-  /// reduce, ...): its value. nullopt for any other call.
+  /// reduce, ...), or a warp intrinsic (__shfl*_sync, __ballot_sync,
+  /// __activemask): its value. nullopt for any other call.
   std::optional<LVal> lowerCooperative(const clang::CallExpr *C, ir::Block &Out);
 
   /// `g.thread_index().x` and kin on a known group: the component's value.
   std::optional<LVal> cooperativeComponent(const clang::MemberExpr *M);
 
   /// V moved between the lanes of a warp (Op, with the lane, mask or
-  /// distance X; Full: the whole warp takes part): data, the reads of both.
+  /// distance X): the IR's shuffle when both are exact integers and the
+  /// whole warp takes part (Full: a full mask, width 32); else data.
   LVal shuffle(ir::ShuffleOp Op, const LVal &V, const LVal &X, bool Full, const SourceLoc &L);
 
   /// The thread's rank in its block, (tz * BY + ty) * BX + tx.
