@@ -570,6 +570,40 @@ void KernelLowering::lowerFor(const clang::ForStmt *F, ir::Block &Out) {
   }
 }
 
+bool KernelLowering::aliased(const clang::ValueDecl *D) {
+  const auto *V = llvm::dyn_cast<clang::VarDecl>(D);
+  if (!V || !V->hasLocalStorage())
+    return false; // not a local: constants, built-ins, globals (no counter)
+  const auto *Fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(V->getParentFunctionOrMethod());
+  if (!Fn || !Fn->getBody())
+    return true;
+  struct Finder : clang::RecursiveASTVisitor<Finder> {
+    const clang::ValueDecl *D;
+    bool Found = false;
+    bool names(const clang::Expr *E) const { return E && namedDecl(E) == D; }
+    bool VisitUnaryOperator(clang::UnaryOperator *U) {
+      Found |= U->getOpcode() == clang::UO_AddrOf && names(U->getSubExpr());
+      return true;
+    }
+    bool VisitVarDecl(clang::VarDecl *R) {
+      Found |= R->getType()->isReferenceType() && !R->getType().getNonReferenceType().isConstQualified() &&
+               names(R->getInit());
+      return true;
+    }
+    bool VisitCallExpr(clang::CallExpr *C) {
+      const clang::FunctionDecl *F = C->getDirectCallee();
+      for (unsigned I = 0; F && I < C->getNumArgs() && I < F->getNumParams(); ++I) {
+        const clang::QualType T = F->getParamDecl(I)->getType();
+        Found |= T->isReferenceType() && !T.getNonReferenceType().isConstQualified() && names(C->getArg(I));
+      }
+      return true;
+    }
+  } F;
+  F.D = D;
+  F.TraverseStmt(Fn->getBody());
+  return F.Found;
+}
+
 bool KernelLowering::lowerCountedWhile(const clang::Stmt *Loop, const clang::Expr *Cond, const clang::Stmt *Body,
                                        const clang::Expr *Inc, ir::Block &Out) {
   if (!Cond || !Body || hasJump(Body))
@@ -585,6 +619,9 @@ bool KernelLowering::lowerCountedWhile(const clang::Stmt *Loop, const clang::Exp
     }
   } CondVars;
   CondVars.TraverseStmt(const_cast<clang::Expr *>(Cond));
+  for (const clang::ValueDecl *D : CondVars.Out)
+    if (aliased(D))
+      return false; // changed through a pointer or reference the lint does not follow
   std::set<const clang::ValueDecl *> Nested;
   const auto *CS = llvm::dyn_cast<clang::CompoundStmt>(Body);
   for (const clang::Stmt *S : CS ? llvm::ArrayRef<clang::Stmt *>(CS->body_begin(), CS->body_end())

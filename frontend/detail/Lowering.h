@@ -236,6 +236,11 @@ private:
   bool lowerCountedWhile(const clang::Stmt *Loop, const clang::Expr *Cond, const clang::Stmt *Body,
                          const clang::Expr *Inc, ir::Block &Out);
 
+  /// Whether the local D has its address taken, or is bound to a non-const
+  /// reference, anywhere in its function: it may change where the lint
+  /// does not see it.
+  static bool aliased(const clang::ValueDecl *D);
+
   /// A loop whose trip values the lint can compute (`for (h = 128; h > 0;
   /// h >>= 1)`), at most 64 trips: unrolled.
   bool tryUnroll(const clang::ForStmt *F, const clang::ValueDecl *Var, const clang::Expr *Begin,
