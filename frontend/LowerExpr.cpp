@@ -311,6 +311,8 @@ LVal KernelLowering::lowerValue(const clang::Expr *E, ir::Block &Out) {
        llvm::cast<clang::UnaryOperator>(E)->getOpcode() == clang::UO_Deref))
     return load(E, Out);
   if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E)) {
+    if (std::optional<LVal> V = cooperativeComponent(M)) // block.thread_index().x
+      return *V;
     // A component of a vector element (a[i].x) loads the element; of a
     // local, is that local's value.
     if (isMemoryLValue(M->getBase()))
@@ -495,6 +497,8 @@ LVal KernelLowering::lowerCall(const clang::CallExpr *C, ir::Block &Out) {
   const SourceLoc L = loc(C);
   const clang::FunctionDecl *F = C->getDirectCallee();
   const std::string Name = F && F->getIdentifier() ? F->getName().str() : "";
+  if (std::optional<LVal> V = lowerCooperative(C, Out))
+    return *V;
   // cuda::barrier's arrive_and_wait is taken as the block's barrier (the
   // count `init(&bar, blockDim.x)` gives); on a __shared__ barrier, whose
   // declaration Clang refuses (see nvccDialect), the call is left dependent.
@@ -560,34 +564,51 @@ LVal KernelLowering::lowerCall(const clang::CallExpr *C, ir::Block &Out) {
     }
     return inexact(fmt::format("the value of '{}'", Name), L); // the old value: data we do not know
   }
-  if (F) {
-    const clang::FunctionDecl *Def = nullptr;
-    if (F->hasBody(Def) && Def && (Def->hasAttr<clang::CUDADeviceAttr>() || Def->isConstexpr()) &&
-        !Def->isVariadic())
-      return inlineCall(C, Def, Out);
-  }
+  if (const clang::FunctionDecl *Def = inlinable(C))
+    return inlineCall(C, Def, Out);
   LVal V = inexact(Name.empty() ? std::string("an indirect call") : fmt::format("a call to '{}'", Name), L);
   for (const clang::Expr *A : C->arguments())
     absorb(V, lowerValue(A, Out));
   return V;
 }
 
-LVal KernelLowering::inlineCall(const clang::CallExpr *C, const clang::FunctionDecl *Def, ir::Block &Out) {
+const clang::FunctionDecl *KernelLowering::inlinable(const clang::CallExpr *C) {
+  const clang::FunctionDecl *F = C->getDirectCallee();
+  const clang::FunctionDecl *Def = nullptr;
+  if (F && F->hasBody(Def) && Def && (Def->hasAttr<clang::CUDADeviceAttr>() || Def->isConstexpr()) &&
+      !Def->isVariadic())
+    return Def;
+  return nullptr;
+}
+
+LVal KernelLowering::inlineCall(const clang::CallExpr *C, const clang::FunctionDecl *Def, ir::Block &Out,
+                                std::optional<PtrVal> *PtrOut, std::string *PtrWhy) {
   const SourceLoc L = loc(C);
+  if (PtrOut)
+    *PtrOut = failPtr(*PtrWhy, fmt::format("the pointer '{}' returns", Def->getName().str()));
   if (InlineDepth >= 16 ||
       std::find(InlineStack.begin(), InlineStack.end(), Def) != InlineStack.end())
     return inexact(fmt::format("a recursive call to '{}'", Def->getName().str()), L);
   const auto *Body = llvm::dyn_cast_or_null<clang::CompoundStmt>(Def->getBody());
   if (!Body)
     return inexact("a call without a body", L);
+  // An operator that is a member (`a += b` of a class) passes its object as
+  // argument 0; the parameters start after it.
+  const unsigned First =
+      llvm::isa<clang::CXXOperatorCallExpr>(C) && llvm::isa<clang::CXXMethodDecl>(Def) ? 1 : 0;
   std::vector<std::pair<const clang::ValueDecl *, std::optional<LocalInfo>>> SavedLocals;
-  for (unsigned I = 0; I < Def->getNumParams() && I < C->getNumArgs(); ++I) {
+  for (unsigned I = 0; I < Def->getNumParams() && I + First < C->getNumArgs(); ++I) {
     const clang::ParmVarDecl *P = Def->getParamDecl(I);
+    const clang::Expr *Arg = C->getArg(I + First);
     const clang::QualType T = P->getType().getCanonicalType();
     SavedLocals.push_back({P, Locals.count(P) ? std::optional<LocalInfo>(Locals[P]) : std::nullopt});
+    if (isGroupType(T)) { // a cooperative group, by value or reference
+      bindGroup(P, Arg);
+      continue;
+    }
     if (T->isPointerType()) {
       std::string Why;
-      if (std::optional<PtrVal> Pv = lowerPointer(C->getArg(I), Out, Why)) {
+      if (std::optional<PtrVal> Pv = lowerPointer(Arg, Out, Why)) {
         Ptrs[P] = *Pv;
         BadPtrs.erase(P);
       } else {
@@ -600,11 +621,11 @@ LVal KernelLowering::inlineCall(const clang::CallExpr *C, const clang::FunctionD
       BadPtrs[P] = fmt::format("'{}' is a reference parameter", P->getName().str());
       continue;
     }
-    LVal A = lowerValue(C->getArg(I), Out);
+    LVal A = lowerValue(Arg, Out);
     if (!isIntegral(T) && A.Exact)
-      A = inexact(fmt::format("'{}' is not an integer", P->getName().str()), loc(C->getArg(I)), A.Data);
+      A = inexact(fmt::format("'{}' is not an integer", P->getName().str()), loc(Arg), A.Data);
     const std::string IrName = freshName(P->getName().str(), Used);
-    Out.push_back({ir::Let{IrName, A.materialize()}, ir::NodeLoc(loc(C->getArg(I)))});
+    Out.push_back({ir::Let{IrName, A.materialize()}, ir::NodeLoc(loc(Arg))});
     Locals[P] = {IrName, ir::VarKind::Let, A.Exact, !A.Data.empty(), A.Why, A.WhyLoc};
   }
   ++InlineDepth;
@@ -628,8 +649,12 @@ LVal KernelLowering::inlineCall(const clang::CallExpr *C, const clang::FunctionD
   lowerStmts(Stmts.take_front(N), Out);
   if (OtherReturn)
     --Uncertain;
-  if (Last && Last->getRetValue() && !OtherReturn)
-    Result = lowerValue(Last->getRetValue(), Out);
+  if (Last && Last->getRetValue() && !OtherReturn) {
+    if (PtrOut)
+      *PtrOut = lowerPointer(Last->getRetValue(), Out, *PtrWhy);
+    else
+      Result = lowerValue(Last->getRetValue(), Out);
+  }
   InlineStack.pop_back();
   --InlineDepth;
   for (auto &[P, Saved] : SavedLocals)
@@ -790,8 +815,23 @@ std::optional<Expr> KernelLowering::accessAt(const PtrVal &P, const SourceLoc &L
 std::optional<PtrVal> KernelLowering::lowerPointer(const clang::Expr *E, ir::Block &Out, std::string &Why) {
   if (!E || E->getType().isNull() || E->containsErrors())
     return failPtr(Why, "code Clang could not parse");
-  E = E->IgnoreParens();
+  E = strip(E);
   const SourceLoc L = loc(E);
+  // A pointer a __device__ function returns (`T *s = shared_buffer<T>()`),
+  // also through a conversion operator (`T *s = SharedMemory<T>()`, whose
+  // `operator T *()` returns an extern __shared__ array): the function
+  // inlined, its final `return` followed.
+  if (const auto *C = llvm::dyn_cast<clang::CastExpr>(E); C && C->getCastKind() == clang::CK_UserDefinedConversion)
+    return lowerPointer(C->getSubExpr(), Out, Why);
+  if (const auto *C = llvm::dyn_cast<clang::CallExpr>(E); C && E->getType()->isPointerType()) {
+    if (const clang::FunctionDecl *Def = inlinable(C)) {
+      std::optional<PtrVal> P;
+      inlineCall(C, Def, Out, &P, &Why);
+      if (P)
+        P->Direct = false;
+      return P;
+    }
+  }
   if (const auto *C = llvm::dyn_cast<clang::CastExpr>(E)) {
     const clang::Expr *Sub = C->getSubExpr();
     if (C->getCastKind() == clang::CK_ArrayToPointerDecay) {

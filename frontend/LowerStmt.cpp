@@ -212,7 +212,11 @@ std::optional<std::string> KernelLowering::sharedArray(const clang::VarDecl *V) 
     ArrayOf[V] = "";
     return std::nullopt;
   }
+  std::string DynamicKey;
   if (Dynamic) {
+    DynamicKey = fmt::format("{}/{}", ir::spelling(*E), fmt::join(Shape.begin() + 1, Shape.end(), "x"));
+    if (const auto It = DynamicArrays.find(DynamicKey); It != DynamicArrays.end())
+      return ArrayOf[V] = It->second;
     // extern __shared__: the bytes the launch gives, else 48 KiB.
     std::int64_t Bytes = DynShared > 0 ? DynShared : 49152;
     std::int64_t Inner = 1;
@@ -244,6 +248,8 @@ std::optional<std::string> KernelLowering::sharedArray(const clang::VarDecl *V) 
   }
   addArray(IrName, Name, *E, Shape, ir::MemSpace::Shared, loc(V->getLocation()), SharedIndex);
   ArrayOf[V] = IrName;
+  if (Dynamic)
+    DynamicArrays[DynamicKey] = IrName;
   return IrName;
 }
 
@@ -348,8 +354,11 @@ void KernelLowering::lowerStmt(const clang::Stmt *S, ir::Block &Out) {
     return lowerIf(If, Out);
   if (const auto *F = llvm::dyn_cast<clang::ForStmt>(S))
     return lowerFor(F, Out);
-  if (const auto *W = llvm::dyn_cast<clang::WhileStmt>(S))
+  if (const auto *W = llvm::dyn_cast<clang::WhileStmt>(S)) {
+    if (!W->getConditionVariable() && lowerCountedWhile(S, W->getCond(), W->getBody(), nullptr, Out))
+      return;
     return lowerOpaqueLoop(S, W->getCond(), W->getBody(), "a while loop", Out);
+  }
   if (const auto *Do = llvm::dyn_cast<clang::DoStmt>(S))
     return lowerOpaqueLoop(S, Do->getCond(), Do->getBody(), "a do loop", Out);
   if (llvm::isa<clang::NullStmt>(S))
@@ -376,6 +385,8 @@ void KernelLowering::declareLocal(const clang::VarDecl *V, ir::Block &Out) {
   }
   const clang::QualType T = V->getType().getCanonicalType();
   const SourceLoc L = loc(V->getLocation());
+  if (isGroupType(T)) // cg::thread_block b = cg::this_thread_block(): no code
+    return bindGroup(V, V->getInit());
   if (V->isStaticLocal() || (T.isConstQualified() && evalInt(Ctx, V->getInit())))
     return; // a constant: Clang evaluates its uses
   if (T->isReferenceType()) {
@@ -589,11 +600,128 @@ void KernelLowering::lowerFor(const clang::ForStmt *F, ir::Block &Out) {
     return;
   if (F->getInit())
     lowerStmt(F->getInit(), Out);
+  if (!F->getConditionVariable() && lowerCountedWhile(F, F->getCond(), F->getBody(), F->getInc(), Out))
+    return;
   lowerOpaqueLoop(F, F->getCond(), F->getBody(), "a for loop", Out);
   if (F->getInc()) {
     ir::Block Dropped; // the increment's value is unknown anyway
     lowerEffect(F->getInc(), Dropped);
   }
+}
+
+bool KernelLowering::aliased(const clang::ValueDecl *D) {
+  const auto *V = llvm::dyn_cast<clang::VarDecl>(D);
+  if (!V || !V->hasLocalStorage())
+    return false; // not a local: constants, built-ins, globals (no counter)
+  const auto *Fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(V->getParentFunctionOrMethod());
+  if (!Fn || !Fn->getBody())
+    return true;
+  struct Finder : clang::RecursiveASTVisitor<Finder> {
+    const clang::ValueDecl *D;
+    bool Found = false;
+    bool names(const clang::Expr *E) const { return E && namedDecl(E) == D; }
+    bool VisitUnaryOperator(clang::UnaryOperator *U) {
+      Found |= U->getOpcode() == clang::UO_AddrOf && names(U->getSubExpr());
+      return true;
+    }
+    bool VisitVarDecl(clang::VarDecl *R) {
+      Found |= R->getType()->isReferenceType() && !R->getType().getNonReferenceType().isConstQualified() &&
+               names(R->getInit());
+      return true;
+    }
+    bool VisitCallExpr(clang::CallExpr *C) {
+      const clang::FunctionDecl *F = C->getDirectCallee();
+      for (unsigned I = 0; F && I < C->getNumArgs() && I < F->getNumParams(); ++I) {
+        const clang::QualType T = F->getParamDecl(I)->getType();
+        Found |= T->isReferenceType() && !T.getNonReferenceType().isConstQualified() && names(C->getArg(I));
+      }
+      return true;
+    }
+  } F;
+  F.D = D;
+  F.TraverseStmt(Fn->getBody());
+  return F.Found;
+}
+
+bool KernelLowering::lowerCountedWhile(const clang::Stmt *Loop, const clang::Expr *Cond, const clang::Stmt *Body,
+                                       const clang::Expr *Inc, ir::Block &Out) {
+  if (!Cond || !Body || hasJump(Body))
+    return false;
+  // The condition's counters change only at the body's top level (or in
+  // the increment): a counter changed under an `if` the lint may not
+  // evaluate would be counted as if every lane changed it.
+  struct Refs : clang::RecursiveASTVisitor<Refs> {
+    std::set<const clang::ValueDecl *> Out;
+    bool VisitDeclRefExpr(clang::DeclRefExpr *R) {
+      Out.insert(R->getDecl());
+      return true;
+    }
+  } CondVars;
+  CondVars.TraverseStmt(const_cast<clang::Expr *>(Cond));
+  for (const clang::ValueDecl *D : CondVars.Out)
+    if (aliased(D))
+      return false; // changed through a pointer or reference the lint does not follow
+  std::set<const clang::ValueDecl *> Nested;
+  const auto *CS = llvm::dyn_cast<clang::CompoundStmt>(Body);
+  for (const clang::Stmt *S : CS ? llvm::ArrayRef<clang::Stmt *>(CS->body_begin(), CS->body_end())
+                                 : llvm::ArrayRef<clang::Stmt *>())
+    if (!llvm::isa<clang::Expr>(S) && !llvm::isa<clang::DeclStmt>(S))
+      for (const clang::ValueDecl *D : assignedIn(S))
+        Nested.insert(D);
+  if (!CS && !llvm::isa<clang::Expr>(Body))
+    Nested = assignedIn(Body);
+  std::set<const clang::ValueDecl *> Changed = assignedIn(Body);
+  if (Inc)
+    for (const clang::ValueDecl *D : assignedIn(Inc))
+      Changed.insert(D);
+  for (const clang::ValueDecl *D : Changed) {
+    if (CondVars.Out.count(D) && Nested.count(D))
+      return false;
+    const auto It = Locals.find(D);
+    if (It == Locals.end()) {
+      // A local of the body itself (declared, then changed, each trip).
+      const clang::SourceRange R = Loop->getSourceRange();
+      if (D->getLocation().isValid() && !SM.isBeforeInTranslationUnit(D->getLocation(), R.getBegin()) &&
+          !SM.isBeforeInTranslationUnit(R.getEnd(), D->getLocation()) && !Ptrs.count(D) &&
+          !D->getType()->isPointerType())
+        continue;
+      return false;
+    }
+    if (CondVars.Out.count(D) &&
+        (!It->second.Exact || It->second.Kind != ir::VarKind::Let || !isIntegral(D->getType())))
+      return false;
+  }
+  // Lowered on trial: undone if the body leaves a counter inexact.
+  const std::size_t Notes = Info.Notes.size(), Masks = Info.UncertainMask.size();
+  const auto SavedLocals = Locals;
+  const auto SavedPtrs = Ptrs;
+  const auto SavedBad = BadPtrs;
+  const auto Undo = [&] {
+    Info.Notes.resize(Notes);
+    Info.UncertainMask.resize(Masks);
+    Locals = SavedLocals;
+    Ptrs = SavedPtrs;
+    BadPtrs = SavedBad;
+    return false;
+  };
+  ir::Block Scratch;
+  const LVal C = lowerValue(Cond, Scratch);
+  if (!C.Exact || !C.Data.empty() || !Scratch.empty())
+    return Undo();
+  ir::Block BodyIr;
+  lowerStmt(Body, BodyIr);
+  if (Inc)
+    lowerEffect(Inc, BodyIr);
+  // A local exact before the loop and not after it: its uses early in the
+  // body saw the value before the loop only.
+  for (const clang::ValueDecl *D : Changed) {
+    const auto It = Locals.find(D);
+    const auto Before = SavedLocals.find(D);
+    if (It != Locals.end() && Before != SavedLocals.end() && Before->second.Exact && !It->second.Exact)
+      return Undo();
+  }
+  Out.push_back({ir::While{C.E, std::move(BodyIr)}, ir::NodeLoc(loc(Loop))});
+  return true;
 }
 
 bool KernelLowering::tryUnroll(const clang::ForStmt *F, const clang::ValueDecl *Var, const clang::Expr *Begin,

@@ -116,6 +116,14 @@ struct ArrayInfo {
   int Split = 1;
 };
 
+/// A cooperative group whose threads the lowering knows: the block, a tile
+/// of Size threads of it (tiled_partition, static or with a constant size),
+/// or the grid.
+struct Group {
+  enum Kind { Block, Tile, Grid } K = Block;
+  std::int64_t Size = 0; ///< a tile's threads
+};
+
 //===-- Kernel lowering ----------------------------------------------------===//
 
 class KernelLowering {
@@ -148,6 +156,10 @@ private:
   std::map<const clang::ValueDecl *, std::string> ArrayOf;  ///< shared var -> IR array
   std::map<std::string, ArrayInfo> Arrays;
   std::map<std::string, std::string> Views; ///< "array/elem" -> view array
+  /// Element type and inner shape -> the IR array of the extern __shared__
+  /// arrays declared with them: every such declaration (one per helper
+  /// function, say) names the same dynamic memory.
+  std::map<std::string, std::string> DynamicArrays;
   ir::Block SharedDecls;
   int InlineDepth = 0;
   std::vector<const clang::FunctionDecl *> InlineStack;
@@ -217,6 +229,22 @@ private:
 
   void lowerFor(const clang::ForStmt *F, ir::Block &Out);
 
+  /// A loop whose condition is an exact integer expression of locals, whose
+  /// body changes no pointer and leaves exact every local it changes that
+  /// was exact before, each counter of the condition at the body's top
+  /// level (not under an `if`):
+  /// the IR's `while` (Inc, a for's increment, run after the body), so the
+  /// analysis counts its trips (`i += blockDim.x * gridDim.x`, `s *= 2`
+  /// to a runtime bound, two variables). False, with nothing lowered or
+  /// noted, for any other loop.
+  bool lowerCountedWhile(const clang::Stmt *Loop, const clang::Expr *Cond, const clang::Stmt *Body,
+                         const clang::Expr *Inc, ir::Block &Out);
+
+  /// Whether the local D has its address taken, or is bound to a non-const
+  /// reference, anywhere in its function: it may change where the lint
+  /// does not see it.
+  static bool aliased(const clang::ValueDecl *D);
+
   /// A loop whose trip values the lint can compute (`for (h = 128; h > 0;
   /// h >>= 1)`), at most 64 trips: unrolled.
   bool tryUnroll(const clang::ForStmt *F, const clang::ValueDecl *Var, const clang::Expr *Begin,
@@ -277,8 +305,48 @@ private:
 
   /// A __device__ function inlined: parameters bound to locals (pointers to
   /// what the arguments point to), the body lowered in place, the value of
-  /// its one final `return` returned.
-  LVal inlineCall(const clang::CallExpr *C, const clang::FunctionDecl *Def, ir::Block &Out);
+  /// its one final `return` returned. With PtrOut, a function returning a
+  /// pointer: where its final `return` points goes there (nullopt with
+  /// PtrWhy when it cannot be followed).
+  LVal inlineCall(const clang::CallExpr *C, const clang::FunctionDecl *Def, ir::Block &Out,
+                  std::optional<PtrVal> *PtrOut = nullptr, std::string *PtrWhy = nullptr);
+
+  /// The definition of the __device__ (or constexpr) function C calls
+  /// directly, when the lowering may inline it; nullptr otherwise.
+  static const clang::FunctionDecl *inlinable(const clang::CallExpr *C);
+
+  //===-- Cooperative groups and warp intrinsics (LowerCooperative.cpp) -===//
+
+  /// Group variables and parameters whose group is not in their type
+  /// (`thread_group t = tiled_partition(block, 16)`).
+  std::map<const clang::ValueDecl *, Group> Groups;
+
+  /// Whether T (a reference to it) is one of cooperative_groups' classes.
+  static bool isGroupType(clang::QualType T);
+
+  /// The group E designates; nullopt when the lowering does not know it.
+  std::optional<Group> groupOf(const clang::Expr *E);
+
+  /// D, a variable or parameter of a group type, bound to Init's group (an
+  /// unknown group when Init's is not known). Nothing is lowered.
+  void bindGroup(const clang::ValueDecl *D, const clang::Expr *Init);
+
+  /// A call into cooperative_groups the lowering models itself instead of
+  /// inlining the toolkit's header (thread_rank, size, sync, shuffles,
+  /// reduce, ...), or a warp intrinsic (__shfl*_sync, __ballot_sync,
+  /// __activemask): its value. nullopt for any other call.
+  std::optional<LVal> lowerCooperative(const clang::CallExpr *C, ir::Block &Out);
+
+  /// `g.thread_index().x` and kin on a known group: the component's value.
+  std::optional<LVal> cooperativeComponent(const clang::MemberExpr *M);
+
+  /// V moved between the lanes of a warp (Op, with the lane, mask or
+  /// distance X): the IR's shuffle when both are exact integers and the
+  /// whole warp takes part (Full: a full mask, width 32); else data.
+  LVal shuffle(ir::ShuffleOp Op, const LVal &V, const LVal &X, bool Full, const SourceLoc &L);
+
+  /// The thread's rank in its block, (tz * BY + ty) * BX + tx.
+  Expr blockRank(const SourceLoc &L) const;
 
   //===-- Memory ------------------------------------------------------------===//
 

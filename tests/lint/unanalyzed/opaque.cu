@@ -17,7 +17,7 @@ __global__ void opaque(const float *in, float *out, int n) {
     // CHECK: note: access not analyzed: the index of 'out' is not understood ('k' changes in a while loop the lint cannot follow) [bankwise-unanalyzed]
     // CHECK: note: access not analyzed: the index of 's' is not understood ('k' changes in a while loop the lint cannot follow) [bankwise-unanalyzed]
     out[k] = s[k % 1024];
-    k = k * 2 + 1;
+    k = k * 2 + opaque_index(k);
   }
 }
 
