@@ -98,6 +98,12 @@ for f in tests/lint/*/*.cu; do
   stem=$(echo "$rel" | sed 's#/#_#; s#\.cu$##')
   stems+=("$stem")
   cp "bench/lint-corpus/$stem.lint.json" "$work/$stem.lint.json" 2>/dev/null || { log "no prediction for $f"; continue; }
+  # GPU_LINT_RESUME=1: a file an earlier run (cut off by a time limit, on
+  # the same machine) profiled in both builds is kept as it is.
+  if [ -n "${GPU_LINT_RESUME:-}" ] && [ -f "$work/$stem.cuda-sass.csv" ] && [ -f "$work/$stem.faithful.cuda-sass.csv" ]; then
+    log "$f kept from the earlier run"
+    continue
+  fi
   rm -f "$work/$stem.cuda-sass.csv" "$work/$stem.faithful.cuda-sass.csv" "$work/$stem.release" "$work/$stem.faithful"
   python3 "$work/driver.py" "$root/$f" "$work/$stem.main.cu" || { log "$f: no launch function"; continue; }
   files+=("$f")

@@ -195,6 +195,39 @@ std::vector<std::string> splitCsvRecord(std::string_view Line, std::size_t LineN
   return Out;
 }
 
+/// A CUDA source row `"N","<source>","f3",...,"fCount"` whose source text
+/// may hold unescaped quotes: the fields after the source are found from the
+/// end (`","` separators, none inside them); nullopt when the row does not
+/// have that shape.
+std::optional<std::vector<std::string>> splitSourceRow(std::string_view Line, std::size_t Count) {
+  while (!Line.empty() && Line.back() == '\r')
+    Line.remove_suffix(1);
+  if (Count < 3 || Line.size() < 2 || Line.front() != '"' || Line.back() != '"')
+    return std::nullopt;
+  const std::size_t FirstEnd = Line.find("\",\"");
+  if (FirstEnd == std::string_view::npos)
+    return std::nullopt;
+  std::vector<std::string> Tail; // fields 3..Count, last first
+  std::size_t End = Line.size() - 1; // the closing quote of the last field
+  for (std::size_t I = 0; I + 2 < Count; ++I) {
+    const std::size_t Sep = Line.rfind("\",\"", End - 1);
+    if (Sep == std::string_view::npos || Sep <= FirstEnd)
+      return std::nullopt;
+    Tail.emplace_back(Line.substr(Sep + 3, End - Sep - 3));
+    End = Sep;
+  }
+  std::vector<std::string> Out;
+  Out.emplace_back(Line.substr(1, FirstEnd - 1));
+  Out.emplace_back(Line.substr(FirstEnd + 3, End - FirstEnd - 3));
+  Out.insert(Out.end(), Tail.rbegin(), Tail.rend());
+  if (Out[0].empty())
+    return std::nullopt; // a SASS row: no source text in it
+  for (char C : Out[0])
+    if (C < '0' || C > '9')
+      return std::nullopt; // not a source row: its first field is a line number
+  return Out;
+}
+
 std::string shortFunctionName(std::string_view Signature) {
   std::string S(Signature);
   // Cut the parameter list: the last top-level '(' (templates may hold parentheses).
@@ -249,7 +282,26 @@ NcuSource parseNcuSource(std::string_view Text) {
       continue;
     if (Line.front() == '=') // "==PROF==" / "==WARNING==" lines mixed into the output
       continue;
-    auto F = splitCsvRecord(Line, LineNo);
+    std::vector<std::string> F;
+    std::optional<NcuSourceError> SplitError;
+    try {
+      F = splitCsvRecord(Line, LineNo);
+    } catch (const NcuSourceError &E) {
+      if (!HaveHeader)
+        throw;
+      SplitError = E;
+    }
+    // ncu quotes each field but leaves quotes inside the CUDA source text
+    // as they are (`asm ("mov.u32 %0, %%laneid;" : ...)` in a toolkit
+    // header): a source row whose split went wrong is read from its ends,
+    // the line number first and the header's other fields last.
+    if (HaveHeader && (SplitError || F.size() != Cols.Count) && Cols.LineNo == 0 && Cols.LineSource == 1)
+      if (auto Fixed = splitSourceRow(Line, Cols.Count)) {
+        F = std::move(*Fixed);
+        SplitError.reset();
+      }
+    if (SplitError)
+      throw *SplitError;
     if (F[0] == "File Path") {
       Out.Functions.emplace_back();
       Cur = &Out.Functions.back();

@@ -195,6 +195,23 @@ TEST_CASE("ncu source page: an atomic listed under CUDA's header is placed on th
   CHECK(parseNcuSource(Cu + Cu).Functions.size() == 2);
 }
 
+TEST_CASE("ncu source page: quotes ncu leaves unescaped in a CUDA source line") {
+  // cooperative_groups' headers hold `asm ("mov.u32 %0, %%laneid;" : "=r"(laneid));`
+  // and ncu 2025 writes the line as it is, inner quotes and commas included.
+  const std::string Head = "\"Line No\",\"Source\",\"Address\",\"Source\",\"Instructions Executed\",\"Address "
+                           "Space\",\"Access Operation\",\"L1 Wavefronts Shared\",\"L2 Theoretical Sectors Global\"\n";
+  const NcuSource S = parseNcuSource(
+      "\"File Path\",\"/tmp/cg.cu\"\n\"Function Name\",\"k(float *)\"\n" + Head +
+      "\"545\",\"asm (\"mov.u32 %0, %%laneid;\" : \"=r\"(laneid));\",\"-\",\"-\",\"32\",\"-\",\"-\",\"0\",\"0\"\n"
+      "\"\",\"\",\"0x100\",\"S2R R7, SR_LANEID\",\"32\",\"-\",\"-\",\"0\",\"0\"\n"
+      "\"546\",\"p[i] = 1.0f;\",\"-\",\"-\",\"32\",\"-\",\"-\",\"0\",\"0\"\n"
+      "\"\",\"\",\"0x110\",\"STG.E [R2.64], R5\",\"32\",\"Global\",\"Store\",\"0\",\"128\"\n");
+  REQUIRE(S.Functions.size() == 1);
+  CHECK(S.Functions[0].LineText.at(545) == "asm (\"mov.u32 %0, %%laneid;\" : \"=r\"(laneid));");
+  REQUIRE(S.Functions[0].Memory.size() == 1);
+  CHECK(groupByLine(S.Functions[0]).at(0).Line == 546);
+}
+
 TEST_CASE("ncu source page: malformed input is a located error, not a crash") {
   const std::string Good = fixture("transpose_tiled.cuda-sass.csv");
   auto Fails = [](const std::string &Text, const std::string &Needle) {
