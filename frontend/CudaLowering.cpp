@@ -227,6 +227,17 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
   // instantiates it; the others belong to the files that launch them, and
   // a note says so.
   std::vector<const clang::FunctionDecl *> Kernels;
+  // A kernel this file does not lower, with the note that says why ({} is
+  // its name).
+  auto NotLowered = [&](const clang::FunctionDecl *F, const std::string &Name, const char *Why) {
+    LoweredKernel K;
+    K.Name = Name;
+    K.Display = Name;
+    K.Loc = toSourceLoc(SM, F->getLocation());
+    K.Lowered = false;
+    K.Notes.push_back({Severity::Note, K.Loc, fmt::format(fmt::runtime(Why), Name), lineAt(SM, F->getLocation())});
+    Out.Kernels.push_back(std::move(K));
+  };
   for (const clang::FunctionDecl *F : Finder.Kernels) {
     const bool Launched = std::any_of(Finder.Launches.begin(), Finder.Launches.end(),
                                       [&](const clang::CUDAKernelCallExpr *C) { return C->getDirectCallee() == F; });
@@ -234,17 +245,9 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
       Kernels.push_back(F);
       continue;
     }
-    LoweredKernel K;
-    K.Display = displayName(F);
-    K.Name = K.Display;
-    K.Loc = toSourceLoc(SM, F->getLocation());
-    K.Lowered = false;
-    K.Notes.push_back({Severity::Note, K.Loc,
-                       fmt::format("kernel '{}' of an included header is not launched from this file: not analyzed "
-                                   "here (lint the file that launches it)",
-                                   K.Display),
-                       lineAt(SM, F->getLocation())});
-    Out.Kernels.push_back(std::move(K));
+    NotLowered(F, displayName(F),
+               "kernel '{}' of an included header is not launched from this file: not analyzed here (lint the "
+               "file that launches it)");
   }
   for (const clang::FunctionDecl *T : Finder.Templates) {
     const clang::FunctionTemplateDecl *FT = T->getDescribedFunctionTemplate();
@@ -252,19 +255,8 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
     if (FT)
       for (const clang::FunctionDecl *S : FT->specializations())
         Any |= std::find(Kernels.begin(), Kernels.end(), S) != Kernels.end();
-    if (!Any) {
-      LoweredKernel K;
-      K.Name = T->getName().str();
-      K.Display = K.Name;
-      K.Loc = toSourceLoc(SM, T->getLocation());
-      K.Lowered = false;
-      K.Notes.push_back({Severity::Note, K.Loc,
-                         fmt::format("template kernel '{}' is never instantiated in this file: nothing to "
-                                     "analyze",
-                                     K.Name),
-                         lineAt(SM, T->getLocation())});
-      Out.Kernels.push_back(std::move(K));
-    }
+    if (!Any)
+      NotLowered(T, T->getName().str(), "template kernel '{}' is never instantiated in this file: nothing to analyze");
   }
   std::sort(Kernels.begin(), Kernels.end(), [&](const clang::FunctionDecl *A, const clang::FunctionDecl *B) {
     return SM.isBeforeInTranslationUnit(A->getLocation(), B->getLocation());
