@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Issue [13] item 6: `bankwise lint` on CUDA nobody here wrote.
+
+    lint-realworld.py BANKWISE CORPUS_DIR [--out bench/results/lint-realworld]
+                      [--timeout 120] [-j 2] [--provenance FILE]
+
+CORPUS_DIR holds one folder per public repository (owner+name, as the
+`fetch` tool names them), kept outside the repo. Every .cu file is linted
+alone (`bankwise lint FILE --format json -j 1`), with -I for the file's own
+folder, the repository's root and, where it has them, its Common/ (NVIDIA's
+samples' helper headers), src/ and include/ folders. Per file: the exit code (a signal is a crash), the
+wall time, the kernels, the warnings by check and the summary's coverage.
+Writes OUT.md (the table, the totals, the provenance) and OUT.jsonl (one
+line a file). The files are not copied into the repo.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+
+def lint_one(bw, root, path, timeout):
+    rel = os.path.relpath(path, root)
+    repo = rel.split(os.sep)[0]
+    args = [bw, "lint", path, "--format", "json", "-j", "1", "--", "-I", os.path.dirname(path)]
+    for sub in ("", "Common", "src", "include"):  # the include folders the projects' builds add
+        if os.path.isdir(os.path.join(root, repo, sub)):
+            args += ["-I", os.path.join(root, repo, sub)]
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, errors="replace")
+        rc, out, err = p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        rc, out, err = "timeout", "", ""
+    wall = time.monotonic() - t0
+    row = {"file": rel, "repo": repo, "rc": rc, "seconds": round(wall, 2)}
+    if isinstance(rc, int) and rc < 0:
+        row["crash"] = -rc
+    try:
+        j = json.loads(out)
+        s = j.get("summary", {})
+        row.update({k: s.get(k) for k in ("kernels", "kernels_not_analyzed", "warnings_by_check",
+                                          "shared_accesses_with_figures", "global_accesses_with_figures",
+                                          "accesses_not_analyzed", "accesses_not_analyzed_by_cause")})
+        row["clang_errors"] = [d["message"] for f in j["files"] for d in f["diagnostics"]
+                               if d["check"] == "clang-diagnostic-error"][:3]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        row["stderr"] = err[-400:]
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bankwise")
+    ap.add_argument("corpus")
+    ap.add_argument("--out", default="bench/results/lint-realworld")
+    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("--provenance", help="a file of 'owner/name commit' lines for the table")
+    a = ap.parse_args()
+    files = sorted(os.path.join(d, f) for d, _, fs in os.walk(a.corpus) for f in fs if f.endswith(".cu"))
+    if not files:
+        print("lint-realworld: no .cu file under", a.corpus, file=sys.stderr)
+        return 2
+    with ThreadPoolExecutor(a.j) as ex:
+        rows = list(ex.map(lambda f: lint_one(a.bankwise, a.corpus, f, a.timeout), files))
+    with open(a.out + ".jsonl", "w") as o:
+        for r in rows:
+            o.write(json.dumps(r, sort_keys=True) + "\n")
+
+    crashes = [r for r in rows if "crash" in r]
+    exit2 = [r for r in rows if r["rc"] == 2]
+    timeouts = [r for r in rows if r["rc"] == "timeout"]
+    slow = [r for r in rows if r["seconds"] > 10]
+    times = [r["seconds"] for r in rows]
+    sum_ = lambda k: sum((r.get(k) or 0) for r in rows)
+    shared, glob, unan = sum_("shared_accesses_with_figures"), sum_("global_accesses_with_figures"), sum_(
+        "accesses_not_analyzed")
+    causes = {}
+    for r in rows:
+        for c, n in (r.get("accesses_not_analyzed_by_cause") or {}).items():
+            causes[c] = causes.get(c, 0) + n
+    warnings = {}
+    for r in rows:
+        for c, n in (r.get("warnings_by_check") or {}).items():
+            warnings[c] = warnings.get(c, 0) + n
+    repos = {}
+    for r in rows:
+        repos[r["repo"]] = repos.get(r["repo"], 0) + 1
+    L = ["# bankwise lint on public CUDA (issue [13] item 6)", "",
+         "`scripts/lint-realworld.py` on the 2-core development machine; each file linted alone, "
+         "`-j 1`, %d at a time. The corpus is kept outside the repo." % a.j, ""]
+    L += ["## Provenance", "", "| repository | .cu files | commit |", "|---|---:|---|"]
+    prov = {}
+    if a.provenance and os.path.exists(a.provenance):
+        for line in open(a.provenance):
+            parts = line.split()
+            if len(parts) == 2:
+                prov[parts[0].replace("/", "+")] = parts[1]
+    for repo, n in sorted(repos.items()):
+        L.append("| %s | %d | %s |" % (repo.replace("+", "/"), n, prov.get(repo, "")))
+    L += ["", "## Totals", "",
+          "| files | crashes | exit 2 | timeouts (> %d s) | over 10 s | median s | max s | kernels | "
+          "not analyzed | shared sites | global sites | accesses not analyzed | figures share |" % a.timeout,
+          "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+          "| %d | %d | %d | %d | %d | %.2f | %.1f | %d | %d | %d | %d | %d | %.1f%% |" % (
+              len(rows), len(crashes), len(exit2), len(timeouts), len(slow), statistics.median(times), max(times),
+              sum_("kernels"), sum_("kernels_not_analyzed"), shared, glob, unan,
+              100.0 * (shared + glob) / max(1, shared + glob + unan))]
+    L += ["", "Warnings by check: " + (", ".join("%d %s" % (n, c) for c, n in sorted(warnings.items())) or "none"),
+          "", "## Accesses not analyzed, by cause", "", "| accesses | cause |", "|---:|---|"]
+    for c, n in sorted(causes.items(), key=lambda x: -x[1]):
+        L.append("| %d | %s |" % (n, c.replace("|", "\\|")))
+    L += ["", "## Files that crashed, exited 2, timed out or took over 10 s", "",
+          "| file | exit | s | first Clang error |", "|---|---|---:|---|"]
+    for r in rows:
+        if "crash" in r or r["rc"] in (2, "timeout") or r["seconds"] > 10:
+            err = (r.get("clang_errors") or [r.get("stderr", "")])[0] if (r.get("clang_errors") or r.get(
+                "stderr")) else ""
+            L.append("| %s | %s | %.1f | %s |" % (r["file"], ("signal %d" % r["crash"]) if "crash" in r else r["rc"],
+                                                  r["seconds"], err.replace("|", "\\|").replace("\n", " ")[:160]))
+    open(a.out + ".md", "w").write("\n".join(L) + "\n")
+    print("\n".join(L[L.index("## Totals"):L.index("## Totals") + 5]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
