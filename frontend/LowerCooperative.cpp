@@ -74,9 +74,7 @@ const clang::Expr *unwrapGroup(const clang::Expr *E) {
       E = C->getArg(0);
     else if (const auto *F = llvm::dyn_cast<clang::CXXFunctionalCastExpr>(E))
       E = F->getSubExpr();
-    else if (const auto *M = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(E))
-      E = M->getSubExpr();
-    else
+    else // strip() above takes temporaries and cleanups off
       return E;
   }
 }
