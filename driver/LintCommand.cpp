@@ -110,6 +110,8 @@ struct FileResult {
   std::string File;
   bool Readable = true;
   std::vector<FileFinding> Findings;
+  /// The space of each access-not-analyzed finding, by frontend::accessNoteKey.
+  std::map<std::string, frontend::AccessSpace> AccessSpaces;
   std::vector<KernelResult> Kernels;
   std::string Bw; ///< --emit-bw
   std::string FixSummary;
@@ -310,8 +312,12 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
   onWorkers(Workers, Analyze);
   std::size_t Next = 0; // in Work
   for (const frontend::LoweredKernel &LK : L.Kernels) {
-    for (const Diagnostic &D : LK.Notes)
+    for (const Diagnostic &D : LK.Notes) {
       addFinding(R, {"bankwise-unanalyzed", Severity::Note, D.Loc, D.Message, {}}, LK.Display);
+      const std::string Key = frontend::accessNoteKey(D.Loc, D.Message);
+      if (const auto It = LK.AccessNoteSpaces.find(Key); It != LK.AccessNoteSpaces.end())
+        R.AccessSpaces.emplace(Key, It->second);
+    }
     KernelResult KR{LK.Name, LK.Display, LK.Loc, LK.LaunchNote, launchKind(LK.Launch), false, {}, {}};
     if (!LK.Lowered) {
       KR.Why = LK.Notes.empty() ? "not lowered" : LK.Notes.front().Message;
@@ -600,6 +606,9 @@ struct Coverage {
   std::size_t Files = 0, FilesFailed = 0, Kernels = 0, KernelsUnanalyzed = 0;
   std::map<std::string, std::size_t> WarningsByCheck;
   std::size_t SharedSites = 0, GlobalSites = 0, Unanalyzed = 0;
+  /// Unanalyzed accesses by the space their source shows (Unanalyzed is
+  /// their sum): shared, global, other (constant, local), unknown.
+  std::size_t SharedUnanalyzed = 0, GlobalUnanalyzed = 0, OtherUnanalyzed = 0, UnknownUnanalyzed = 0;
   std::map<std::string, std::size_t> UnanalyzedByCause;
 };
 
@@ -639,6 +648,13 @@ Coverage coverageOf(const std::vector<FileResult> &Results, const std::vector<st
       if (F.F.Check == "bankwise-unanalyzed" && F.F.Message.rfind(Prefix, 0) == 0) {
         ++C.Unanalyzed;
         ++C.UnanalyzedByCause[causeOf(F.F.Message.substr(Prefix.size()))];
+        const auto It = R.AccessSpaces.find(frontend::accessNoteKey(F.F.Loc, F.F.Message));
+        switch (It == R.AccessSpaces.end() ? frontend::AccessSpace::Unknown : It->second) {
+        case frontend::AccessSpace::Shared: ++C.SharedUnanalyzed; break;
+        case frontend::AccessSpace::Global: ++C.GlobalUnanalyzed; break;
+        case frontend::AccessSpace::Other: ++C.OtherUnanalyzed; break;
+        case frontend::AccessSpace::Unknown: ++C.UnknownUnanalyzed; break;
+        }
       }
     }
     C.FilesFailed += Failed;
@@ -655,6 +671,11 @@ nlohmann::json coverageJson(const Coverage &C) {
                       {"shared_accesses_with_figures", C.SharedSites},
                       {"global_accesses_with_figures", C.GlobalSites},
                       {"accesses_not_analyzed", C.Unanalyzed},
+                      {"accesses_not_analyzed_by_space",
+                       {{"shared", C.SharedUnanalyzed},
+                        {"global", C.GlobalUnanalyzed},
+                        {"other", C.OtherUnanalyzed},
+                        {"unknown", C.UnknownUnanalyzed}}},
                       {"accesses_not_analyzed_by_cause", C.UnanalyzedByCause}};
   return J;
 }
@@ -669,8 +690,10 @@ std::string coverageText(const Coverage &C) {
   std::string Out = fmt::format("lint summary: {} files ({} failed), {} kernels ({} not analyzed), {} warnings{}\n",
                                 C.Files, C.FilesFailed, C.Kernels, C.KernelsUnanalyzed, Warnings,
                                 ByCheck.empty() ? "" : fmt::format(" ({})", fmt::join(ByCheck, ", ")));
-  Out += fmt::format("lint summary: accesses with figures: {} shared, {} global; not analyzed: {}\n", C.SharedSites,
-                     C.GlobalSites, C.Unanalyzed);
+  Out += fmt::format("lint summary: accesses with figures: {} shared, {} global; not analyzed: {} ({} shared, {} "
+                     "global, {} constant or local, {} through pointers of unknown space)\n",
+                     C.SharedSites, C.GlobalSites, C.Unanalyzed, C.SharedUnanalyzed, C.GlobalUnanalyzed,
+                     C.OtherUnanalyzed, C.UnknownUnanalyzed);
   std::vector<std::pair<std::size_t, std::string>> Causes;
   for (const auto &[Cause, N] : C.UnanalyzedByCause)
     Causes.push_back({N, Cause});

@@ -458,6 +458,10 @@ std::optional<std::vector<std::string>> databaseArgs(const std::string &BuildDir
 
 } // namespace
 
+std::string accessNoteKey(const SourceLoc &L, const std::string &Message) {
+  return fmt::format("{}:{}:{}\n{}", L.File, L.Line, L.Col, Message);
+}
+
 LoweredFile lowerCudaFile(const std::string &Path, const LowerOptions &Opts) {
   LoweredFile Out;
   LowerOptions O = Opts;

@@ -45,6 +45,16 @@ struct LowerOptions {
 /// Where a kernel's block shape came from.
 enum class LaunchSource { CommandLine, LaunchSite, LaunchBounds, Implied };
 
+/// The memory an access the lint could not analyze goes to, as far as the
+/// source shows it (issue [13] item 6 counts coverage by space): a
+/// `__shared__` array, a `__global__` kernel's pointer parameter or a
+/// `__device__` variable, other memory (`__constant__`, a local variable
+/// or array), or a pointer whose origin the lint did not follow.
+enum class AccessSpace { Shared, Global, Other, Unknown };
+
+/// Where an AccessSpace is kept: the unanalyzed note's location and text.
+std::string accessNoteKey(const SourceLoc &L, const std::string &Message);
+
 /// A static shared array as the source declares it, for `--fix`.
 struct SharedArraySource {
   std::string IrName;
@@ -71,6 +81,9 @@ struct LoweredKernel {
   /// What was not understood, located (accesses left out of the IR, loops
   /// analyzed for one iteration, ...).
   std::vector<Diagnostic> Notes;
+  /// The space of each access-not-analyzed note, by accessNoteKey (keys of
+  /// notes a trial lowering took back may remain; look up, do not iterate).
+  std::map<std::string, AccessSpace> AccessNoteSpaces;
   /// IR array name -> the name the source gives it.
   std::map<std::string, std::string> SourceNames;
   std::vector<SharedArraySource> Shared;

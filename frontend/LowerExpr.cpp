@@ -541,7 +541,7 @@ LVal KernelLowering::lowerCall(const clang::CallExpr *C, ir::Block &Out) {
       if (std::optional<Expr> T = accessAt(*P, L, C->getBeginLoc()))
         Out.push_back({ir::Assign{*T->as<ir::ArrayRead>(), V.materialize()}, ir::NodeLoc(L)});
     } else {
-      unknownAccess(L, Why, C->getBeginLoc());
+      unknownAccess(L, Why, C->getBeginLoc(), spaceOf(C->getArg(0)));
     }
     return inexact(fmt::format("the value of '{}'", Name), L);
   }
@@ -560,7 +560,7 @@ LVal KernelLowering::lowerCall(const clang::CallExpr *C, ir::Block &Out) {
         Out.push_back({ir::ExprStmt{node(std::move(A), L)}, ir::NodeLoc(L)});
       }
     } else {
-      unknownAccess(L, Why, C->getBeginLoc());
+      unknownAccess(L, Why, C->getBeginLoc(), spaceOf(C->getArg(0)));
     }
     return inexact(fmt::format("the value of '{}'", Name), L); // the old value: data we do not know
   }
@@ -706,7 +706,7 @@ LVal KernelLowering::loadThrough(const clang::Expr *Ptr, const SourceLoc &L, ir:
   std::string Why;
   std::optional<PtrVal> P = lowerPointer(Ptr, Out, Why);
   if (!P) {
-    unknownAccess(L, Why, Ptr->getBeginLoc());
+    unknownAccess(L, Why, Ptr->getBeginLoc(), spaceOf(Ptr));
     return inexact("memory the lint does not model", L);
   }
   std::optional<Expr> R = accessAt(*P, L, Ptr->getBeginLoc());
@@ -717,8 +717,65 @@ LVal KernelLowering::loadThrough(const clang::Expr *Ptr, const SourceLoc &L, ir:
   return V;
 }
 
-void KernelLowering::unknownAccess(const SourceLoc &L, const std::string &Why, clang::SourceLocation CL) {
-  note(L, fmt::format("access not analyzed: {}", Why), CL);
+void KernelLowering::unknownAccess(const SourceLoc &L, const std::string &Why, clang::SourceLocation CL,
+                                   AccessSpace Space) {
+  const Diagnostic &D = Info.Notes[note(L, fmt::format("access not analyzed: {}", Why), CL)];
+  Info.AccessNoteSpaces[accessNoteKey(D.Loc, D.Message)] = Space;
+}
+
+AccessSpace KernelLowering::spaceOf(const std::string &Array) const {
+  const auto It = Arrays.find(Array);
+  if (It == Arrays.end())
+    return AccessSpace::Unknown;
+  switch (It->second.Space) {
+  case ir::MemSpace::Shared: return AccessSpace::Shared;
+  case ir::MemSpace::Global: return AccessSpace::Global;
+  default: return AccessSpace::Other;
+  }
+}
+
+AccessSpace KernelLowering::spaceOf(const clang::Expr *E) const {
+  // Down to the declaration the address starts at: through subscripts,
+  // members, casts, address-of and dereference, and pointer arithmetic.
+  for (int Depth = 0; E && Depth < 64; ++Depth) {
+    E = E->IgnoreParenCasts();
+    if (const auto *A = llvm::dyn_cast<clang::ArraySubscriptExpr>(E)) {
+      E = A->getBase();
+    } else if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E)) {
+      E = M->getBase();
+    } else if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E)) {
+      E = U->getSubExpr();
+    } else if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(E)) {
+      if (!B->isAdditiveOp() && !B->isAssignmentOp())
+        return AccessSpace::Unknown;
+      E = B->getRHS()->getType()->isPointerType() && !B->isAssignmentOp() ? B->getRHS() : B->getLHS();
+    } else if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E)) {
+      const auto *V = llvm::dyn_cast<clang::VarDecl>(D->getDecl());
+      if (!V)
+        return AccessSpace::Unknown;
+      if (V->hasAttr<clang::CUDASharedAttr>())
+        return AccessSpace::Shared;
+      if (V->hasAttr<clang::CUDAConstantAttr>())
+        return AccessSpace::Other;
+      if (V->hasAttr<clang::CUDADeviceAttr>() && !V->hasLocalStorage())
+        return AccessSpace::Global;
+      const bool Pointer = V->getType()->isPointerType() || V->getType()->isReferenceType();
+      if (const auto *P = llvm::dyn_cast<clang::ParmVarDecl>(V)) {
+        // a kernel's pointer parameter points to global memory; a
+        // function's may point anywhere
+        const auto *F = llvm::dyn_cast_or_null<clang::FunctionDecl>(P->getDeclContext());
+        if (Pointer && F && F->hasAttr<clang::CUDAGlobalAttr>())
+          return AccessSpace::Global;
+        return Pointer ? AccessSpace::Unknown : AccessSpace::Other;
+      }
+      if (V->hasLocalStorage() && !Pointer)
+        return AccessSpace::Other; // a local variable or array: registers or local memory
+      return AccessSpace::Unknown;
+    } else {
+      return AccessSpace::Unknown;
+    }
+  }
+  return AccessSpace::Unknown;
 }
 
 std::optional<Expr> KernelLowering::access(const clang::Expr *E, ir::Block &Out, bool IsStore, int Component) {
@@ -732,7 +789,7 @@ std::optional<Expr> KernelLowering::access(const clang::Expr *E, ir::Block &Out,
       std::string Why;
       std::optional<PtrVal> P = lowerPointer(M->getBase(), Out, Why);
       if (!P) {
-        unknownAccess(L, Why, E->getBeginLoc());
+        unknownAccess(L, Why, E->getBeginLoc(), spaceOf(M->getBase()));
         return std::nullopt;
       }
       return accessAt(*P, L, E->getBeginLoc(), FieldIndex);
@@ -750,7 +807,7 @@ std::optional<Expr> KernelLowering::access(const clang::Expr *E, ir::Block &Out,
       if (!I.Exact && I.Data.empty()) {
         markUnderstood(P->Array, false);
         unknownAccess(L, fmt::format("the index of '{}' is not understood ({})", sourceName(P->Array), I.Why),
-                      E->getBeginLoc());
+                      E->getBeginLoc(), spaceOf(P->Array));
         return std::nullopt;
       }
       P->Idx.back() = binary(BinaryOp::Add, P->Idx.back(), I.materialize(), L);
@@ -761,7 +818,7 @@ std::optional<Expr> KernelLowering::access(const clang::Expr *E, ir::Block &Out,
       P->Direct = false;
   }
   if (!P) {
-    unknownAccess(L, Why, E->getBeginLoc());
+    unknownAccess(L, Why, E->getBeginLoc(), spaceOf(E));
     return std::nullopt;
   }
   std::optional<Expr> R = accessAt(*P, L, E->getBeginLoc(), Component);
@@ -787,7 +844,8 @@ std::optional<Expr> KernelLowering::accessAt(const PtrVal &P, const SourceLoc &L
                                              int Component) {
   const auto Found = Arrays.find(P.Array);
   if (Found == Arrays.end()) { // every PtrVal names a declared array; never a crash if not
-    unknownAccess(L, fmt::format("a pointer into '{}', which the lint did not declare", P.Array), CL);
+    unknownAccess(L, fmt::format("a pointer into '{}', which the lint did not declare", P.Array), CL,
+                  spaceOf(P.Array));
     return std::nullopt;
   }
   const ArrayInfo &A = Found->second;
@@ -796,7 +854,7 @@ std::optional<Expr> KernelLowering::accessAt(const PtrVal &P, const SourceLoc &L
     unknownAccess(L,
                   fmt::format("a pointer into '{}' that is not at an element of its innermost dimension",
                               A.Source),
-                  CL);
+                  CL, spaceOf(P.Array));
     return std::nullopt;
   }
   if (!P.Direct)

@@ -41,7 +41,7 @@ void KernelLowering::lower(const clang::FunctionDecl *F, ir::Kernel &K, const Di
     K.Body.push_back(std::move(S));
 }
 
-void KernelLowering::note(const SourceLoc &Where, std::string Msg, clang::SourceLocation CL) {
+std::size_t KernelLowering::note(const SourceLoc &Where, std::string Msg, clang::SourceLocation CL) {
   // A note inside a header (a library's __device__ function inlined into
   // the kernel) goes to the kernel's statement that reached it, which the
   // user can change; the header is named by its file name alone, so the
@@ -52,10 +52,11 @@ void KernelLowering::note(const SourceLoc &Where, std::string Msg, clang::Source
     L = KernelStmt;
     CL = {};
   }
-  for (const Diagnostic &D : Info.Notes)
-    if (D.Loc == L && D.Message == Msg)
-      return;
+  for (std::size_t I = 0; I < Info.Notes.size(); ++I)
+    if (Info.Notes[I].Loc == L && Info.Notes[I].Message == Msg)
+      return I;
   Info.Notes.push_back({Severity::Note, L, std::move(Msg), lineAt(SM, CL)});
+  return Info.Notes.size() - 1;
 }
 
 void KernelLowering::markUnderstood(const std::string &Array, bool Ok) {

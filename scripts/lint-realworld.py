@@ -23,13 +23,37 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 
+def includes(root, path):
+    """-I for the file's own folder and its repository's include folders."""
+    repo = os.path.relpath(path, root).split(os.sep)[0]
+    out = ["-I", os.path.dirname(path)]
+    for sub in ("", "Common", "src", "include"):  # the include folders the projects' builds add
+        if os.path.isdir(os.path.join(root, repo, sub)):
+            out += ["-I", os.path.join(root, repo, sub)]
+    return out
+
+
+def nvcc_accepts(root, path, timeout):
+    """(True/False/None, first error line): whether `nvcc -c` compiles the
+    file with the same include folders (None: no nvcc, or it timed out)."""
+    import shutil
+    import tempfile
+    if not shutil.which("nvcc"):
+        return None, "no nvcc"
+    with tempfile.TemporaryDirectory() as d:
+        args = ["nvcc", "-c", "-std=c++17", "-arch=sm_90", path, "-o", os.path.join(d, "x.o")] + includes(root, path)
+        try:
+            p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, errors="replace")
+        except subprocess.TimeoutExpired:
+            return None, "nvcc timed out"
+    first = next((l for l in (p.stderr + p.stdout).splitlines() if "error" in l), "")
+    return p.returncode == 0, first[:200]
+
+
 def lint_one(bw, root, path, timeout):
     rel = os.path.relpath(path, root)
     repo = rel.split(os.sep)[0]
-    args = [bw, "lint", path, "--format", "json", "-j", "1", "--", "-I", os.path.dirname(path)]
-    for sub in ("", "Common", "src", "include"):  # the include folders the projects' builds add
-        if os.path.isdir(os.path.join(root, repo, sub)):
-            args += ["-I", os.path.join(root, repo, sub)]
+    args = [bw, "lint", path, "--format", "json", "-j", "1", "--"] + includes(root, path)
     t0 = time.monotonic()
     try:
         p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, errors="replace")
@@ -45,7 +69,10 @@ def lint_one(bw, root, path, timeout):
         s = j.get("summary", {})
         row.update({k: s.get(k) for k in ("kernels", "kernels_not_analyzed", "warnings_by_check",
                                           "shared_accesses_with_figures", "global_accesses_with_figures",
-                                          "accesses_not_analyzed", "accesses_not_analyzed_by_cause")})
+                                          "accesses_not_analyzed", "accesses_not_analyzed_by_cause",
+                                          "accesses_not_analyzed_by_space")})
+        row["warnings"] = [{"line": d["line"], "check": d["check"], "message": d["message"], "file": d["file"]}
+                           for f in j["files"] for d in f["diagnostics"] if d["severity"] == "warning"]
         row["clang_errors"] = [d["message"] for f in j["files"] for d in f["diagnostics"]
                                if d["check"] == "clang-diagnostic-error"][:3]
     except (json.JSONDecodeError, KeyError, TypeError):
@@ -68,18 +95,25 @@ def main():
         return 2
     with ThreadPoolExecutor(a.j) as ex:
         rows = list(ex.map(lambda f: lint_one(a.bankwise, a.corpus, f, a.timeout), files))
+    # Exit 2 is a defect only where nvcc compiles the file (item 3): ask it.
+    for r in rows:
+        if r["rc"] == 2:
+            r["nvcc_accepts"], r["nvcc_error"] = nvcc_accepts(a.corpus, os.path.join(a.corpus, r["file"]), 600)
     with open(a.out + ".jsonl", "w") as o:
         for r in rows:
             o.write(json.dumps(r, sort_keys=True) + "\n")
 
     crashes = [r for r in rows if "crash" in r]
     exit2 = [r for r in rows if r["rc"] == 2]
+    exit2_nvcc = [r for r in exit2 if r.get("nvcc_accepts")]
     timeouts = [r for r in rows if r["rc"] == "timeout"]
     slow = [r for r in rows if r["seconds"] > 10]
     times = [r["seconds"] for r in rows]
     sum_ = lambda k: sum((r.get(k) or 0) for r in rows)
     shared, glob, unan = sum_("shared_accesses_with_figures"), sum_("global_accesses_with_figures"), sum_(
         "accesses_not_analyzed")
+    space = {k: sum((r.get("accesses_not_analyzed_by_space") or {}).get(k, 0) for r in rows)
+             for k in ("shared", "global", "other", "unknown")}
     causes = {}
     for r in rows:
         for c, n in (r.get("accesses_not_analyzed_by_cause") or {}).items():
@@ -104,25 +138,41 @@ def main():
     for repo, n in sorted(repos.items()):
         L.append("| %s | %d | %s |" % (repo.replace("+", "/"), n, prov.get(repo, "")))
     L += ["", "## Totals", "",
-          "| files | crashes | exit 2 | timeouts (> %d s) | over 10 s | median s | max s | kernels | "
+          "| files | crashes | exit 2 (nvcc accepts) | timeouts (> %d s) | over 10 s | median s | max s | kernels | "
           "not analyzed | shared sites | global sites | accesses not analyzed | figures share |" % a.timeout,
           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-          "| %d | %d | %d | %d | %d | %.2f | %.1f | %d | %d | %d | %d | %d | %.1f%% |" % (
-              len(rows), len(crashes), len(exit2), len(timeouts), len(slow), statistics.median(times), max(times),
-              sum_("kernels"), sum_("kernels_not_analyzed"), shared, glob, unan,
-              100.0 * (shared + glob) / max(1, shared + glob + unan))]
+          "| %d | %d | %d (%d) | %d | %d | %.2f | %.1f | %d | %d | %d | %d | %d | %.1f%% |" % (
+              len(rows), len(crashes), len(exit2), len(exit2_nvcc), len(timeouts), len(slow),
+              statistics.median(times), max(times), sum_("kernels"), sum_("kernels_not_analyzed"), shared, glob,
+              unan, 100.0 * (shared + glob) / max(1, shared + glob + unan))]
+    pct = lambda n, d: 100.0 * n / max(1, d)
+    L += ["", "## Coverage by memory space", "",
+          "Accesses not analyzed are split by the space the source shows (`accesses_not_analyzed_by_space`): "
+          "a `__shared__` array; a kernel's pointer parameter or a `__device__` variable (global); "
+          "`__constant__` or a local variable (other); a pointer whose origin the lint did not follow "
+          "(unknown). The global share is given twice: counting only known-global accesses, and counting "
+          "every unknown one as global too (a lower bound).", "",
+          "| space | with figures | not analyzed | share with figures |", "|---|---:|---:|---:|",
+          "| shared | %d | %d | %.1f%% |" % (shared, space["shared"], pct(shared, shared + space["shared"])),
+          "| global | %d | %d | %.1f%% |" % (glob, space["global"], pct(glob, glob + space["global"])),
+          "| global, unknown counted as global | %d | %d | %.1f%% |" % (
+              glob, space["global"] + space["unknown"], pct(glob, glob + space["global"] + space["unknown"])),
+          "| other (constant, local) | - | %d | - |" % space["other"],
+          "| unknown | - | %d | - |" % space["unknown"]]
     L += ["", "Warnings by check: " + (", ".join("%d %s" % (n, c) for c, n in sorted(warnings.items())) or "none"),
           "", "## Accesses not analyzed, by cause", "", "| accesses | cause |", "|---:|---|"]
     for c, n in sorted(causes.items(), key=lambda x: -x[1]):
         L.append("| %d | %s |" % (n, c.replace("|", "\\|")))
     L += ["", "## Files that crashed, exited 2, timed out or took over 10 s", "",
-          "| file | exit | s | first Clang error |", "|---|---|---:|---|"]
+          "| file | exit | nvcc -c | s | first Clang error |", "|---|---|---|---:|---|"]
     for r in rows:
         if "crash" in r or r["rc"] in (2, "timeout") or r["seconds"] > 10:
             err = (r.get("clang_errors") or [r.get("stderr", "")])[0] if (r.get("clang_errors") or r.get(
                 "stderr")) else ""
-            L.append("| %s | %s | %.1f | %s |" % (r["file"], ("signal %d" % r["crash"]) if "crash" in r else r["rc"],
-                                                  r["seconds"], err.replace("|", "\\|").replace("\n", " ")[:160]))
+            nv = {True: "accepts", False: "rejects", None: r.get("nvcc_error", "")}.get(r.get("nvcc_accepts"), "")
+            L.append("| %s | %s | %s | %.1f | %s |" % (
+                r["file"], ("signal %d" % r["crash"]) if "crash" in r else r["rc"], nv if r["rc"] == 2 else "",
+                r["seconds"], err.replace("|", "\\|").replace("\n", " ")[:160]))
     open(a.out + ".md", "w").write("\n".join(L) + "\n")
     print("\n".join(L[L.index("## Totals"):L.index("## Totals") + 5]))
     return 0

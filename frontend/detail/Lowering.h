@@ -173,7 +173,9 @@ private:
   SourceLoc loc(clang::SourceLocation L) const { return toSourceLoc(SM, L); }
   SourceLoc loc(const clang::Stmt *S) const { return loc(S->getBeginLoc()); }
 
-  void note(const SourceLoc &L, std::string Msg, clang::SourceLocation CL = {});
+  /// Adds a located note once; returns its index in Info.Notes (the
+  /// earlier one when the same note is there already).
+  std::size_t note(const SourceLoc &L, std::string Msg, clang::SourceLocation CL = {});
 
   void markUnderstood(const std::string &Array, bool Ok);
 
@@ -361,7 +363,12 @@ private:
 
   LVal loadThrough(const clang::Expr *Ptr, const SourceLoc &L, ir::Block &Out);
 
-  void unknownAccess(const SourceLoc &L, const std::string &Why, clang::SourceLocation CL);
+  /// Notes an access left out of the IR, with the space it goes to.
+  void unknownAccess(const SourceLoc &L, const std::string &Why, clang::SourceLocation CL, AccessSpace Space);
+  /// The space an access through E (an array, a pointer, a member of
+  /// either) goes to, from the declaration it starts at.
+  AccessSpace spaceOf(const clang::Expr *E) const;
+  AccessSpace spaceOf(const std::string &Array) const;
 
   /// The ArrayRead an lvalue designates (a load, or with IsStore a store
   /// target); nullopt, with a note, when it cannot be followed. Of an

@@ -277,6 +277,13 @@ check(j["summary"]["accesses_not_analyzed"] == 3 and
       j["summary"]["accesses_not_analyzed_by_cause"].get(
           "the index of '…' is not understood (a call to '…')") == 1,
       "the summary counts accesses not analyzed, by cause with names elided (%s)" % j["summary"])
+check(j["summary"]["accesses_not_analyzed_by_space"] == {"shared": 2, "global": 1, "other": 0, "unknown": 0},
+      "the summary counts accesses not analyzed by space: two of shared 's', one of the kernel's pointer 'out' (%s)"
+      % j["summary"])
+spaces = os.path.join(SRC, "tests/lint/unanalyzed/spaces.cu")
+j = json.loads(run("lint", spaces, "--format", "json").stdout)
+check(j["summary"]["accesses_not_analyzed_by_space"] == {"shared": 1, "global": 2, "other": 1, "unknown": 1},
+      "spaces.cu: the space of each access not analyzed, from the declaration it starts at (%s)" % j["summary"])
 entries.append({"directory": WORK, "file": os.path.join(WORK, "no-such-file.cu"), "command": "nvcc -c x.cu"})
 json.dump(entries, open(os.path.join(proj, "compile_commands.json"), "w"))
 r = run("lint", "-p", proj)
