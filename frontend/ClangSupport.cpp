@@ -19,8 +19,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <optional>
+#include <sstream>
 
 namespace bankwise::frontend {
 
@@ -161,6 +165,103 @@ bool declaredInSystemHeader(clang::ASTContext &Ctx, clang::DeclarationName Name)
   return false;
 }
 
+/// Source text nvcc reads and Clang does not, respelled the way Clang reads
+/// it (the file on disk is not changed). Each rewrite keeps every line's
+/// length and the columns of what follows on the line, so diagnostics
+/// point where the user's file has them:
+/// - a launch whose chevrons an editor spaced apart (`k << <grid, block >>
+///   > (args)`, what Visual Studio's formatter writes), closed up to
+///   `<<<`/`>>>` with the blanks moved after them (`<< <` is never valid
+///   C++ otherwise);
+/// - `__shared__ alignas(A)` (and `__device__`, `__constant__`): nvcc
+///   takes the GNU attribute before the C++11 one, Clang only after; the
+///   two trade places;
+/// - a PTX register named in inline asm with one `%` (`%globaltimer`):
+///   nvcc takes it, Clang wants `%%`; the only rewrite that adds a byte
+///   (one per register, in the asm's string).
+/// Returns nothing when the text needs none of them.
+std::optional<std::string> nvccSpelling(const std::string &Text) {
+  std::string Out = Text;
+  bool Changed = false;
+  const auto Blank = [&Out](std::size_t I) { return I < Out.size() && (Out[I] == ' ' || Out[I] == '\t'); };
+  for (std::size_t Open = Out.find("<<"); Open != std::string::npos; Open = Out.find("<<", Open + 2)) {
+    std::size_t Lt = Open + 2;
+    while (Blank(Lt))
+      ++Lt;
+    if (Lt == Open + 2 || Lt >= Out.size() || Out[Lt] != '<')
+      continue;
+    // the closing `>> >` on the same line
+    const std::size_t Eol = std::min(Out.find('\n', Lt), Out.size());
+    const std::size_t Close = Out.find(">>", Lt);
+    if (Close == std::string::npos || Close > Eol)
+      continue;
+    std::size_t Gt = Close + 2;
+    while (Gt < Eol && Blank(Gt))
+      ++Gt;
+    if (Gt == Close + 2 || Gt >= Eol || Out[Gt] != '>')
+      continue;
+    const auto Close3 = [&Out](std::size_t Chevrons, std::size_t Third, char C) {
+      // "<<  <" -> "<<<  ": the third chevron moves left, the blanks right
+      Out.replace(Chevrons + 2, Third - Chevrons - 1, std::string(1, C) + std::string(Third - Chevrons - 2, ' '));
+    };
+    Close3(Close, Gt, '>');
+    Close3(Open, Lt, '<');
+    Changed = true;
+  }
+  for (const std::string Space : {"__shared__", "__device__", "__constant__"}) {
+    for (std::size_t At = Out.find(Space); At != std::string::npos; At = Out.find(Space, At + 1)) {
+      std::size_t A = At + Space.size();
+      while (Blank(A))
+        ++A;
+      if (A == At + Space.size() || Out.compare(A, 8, "alignas(") != 0)
+        continue;
+      int Depth = 0;
+      std::size_t End = A + 7;
+      for (; End < Out.size() && Out[End] != '\n'; ++End)
+        if (Out[End] == '(')
+          ++Depth;
+        else if (Out[End] == ')' && --Depth == 0)
+          break;
+      if (End >= Out.size() || Out[End] != ')')
+        continue;
+      // "__shared__ alignas(16)" -> "alignas(16) __shared__"
+      const std::string Blanks = Out.substr(At + Space.size(), A - At - Space.size());
+      Out.replace(At, End + 1 - At, Out.substr(A, End + 1 - A) + Blanks + Space);
+      Changed = true;
+    }
+  }
+  for (std::size_t Asm = Out.find("asm"); Asm != std::string::npos; Asm = Out.find("asm", Asm + 3)) {
+    if (Asm > 0 && (std::isalnum(static_cast<unsigned char>(Out[Asm - 1])) || Out[Asm - 1] == '_'))
+      continue;
+    // `asm (`, `asm volatile (`: a statement, not a word in a comment
+    std::size_t Paren = Asm + 3;
+    while (Blank(Paren))
+      ++Paren;
+    if (Out.compare(Paren, 8, "volatile") == 0)
+      Paren += 8;
+    while (Blank(Paren))
+      ++Paren;
+    if (Paren >= Out.size() || Out[Paren] != '(')
+      continue;
+    // the asm statement's string literals, up to its ';'
+    bool InString = false;
+    for (std::size_t I = Asm + 3; I < Out.size() && (InString || Out[I] != ';'); ++I) {
+      if (Out[I] == '"' && Out[I - 1] != '\\')
+        InString = !InString;
+      else if (InString && Out[I] == '%' && Out[I - 1] != '%' && I + 2 < Out.size() &&
+               (std::isalpha(static_cast<unsigned char>(Out[I + 1])) || Out[I + 1] == '_') &&
+               (std::isalpha(static_cast<unsigned char>(Out[I + 2])) || Out[I + 2] == '_')) {
+        Out.insert(I, 1, '%');
+        ++I;
+        Changed = true;
+      }
+    }
+  }
+  if (!Changed)
+    return std::nullopt;
+  return Out;
+}
+
 /// Clang's errors on valid CUDA that nvcc accepts, made notes (none of them
 /// changes device code): in host-only functions, calls to functions of the
 /// system headers that Clang's CUDA headers overload otherwise than nvcc's
@@ -174,10 +275,17 @@ void nvccDialect(clang::ASTContext &Ctx, std::vector<Diagnostic> &Diags, const s
   const auto IsOverload = [](unsigned Id) {
     return Id == clang::diag::err_ovl_no_viable_function_in_call || Id == clang::diag::err_ovl_ambiguous_call;
   };
+  // A kernel launched from device code (dynamic parallelism): nvcc compiles
+  // it with -rdc=true; Clang has no device-side launch.
+  const auto DeviceLaunch = [&Diags](const Origin &O) {
+    return O.Id == clang::diag::err_ref_bad_target &&
+           Diags[O.Index].Message.rfind("reference to __global__ function", 0) == 0;
+  };
   bool Relevant = false;
   for (const Origin &O : Origins)
     Relevant |= Diags[O.Index].Sev == Severity::Error &&
-                (IsOverload(O.Id) || O.Id == clang::diag::err_shared_var_init || !Missing.empty());
+                (IsOverload(O.Id) || O.Id == clang::diag::err_shared_var_init || DeviceLaunch(O) ||
+                 !Missing.empty());
   if (!Relevant)
     return;
   struct Bodies : clang::RecursiveASTVisitor<Bodies> {
@@ -227,6 +335,14 @@ void nvccDialect(clang::ASTContext &Ctx, std::vector<Diagnostic> &Diags, const s
                                 "refuses it): the lint goes on as nvcc does",
                                 V->getName().str());
       }
+      continue;
+    }
+    if (DeviceLaunch(O)) {
+      D.Sev = Severity::Note;
+      D.Message = fmt::format("a launch from device code (dynamic parallelism, which nvcc compiles with "
+                              "-rdc=true and Clang does not read) is not analyzed: {}",
+                              D.Message);
+      locateInMainFile(SM, O.Loc, D);
       continue;
     }
     const bool Overload = IsOverload(O.Id) && declaredInSystemHeader(Ctx, O.Callee);
@@ -341,6 +457,14 @@ bool runClangOnCudaFile(const std::string &Path, const CudaOptions &Opts,
   Args.insert(Args.end(), Opts.ExtraArgs.begin(), Opts.ExtraArgs.end());
   clang::tooling::FixedCompilationDatabase Db(".", Args);
   clang::tooling::ClangTool Tool(Db, {Path});
+  std::optional<std::string> Respelled; // outlives the run: the tool keeps a reference
+  {
+    std::ifstream In(Path, std::ios::binary);
+    std::stringstream Text;
+    Text << In.rdbuf();
+    if ((Respelled = nvccSpelling(Text.str())))
+      Tool.mapVirtualFile(Path, *Respelled); // the file on disk is not changed
+  }
   Collector Consumer(Diags);
   std::vector<MissingHeader> Missing;
   Tool.setDiagnosticConsumer(&Consumer);

@@ -110,8 +110,10 @@ for f in tests/lint/*/*.cu; do
   for variant in release faithful; do
     while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n; done
     exe=$work/$stem.$variant
-    # shellcheck disable=SC2046
-    "$nvcc" $(variant_flags $variant) -lineinfo -std=c++17 -arch=sm_90 -o "$exe" "$work/$stem.main.cu" \
+    # `// NVCC-FLAGS: ...` in the file: flags its build needs (-rdc=true for a device-side launch)
+    extra=$(sed -n 's#^// NVCC-FLAGS: ##p' "$f" | head -1)
+    # shellcheck disable=SC2046,SC2086
+    "$nvcc" $(variant_flags $variant) -lineinfo -std=c++17 -arch=sm_90 -o "$exe" "$work/$stem.main.cu" $extra \
       >"$exe.nvcc.log" 2>&1 &
   done
 done
