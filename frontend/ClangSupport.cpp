@@ -176,9 +176,10 @@ bool declaredInSystemHeader(clang::ASTContext &Ctx, clang::DeclarationName Name)
 /// - `__shared__ alignas(A)` (and `__device__`, `__constant__`): nvcc
 ///   takes the GNU attribute before the C++11 one, Clang only after; the
 ///   two trade places;
-/// - a PTX register named in inline asm with one `%` (`%globaltimer`):
-///   nvcc takes it, Clang wants `%%`; the only rewrite that adds a byte
-///   (one per register, in the asm's string).
+/// - in inline asm, a PTX register named with one `%` (`%globaltimer`;
+///   Clang wants `%%`) and an operand list missing a comma (`"r"(a)
+///   "l"(p)`): nvcc takes both; the only rewrites that add a byte (one per
+///   register or comma, on the asm's lines).
 /// Returns nothing when the text needs none of them.
 std::optional<std::string> nvccSpelling(const std::string &Text) {
   std::string Out = Text;
@@ -254,6 +255,15 @@ std::optional<std::string> nvccSpelling(const std::string &Text) {
         Out.insert(I, 1, '%');
         ++I;
         Changed = true;
+      } else if (!InString && Out[I] == ')') {
+        // `"r"(a) "l"(p)`: an operand list without its comma
+        std::size_t Next = I + 1;
+        while (Blank(Next))
+          ++Next;
+        if (Next < Out.size() && Out[Next] == '"') {
+          Out.insert(I + 1, 1, ',');
+          Changed = true;
+        }
       }
     }
   }
@@ -275,6 +285,9 @@ void nvccDialect(clang::ASTContext &Ctx, std::vector<Diagnostic> &Diags, const s
   const auto IsOverload = [](unsigned Id) {
     return Id == clang::diag::err_ovl_no_viable_function_in_call || Id == clang::diag::err_ovl_ambiguous_call;
   };
+  // Host code GCC (nvcc's host compiler) accepts as an extension and Clang
+  // refuses: an initialized variable-length array (`T a[n] = {0};`).
+  const auto GccExtension = [](unsigned Id) { return Id == clang::diag::err_variable_object_no_init; };
   // A kernel launched from device code (dynamic parallelism): nvcc compiles
   // it with -rdc=true; Clang has no device-side launch.
   const auto DeviceLaunch = [&Diags](const Origin &O) {
@@ -285,7 +298,7 @@ void nvccDialect(clang::ASTContext &Ctx, std::vector<Diagnostic> &Diags, const s
   for (const Origin &O : Origins)
     Relevant |= Diags[O.Index].Sev == Severity::Error &&
                 (IsOverload(O.Id) || O.Id == clang::diag::err_shared_var_init || DeviceLaunch(O) ||
-                 !Missing.empty());
+                 GccExtension(O.Id) || !Missing.empty());
   if (!Relevant)
     return;
   struct Bodies : clang::RecursiveASTVisitor<Bodies> {
@@ -346,7 +359,8 @@ void nvccDialect(clang::ASTContext &Ctx, std::vector<Diagnostic> &Diags, const s
       continue;
     }
     const bool Overload = IsOverload(O.Id) && declaredInSystemHeader(Ctx, O.Callee);
-    if (!Overload && Missing.empty())
+    const bool Extension = GccExtension(O.Id);
+    if (!Overload && !Extension && Missing.empty())
       continue;
     const clang::FunctionDecl *In = Enclosing(L);
     if (!In || In->hasAttr<clang::CUDADeviceAttr>() || In->hasAttr<clang::CUDAGlobalAttr>())
@@ -359,9 +373,10 @@ void nvccDialect(clang::ASTContext &Ctx, std::vector<Diagnostic> &Diags, const s
     D.Sev = Severity::Note;
     D.Message = fmt::format("host code not checked: {} in '{}' ({}; the kernels do not depend on host code)",
                             D.Message, In->getNameAsString(),
-                            Overload ? fmt::format("Clang's CUDA headers declare '{}' otherwise than nvcc's",
-                                                   O.Callee.getAsString())
-                                     : fmt::format("header '{}' was not found", Missing.front().Name));
+                            Overload    ? fmt::format("Clang's CUDA headers declare '{}' otherwise than nvcc's",
+                                                      O.Callee.getAsString())
+                            : Extension ? std::string("GCC, nvcc's host compiler, accepts it as an extension")
+                                        : fmt::format("header '{}' was not found", Missing.front().Name));
     locateInMainFile(SM, O.Loc, D); // in a header: at the main file's #include that reads it
   }
   for (std::size_t I = Diags.size(); I-- > 0;)

@@ -7,6 +7,15 @@
 // is memory it does not model).
 #pragma once
 
+// nvcc's cuda_runtime.h includes these C headers for every file
+// (crt/common_functions.h, outside NVRTC); Clang's wrapper does not, and a
+// host `clock() / CLOCKS_PER_SEC` or `memcpy` without its #include then
+// fails under Clang only.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 template <typename T> struct __bankwise_identity { typedef T type; };
 
 // Cache-hinted loads and stores (CUDA's sm_32_intrinsics.h, which Clang's
