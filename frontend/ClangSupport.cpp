@@ -290,9 +290,27 @@ void nvccDialect(clang::ASTContext &Ctx, std::vector<Diagnostic> &Diags, const s
   const auto GccExtension = [](unsigned Id) { return Id == clang::diag::err_variable_object_no_init; };
   // A kernel launched from device code (dynamic parallelism): nvcc compiles
   // it with -rdc=true; Clang has no device-side launch.
-  const auto DeviceLaunch = [&Diags](const Origin &O) {
-    return O.Id == clang::diag::err_ref_bad_target &&
-           Diags[O.Index].Message.rfind("reference to __global__ function", 0) == 0;
+  // Clang reads `k<<<g, b, shared, stream>>>(...)` there as a call of the
+  // host's cudaConfigureCall and of k, which it finds no overload for.
+  const auto IsKernel = [&Ctx](clang::DeclarationName Name) {
+    if (Name.isEmpty())
+      return false;
+    for (const clang::NamedDecl *D : Ctx.getTranslationUnitDecl()->lookup(Name)) {
+      const clang::NamedDecl *F = D;
+      if (const auto *T = llvm::dyn_cast<clang::FunctionTemplateDecl>(D))
+        F = T->getTemplatedDecl();
+      if (F->hasAttr<clang::CUDAGlobalAttr>())
+        return true;
+    }
+    return false;
+  };
+  const auto DeviceLaunch = [&Diags, &IsKernel, &IsOverload](const Origin &O) {
+    const std::string &M = Diags[O.Index].Message;
+    return (O.Id == clang::diag::err_ref_bad_target && (M.rfind("reference to __global__ function", 0) == 0 ||
+                                                        M.rfind("reference to __host__ function "
+                                                                "'cudaConfigureCall' in __global__",
+                                                                0) == 0)) ||
+           (IsOverload(O.Id) && IsKernel(O.Callee));
   };
   bool Relevant = false;
   for (const Origin &O : Origins)
@@ -350,7 +368,8 @@ void nvccDialect(clang::ASTContext &Ctx, std::vector<Diagnostic> &Diags, const s
       }
       continue;
     }
-    if (DeviceLaunch(O)) {
+    if (const clang::FunctionDecl *In = DeviceLaunch(O) ? Enclosing(L) : nullptr;
+        In && (In->hasAttr<clang::CUDADeviceAttr>() || In->hasAttr<clang::CUDAGlobalAttr>())) {
       D.Sev = Severity::Note;
       D.Message = fmt::format("a launch from device code (dynamic parallelism, which nvcc compiles with "
                               "-rdc=true and Clang does not read) is not analyzed: {}",
