@@ -16,6 +16,13 @@
 # or removed reloads are listed as such, not failures).
 #
 #   scripts/gpu-lint-corpus.sh
+#   GPU_LINT_ONLY="stem stem..." scripts/gpu-lint-corpus.sh
+#
+# GPU_LINT_ONLY (stems as in bench/lint-corpus/, e.g. robustness_nvcc_spellings):
+# only those files are built and profiled; every other file keeps its
+# export from the committed bench/results/h100/lint-corpus-ncu.tgz (valid
+# while its source is unchanged since that run: list every changed file),
+# so one call under the device's 10-minute limit refreshes the tables.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
@@ -90,6 +97,11 @@ PY
 variant_flags() { if [ "$1" = release ]; then echo -O3; else echo -Xcicc -O1 -Xptxas -O0; fi; }
 variant_suffix() { if [ "$1" = release ]; then echo .cuda-sass.csv; else echo .faithful.cuda-sass.csv; fi; }
 
+if [ -n "${GPU_LINT_ONLY:-}" ]; then
+  tar xzf "$root/bench/results/h100/lint-corpus-ncu.tgz" -C "$work" --strip-components=1 ||
+    { log "error: cannot read the committed exports"; exit 2; }
+fi
+
 # 1. Drivers and nvcc builds, in parallel (nvcc dominates the time).
 stems=()
 files=()
@@ -98,6 +110,10 @@ for f in tests/lint/*/*.cu; do
   stem=$(echo "$rel" | sed 's#/#_#; s#\.cu$##')
   stems+=("$stem")
   cp "bench/lint-corpus/$stem.lint.json" "$work/$stem.lint.json" 2>/dev/null || { log "no prediction for $f"; continue; }
+  if [ -n "${GPU_LINT_ONLY:-}" ] && [[ " $GPU_LINT_ONLY " != *" $stem "* ]]; then
+    [ -f "$work/$stem.cuda-sass.csv" ] || log "$f: not in GPU_LINT_ONLY and not in the committed exports"
+    continue
+  fi
   # GPU_LINT_RESUME=1: a file an earlier run (cut off by a time limit, on
   # the same machine) profiled in both builds is kept as it is.
   if [ -n "${GPU_LINT_RESUME:-}" ] && [ -f "$work/$stem.cuda-sass.csv" ] && [ -f "$work/$stem.faithful.cuda-sass.csv" ]; then
