@@ -178,7 +178,8 @@ class Gen:
         text = [f"{head}{sig} {{",
                 "  const float *in = reinterpret_cast<const float *>(in_);",
                 "  float *out = reinterpret_cast<float *>(out_);",
-                "  __shared__ float s1[256];",
+                "  " + self.pick("__shared__ float s1[256];",  # nvcc's spelling of an aligned array too
+                                 "__shared__ alignas(16) float s1[256];"),
                 "  __shared__ float tile[32][33];",
                 "  __shared__ float3 f3[32];",
                 "  __shared__ Pair pairs[32];",
@@ -202,8 +203,10 @@ class Gen:
         targs = f"<{self.pick('float', 'float4')}, {r.choice([64, 128])}>" if template else ""
         cast = "reinterpret_cast<float4 *>" if template and "float4" in targs else ""
         args = f"{cast}(x), {cast}(x), c, n" if cast else "x, x, c, n"
+        # nvcc also reads chevrons an editor's formatter spaced apart
+        open_, close = self.pick(("<<<", ">>>"), ("<< <", ">> >"))
         self.host.append(f"  {{ dim3 grid(ceil_div(n, 256)); dim3 block_shape({block}); (void)grid;\n"
-                         f"    {name}{targs}<<<{grid}, {self.pick(block, 'block_shape')}{shmem}>>>({args}); }}")
+                         f"    {name}{targs}{open_}{grid}, {self.pick(block, 'block_shape')}{shmem}{close}({args}); }}")
 
     def file(self):
         r = self.r
