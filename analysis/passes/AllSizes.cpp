@@ -450,13 +450,17 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       }
       if (!AnySmall)
         continue;
-      std::int64_t Cells = 1, ClassCells = 1;
+      // Counted in doubles (exact below 2^53): two products clipped at one
+      // bound would differ by 0, and every combination of many sizes (a
+      // kernel with eight int parameters: billions) would be enumerated.
+      double Cells = 1, ClassCells = 1;
       for (std::size_t J = 0; J < Of.size(); ++J) {
-        Cells = std::min<std::int64_t>(Cells * static_cast<std::int64_t>(Options[J].size()), std::int64_t(1) << 40);
-        ClassCells = std::min<std::int64_t>(ClassCells * static_cast<std::int64_t>(Options[J].size() - NumSmall[J]),
-                                            std::int64_t(1) << 40);
+        Cells *= static_cast<double>(Options[J].size());
+        ClassCells *= static_cast<double>(Options[J].size() - NumSmall[J]);
       }
-      const std::int64_t Combos = Cells - ClassCells;
+      const double CombosCount = Cells - ClassCells;
+      const std::string Combos = CombosCount < 0x1p53 ? fmt::format("{}", static_cast<std::int64_t>(CombosCount))
+                                                      : fmt::format("{:.3g}", CombosCount);
       std::vector<std::string> Names, Ranges;
       for (std::size_t J = 0; J < Of.size(); ++J) {
         Names.push_back(Doms[Of[J]].Name);
@@ -490,7 +494,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
             return;
         }
       };
-      if (Combos <= Opts.MaxSmallCombinations) {
+      if (CombosCount <= static_cast<double>(Opts.MaxSmallCombinations)) {
         std::vector<std::size_t> Take;
         for (const auto &O : Options)
           Take.push_back(O.size());

@@ -290,6 +290,18 @@ std::int64_t Analyzer::reachWorst(const ArrayInfo &A, std::vector<Val> Idx, std:
   const std::int64_t Extent = A.Decl->Shape[Dim];
   if (Extent > 1024)
     return 0;
+  // The answer depends only on the array, the data's dimension, the lanes
+  // and the other (concrete) indices' lane values: a data-indexed access
+  // in a loop asks the same question every trip and every warp.
+  std::vector<std::int64_t> Key{static_cast<std::int64_t>(Dim), Lanes, static_cast<std::int64_t>(M)};
+  for (std::size_t D = 0; D < Idx.size(); ++D)
+    if (D != Dim)
+      for (int L = 0; L < Lanes; ++L)
+        if ((M >> L) & 1)
+          Key.push_back(Idx[D].lane(L));
+  auto &Memo = ReachWorstMemo[&A];
+  if (const auto It = Memo.find(Key); It != Memo.end())
+    return It->second;
   std::vector<std::vector<Address>> Reach(static_cast<std::size_t>(Lanes));
   for (std::int64_t X = 0; X < Extent; ++X) {
     Val V;
@@ -297,27 +309,41 @@ std::int64_t Analyzer::reachWorst(const ArrayInfo &A, std::vector<Val> Idx, std:
     Idx[Dim] = V;
     const Val Addr = address(A, Idx, M, Loc);
     if (!Addr.concrete())
-      return 0;
+      return Memo[Key] = 0;
     for (int L = 0; L < Lanes; ++L)
       if ((M >> L) & 1)
         Reach[static_cast<std::size_t>(L)].push_back(Addr.lane(L));
   }
-  std::map<std::int64_t, std::set<Address>> Addrs;
-  std::map<std::int64_t, int> LanesOf;
+  // (bank, address) once each, and (bank, lane) once each, sorted: per
+  // bank, its distinct addresses and the lanes that reach it.
+  std::vector<std::pair<std::int64_t, Address>> Addrs;
+  std::vector<std::int64_t> BankLanes; // a bank once per lane reaching it
+  std::vector<std::int64_t> Banks;
   for (const std::vector<Address> &R : Reach) {
-    std::set<std::int64_t> Banks;
+    Banks.clear();
     for (Address X : R) {
       const std::int64_t B = floorMod(X, W);
-      Addrs[B].insert(X);
-      Banks.insert(B);
+      Addrs.emplace_back(B, X);
+      Banks.push_back(B);
     }
-    for (std::int64_t B : Banks)
-      ++LanesOf[B];
+    std::sort(Banks.begin(), Banks.end());
+    Banks.erase(std::unique(Banks.begin(), Banks.end()), Banks.end());
+    BankLanes.insert(BankLanes.end(), Banks.begin(), Banks.end());
   }
+  std::sort(Addrs.begin(), Addrs.end());
+  Addrs.erase(std::unique(Addrs.begin(), Addrs.end()), Addrs.end());
+  std::sort(BankLanes.begin(), BankLanes.end());
   std::int64_t Worst = 0;
-  for (const auto &[B, Set] : Addrs)
-    Worst = std::max<std::int64_t>(Worst, std::min<std::int64_t>(static_cast<std::int64_t>(Set.size()), LanesOf[B]));
-  return Worst;
+  for (std::size_t I = 0; I < Addrs.size();) {
+    const std::int64_t B = Addrs[I].first;
+    std::size_t J = I;
+    while (J < Addrs.size() && Addrs[J].first == B)
+      ++J;
+    const auto [Lo, Hi] = std::equal_range(BankLanes.begin(), BankLanes.end(), B);
+    Worst = std::max<std::int64_t>(Worst, std::min<std::int64_t>(static_cast<std::int64_t>(J - I), Hi - Lo));
+    I = J;
+  }
+  return Memo[Key] = Worst;
 }
 
 } // namespace bankwise::kernel_analysis

@@ -627,13 +627,23 @@ void Analyzer::setupWarp(std::int64_t BlockLin, std::int64_t Wib, bool Sym) {
   CurBlockIdx = {BlockLin % Grid[0], BlockLin / Grid[0] % Grid[1],
                  BlockLin / (Grid[0] * Grid[1])};
   Lanes = static_cast<int>(std::min(W, Tpb - Wib * W));
+  // The first lane's thread index by division, the others by counting on
+  // (three divisions per lane per warp were a seventh of a warp-by-warp run).
+  const std::int64_t T0 = Wib * W;
+  std::int64_t X = T0 % BlockDim[0], Y = T0 / BlockDim[0] % BlockDim[1], Z = T0 / (BlockDim[0] * BlockDim[1]);
   for (int L = 0; L < Lanes; ++L) {
-    const std::int64_t T = Wib * W + L;
     const auto I = static_cast<std::size_t>(L);
-    LinT[I] = T;
-    Tx[I] = T % BlockDim[0];
-    Ty[I] = T / BlockDim[0] % BlockDim[1];
-    Tz[I] = T / (BlockDim[0] * BlockDim[1]);
+    LinT[I] = T0 + L;
+    Tx[I] = X;
+    Ty[I] = Y;
+    Tz[I] = Z;
+    if (++X == BlockDim[0]) {
+      X = 0;
+      if (++Y == BlockDim[1]) {
+        Y = 0;
+        ++Z;
+      }
+    }
   }
   Locals.clear();
   Guards.clear();

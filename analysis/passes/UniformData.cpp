@@ -43,7 +43,7 @@ std::optional<Val> Analyzer::uniformDataOp(ir::BinaryOp Op, const Val &A, const 
   struct Form {
     Wide G = 0, C = 0;
     bool HasV = false;
-    const LaneArr *V = nullptr;
+    const LaneVals *V = nullptr;
   };
   auto FormOf = [](const Val &X) {
     Form F;

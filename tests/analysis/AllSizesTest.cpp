@@ -783,3 +783,20 @@ TEST_CASE("a kernel evaluated warp by warp at every size is refused before that 
   O.Analysis.WorkLimit = 20000;
   CHECK(analyzeAllSizes(Q, Q.Kernels[0], O).FallbackReason.find("an operation on a per-lane choice") == 0);
 }
+
+TEST_CASE("eight sizes that reach one site: the small combinations are sampled, not all enumerated") {
+  // 64 small values and 32 classes of each of eight sizes: 96^8 (about
+  // 7e15) combinations. Counted with products clipped at 2^40, both counts
+  // clipped, their difference was 0 and every combination was enumerated
+  // (a CUDA kernel with eight int parameters ran out of memory).
+  const ir::Program P = parseOrFail("target sm_90\nparam A\nparam B\nparam C\nparam D\nparam E\nparam F\n"
+                                    "param G\nparam H\n"
+                                    "kernel k(a: global f32[1099511627776]) grid (1) block (32) {\n"
+                                    "  a[A + B + C + D + E + F + G + H + tx] = 1\n}\n");
+  const AllSizesReport R = analyzeAllSizes(P, P.Kernels[0], fewThreads());
+  CAPTURE(R.Method);
+  CHECK(R.Method.find("of the 7212796278210560 combinations of A = 1..64") != std::string::npos);
+  CHECK(R.Method.find(", sampled (") != std::string::npos);
+  CHECK(R.Bindings < 10000);
+  CHECK(siteOf(R, "a", true).Sectors.str().find("4..5 at the sizes tried, sampled") == 0);
+}

@@ -61,6 +61,54 @@ constexpr std::int64_t MaxWhileTrips = std::int64_t(1) << 20;
 using LaneArr = std::array<std::int64_t, MaxLanes>;
 using Mask = std::uint64_t;
 
+/// A value per lane, MaxLanes of them, as a LaneArr holds them (0 in
+/// every lane never written), storing only the lanes up to the last one
+/// written: a Val is made and copied per operation, and copying or zeroing
+/// MaxLanes lanes of two of these per Val was most of the analysis' time
+/// on real kernels (a warp has 32 lanes, and uniform values none).
+class LaneVals {
+public:
+  LaneVals() {} // NOLINT: leaves the storage beyond N unset on purpose
+  LaneVals(const LaneArr &A) { *this = A; } // NOLINT: implicit, as a LaneArr
+  LaneVals(const LaneVals &O) : N(O.N) { std::copy_n(O.Data.begin(), N, Data.begin()); }
+  LaneVals &operator=(const LaneVals &O) {
+    N = O.N;
+    std::copy_n(O.Data.begin(), N, Data.begin());
+    return *this;
+  }
+  LaneVals &operator=(const LaneArr &A) {
+    std::size_t Last = A.size();
+    while (Last > 0 && A[Last - 1] == 0)
+      --Last;
+    N = Last;
+    std::copy_n(A.begin(), N, Data.begin());
+    return *this;
+  }
+  std::int64_t operator[](std::size_t I) const { return I < N ? Data[I] : 0; }
+  std::int64_t &operator[](std::size_t I) {
+    if (I >= N) {
+      std::fill(Data.begin() + static_cast<std::ptrdiff_t>(N), Data.begin() + static_cast<std::ptrdiff_t>(I) + 1, 0);
+      N = I + 1;
+    }
+    return Data[I];
+  }
+  operator LaneArr() const { // NOLINT: implicit, as a LaneArr
+    LaneArr R{};
+    std::copy_n(Data.begin(), N, R.begin());
+    return R;
+  }
+  bool operator==(const LaneVals &O) const {
+    for (std::size_t I = 0; I < std::max(N, O.N); ++I)
+      if ((*this)[I] != O[I])
+        return false;
+    return true;
+  }
+
+private:
+  std::size_t N = 0; ///< lanes stored; the others are 0
+  std::array<std::int64_t, MaxLanes> Data; // NOLINT: only the first N are set
+};
+
 /// Symbolic variables: block indices and (on the fast path) loop variables.
 enum : int { VarBx = 0, VarBy = 1, VarBz = 2, FirstLoopVar = 3 };
 
@@ -139,7 +187,7 @@ struct Affine {
 struct Val {
   Affine U;
   bool HasV = false;
-  LaneArr V{};
+  LaneVals V;
   bool Unknown = false;
   std::string UnknownSrc;
   /// With Unknown, as an address: the most distinct addresses one bank can
@@ -176,7 +224,7 @@ struct Val {
   /// elsewhere. HasV is then always set. -1: none.
   int Sel = -1;
   Affine SelD;
-  LaneArr SelV{};
+  LaneVals SelV;
 
   bool concrete() const { return U.isConst() && Pred < 0 && Lt < 0 && Sel < 0; }
   std::int64_t lane(int L) const { return U.C + (HasV ? V[static_cast<std::size_t>(L)] : 0); }
@@ -528,6 +576,9 @@ private:
   /// Val::ReachWorst of an access whose index Idx[Dim] alone is data.
   std::int64_t reachWorst(const ArrayInfo &A, std::vector<Val> Idx, std::size_t Dim, Mask M,
                           const SourceLoc &Loc);
+  /// reachWorst's answers by array, then by the data's dimension, the lanes
+  /// and the other indices' lane values.
+  std::unordered_map<const ArrayInfo *, std::map<std::vector<std::int64_t>, std::int64_t>> ReachWorstMemo;
 
   // Symbolic guards and opaque uniform values (fast path).
   Val opaque(OpaqueDef D);
