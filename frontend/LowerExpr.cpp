@@ -497,6 +497,40 @@ LVal KernelLowering::lowerCall(const clang::CallExpr *C, ir::Block &Out) {
   const SourceLoc L = loc(C);
   const clang::FunctionDecl *F = C->getDirectCallee();
   const std::string Name = F && F->getIdentifier() ? F->getName().str() : "";
+  if (Name == "memcpy_async" || Name == "__pipeline_memcpy_async") {
+    // cuda::memcpy_async(dst, src, size, pipe), cooperative_groups::
+    // memcpy_async(group, dst, src, size), __pipeline_memcpy_async(dst,
+    // src, size): an asynchronous copy (into shared memory). Which thread
+    // copies which bytes is not figured; the destination counts as written
+    // (anywhere) for the checks, so no later read of it is taken for a read
+    // of an element no thread wrote.
+    std::vector<const clang::Expr *> Ptrs;
+    for (const clang::Expr *A : C->arguments())
+      if (A->getType()->isPointerType()) {
+        // The pointer as the caller typed it, not the void * it becomes.
+        const clang::Expr *P = A->IgnoreParens();
+        while (const auto *IC = llvm::dyn_cast<clang::ImplicitCastExpr>(P))
+          if (IC->getType()->isVoidPointerType())
+            P = IC->getSubExpr()->IgnoreParens();
+          else
+            break;
+        Ptrs.push_back(P);
+      }
+    LVal V = inexact(fmt::format("the value of '{}'", Name), L);
+    std::string Why;
+    std::optional<PtrVal> Dst = Ptrs.empty() ? std::nullopt : lowerPointer(Ptrs.front(), Out, Why);
+    if (Dst) {
+      Info.AsyncCopied.insert(Dst->Array);
+      markUnderstood(Dst->Array, false);
+      note(L,
+           fmt::format("'{}' into '{}' not figured (an asynchronous copy); '{}' counts as written for the checks",
+                          Name, sourceName(Dst->Array), sourceName(Dst->Array)),
+           C->getBeginLoc());
+    } else {
+      unknownAccess(L, Why.empty() ? fmt::format("the destination of '{}'", Name) : Why, C->getBeginLoc());
+    }
+    return V;
+  }
   if (std::optional<LVal> V = lowerCooperative(C, Out))
     return *V;
   // cuda::barrier's arrive_and_wait is taken as the block's barrier (the

@@ -13,6 +13,7 @@
 #include <clang/AST/Stmt.h>
 #include <llvm/ADT/ArrayRef.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -170,7 +171,18 @@ private:
   bool AfterReturn = false; ///< a lane may have returned early
   int TempCount = 0;
 
-  SourceLoc loc(clang::SourceLocation L) const { return toSourceLoc(SM, L); }
+  /// L as a location; one inside a system header (CUDA's, a library's
+  /// inlined __device__ function) is recorded with the kernel statement
+  /// that reached it (LoweredKernel::FromHeader).
+  SourceLoc loc(clang::SourceLocation L) const {
+    SourceLoc S = toSourceLoc(SM, L);
+    if (S.Line > 0 && KernelStmt.Line > 0 && S.File != KernelStmt.File && L.isValid() &&
+        SM.isInSystemHeader(SM.getExpansionLoc(L)) &&
+        std::none_of(Info.FromHeader.begin(), Info.FromHeader.end(),
+                     [&](const std::pair<SourceLoc, SourceLoc> &P) { return P.first == S; }))
+      Info.FromHeader.emplace_back(S, KernelStmt);
+    return S;
+  }
   SourceLoc loc(const clang::Stmt *S) const { return loc(S->getBeginLoc()); }
 
   void note(const SourceLoc &L, std::string Msg, clang::SourceLocation CL = {});
