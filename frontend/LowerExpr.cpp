@@ -304,6 +304,11 @@ LVal KernelLowering::lowerValue(const clang::Expr *E, ir::Block &Out) {
   if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E)) {
     if (auto It = Locals.find(D->getDecl()); It != Locals.end())
       return local(It->second, L);
+    if (const clang::VarDecl *V = sharedScalar(D)) { // a shared load the IR has no array for
+      const std::string Why = fmt::format("'{}' is a shared scalar; the lint models shared arrays", V->getName().str());
+      unknownAccess(L, Why, D->getBeginLoc());
+      return inexact(Why, L);
+    }
     return inexact(fmt::format("'{}' is not a value the lint follows", D->getDecl()->getName().str()), L);
   }
   if (llvm::isa<clang::ArraySubscriptExpr>(E) ||
@@ -621,8 +626,13 @@ LVal KernelLowering::inlineCall(const clang::CallExpr *C, const clang::FunctionD
   if (PtrOut)
     *PtrOut = failPtr(*PtrWhy, fmt::format("the pointer '{}' returns", Def->getName().str()));
   if (InlineDepth >= 16 ||
-      std::find(InlineStack.begin(), InlineStack.end(), Def) != InlineStack.end())
-    return inexact(fmt::format("a recursive call to '{}'", Def->getName().str()), L);
+      std::find(InlineStack.begin(), InlineStack.end(), Def) != InlineStack.end()) {
+    // Not inlined again; its arguments are still read here, by the caller.
+    LVal V = inexact(fmt::format("a recursive call to '{}'", Def->getName().str()), L);
+    for (const clang::Expr *A : C->arguments())
+      absorb(V, lowerValue(A, Out));
+    return V;
+  }
   const auto *Body = llvm::dyn_cast_or_null<clang::CompoundStmt>(Def->getBody());
   if (!Body)
     return inexact("a call without a body", L);
@@ -751,6 +761,15 @@ LVal KernelLowering::loadThrough(const clang::Expr *Ptr, const SourceLoc &L, ir:
   return V;
 }
 
+const clang::VarDecl *KernelLowering::sharedScalar(const clang::Expr *E) {
+  const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E->IgnoreParens());
+  const auto *V = D ? llvm::dyn_cast<clang::VarDecl>(D->getDecl()) : nullptr;
+  return V && V->hasAttr<clang::CUDASharedAttr>() && !V->getType()->isArrayType() &&
+                 !V->getType()->isRecordType() && elemTypeOf(Ctx, V->getType())
+             ? V
+             : nullptr;
+}
+
 void KernelLowering::unknownAccess(const SourceLoc &L, const std::string &Why, clang::SourceLocation CL) {
   note(L, fmt::format("access not analyzed: {}", Why), CL);
 }
@@ -772,6 +791,11 @@ std::optional<Expr> KernelLowering::access(const clang::Expr *E, ir::Block &Out,
       return accessAt(*P, L, E->getBeginLoc(), FieldIndex);
     }
     return access(M->getBase(), Out, IsStore, FieldIndex);
+  }
+  if (const clang::VarDecl *V = sharedScalar(E)) {
+    unknownAccess(L, fmt::format("'{}' is a shared scalar; the lint models shared arrays", V->getName().str()),
+                  E->getBeginLoc());
+    return std::nullopt;
   }
   if (!isMemoryLValue(E))
     return std::nullopt; // registers

@@ -374,6 +374,9 @@ private:
   LVal loadThrough(const clang::Expr *Ptr, const SourceLoc &L, ir::Block &Out);
 
   void unknownAccess(const SourceLoc &L, const std::string &Why, clang::SourceLocation CL);
+  /// E names a __shared__ scalar (the IR models shared arrays): its
+  /// declaration, else null.
+  const clang::VarDecl *sharedScalar(const clang::Expr *E);
 
   /// The ArrayRead an lvalue designates (a load, or with IsStore a store
   /// target); nullopt, with a note, when it cannot be followed. Of an

@@ -12,8 +12,9 @@ An annotation on a line of its own applies to the next line that holds code
 severity, message and check exactly as printed. `// REQUESTS: N`, placed
 the same way, announces the warp requests the JSON report counts over the
 whole launch at that line's sites, summed (what Nsight Compute counts at
-the launch's own sizes; `-1` where they are figured over every size). Notes attached to a warning
-(no check name) are not matched. `// RUN-ARGS: --block 32,8` adds lint
+the launch's own sizes; `-1` where they are figured over every size; words
+after N are a comment). Notes attached to a warning (no check name) are not
+matched. `// RUN-ARGS: --block 32,8` adds lint
 arguments; `// EXIT: 1` sets the expected exit code (default 0). A header
 the file includes by a quoted name from its own folder (`#include
 "kernels.cuh"`) is read for annotations the same way: its diagnostics are
@@ -106,7 +107,7 @@ def lint(bankwise, path, args, limit):
 def main():
     bankwise, path = sys.argv[1], sys.argv[2]
     expected, args, want_exit, limit = expectations(path)
-    requests = [(f, l, int(t.split(": ", 1)[1])) for f, l, t in expected if t.startswith("requests: ")]
+    requests = [(f, l, int(t.split(": ", 1)[1].split()[0])) for f, l, t in expected if t.startswith("requests: ")]
     expected = [e for e in expected if not e[2].startswith("requests: ")]
     result, failure = lint(bankwise, path, args, limit)
     if failure:
