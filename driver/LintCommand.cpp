@@ -301,6 +301,19 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
         CorrectnessOptions CO;
         CO.Trace.UncertainSites = LK.UncertainMask;
         CO.BarrierName = "__syncthreads()";
+        // Which thread writes a shared element first, and which share it
+        // between barriers, depend on the block: on an assumed one these
+        // checks would judge a launch the program never makes.
+        CO.WrittenSomewhere = {LK.AsyncCopied.begin(), LK.AsyncCopied.end()};
+        // IR arrays of one source array (seen through casts to other types).
+        std::map<std::string, int> PerSource;
+        for (const auto &[Ir, Source] : LK.SourceNames)
+          ++PerSource[Source];
+        for (const auto &[Ir, Source] : LK.SourceNames)
+          if (PerSource[Source] > 1)
+            CO.Aliases[Ir] = Source;
+        if (LK.Launch == frontend::LaunchSource::Implied)
+          CO.Skip = {"bankwise-shared-race", "bankwise-uninitialized-shared-read"};
         Work[W].Correctness = runCorrectnessChecks(One, CO);
       } catch (const UserError &E) {
         Work[W].Correctness.push_back(
@@ -337,16 +350,39 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
     }
     KR.Sites = std::move(Fig.Sites);
     KR.Analyzed = true;
+    // A finding inside a system header (an inlined library function) is
+    // given at the user's line that reached it; the header's place is a note.
+    const auto InUserFile = [&](LintFinding &F) {
+      const auto It = std::find_if(LK.FromHeader.begin(), LK.FromHeader.end(),
+                                   [&](const std::pair<SourceLoc, SourceLoc> &P) { return P.first == F.Loc; });
+      if (It == LK.FromHeader.end())
+        return;
+      F.Notes.insert(F.Notes.begin(),
+                     {F.Loc, "inside an inlined function of this system header, called from the line above"});
+      F.Loc = It->second;
+    };
     for (const CheckInfo &C : allChecks())
       if (C.Run)
         for (LintFinding &F : C.Run(KR.Sites)) {
+          InUserFile(F);
           F.Notes.push_back({LK.Loc, fmt::format("figures for kernel '{}' with {}", LK.Display, LK.LaunchNote)});
           addFinding(R, std::move(F), LK.Display);
         }
     for (LintFinding &F : Fig.Correctness) {
+      InUserFile(F);
       F.Notes.push_back({LK.Loc, fmt::format("kernel '{}' with {}", LK.Display, LK.LaunchNote)});
       addFinding(R, std::move(F), LK.Display);
     }
+    if (LK.Launch == frontend::LaunchSource::Implied &&
+        std::any_of(KR.Sites.begin(), KR.Sites.end(),
+                    [](const LintSite &S) { return S.Space == ir::MemSpace::Shared; }))
+      addFinding(R,
+                 {"bankwise-unanalyzed", Severity::Note, LK.Loc,
+                  fmt::format("shared-race and uninitialized-shared-read checks not run on kernel '{}': its block "
+                              "is assumed (no launch gives a constant one); give --block for its real shape",
+                              LK.Display),
+                  {}},
+                 LK.Display);
     R.Kernels.push_back(std::move(KR));
   }
   std::stable_sort(R.Findings.begin(), R.Findings.end(), [](const FileFinding &A, const FileFinding &B) {

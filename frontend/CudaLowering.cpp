@@ -15,6 +15,7 @@
 
 #include <clang/AST/Attr.h>
 #include <clang/AST/ExprCXX.h>
+#include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/AST/StmtCXX.h>
 #include <clang/AST/TypeLoc.h>
@@ -27,6 +28,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <set>
 
 namespace bankwise::frontend {
@@ -46,14 +48,84 @@ struct LaunchSite {
   SourceLoc Loc;
 };
 
+/// Host variables whose value the `if`s around a launch fix: `if (bs == 16)
+/// k<16><<<g, dim3(bs, bs)>>>(...)` (then branch), the else branch of `bs !=
+/// 16`, and conjunctions of those. Only variables that no statement of the
+/// enclosing function assigns, increments or takes the address of, so the
+/// value tested is the value at the launch.
+std::map<const clang::ValueDecl *, std::int64_t> launchGuards(clang::ASTContext &Ctx, const clang::Expr *Launch) {
+  std::map<const clang::ValueDecl *, std::int64_t> Out;
+  std::function<void(const clang::Expr *, bool)> Collect = [&](const clang::Expr *E, bool Holds) {
+    const auto *B = llvm::dyn_cast<clang::BinaryOperator>(strip(E));
+    if (!B)
+      return;
+    if ((B->getOpcode() == clang::BO_LAnd && Holds) || (B->getOpcode() == clang::BO_LOr && !Holds)) {
+      Collect(B->getLHS(), Holds);
+      Collect(B->getRHS(), Holds);
+      return;
+    }
+    if (!((B->getOpcode() == clang::BO_EQ && Holds) || (B->getOpcode() == clang::BO_NE && !Holds)))
+      return;
+    for (const auto &[Var, Val] : {std::pair{B->getLHS(), B->getRHS()}, std::pair{B->getRHS(), B->getLHS()}})
+      if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(strip(Var)))
+        if (const auto *V = llvm::dyn_cast<clang::VarDecl>(D->getDecl()); V && isIntegral(V->getType()))
+          if (std::optional<std::int64_t> C = evalInt(Ctx, Val))
+            Out[V] = *C;
+  };
+  const clang::FunctionDecl *Host = nullptr;
+  clang::DynTypedNode Node = clang::DynTypedNode::create(*static_cast<const clang::Stmt *>(Launch));
+  for (int Depth = 0; Depth < 256; ++Depth) {
+    const auto Parents = Ctx.getParents(Node);
+    if (Parents.empty())
+      break;
+    const clang::DynTypedNode &P = Parents[0];
+    if (const auto *If = P.get<clang::IfStmt>(); If && If->getCond() && !If->isConsteval()) {
+      if (If->getThen() == Node.get<clang::Stmt>())
+        Collect(If->getCond(), true);
+      else if (If->getElse() == Node.get<clang::Stmt>())
+        Collect(If->getCond(), false);
+    }
+    if ((Host = P.get<clang::FunctionDecl>()))
+      break;
+    Node = P;
+  }
+  if (!Host || !Host->getBody())
+    return {};
+  // Drop the variables the function changes anywhere.
+  struct Writes : clang::RecursiveASTVisitor<Writes> {
+    std::set<const clang::ValueDecl *> Changed;
+    void mark(const clang::Expr *E) {
+      if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E->IgnoreParenImpCasts()))
+        Changed.insert(D->getDecl());
+    }
+    bool VisitBinaryOperator(clang::BinaryOperator *B) {
+      if (B->isAssignmentOp())
+        mark(B->getLHS());
+      return true;
+    }
+    bool VisitUnaryOperator(clang::UnaryOperator *U) {
+      if (U->isIncrementDecrementOp() || U->getOpcode() == clang::UO_AddrOf)
+        mark(U->getSubExpr());
+      return true;
+    }
+  } W;
+  W.TraverseStmt(Host->getBody());
+  for (auto It = Out.begin(); It != Out.end();)
+    It = W.Changed.count(It->first) ? Out.erase(It) : std::next(It);
+  return Out;
+}
+
 /// Components of a dim3 (or integer) launch argument, each an IR expression
-/// over the kernel parameters Args maps host variables to.
+/// over the kernel parameters Args maps host variables to, or constants:
+/// a host variable given with -D, or fixed by an `if` around the launch
+/// (Guards, launchGuards).
 class Dim3Reader {
 public:
   Dim3Reader(const clang::ASTContext &Ctx,
              const std::map<const clang::ValueDecl *, std::string> &Args,
-             const std::map<std::string, std::int64_t> &Defines)
-      : Ctx(Ctx), Args(Args), Defines(Defines) {}
+             const std::map<std::string, std::int64_t> &Defines,
+             const std::map<const clang::ValueDecl *, std::int64_t> &Guards)
+      : Ctx(Ctx), Args(Args), Defines(Defines), Guards(Guards) {}
 
   std::optional<std::array<Expr, 3>> read(const clang::Expr *E, int Depth = 0) {
     if (!E || Depth > 8 || E->containsErrors())
@@ -102,6 +174,8 @@ public:
       // A host variable not passed to the kernel, given a value with -D.
       if (const auto Def = Defines.find(D->getDecl()->getName().str()); Def != Defines.end())
         return ir::makeInt(Def->second);
+      if (const auto G = Guards.find(D->getDecl()); G != Guards.end())
+        return ir::makeInt(G->second);
       return std::nullopt;
     }
     if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(E)) {
@@ -123,6 +197,7 @@ private:
   const clang::ASTContext &Ctx;
   const std::map<const clang::ValueDecl *, std::string> &Args;
   const std::map<std::string, std::int64_t> &Defines;
+  const std::map<const clang::ValueDecl *, std::int64_t> &Guards;
 };
 
 
@@ -262,28 +337,74 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
     return SM.isBeforeInTranslationUnit(A->getLocation(), B->getLocation());
   });
 
-  // Program params: integer kernel parameters, one per name.
+  // Each kernel's launch: the first whose block is constant, else the
+  // first (the arguments it passes come from the same one).
+  const std::map<const clang::ValueDecl *, std::string> NoArgs;
+  std::map<const clang::FunctionDecl *, const clang::CUDAKernelCallExpr *> LaunchOf;
+  for (const clang::FunctionDecl *F : Kernels)
+    for (const clang::CUDAKernelCallExpr *C : Finder.Launches) {
+      if (C->getDirectCallee() != F)
+        continue;
+      const std::map<const clang::ValueDecl *, std::int64_t> Guards = launchGuards(Ctx, C);
+      Dim3Reader R(Ctx, NoArgs, Opts.Defines, Guards);
+      const clang::CallExpr *Cfg = C->getConfig();
+      const bool ConstBlock = Cfg && Cfg->getNumArgs() >= 2 && [&] {
+        const auto B = R.read(Cfg->getArg(1));
+        return B && std::all_of(B->begin(), B->end(), [](const Expr &X) {
+                 const auto *V = X.as<ir::IntLit>();
+                 return V && V->Value > 0;
+               });
+      }();
+      if (!LaunchOf.count(F) || ConstBlock)
+        LaunchOf[F] = C;
+      if (ConstBlock)
+        break;
+    }
+  // Integer parameters the launch passes a constant (`k<<<g, b>>>(p, 4)`):
+  // bound as -D would bind them, each to its own program param (another
+  // kernel's parameter of the same name may take other values). -D wins.
+  std::map<const clang::ParmVarDecl *, std::int64_t> ConstArgs;
+  for (const auto &[F, C] : LaunchOf) {
+    const std::map<const clang::ValueDecl *, std::int64_t> Guards = launchGuards(Ctx, C);
+    Dim3Reader R(Ctx, NoArgs, Opts.Defines, Guards);
+    for (unsigned I = 0; I < C->getNumArgs() && I < F->getNumParams(); ++I) {
+      const clang::ParmVarDecl *P = F->getParamDecl(I);
+      if (!isIntegral(P->getType()) || P->getName().empty() || Opts.Defines.count(P->getName().str()) ||
+          llvm::isa<clang::CXXDefaultArgExpr>(C->getArg(I)))
+        continue;
+      if (std::optional<Expr> X = R.scalar(C->getArg(I)))
+        if (const auto *V = X->as<ir::IntLit>())
+          ConstArgs[P] = V->Value;
+    }
+  }
+
+  // Program params: integer kernel parameters, one per name, those bound
+  // by a launch's constant after them, one each.
   std::set<std::string> ProgramNames;
   std::map<const clang::ParmVarDecl *, std::string> ScalarParams;
-  for (const clang::FunctionDecl *F : Kernels)
-    for (const clang::ParmVarDecl *P : F->parameters()) {
-      if (!isIntegral(P->getType()) || P->getName().empty())
-        continue;
-      const std::string Name = identifier(P->getName());
-      ScalarParams[P] = Name;
-      if (!ProgramNames.insert(Name).second)
-        continue;
-      ir::Param Pm;
-      Pm.Name = Name;
-      Pm.Loc = toSourceLoc(SM, P->getLocation());
-      if (auto It = Opts.Defines.find(P->getName().str()); It != Opts.Defines.end()) {
-        Pm.Init = ir::makeInt(It->second);
-        Pm.Value = It->second;
-      } else {
-        Pm.Runtime = true;
+  for (const bool Bound : {false, true})
+    for (const clang::FunctionDecl *F : Kernels)
+      for (const clang::ParmVarDecl *P : F->parameters()) {
+        if (!isIntegral(P->getType()) || P->getName().empty() || ConstArgs.count(P) != static_cast<unsigned>(Bound))
+          continue;
+        const std::string Name = Bound ? freshName(P->getName(), ProgramNames) : identifier(P->getName());
+        ScalarParams[P] = Name;
+        if (!Bound && !ProgramNames.insert(Name).second)
+          continue;
+        ir::Param Pm;
+        Pm.Name = Name;
+        Pm.Loc = toSourceLoc(SM, P->getLocation());
+        if (Bound) {
+          Pm.Init = ir::makeInt(ConstArgs.at(P));
+          Pm.Value = ConstArgs.at(P);
+        } else if (auto It = Opts.Defines.find(P->getName().str()); It != Opts.Defines.end()) {
+          Pm.Init = ir::makeInt(It->second);
+          Pm.Value = It->second;
+        } else {
+          Pm.Runtime = true;
+        }
+        Out.Program.Params.push_back(std::move(Pm));
       }
-      Out.Program.Params.push_back(std::move(Pm));
-    }
 
   for (const clang::FunctionDecl *F : Kernels) {
     LoweredKernel Info;
@@ -311,15 +432,15 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
     // The launch: --block/--grid, a launch site, __launch_bounds__, or a
     // shape the indices imply.
     std::optional<LaunchSite> Site;
-    for (const clang::CUDAKernelCallExpr *C : Finder.Launches) {
-      if (C->getDirectCallee() != F)
-        continue;
+    if (const auto L = LaunchOf.find(F); L != LaunchOf.end()) {
+      const clang::CUDAKernelCallExpr *C = L->second;
       std::map<const clang::ValueDecl *, std::string> ArgMap;
       for (unsigned I = 0; I < C->getNumArgs() && I < F->getNumParams(); ++I)
         if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(strip(C->getArg(I))))
           if (auto It = ScalarParams.find(F->getParamDecl(I)); It != ScalarParams.end())
             ArgMap[D->getDecl()] = It->second;
-      Dim3Reader R(Ctx, ArgMap, Opts.Defines);
+      const std::map<const clang::ValueDecl *, std::int64_t> Guards = launchGuards(Ctx, C);
+      Dim3Reader R(Ctx, ArgMap, Opts.Defines, Guards);
       const clang::CallExpr *Cfg = C->getConfig();
       LaunchSite S;
       S.Loc = toSourceLoc(SM, C->getBeginLoc());
@@ -339,12 +460,7 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
         if (Cfg->getNumArgs() >= 3 && !llvm::isa<clang::CXXDefaultArgExpr>(Cfg->getArg(2)))
           S.SharedBytes = evalInt(Ctx, Cfg->getArg(2));
       }
-      if (S.Block) {
-        Site = S;
-        break;
-      }
-      if (!Site)
-        Site = S;
+      Site = S;
     }
     const std::array<bool, 3> Dims = threadDimsUsed(F);
     Dim3 Block;
@@ -383,6 +499,15 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
                                      Site ? "the launch's grid is neither constant nor built from the kernel's "
                                             "arguments"
                                           : "no launch gives one");
+    std::vector<std::string> Bound;
+    for (const clang::ParmVarDecl *P : F->parameters())
+      if (const auto It = ConstArgs.find(P); It != ConstArgs.end())
+        Bound.push_back(fmt::format("{} = {}", P->getName().str(), It->second));
+    if (!Bound.empty())
+      Info.LaunchNote += Info.Launch == LaunchSource::LaunchSite
+                             ? fmt::format("; {} from its arguments", fmt::join(Bound, ", "))
+                             : fmt::format("; {} from the arguments of the launch at {}:{}:{}", fmt::join(Bound, ", "),
+                                           Site->Loc.File, Site->Loc.Line, Site->Loc.Col);
     ir::Kernel K;
     K.Name = Info.Name;
     K.Loc = Info.Loc;

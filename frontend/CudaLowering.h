@@ -24,7 +24,9 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bankwise::frontend {
@@ -90,6 +92,11 @@ struct LoweredKernel {
   /// Sites lowered under a condition the lint could not evaluate: their
   /// figures assume every lane active, so they are worst cases.
   std::vector<SourceLoc> UncertainMask;
+  /// IR arrays a `memcpy_async` copies into: written, where is not known.
+  std::set<std::string> AsyncCopied;
+  /// Locations inside system headers the kernel's IR holds, each with the
+  /// kernel's statement that reached it (the first): diagnostics go there.
+  std::vector<std::pair<SourceLoc, SourceLoc>> FromHeader;
   /// False when the kernel could not be lowered at all (Notes say why); it
   /// then has no IR kernel.
   bool Lowered = true;

@@ -304,6 +304,11 @@ LVal KernelLowering::lowerValue(const clang::Expr *E, ir::Block &Out) {
   if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E)) {
     if (auto It = Locals.find(D->getDecl()); It != Locals.end())
       return local(It->second, L);
+    if (const clang::VarDecl *V = sharedScalar(D)) { // a shared load the IR has no array for
+      const std::string Why = fmt::format("'{}' is a shared scalar; the lint models shared arrays", V->getName().str());
+      unknownAccess(L, Why, D->getBeginLoc(), AccessSpace::Shared);
+      return inexact(Why, L);
+    }
     return inexact(fmt::format("'{}' is not a value the lint follows", D->getDecl()->getName().str()), L);
   }
   if (llvm::isa<clang::ArraySubscriptExpr>(E) ||
@@ -497,6 +502,41 @@ LVal KernelLowering::lowerCall(const clang::CallExpr *C, ir::Block &Out) {
   const SourceLoc L = loc(C);
   const clang::FunctionDecl *F = C->getDirectCallee();
   const std::string Name = F && F->getIdentifier() ? F->getName().str() : "";
+  if (Name == "memcpy_async" || Name == "__pipeline_memcpy_async") {
+    // cuda::memcpy_async(dst, src, size, pipe), cooperative_groups::
+    // memcpy_async(group, dst, src, size), __pipeline_memcpy_async(dst,
+    // src, size): an asynchronous copy (into shared memory). Which thread
+    // copies which bytes is not figured; the destination counts as written
+    // (anywhere) for the checks, so no later read of it is taken for a read
+    // of an element no thread wrote.
+    std::vector<const clang::Expr *> Ptrs;
+    for (const clang::Expr *A : C->arguments())
+      if (A->getType()->isPointerType()) {
+        // The pointer as the caller typed it, not the void * it becomes.
+        const clang::Expr *P = A->IgnoreParens();
+        while (const auto *IC = llvm::dyn_cast<clang::ImplicitCastExpr>(P))
+          if (IC->getType()->isVoidPointerType())
+            P = IC->getSubExpr()->IgnoreParens();
+          else
+            break;
+        Ptrs.push_back(P);
+      }
+    LVal V = inexact(fmt::format("the value of '{}'", Name), L);
+    std::string Why;
+    std::optional<PtrVal> Dst = Ptrs.empty() ? std::nullopt : lowerPointer(Ptrs.front(), Out, Why);
+    if (Dst) {
+      Info.AsyncCopied.insert(Dst->Array);
+      markUnderstood(Dst->Array, false);
+      note(L,
+           fmt::format("'{}' into '{}' not figured (an asynchronous copy); '{}' counts as written for the checks",
+                          Name, sourceName(Dst->Array), sourceName(Dst->Array)),
+           C->getBeginLoc());
+    } else {
+      unknownAccess(L, Why.empty() ? fmt::format("the destination of '{}'", Name) : Why, C->getBeginLoc(),
+                    Ptrs.empty() ? AccessSpace::Unknown : spaceOf(Ptrs.front()));
+    }
+    return V;
+  }
   if (std::optional<LVal> V = lowerCooperative(C, Out))
     return *V;
   // cuda::barrier's arrive_and_wait is taken as the block's barrier (the
@@ -587,8 +627,13 @@ LVal KernelLowering::inlineCall(const clang::CallExpr *C, const clang::FunctionD
   if (PtrOut)
     *PtrOut = failPtr(*PtrWhy, fmt::format("the pointer '{}' returns", Def->getName().str()));
   if (InlineDepth >= 16 ||
-      std::find(InlineStack.begin(), InlineStack.end(), Def) != InlineStack.end())
-    return inexact(fmt::format("a recursive call to '{}'", Def->getName().str()), L);
+      std::find(InlineStack.begin(), InlineStack.end(), Def) != InlineStack.end()) {
+    // Not inlined again; its arguments are still read here, by the caller.
+    LVal V = inexact(fmt::format("a recursive call to '{}'", Def->getName().str()), L);
+    for (const clang::Expr *A : C->arguments())
+      absorb(V, lowerValue(A, Out));
+    return V;
+  }
   const auto *Body = llvm::dyn_cast_or_null<clang::CompoundStmt>(Def->getBody());
   if (!Body)
     return inexact("a call without a body", L);
@@ -717,6 +762,15 @@ LVal KernelLowering::loadThrough(const clang::Expr *Ptr, const SourceLoc &L, ir:
   return V;
 }
 
+const clang::VarDecl *KernelLowering::sharedScalar(const clang::Expr *E) {
+  const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E->IgnoreParens());
+  const auto *V = D ? llvm::dyn_cast<clang::VarDecl>(D->getDecl()) : nullptr;
+  return V && V->hasAttr<clang::CUDASharedAttr>() && !V->getType()->isArrayType() &&
+                 !V->getType()->isRecordType() && elemTypeOf(Ctx, V->getType())
+             ? V
+             : nullptr;
+}
+
 void KernelLowering::unknownAccess(const SourceLoc &L, const std::string &Why, clang::SourceLocation CL,
                                    AccessSpace Space) {
   const Diagnostic &D = Info.Notes[note(L, fmt::format("access not analyzed: {}", Why), CL)];
@@ -795,6 +849,11 @@ std::optional<Expr> KernelLowering::access(const clang::Expr *E, ir::Block &Out,
       return accessAt(*P, L, E->getBeginLoc(), FieldIndex);
     }
     return access(M->getBase(), Out, IsStore, FieldIndex);
+  }
+  if (const clang::VarDecl *V = sharedScalar(E)) {
+    unknownAccess(L, fmt::format("'{}' is a shared scalar; the lint models shared arrays", V->getName().str()),
+                  E->getBeginLoc(), AccessSpace::Shared);
+    return std::nullopt;
   }
   if (!isMemoryLValue(E))
     return std::nullopt; // registers

@@ -71,6 +71,8 @@ std::vector<LintFinding> checkAt(const ir::Program &Prog, const CorrectnessOptio
   CP.Prog = &Prog;
   CP.SizesNote = std::move(SizesNote);
   CP.BarrierName = Opts.BarrierName;
+  CP.WrittenSomewhere = Opts.WrittenSomewhere;
+  CP.Aliases = Opts.Aliases;
   TraceOptions TO = Opts.Trace;
   TO.Data = Opts.Data;
   const std::set<std::string> Selected = selectedKernels(Prog, Opts.OnlyKernel);
@@ -83,7 +85,7 @@ std::vector<LintFinding> checkAt(const ir::Program &Prog, const CorrectnessOptio
   }
   std::vector<LintFinding> Out;
   for (const CheckInfo &C : allChecks())
-    if (C.RunProgram)
+    if (C.RunProgram && !Opts.Skip.count(C.Name))
       for (LintFinding &F : C.RunProgram(CP)) {
         if (!CP.SizesNote.empty())
           F.Notes.push_back({F.Loc, CP.SizesNote});

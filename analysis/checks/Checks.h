@@ -10,7 +10,9 @@
 #include "analysis/passes/ThreadTrace.h"
 #include "support/Diagnostic.h"
 
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,11 @@ struct CheckedProgram {
   std::string SizesNote;
   /// How the input spells a block barrier: "sync", or "__syncthreads()".
   std::string BarrierName = "sync";
+  /// Arrays written where the program does not say
+  /// (CorrectnessOptions::WrittenSomewhere).
+  std::set<std::string, std::less<>> WrittenSomewhere;
+  /// Arrays that alias each other (CorrectnessOptions::Aliases).
+  std::map<std::string, std::string, std::less<>> Aliases;
   /// The trace of the kernel named Name; nullptr when it has none.
   const KernelTrace *traceOf(const std::string &Name) const;
 };
@@ -75,6 +82,17 @@ struct CorrectnessOptions {
   TraceOptions Trace;
   /// How the input spells a block barrier (CheckedProgram::BarrierName).
   std::string BarrierName = "sync";
+  /// Checks not run (their names): the lint's shared-race and
+  /// uninitialized-shared-read checks on a kernel whose block it assumed,
+  /// since which thread wrote an element first depends on the block.
+  std::set<std::string, std::less<>> Skip;
+  /// Arrays written where the program does not say (the lint's
+  /// `memcpy_async` destinations, LoweredKernel::AsyncCopied).
+  std::set<std::string, std::less<>> WrittenSomewhere;
+  /// Arrays that are one memory seen with other element types (the lint's
+  /// `((uint *)s_Hist)[i]` of a byte array), each to a name of its group;
+  /// arrays alone in their group are not listed.
+  std::map<std::string, std::string, std::less<>> Aliases;
 };
 
 /// The findings of every correctness check on Prog, at its sizes; a

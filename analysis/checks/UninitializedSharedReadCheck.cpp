@@ -30,9 +30,21 @@ std::vector<LintFinding> checkUninitializedSharedReads(const CheckedProgram &P) 
     // Arrays a write of unknown index may have initialized anywhere, and the
     // kernel's shared parameters (data already there).
     std::set<const ir::Array *> Skip;
-    for (std::size_t S = 0; S < T.Sites.size(); ++S)
-      if (T.Sites[S].IsWrite && T.DataDependent[S] > 0)
-        Skip.insert(T.Sites[S].Arr);
+    // So are arrays another array of their memory writes (its elements map
+    // to theirs by bytes, which this check does not follow).
+    std::map<std::string, std::set<const ir::Array *>> GroupWriters;
+    for (const TraceSite &S : T.Sites)
+      if (const auto G = P.Aliases.find(S.Arr->Name); S.IsWrite && G != P.Aliases.end())
+        GroupWriters[G->second].insert(S.Arr);
+    for (std::size_t S = 0; S < T.Sites.size(); ++S) {
+      const ir::Array *Arr = T.Sites[S].Arr;
+      const auto G = P.Aliases.find(Arr->Name);
+      const bool AliasWritten =
+          G != P.Aliases.end() && std::any_of(GroupWriters[G->second].begin(), GroupWriters[G->second].end(),
+                                              [&](const ir::Array *W) { return W != Arr; });
+      if ((T.Sites[S].IsWrite && T.DataDependent[S] > 0) || P.WrittenSomewhere.count(Arr->Name) || AliasWritten)
+        Skip.insert(Arr);
+    }
     for (const ir::Array &A : K.Params)
       Skip.insert(&A);
     std::map<int, Uninit> Found; // by read site

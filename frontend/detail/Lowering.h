@@ -13,6 +13,7 @@
 #include <clang/AST/Stmt.h>
 #include <llvm/ADT/ArrayRef.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -170,7 +171,18 @@ private:
   bool AfterReturn = false; ///< a lane may have returned early
   int TempCount = 0;
 
-  SourceLoc loc(clang::SourceLocation L) const { return toSourceLoc(SM, L); }
+  /// L as a location; one inside a system header (CUDA's, a library's
+  /// inlined __device__ function) is recorded with the kernel statement
+  /// that reached it (LoweredKernel::FromHeader).
+  SourceLoc loc(clang::SourceLocation L) const {
+    SourceLoc S = toSourceLoc(SM, L);
+    if (S.Line > 0 && KernelStmt.Line > 0 && S.File != KernelStmt.File && L.isValid() &&
+        SM.isInSystemHeader(SM.getExpansionLoc(L)) &&
+        std::none_of(Info.FromHeader.begin(), Info.FromHeader.end(),
+                     [&](const std::pair<SourceLoc, SourceLoc> &P) { return P.first == S; }))
+      Info.FromHeader.emplace_back(S, KernelStmt);
+    return S;
+  }
   SourceLoc loc(const clang::Stmt *S) const { return loc(S->getBeginLoc()); }
 
   /// Adds a located note once; returns its index in Info.Notes (the
@@ -369,6 +381,9 @@ private:
   /// either) goes to, from the declaration it starts at.
   AccessSpace spaceOf(const clang::Expr *E) const;
   AccessSpace spaceOf(const std::string &Array) const;
+  /// E names a __shared__ scalar (the IR models shared arrays): its
+  /// declaration, else null.
+  const clang::VarDecl *sharedScalar(const clang::Expr *E);
 
   /// The ArrayRead an lvalue designates (a load, or with IsStore a store
   /// target); nullopt, with a note, when it cannot be followed. Of an

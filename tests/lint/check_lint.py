@@ -9,8 +9,12 @@ the file by a comment, and every announcement must be met:
 
 An annotation on a line of its own applies to the next line that holds code
 (several may stack up). The text after `CHECK:` is the diagnostic's
-severity, message and check exactly as printed. Notes attached to a warning
-(no check name) are not matched. `// RUN-ARGS: --block 32,8` adds lint
+severity, message and check exactly as printed. `// REQUESTS: N`, placed
+the same way, announces the warp requests the JSON report counts over the
+whole launch at that line's sites, summed (what Nsight Compute counts at
+the launch's own sizes; `-1` where they are figured over every size; words
+after N are a comment). Notes attached to a warning (no check name) are not
+matched. `// RUN-ARGS: --block 32,8` adds lint
 arguments; `// EXIT: 1` sets the expected exit code (default 0). A header
 the file includes by a quoted name from its own folder (`#include
 "kernels.cuh"`) is read for annotations the same way: its diagnostics are
@@ -37,8 +41,13 @@ import sys
 DIAG = re.compile(r"^(.*?):(\d+):(\d+): (warning|note|error): (.*) \[([a-z0-9-]+)\]$")
 # A diagnostic line of any shape, located or not ("file: error: ... [check]").
 ANY_DIAG = re.compile(r"^(.*?): (warning|error): (.*) \[([a-z0-9-]+)\]$")
-ANNOT = re.compile(r"//\s*CHECK:\s*(.*?)\s*$")
+ANNOT = re.compile(r"//\s*(CHECK|REQUESTS):\s*(.*?)\s*$")
 TIME_LIMIT = 60
+
+
+def annotation(m):
+    """A CHECK's diagnostic text, or "requests: N"."""
+    return m.group(2) if m.group(1) == "CHECK" else f"requests: {m.group(2)}"
 
 
 def expectations(path, seen=None):
@@ -74,9 +83,9 @@ def expectations(path, seen=None):
                 expected.append((os.path.realpath(path), target, text_))
             pending = []
             if m:
-                expected.append((os.path.realpath(path), number, m.group(1)))
+                expected.append((os.path.realpath(path), number, annotation(m)))
         elif m:
-            pending.append(m.group(1))
+            pending.append(annotation(m))
     if pending:
         sys.exit(f"{path}: CHECK annotations at the end of the file apply to no line")
     return expected, args, exit_code, limit
@@ -98,6 +107,8 @@ def lint(bankwise, path, args, limit):
 def main():
     bankwise, path = sys.argv[1], sys.argv[2]
     expected, args, want_exit, limit = expectations(path)
+    requests = [(f, l, int(t.split(": ", 1)[1].split()[0])) for f, l, t in expected if t.startswith("requests: ")]
+    expected = [e for e in expected if not e[2].startswith("requests: ")]
     result, failure = lint(bankwise, path, args, limit)
     if failure:
         print(f"{path}: {failure}")
@@ -149,6 +160,14 @@ def main():
             doc = json.loads(jout)
             jgot = [(os.path.realpath(d["file"]), d["line"], f"{d['severity']}: {d['message']} [{d['check']}]")
                     for f in doc["files"] for d in f["diagnostics"]]
+            for file, lno, want in requests:
+                sites = [s for f in doc["files"] for k in f["kernels"] for s in k["sites"]
+                         if (m := re.match(r"^(.*):(\d+):\d+$", s["location"]))
+                         and os.path.realpath(m.group(1)) == file and int(m.group(2)) == lno]
+                have = sum(s.get("requests", -1) for s in sites) if all(s.get("requests", -1) >= 0 for s in sites) else -1
+                if not sites or have != want:
+                    problems.append(f"{file}:{lno}: {want} requests announced, the JSON report counts "
+                                    f"{have if sites else 'no site'}")
             if sorted(jgot) != sorted(got):
                 problems.append("--format json: the diagnostics differ from the text's:\n    "
                                 + "\n    ".join(map(str, sorted(set(jgot) ^ set(got)))))
@@ -159,7 +178,7 @@ def main():
         print("\n".join(problems))
         print("--- lint output ---\n" + out + err)
         return 1
-    print(f"{path}: {len(expected)} diagnostics as announced, exit {code}; JSON agrees")
+    print(f"{path}: {len(expected)} diagnostics and {len(requests)} request counts as announced, exit {code}; JSON agrees")
     return 0
 
 

@@ -4,7 +4,7 @@
 #include <cuda_runtime.h>
 
 __device__ int tree_depth(const int *parent, int node) {
-  return node <= 0 ? 0 : 1 + tree_depth(parent, parent[node]);
+  return node <= 0 ? 0 : 1 + tree_depth(parent, parent[node]);  // REQUESTS: -1 (a site: the recursion's argument is read)
 }
 
 __device__ int is_odd(int n);
