@@ -601,6 +601,9 @@ struct Coverage {
   std::map<std::string, std::size_t> WarningsByCheck;
   std::size_t SharedSites = 0, GlobalSites = 0, Unanalyzed = 0;
   std::map<std::string, std::size_t> UnanalyzedByCause;
+  /// Texture and surface reads: neither shared nor global accesses, so
+  /// outside both counts, and said so.
+  std::size_t TextureFetches = 0;
 };
 
 /// "the index of 's' is not understood (a call to 'f')" -> "the index of '…'
@@ -622,6 +625,7 @@ std::string causeOf(const std::string &Why) {
 Coverage coverageOf(const std::vector<FileResult> &Results, const std::vector<std::string> &Errors) {
   Coverage C;
   const std::string Prefix = "access not analyzed: ";
+  const std::string Texture = "texture fetch, not priced: ";
   for (std::size_t I = 0; I < Results.size(); ++I) {
     const FileResult &R = Results[I];
     ++C.Files;
@@ -640,6 +644,7 @@ Coverage coverageOf(const std::vector<FileResult> &Results, const std::vector<st
         ++C.Unanalyzed;
         ++C.UnanalyzedByCause[causeOf(F.F.Message.substr(Prefix.size()))];
       }
+      C.TextureFetches += F.F.Check == "bankwise-unanalyzed" && F.F.Message.rfind(Texture, 0) == 0;
     }
     C.FilesFailed += Failed;
   }
@@ -655,7 +660,8 @@ nlohmann::json coverageJson(const Coverage &C) {
                       {"shared_accesses_with_figures", C.SharedSites},
                       {"global_accesses_with_figures", C.GlobalSites},
                       {"accesses_not_analyzed", C.Unanalyzed},
-                      {"accesses_not_analyzed_by_cause", C.UnanalyzedByCause}};
+                      {"accesses_not_analyzed_by_cause", C.UnanalyzedByCause},
+                      {"texture_fetches_not_priced", C.TextureFetches}};
   return J;
 }
 
@@ -669,8 +675,9 @@ std::string coverageText(const Coverage &C) {
   std::string Out = fmt::format("lint summary: {} files ({} failed), {} kernels ({} not analyzed), {} warnings{}\n",
                                 C.Files, C.FilesFailed, C.Kernels, C.KernelsUnanalyzed, Warnings,
                                 ByCheck.empty() ? "" : fmt::format(" ({})", fmt::join(ByCheck, ", ")));
-  Out += fmt::format("lint summary: accesses with figures: {} shared, {} global; not analyzed: {}\n", C.SharedSites,
-                     C.GlobalSites, C.Unanalyzed);
+  Out += fmt::format("lint summary: accesses with figures: {} shared, {} global; not analyzed: {}{}\n", C.SharedSites,
+                     C.GlobalSites, C.Unanalyzed,
+                     C.TextureFetches ? fmt::format("; texture fetches, not priced: {}", C.TextureFetches) : "");
   std::vector<std::pair<std::size_t, std::string>> Causes;
   for (const auto &[Cause, N] : C.UnanalyzedByCause)
     Causes.push_back({N, Cause});

@@ -45,7 +45,8 @@ def lint_one(bw, root, path, timeout):
         s = j.get("summary", {})
         row.update({k: s.get(k) for k in ("kernels", "kernels_not_analyzed", "warnings_by_check",
                                           "shared_accesses_with_figures", "global_accesses_with_figures",
-                                          "accesses_not_analyzed", "accesses_not_analyzed_by_cause")})
+                                          "accesses_not_analyzed", "accesses_not_analyzed_by_cause",
+                                          "texture_fetches_not_priced")})
         row["clang_errors"] = [d["message"] for f in j["files"] for d in f["diagnostics"]
                                if d["check"] == "clang-diagnostic-error"][:3]
     except (json.JSONDecodeError, KeyError, TypeError):
@@ -111,6 +112,8 @@ def main():
               len(rows), len(crashes), len(exit2), len(timeouts), len(slow), statistics.median(times), max(times),
               sum_("kernels"), sum_("kernels_not_analyzed"), shared, glob, unan,
               100.0 * (shared + glob) / max(1, shared + glob + unan))]
+    L += ["", "Texture fetches, not priced (neither shared nor global accesses, outside both counts): %d"
+          % sum_("texture_fetches_not_priced")]
     L += ["", "Warnings by check: " + (", ".join("%d %s" % (n, c) for c, n in sorted(warnings.items())) or "none"),
           "", "## Accesses not analyzed, by cause", "", "| accesses | cause |", "|---:|---|"]
     for c, n in sorted(causes.items(), key=lambda x: -x[1]):
