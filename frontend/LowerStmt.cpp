@@ -423,6 +423,9 @@ void KernelLowering::lowerStmt(const clang::Stmt *S, ir::Block &Out) {
   }
   if (const auto *E = llvm::dyn_cast<clang::Expr>(S))
     return lowerEffect(E, Out);
+  const bool Branch = llvm::isa<clang::IfStmt, clang::ForStmt, clang::WhileStmt, clang::DoStmt, clang::SwitchStmt>(S);
+  Nested += Branch;
+  const auto Unnest = llvm::make_scope_exit([&] { Nested -= Branch; });
   if (const auto *If = llvm::dyn_cast<clang::IfStmt>(S))
     return lowerIf(If, Out);
   if (const auto *F = llvm::dyn_cast<clang::ForStmt>(S))
@@ -432,8 +435,31 @@ void KernelLowering::lowerStmt(const clang::Stmt *S, ir::Block &Out) {
       return;
     return lowerOpaqueLoop(S, W->getCond(), W->getBody(), "a while loop", Out);
   }
-  if (const auto *Do = llvm::dyn_cast<clang::DoStmt>(S))
+  if (const auto *Do = llvm::dyn_cast<clang::DoStmt>(S)) {
+    // do B while (C) is B, then while (C) B: the first trip peeled, the
+    // rest a counted loop when it is one. Undone (notes, locals) if not.
+    if (!hasJump(Do->getBody())) {
+      const std::size_t Notes = Info.Notes.size(), Masks = Info.UncertainMask.size();
+      const auto SavedLocals = Locals;
+      const auto SavedPtrs = Ptrs;
+      const auto SavedBad = BadPtrs;
+      ir::Block First, Rest;
+      lowerStmt(Do->getBody(), First);
+      if (lowerCountedWhile(S, Do->getCond(), Do->getBody(), nullptr, Rest)) {
+        for (ir::Stmt &St : First)
+          Out.push_back(std::move(St));
+        for (ir::Stmt &St : Rest)
+          Out.push_back(std::move(St));
+        return;
+      }
+      Info.Notes.resize(Notes);
+      Info.UncertainMask.resize(Masks);
+      Locals = SavedLocals;
+      Ptrs = SavedPtrs;
+      BadPtrs = SavedBad;
+    }
     return lowerOpaqueLoop(S, Do->getCond(), Do->getBody(), "a do loop", Out);
+  }
   if (llvm::isa<clang::NullStmt>(S))
     return;
   if (const auto *R = llvm::dyn_cast<clang::ReturnStmt>(S)) {

@@ -170,6 +170,7 @@ private:
   /// a header's inlined function is given (note()).
   SourceLoc KernelStmt;
   int Uncertain = 0;     ///< inside a condition the lint cannot evaluate
+  int Nested = 0;        ///< inside an if, loop or switch of the source
   bool AfterReturn = false; ///< a lane may have returned early
   int TempCount = 0;
 
