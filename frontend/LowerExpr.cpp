@@ -90,9 +90,10 @@ std::string freshName(std::string_view Base, std::set<std::string> &Used) {
 namespace {
 
 /// A user struct nvcc moves as one vector (`struct alignas(16) x128 {
-/// float v[4]; }`, `struct alignas(8) pair { int a, b; }`): fields of one
-/// scalar type (or arrays of it), nothing else, 4, 8 or 16 bytes, aligned
-/// to its size. Without the alignment nvcc moves its scalars one by one.
+/// float v[4]; }`, `struct alignas(8) pair { int a, b; }`, llm.c's
+/// `Packed128<__nv_bfloat16>`): fields of one scalar type (or arrays of
+/// it), no padding, 4, 8 or 16 bytes, aligned to its size. Without the
+/// alignment nvcc moves its scalars one by one.
 std::optional<ir::ElemType> packedRecord(const clang::ASTContext &Ctx, const clang::RecordDecl *R, clang::QualType T) {
   if (R->isUnion() || !R->isCompleteDefinition() || T->isDependentType())
     return std::nullopt;
@@ -108,8 +109,7 @@ std::optional<ir::ElemType> packedRecord(const clang::ASTContext &Ctx, const cla
     clang::QualType FT = F->getType().getCanonicalType();
     while (const clang::ConstantArrayType *A = Ctx.getAsConstantArrayType(FT))
       FT = A->getElementType().getCanonicalType();
-    const clang::BuiltinType *B = FT->getAs<clang::BuiltinType>();
-    std::optional<ir::ElemType> E = B ? elemTypeOf(Ctx, FT) : std::nullopt;
+    std::optional<ir::ElemType> E = elemTypeOf(Ctx, FT); // a scalar, __half or __nv_bfloat16
     if (F->isBitField() || !E || E->Lanes != 1 || (Scalar && *Scalar != E->Scalar))
       return std::nullopt;
     Scalar = E->Scalar;
@@ -117,9 +117,11 @@ std::optional<ir::ElemType> packedRecord(const clang::ASTContext &Ctx, const cla
   if (!Scalar || FieldBytes != Size)
     return std::nullopt;
   const std::int64_t Lanes = Size / ir::byteSize(ir::ElemType{*Scalar});
-  if (Lanes < 2 || Lanes > 4)
-    return std::nullopt; // the IR's vectors have 2 or 4 lanes
-  return ir::ElemType{*Scalar, static_cast<int>(Lanes)};
+  if (Lanes <= 4)
+    return ir::ElemType{*Scalar, static_cast<int>(Lanes)};
+  // More lanes than the IR's vectors have (8 bf16 of llm.c's Packed128):
+  // the same bytes as 32-bit words, which is what the access costs.
+  return ir::ElemType{ir::ScalarType::U32, static_cast<int>(Size / 4)};
 }
 
 } // namespace
@@ -814,6 +816,23 @@ KernelLowering::ThisObject KernelLowering::thisObject(const clang::CallExpr *C, 
                   : fmt::format("'{}' is memory the lint does not model (constant, device or shared scalars)",
                                 V->getName().str());
     return T;
+  }
+  if (const auto *OC = llvm::dyn_cast<clang::CallExpr>(Obj); OC && Obj->isGLValue()) {
+    // packed[k] of a local Packed128 (its operator[] returns a reference
+    // to an element of its array member): a reference a member function
+    // of a local object returns is into that object.
+    const auto *MD = llvm::dyn_cast_or_null<clang::CXXMethodDecl>(OC->getDirectCallee());
+    if (MD && MD->isInstance() && (llvm::isa<clang::CXXMemberCallExpr>(OC) || llvm::isa<clang::CXXOperatorCallExpr>(OC))) {
+      ir::Block Scratch; // nothing of it is kept (IR, notes): only whether the object is local
+      const std::size_t Notes = Info.Notes.size(), Masks = Info.UncertainMask.size();
+      const bool Local = thisObject(OC, MD, Scratch).Local;
+      Info.Notes.resize(Notes);
+      Info.UncertainMask.resize(Masks);
+      if (Local) {
+        T.Local = true;
+        return T;
+      }
+    }
   }
   if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(Obj)) { // s.h, a[i].h: a member object
     if (!isMemoryLValue(M) && !M->isArrow()) {
