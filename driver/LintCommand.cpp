@@ -646,6 +646,9 @@ struct Coverage {
   /// their sum): shared, global, other (constant, local), unknown.
   std::size_t SharedUnanalyzed = 0, GlobalUnanalyzed = 0, OtherUnanalyzed = 0, UnknownUnanalyzed = 0;
   std::map<std::string, std::size_t> UnanalyzedByCause;
+  /// Texture and surface reads: neither shared nor global accesses, so
+  /// outside both counts, and said so.
+  std::size_t TextureFetches = 0;
 };
 
 /// "the index of 's' is not understood (a call to 'f')" -> "the index of '…'
@@ -667,6 +670,7 @@ std::string causeOf(const std::string &Why) {
 Coverage coverageOf(const std::vector<FileResult> &Results, const std::vector<std::string> &Errors) {
   Coverage C;
   const std::string Prefix = "access not analyzed: ";
+  const std::string Texture = "texture fetch, not priced: ";
   for (std::size_t I = 0; I < Results.size(); ++I) {
     const FileResult &R = Results[I];
     ++C.Files;
@@ -692,6 +696,7 @@ Coverage coverageOf(const std::vector<FileResult> &Results, const std::vector<st
         case frontend::AccessSpace::Unknown: ++C.UnknownUnanalyzed; break;
         }
       }
+      C.TextureFetches += F.F.Check == "bankwise-unanalyzed" && F.F.Message.rfind(Texture, 0) == 0;
     }
     C.FilesFailed += Failed;
   }
@@ -712,7 +717,8 @@ nlohmann::json coverageJson(const Coverage &C) {
                         {"global", C.GlobalUnanalyzed},
                         {"other", C.OtherUnanalyzed},
                         {"unknown", C.UnknownUnanalyzed}}},
-                      {"accesses_not_analyzed_by_cause", C.UnanalyzedByCause}};
+                      {"accesses_not_analyzed_by_cause", C.UnanalyzedByCause},
+                      {"texture_fetches_not_priced", C.TextureFetches}};
   return J;
 }
 
@@ -727,9 +733,10 @@ std::string coverageText(const Coverage &C) {
                                 C.Files, C.FilesFailed, C.Kernels, C.KernelsUnanalyzed, Warnings,
                                 ByCheck.empty() ? "" : fmt::format(" ({})", fmt::join(ByCheck, ", ")));
   Out += fmt::format("lint summary: accesses with figures: {} shared, {} global; not analyzed: {} ({} shared, {} "
-                     "global, {} constant or local, {} through pointers of unknown space)\n",
+                     "global, {} constant or local, {} through pointers of unknown space){}\n",
                      C.SharedSites, C.GlobalSites, C.Unanalyzed, C.SharedUnanalyzed, C.GlobalUnanalyzed,
-                     C.OtherUnanalyzed, C.UnknownUnanalyzed);
+                     C.OtherUnanalyzed, C.UnknownUnanalyzed,
+                     C.TextureFetches ? fmt::format("; texture fetches, not priced: {}", C.TextureFetches) : "");
   std::vector<std::pair<std::size_t, std::string>> Causes;
   for (const auto &[Cause, N] : C.UnanalyzedByCause)
     Causes.push_back({N, Cause});

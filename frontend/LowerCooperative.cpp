@@ -7,7 +7,8 @@
 // threads (tiled_partition<N>, or tiled_partition(g, N) with a constant N;
 // tiles are the block's threads in rank order, N at a time) or the grid:
 //
-//   thread_rank()      block: (tz * BY + ty) * BX + tx;  tile: that mod N
+//   thread_rank()      block: (tz * BY + ty) * BX + tx;  tile: that mod N;
+//                      grid: the block's linear index * threads + block rank
 //   size(), num_threads()   BX * BY * BZ;  N
 //   meta_group_rank()  tile: block rank / N;  meta_group_size(): ceil(BX*BY*BZ / N)
 //   sync(), cg::sync(g)     block, grid: a barrier;  tile: none (warp-synchronous)
@@ -115,6 +116,11 @@ std::optional<Group> KernelLowering::groupOf(const clang::Expr *E) {
       return Group{Group::Block, 0};
     if (Name == "this_grid")
       return Group{Group::Grid, 0};
+    // coalesced_threads() where every lane of the warp is known active (not
+    // under a branch or loop, no lane returned, whole warps): the warp.
+    if (Name == "coalesced_threads" && Nested == 0 && Uncertain == 0 && !AfterReturn &&
+        (BlockDim[0] * BlockDim[1] * BlockDim[2]) % 32 == 0)
+      return Group{Group::Tile, 32};
     if (Name == "tiled_partition" && C->getNumArgs() == 2) {
       std::optional<std::int64_t> N = evalInt(Ctx, C->getArg(1));
       if (N && *N > 0 && (*N & (*N - 1)) == 0 && groupOf(C->getArg(0)))
@@ -251,9 +257,30 @@ std::optional<LVal> KernelLowering::lowerCooperative(const clang::CallExpr *C, i
   const bool Meta = Name == "meta_group_rank" || Name == "meta_group_size";
   if (!Rank && !Size && !Meta)
     return std::nullopt; // the header's own code (what it does is noted there)
+  const std::int64_t Threads = BlockDim[0] * BlockDim[1] * BlockDim[2];
+  if (G && G->K == Group::Grid && (Rank || Size)) {
+    // The grid's threads in rank order: block by block (x fastest), each
+    // block's threads in block rank order.
+    if (Size)
+      return exact(binary(BinaryOp::Mul,
+                          binary(BinaryOp::Mul, binary(BinaryOp::Mul, Grid[0], Grid[1], L), Grid[2], L),
+                          ir::makeInt(Threads, L), L));
+    Expr B = node(ir::BuiltinRef{ir::Builtin::Bx}, L);
+    if (!(Grid[1].is<ir::IntLit>() && Grid[1].as<ir::IntLit>()->Value == 1 && Grid[2].is<ir::IntLit>() &&
+          Grid[2].as<ir::IntLit>()->Value == 1)) {
+      Expr Y = binary(BinaryOp::Add, binary(BinaryOp::Mul, node(ir::BuiltinRef{ir::Builtin::Bz}, L), Grid[1], L),
+                      node(ir::BuiltinRef{ir::Builtin::By}, L), L);
+      B = binary(BinaryOp::Add, binary(BinaryOp::Mul, Y, Grid[0], L), B, L);
+    }
+    return exact(binary(BinaryOp::Add, binary(BinaryOp::Mul, B, ir::makeInt(Threads, L), L), blockRank(L), L));
+  }
+  if (!G && groupRecord(Object->getType()) && groupRecord(Object->getType())->getName() == "coalesced_group")
+    return inexact(fmt::format("{} made by coalesced_threads() under a branch or loop: which lanes are active "
+                               "is not known",
+                               What),
+                   L);
   if (!G || G->K == Group::Grid)
     return inexact(fmt::format("{} whose threads the lint does not know", What), L);
-  const std::int64_t Threads = BlockDim[0] * BlockDim[1] * BlockDim[2];
   if (G->K == Group::Block) {
     if (Rank)
       return exact(blockRank(L));

@@ -87,6 +87,45 @@ std::string freshName(std::string_view Base, std::set<std::string> &Used) {
 
 //===-- Types ---------------------------------------------------------------===//
 
+namespace {
+
+/// A user struct nvcc moves as one vector (`struct alignas(16) x128 {
+/// float v[4]; }`, `struct alignas(8) pair { int a, b; }`, llm.c's
+/// `Packed128<__nv_bfloat16>`): fields of one scalar type (or arrays of
+/// it), no padding, 4, 8 or 16 bytes, aligned to its size. Without the
+/// alignment nvcc moves its scalars one by one.
+std::optional<ir::ElemType> packedRecord(const clang::ASTContext &Ctx, const clang::RecordDecl *R, clang::QualType T) {
+  if (R->isUnion() || !R->isCompleteDefinition() || T->isDependentType())
+    return std::nullopt;
+  if (const auto *C = llvm::dyn_cast<clang::CXXRecordDecl>(R); C && (C->getNumBases() > 0 || C->isPolymorphic()))
+    return std::nullopt;
+  const std::int64_t Size = Ctx.getTypeSizeInChars(T).getQuantity();
+  if ((Size != 4 && Size != 8 && Size != 16) || Ctx.getTypeAlignInChars(T).getQuantity() != Size)
+    return std::nullopt;
+  std::optional<ir::ScalarType> Scalar;
+  std::int64_t FieldBytes = 0; // no padding: every byte a scalar
+  for (const clang::FieldDecl *F : R->fields()) {
+    FieldBytes += Ctx.getTypeSizeInChars(F->getType()).getQuantity();
+    clang::QualType FT = F->getType().getCanonicalType();
+    while (const clang::ConstantArrayType *A = Ctx.getAsConstantArrayType(FT))
+      FT = A->getElementType().getCanonicalType();
+    std::optional<ir::ElemType> E = elemTypeOf(Ctx, FT); // a scalar, __half or __nv_bfloat16
+    if (F->isBitField() || !E || E->Lanes != 1 || (Scalar && *Scalar != E->Scalar))
+      return std::nullopt;
+    Scalar = E->Scalar;
+  }
+  if (!Scalar || FieldBytes != Size)
+    return std::nullopt;
+  const std::int64_t Lanes = Size / ir::byteSize(ir::ElemType{*Scalar});
+  if (Lanes <= 4)
+    return ir::ElemType{*Scalar, static_cast<int>(Lanes)};
+  // More lanes than the IR's vectors have (8 bf16 of llm.c's Packed128):
+  // the same bytes as 32-bit words, which is what the access costs.
+  return ir::ElemType{ir::ScalarType::U32, static_cast<int>(Size / 4)};
+}
+
+} // namespace
+
 std::optional<ir::ElemType> elemTypeOf(const clang::ASTContext &Ctx, clang::QualType T) {
   if (T.isNull())
     return std::nullopt;
@@ -150,6 +189,8 @@ std::optional<ir::ElemType> elemTypeOf(const clang::ASTContext &Ctx, clang::Qual
       {"long", ScalarType::I64},      {"ulong", ScalarType::U64},
       {"longlong", ScalarType::I64},  {"ulonglong", ScalarType::U64},
       {"float", ScalarType::F32},     {"double", ScalarType::F64}};
+  if (std::optional<ir::ElemType> P = packedRecord(Ctx, R, T))
+    return P;
   if (Name.size() < 2)
     return std::nullopt;
   const char Last = Name.back();
@@ -320,7 +361,9 @@ LVal KernelLowering::lowerValue(const clang::Expr *E, ir::Block &Out) {
       return *V;
     // A component of a vector element (a[i].x) loads the element; of a
     // local, is that local's value.
-    if (isMemoryLValue(M->getBase()))
+    const bool ThisInMemory = M->isArrow() && llvm::isa<clang::CXXThisExpr>(M->getBase()->IgnoreParenImpCasts()) &&
+                              !ThisStack.empty() && ThisStack.back().Ptr;
+    if (isMemoryLValue(M->getBase()) || ThisInMemory) // this->x of an array element: a load of it
       return load(M, Out, /*Component=*/true);
     LVal V = M->isArrow() ? inexact("a member through a pointer", L) : lowerValue(M->getBase(), Out);
     if (V.Exact || V.Why.empty())
@@ -496,6 +539,24 @@ std::optional<ir::AtomicOp> cudaAtomic(std::string Name) {
   return std::nullopt;
 }
 
+/// Whether F is one of CUDA's texture or surface functions: tex1Dfetch,
+/// tex2D<T>, tex3DLod, surf2Dread, ... of a texture or surface object.
+bool isTextureCall(const clang::FunctionDecl *F) {
+  if (!F || !F->getIdentifier())
+    return false;
+  const llvm::StringRef Name = F->getName();
+  if (!(Name.starts_with("tex") || (Name.starts_with("surf") && Name.contains("read"))))
+    return false;
+  for (const clang::ParmVarDecl *P : F->parameters()) {
+    const std::string T = P->getType().getCanonicalType().getAsString();
+    const std::string Sugared = P->getType().getAsString();
+    if (Sugared.find("cudaTextureObject_t") != std::string::npos ||
+        Sugared.find("cudaSurfaceObject_t") != std::string::npos || T.find("texture<") != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
 } // namespace
 
 LVal KernelLowering::lowerCall(const clang::CallExpr *C, ir::Block &Out) {
@@ -553,6 +614,18 @@ LVal KernelLowering::lowerCall(const clang::CallExpr *C, ir::Block &Out) {
     for (const clang::Expr *A : C->arguments())
       absorb(V, lowerValue(A, Out));
     Out.push_back({ir::Sync{}, ir::NodeLoc(L)});
+    return V;
+  }
+  // A texture fetch or surface access (tex2D<float>(t, x, y), surf2Dread):
+  // memory through the texture path, neither a shared nor a plain global
+  // access, so not priced. Counted apart in the summary (the note's
+  // prefix, LintCommand's coverage), not as an access left unanalyzed.
+  if (isTextureCall(F)) {
+    LVal V = inexact(fmt::format("the value of '{}'", Name), L);
+    for (const clang::Expr *A : C->arguments())
+      absorb(V, lowerValue(A, Out));
+    note(L, fmt::format("texture fetch, not priced: '{}' reads a texture or surface, not shared or global memory", Name),
+         C->getBeginLoc());
     return V;
   }
   if ((Name == "min" || Name == "max" || Name == "umin" || Name == "umax" || Name == "llmin" ||
@@ -641,6 +714,11 @@ LVal KernelLowering::inlineCall(const clang::CallExpr *C, const clang::FunctionD
   // argument 0; the parameters start after it.
   const unsigned First =
       llvm::isa<clang::CXXOperatorCallExpr>(C) && llvm::isa<clang::CXXMethodDecl>(Def) ? 1 : 0;
+  // A member function's object: what `this` is in its body.
+  const auto *Method = llvm::dyn_cast<clang::CXXMethodDecl>(Def);
+  const bool BindsThis = Method && Method->isInstance();
+  if (BindsThis)
+    ThisStack.push_back(thisObject(C, Def, Out));
   std::vector<std::pair<const clang::ValueDecl *, std::optional<LocalInfo>>> SavedLocals;
   for (unsigned I = 0; I < Def->getNumParams() && I + First < C->getNumArgs(); ++I) {
     const clang::ParmVarDecl *P = Def->getParamDecl(I);
@@ -702,29 +780,170 @@ LVal KernelLowering::inlineCall(const clang::CallExpr *C, const clang::FunctionD
   }
   InlineStack.pop_back();
   --InlineDepth;
+  if (BindsThis)
+    ThisStack.pop_back();
   for (auto &[P, Saved] : SavedLocals)
     if (Saved)
       Locals[P] = *Saved;
   return Result;
 }
 
+KernelLowering::ThisObject KernelLowering::thisObject(const clang::CallExpr *C, const clang::FunctionDecl *Def,
+                                                      ir::Block &Out) {
+  ThisObject T;
+  T.Why = fmt::format("the object of '{}', which the lint does not follow", Def->getNameAsString());
+  const clang::Expr *Obj = nullptr;
+  bool Arrow = false;
+  if (const auto *MC = llvm::dyn_cast<clang::CXXMemberCallExpr>(C)) {
+    Obj = MC->getImplicitObjectArgument();
+    if (const auto *ME = llvm::dyn_cast<clang::MemberExpr>(MC->getCallee()->IgnoreParens()))
+      Arrow = ME->isArrow();
+  } else if (llvm::isa<clang::CXXOperatorCallExpr>(C) && C->getNumArgs() > 0) {
+    Obj = C->getArg(0);
+  }
+  if (!Obj)
+    return T;
+  // A temporary (`__float2bfloat16(f).operator float()`) is registers.
+  if (llvm::isa<clang::MaterializeTemporaryExpr>(Obj->IgnoreParenImpCasts()) ||
+      (!Arrow && Obj->IgnoreParenImpCasts()->isPRValue())) {
+    T.Local = true;
+    return T;
+  }
+  Obj = strip(Obj)->IgnoreParenImpCasts();
+  const auto IsThis = [](const clang::Expr *E) { return llvm::isa<clang::CXXThisExpr>(E->IgnoreParenImpCasts()); };
+  std::string Why;
+  if (Arrow) { // p->f(): p's pointee
+    if (IsThis(Obj))
+      return ThisStack.empty() ? T : ThisStack.back();
+    if ((T.Ptr = lowerPointer(Obj, Out, Why)))
+      return T;
+    T.Why = Why;
+    return T;
+  }
+  if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(Obj); U && U->getOpcode() == clang::UO_Deref) {
+    if (IsThis(U->getSubExpr()))
+      return ThisStack.empty() ? T : ThisStack.back();
+    if ((T.Ptr = lowerPointer(U->getSubExpr(), Out, Why))) {
+      T.Ptr->Direct = false;
+      return T;
+    }
+    T.Why = Why;
+    return T;
+  }
+  if (const auto *A = llvm::dyn_cast<clang::ArraySubscriptExpr>(Obj)) {
+    if (isRegisterArray(A->getBase())) {
+      T.Local = true;
+      return T;
+    }
+    T.Ptr = lowerPointer(A->getBase(), Out, Why);
+    if (!T.Ptr) {
+      T.Why = Why;
+      return T;
+    }
+    LVal I = lowerValue(A->getIdx(), Out);
+    if (!I.Exact && I.Data.empty()) {
+      T.Ptr.reset();
+      T.Why = fmt::format("an index not understood ({})", I.Why);
+      return T;
+    }
+    T.Ptr->Idx.back() = binary(BinaryOp::Add, T.Ptr->Idx.back(), I.materialize(), loc(A));
+    return T;
+  }
+  if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(Obj)) {
+    const auto *V = llvm::dyn_cast<clang::VarDecl>(D->getDecl());
+    if (V && V->hasLocalStorage() && !V->getType()->isReferenceType() && !V->hasAttr<clang::CUDASharedAttr>()) {
+      T.Local = true;
+      return T;
+    }
+    if (V)
+      T.Why = V->getType()->isReferenceType()
+                  ? fmt::format("'{}' is a reference", V->getName().str())
+                  : fmt::format("'{}' is memory the lint does not model (constant, device or shared scalars)",
+                                V->getName().str());
+    return T;
+  }
+  if (const auto *OC = llvm::dyn_cast<clang::CallExpr>(Obj); OC && Obj->isGLValue()) {
+    // packed[k] of a local Packed128 (its operator[] returns a reference
+    // to an element of its array member): a reference a member function
+    // of a local object returns is into that object.
+    const auto *MD = llvm::dyn_cast_or_null<clang::CXXMethodDecl>(OC->getDirectCallee());
+    if (MD && MD->isInstance() && (llvm::isa<clang::CXXMemberCallExpr>(OC) || llvm::isa<clang::CXXOperatorCallExpr>(OC))) {
+      ir::Block Scratch; // nothing of it is kept (IR, notes): only whether the object is local
+      const std::size_t Notes = Info.Notes.size(), Masks = Info.UncertainMask.size();
+      const bool Local = thisObject(OC, MD, Scratch).Local;
+      Info.Notes.resize(Notes);
+      Info.UncertainMask.resize(Masks);
+      if (Local) {
+        T.Local = true;
+        return T;
+      }
+    }
+  }
+  if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(Obj)) { // s.h, a[i].h: a member object
+    if (!isMemoryLValue(M) && !M->isArrow()) {
+      T.Local = true;
+      return T;
+    }
+    T.Why = fmt::format("member '{}' of an object in memory", M->getMemberDecl()->getNameAsString());
+  }
+  return T;
+}
+
+bool KernelLowering::isLocalThisMember(const clang::Expr *E) const {
+  if (ThisStack.empty() || !ThisStack.back().Local)
+    return false;
+  E = E->IgnoreParens();
+  const auto IsThis = [](const clang::Expr *X) { return llvm::isa<clang::CXXThisExpr>(X->IgnoreParenImpCasts()); };
+  if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E); U && U->getOpcode() == clang::UO_Deref)
+    return IsThis(U->getSubExpr());
+  if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E))
+    return M->isArrow() ? IsThis(M->getBase()) : isLocalThisMember(M->getBase());
+  return false;
+}
+
 //===-- Memory ------------------------------------------------------------===//
 
 bool KernelLowering::isMemoryLValue(const clang::Expr *E) {
   E = E->IgnoreParens();
+  if (isLocalThisMember(E)) // a local object's members are registers
+    return false;
   if (const auto *A = llvm::dyn_cast<clang::ArraySubscriptExpr>(E))
     return !isRegisterArray(A->getBase());
-  if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E))
-    return U->getOpcode() == clang::UO_Deref;
+  if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E)) // *(unsigned *)&h of a local h: registers
+    return U->getOpcode() == clang::UO_Deref && !isLocalAddress(U->getSubExpr());
   if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E))
-    return M->isArrow() || isMemoryLValue(M->getBase());
+    return M->isArrow() ? !isLocalAddress(M->getBase()) : isMemoryLValue(M->getBase());
   return false;
+}
+
+bool KernelLowering::isLocalObject(const clang::Expr *E) {
+  E = E->IgnoreParens();
+  if (isLocalThisMember(E))
+    return true;
+  if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E))
+    return !M->isArrow() && isLocalObject(M->getBase());
+  if (const auto *A = llvm::dyn_cast<clang::ArraySubscriptExpr>(E))
+    return isRegisterArray(A->getBase());
+  const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E);
+  const auto *V = D ? llvm::dyn_cast<clang::VarDecl>(D->getDecl()) : nullptr;
+  return V && V->hasLocalStorage() && !V->getType()->isReferenceType() && !V->hasAttr<clang::CUDASharedAttr>() &&
+         !V->getType()->isPointerType();
+}
+
+bool KernelLowering::isLocalAddress(const clang::Expr *E) {
+  const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E->IgnoreParenCasts());
+  return U && U->getOpcode() == clang::UO_AddrOf && isLocalObject(U->getSubExpr());
 }
 
 bool KernelLowering::isRegisterArray(const clang::Expr *Base) {
   const clang::Expr *E = Base->IgnoreParenImpCasts();
   while (const auto *A = llvm::dyn_cast<clang::ArraySubscriptExpr>(E))
     E = A->getBase()->IgnoreParenImpCasts();
+  // q.v[k] of a local struct; ((float *)&v)[k] of a local
+  if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E); M && M->getType()->isArrayType() && isLocalObject(M))
+    return true;
+  if (isLocalAddress(E))
+    return true;
   const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E);
   if (!D)
     return false;
@@ -737,7 +956,7 @@ bool KernelLowering::isRegisterArray(const clang::Expr *Base) {
 LVal KernelLowering::load(const clang::Expr *E, ir::Block &Out, bool Component) {
   const SourceLoc L = loc(E);
   if (!isMemoryLValue(E))
-    return inexact("an element of a local array", L);
+    return inexact(isLocalThisMember(E) ? "a member of a local object" : "an element of a local array", L);
   std::optional<Expr> R = access(E, Out, false);
   if (!R)
     return inexact("memory the lint does not model", L);
@@ -1018,6 +1237,20 @@ std::optional<PtrVal> KernelLowering::lowerPointer(const clang::Expr *E, ir::Blo
   }
   if (llvm::isa<clang::RecoveryExpr>(E))
     return failPtr(Why, "code Clang could not parse");
+  if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E); M && !M->isArrow()) {
+    // p.in of a struct passed by value (`const __grid_constant__ Params p`)
+    const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(M->getBase()->IgnoreParenImpCasts());
+    if (const auto It = D ? FieldPtrs.find({D->getDecl(), M->getMemberDecl()}) : FieldPtrs.end();
+        It != FieldPtrs.end())
+      return It->second;
+  }
+  if (llvm::isa<clang::CXXThisExpr>(E)) { // the object of the member function inlined (thisObject)
+    if (ThisStack.empty())
+      return failPtr(Why, "'this' outside a member function the lint inlined");
+    if (ThisStack.back().Ptr)
+      return ThisStack.back().Ptr;
+    return failPtr(Why, ThisStack.back().Local ? "the address of a local object" : ThisStack.back().Why);
+  }
   return failPtr(Why, fmt::format("a pointer from a '{}' expression", E->getStmtClassName()));
 }
 

@@ -23,6 +23,63 @@
 
 namespace bankwise::frontend::detail {
 
+namespace {
+
+/// Whether inline asm touches only registers: no memory operand or
+/// clobber, and every instruction of its text one of PTX's arithmetic,
+/// conversion and move instructions (`cvt.f32.bf16 %0, %1;` of the bf16
+/// and half headers). Anything else (loads, stores, barriers, fences,
+/// shuffles, tensor-core instructions) is not.
+bool registerOnlyAsm(const clang::GCCAsmStmt *A) {
+  for (unsigned I = 0; I < A->getNumOutputs(); ++I)
+    if (A->getOutputConstraint(I).contains('m'))
+      return false;
+  for (unsigned I = 0; I < A->getNumInputs(); ++I)
+    if (A->getInputConstraint(I).contains('m'))
+      return false;
+  for (unsigned I = 0; I < A->getNumClobbers(); ++I)
+    if (A->getClobber(I) == "memory")
+      return false;
+  static const std::set<std::string, std::less<>> Registers = {
+      "mov", "cvt", "cvta.to", "add", "sub", "mul", "mad", "fma", "div", "rem", "abs", "neg", "min", "max",
+      "and", "or", "xor", "not", "shl", "shr", "shf", "prmt", "bfe", "bfi", "brev", "popc", "clz", "lop3",
+      "selp", "set", "setp", "slct", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "copysign",
+      "testp", "cnot", "mul24", "mad24", "sad", "dp4a", "dp2a"};
+  const std::string Text = A->getAsmString()->getString().str();
+  std::string Instr;
+  const auto Check = [&](std::string I) {
+    // "@p add.f32 %0, ..." -> "add"; labels and declarations (.reg) pass.
+    std::size_t B = I.find_first_not_of(" \t\r\n");
+    if (B == std::string::npos)
+      return true;
+    I = I.substr(B);
+    if (I[0] == '@') {
+      const std::size_t Sp = I.find_first_of(" \t");
+      if (Sp == std::string::npos)
+        return false;
+      I = I.substr(I.find_first_not_of(" \t", Sp));
+    }
+    if (I[0] == '.') // a declaration: registers only
+      return I.rfind(".reg", 0) == 0;
+    if (const std::size_t Colon = I.find(':'); Colon != std::string::npos && Colon < I.find_first_of(" \t,"))
+      return true; // a label
+    const std::string Op = I.substr(0, I.find_first_of(". \t"));
+    return Registers.count(Op) > 0;
+  };
+  for (char C : Text) {
+    if (C == ';' || C == '{' || C == '}' || C == '\n') {
+      if (!Check(Instr))
+        return false;
+      Instr.clear();
+    } else {
+      Instr += C;
+    }
+  }
+  return Check(Instr);
+}
+
+} // namespace
+
 void KernelLowering::lower(const clang::FunctionDecl *F, ir::Kernel &K, const Dim3 &Block,
                            const std::array<Expr, 3> &GridExprs, std::int64_t DynamicSharedBytes) {
   Kern = &K;
@@ -107,6 +164,22 @@ void KernelLowering::declareParam(const clang::ParmVarDecl *P) {
     addArray(IrName, Name, *E, {PointerExtent}, ir::MemSpace::Global, loc(P->getLocation()));
     Ptrs[P] = {IrName, {ir::makeInt(0)}, true};
     return;
+  }
+  if (const clang::RecordDecl *R = T->getAsRecordDecl(); R && !T->isDependentType() && !isGroupType(T) && !isAssigned(P)) {
+    // A struct of arguments passed by value (`const __grid_constant__
+    // Params p`): each pointer field points to global memory of its own.
+    for (const clang::FieldDecl *F : R->fields()) {
+      const clang::QualType FT = F->getType().getCanonicalType();
+      if (!FT->isPointerType())
+        continue;
+      const std::optional<ir::ElemType> E = elemTypeOf(Ctx, FT->getPointeeType());
+      if (!E)
+        continue;
+      const std::string Source = fmt::format("{}.{}", Name, F->getName().str());
+      const std::string IrName = freshName(fmt::format("{}_{}", Name.empty() ? "arg" : Name, F->getName().str()), Used);
+      addArray(IrName, Source, *E, {PointerExtent}, ir::MemSpace::Global, loc(P->getLocation()));
+      FieldPtrs[{P, F}] = {IrName, {ir::makeInt(0)}, true};
+    }
   }
   const auto It = ScalarParams.find(P);
   if (It != ScalarParams.end()) {
@@ -351,6 +424,9 @@ void KernelLowering::lowerStmt(const clang::Stmt *S, ir::Block &Out) {
   }
   if (const auto *E = llvm::dyn_cast<clang::Expr>(S))
     return lowerEffect(E, Out);
+  const bool Branch = llvm::isa<clang::IfStmt, clang::ForStmt, clang::WhileStmt, clang::DoStmt, clang::SwitchStmt>(S);
+  Nested += Branch;
+  const auto Unnest = llvm::make_scope_exit([&] { Nested -= Branch; });
   if (const auto *If = llvm::dyn_cast<clang::IfStmt>(S))
     return lowerIf(If, Out);
   if (const auto *F = llvm::dyn_cast<clang::ForStmt>(S))
@@ -360,8 +436,31 @@ void KernelLowering::lowerStmt(const clang::Stmt *S, ir::Block &Out) {
       return;
     return lowerOpaqueLoop(S, W->getCond(), W->getBody(), "a while loop", Out);
   }
-  if (const auto *Do = llvm::dyn_cast<clang::DoStmt>(S))
+  if (const auto *Do = llvm::dyn_cast<clang::DoStmt>(S)) {
+    // do B while (C) is B, then while (C) B: the first trip peeled, the
+    // rest a counted loop when it is one. Undone (notes, locals) if not.
+    if (!hasJump(Do->getBody())) {
+      const std::size_t Notes = Info.Notes.size(), Masks = Info.UncertainMask.size();
+      const auto SavedLocals = Locals;
+      const auto SavedPtrs = Ptrs;
+      const auto SavedBad = BadPtrs;
+      ir::Block First, Rest;
+      lowerStmt(Do->getBody(), First);
+      if (lowerCountedWhile(S, Do->getCond(), Do->getBody(), nullptr, Rest)) {
+        for (ir::Stmt &St : First)
+          Out.push_back(std::move(St));
+        for (ir::Stmt &St : Rest)
+          Out.push_back(std::move(St));
+        return;
+      }
+      Info.Notes.resize(Notes);
+      Info.UncertainMask.resize(Masks);
+      Locals = SavedLocals;
+      Ptrs = SavedPtrs;
+      BadPtrs = SavedBad;
+    }
     return lowerOpaqueLoop(S, Do->getCond(), Do->getBody(), "a do loop", Out);
+  }
   if (llvm::isa<clang::NullStmt>(S))
     return;
   if (const auto *R = llvm::dyn_cast<clang::ReturnStmt>(S)) {
@@ -374,6 +473,44 @@ void KernelLowering::lowerStmt(const clang::Stmt *S, ir::Block &Out) {
   }
   if (llvm::isa<clang::BreakStmt>(S) || llvm::isa<clang::ContinueStmt>(S))
     return; // handled by the loop (opaque)
+  if (const auto *A = llvm::dyn_cast<clang::GCCAsmStmt>(S); A && registerOnlyAsm(A)) {
+    // Registers in, registers out: the inputs' reads kept, each output a
+    // value the lint does not follow.
+    LVal In = inexact("the value of inline asm", loc(S));
+    for (unsigned I = 0; I < A->getNumInputs(); ++I)
+      absorb(In, lowerValue(A->getInputExpr(I), Out));
+    keepReads(In, loc(S), Out);
+    for (unsigned I = 0; I < A->getNumOutputs(); ++I) {
+      const clang::Expr *O = A->getOutputExpr(I);
+      if (isMemoryLValue(O)) {
+        note(loc(S), "inline asm writes memory; not analyzed", S->getBeginLoc());
+        continue;
+      }
+      // The local written, also through `*(unsigned *)&h` or a member.
+      const clang::Expr *Root = O;
+      while (true) {
+        Root = Root->IgnoreParenCasts();
+        if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(Root);
+            U && (U->getOpcode() == clang::UO_Deref || U->getOpcode() == clang::UO_AddrOf))
+          Root = U->getSubExpr();
+        else if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(Root); M && !M->isArrow())
+          Root = M->getBase();
+        else if (const auto *Sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(Root))
+          Root = Sub->getBase();
+        else
+          break;
+      }
+      const clang::ValueDecl *D = namedDecl(Root);
+      const auto It = D ? Locals.find(D) : Locals.end();
+      if (It == Locals.end())
+        continue; // a local the lint keeps no value of (a struct, an array)
+      if (It->second.Kind == ir::VarKind::Let)
+        setLocal(It->second, inexact("the value of inline asm", loc(S)), loc(S), Out);
+      else
+        It->second.Exact = false, It->second.Why = "the value of inline asm";
+    }
+    return;
+  }
   note(loc(S), fmt::format("'{}' statement not understood; its accesses are not analyzed",
                            S->getStmtClassName()),
        S->getBeginLoc());

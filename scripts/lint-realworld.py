@@ -70,7 +70,8 @@ def lint_one(bw, root, path, timeout):
         row.update({k: s.get(k) for k in ("kernels", "kernels_not_analyzed", "warnings_by_check",
                                           "shared_accesses_with_figures", "global_accesses_with_figures",
                                           "accesses_not_analyzed", "accesses_not_analyzed_by_cause",
-                                          "accesses_not_analyzed_by_space")})
+                                          "accesses_not_analyzed_by_space",
+                                          "texture_fetches_not_priced")})
         row["warnings"] = [{"line": d["line"], "check": d["check"], "message": d["message"], "file": d["file"]}
                            for f in j["files"] for d in f["diagnostics"] if d["severity"] == "warning"]
         row["clang_errors"] = [d["message"] for f in j["files"] for d in f["diagnostics"]
@@ -159,6 +160,8 @@ def main():
               glob, space["global"] + space["unknown"], pct(glob, glob + space["global"] + space["unknown"])),
           "| other (constant, local) | - | %d | - |" % space["other"],
           "| unknown | - | %d | - |" % space["unknown"]]
+    L += ["", "Texture fetches, not priced (neither shared nor global accesses, outside both counts): %d"
+          % sum_("texture_fetches_not_priced")]
     L += ["", "Warnings by check: " + (", ".join("%d %s" % (n, c) for c, n in sorted(warnings.items())) or "none"),
           "", "## Accesses not analyzed, by cause", "", "| accesses | cause |", "|---:|---|"]
     for c, n in sorted(causes.items(), key=lambda x: -x[1]):

@@ -154,6 +154,9 @@ private:
   std::map<const clang::ValueDecl *, LocalInfo> Locals;
   std::map<const clang::ValueDecl *, PtrVal> Ptrs;
   std::map<const clang::ValueDecl *, std::string> BadPtrs; ///< why unknown
+  /// The pointer fields of a struct parameter passed by value (a kernel's
+  /// `const __grid_constant__ Params p`): each its own global array.
+  std::map<std::pair<const clang::ValueDecl *, const clang::ValueDecl *>, PtrVal> FieldPtrs;
   std::map<const clang::ValueDecl *, std::string> ArrayOf;  ///< shared var -> IR array
   std::map<std::string, ArrayInfo> Arrays;
   std::map<std::string, std::string> Views; ///< "array/elem" -> view array
@@ -168,8 +171,33 @@ private:
   /// a header's inlined function is given (note()).
   SourceLoc KernelStmt;
   int Uncertain = 0;     ///< inside a condition the lint cannot evaluate
+  int Nested = 0;        ///< inside an if, loop or switch of the source
   bool AfterReturn = false; ///< a lane may have returned early
   int TempCount = 0;
+
+  /// What `this` is in the member functions being inlined, innermost
+  /// last: an element of a modelled array (`(float)in[i]` of a bf16
+  /// array), a local object (registers, no memory access), or neither
+  /// (Why says what).
+  struct ThisObject {
+    std::optional<PtrVal> Ptr;
+    bool Local = false;
+    std::string Why;
+  };
+  std::vector<ThisObject> ThisStack;
+
+  /// What the object of a member call C of Def is (ThisObject).
+  ThisObject thisObject(const clang::CallExpr *C, const clang::FunctionDecl *Def, ir::Block &Out);
+
+  /// Whether E (an lvalue) is `*this` or `this->m` of a local object.
+  bool isLocalThisMember(const clang::Expr *E) const;
+
+  /// Whether the lvalue E is (part of) a local variable: registers.
+  bool isLocalObject(const clang::Expr *E);
+
+  /// Whether E is `&x` of a local object x, under any casts
+  /// (`*reinterpret_cast<unsigned *>(&h)` of the half headers).
+  bool isLocalAddress(const clang::Expr *E);
 
   /// L as a location; one inside a system header (CUDA's, a library's
   /// inlined __device__ function) is recorded with the kernel statement

@@ -6,7 +6,7 @@ __global__ void fill_surface(cudaSurfaceObject_t surf, const float *in, int widt
   int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x < width && y < height) {
     float v;
-    surf2Dread(&v, surf, x * 4, y);
+    surf2Dread(&v, surf, x * 4, y); // CHECK: note: texture fetch, not priced: 'surf2Dread' reads a texture or surface, not shared or global memory [bankwise-unanalyzed]
     surf2Dwrite(v + in[y * width + x], surf, x * (int)sizeof(float), y);
   }
 }
