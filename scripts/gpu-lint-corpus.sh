@@ -72,6 +72,9 @@ if not calls:
 # the identity, so the file links; the lint does not see it.
 stubs = ''.join(f'__device__ int {n}(int bw_i) {{ return bw_i; }}\n'
                 for n in re.findall(r'^__device__\s+int\s+(\w+)\s*\(\s*int\s*\)\s*;', text, re.M))
+# ... and one returning a pointer: into a device buffer of its own.
+stubs += ''.join(f'__device__ {t} bw_stub_{n}[1 << 16];\n__device__ {t} *{n}(int) {{ return bw_stub_{n}; }}\n'
+                 for t, n in re.findall(r'^__device__\s+(\w+)\s*\*\s*(\w+)\s*\(\s*int\s*\)\s*;', text, re.M))
 open(dst, 'w').write(f'''#include "{src}"
 #include <cstdio>
 {stubs}static void *bw_buf[8];
