@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <utility>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -305,6 +306,17 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
         // between barriers, depend on the block: on an assumed one these
         // checks would judge a launch the program never makes.
         CO.WrittenSomewhere = {LK.AsyncCopied.begin(), LK.AsyncCopied.end()};
+        // An access the lint left out may be a write it did not see: after
+        // one to shared memory or through a pointer of unknown origin
+        // (`p[i] += v` with p from a local array of pointers into the
+        // buffer), every shared array counts as written somewhere, so no
+        // read is taken for uninitialized because a write was missed.
+        if (std::any_of(LK.AccessNoteSpaces.begin(), LK.AccessNoteSpaces.end(), [](const auto &N) {
+              return N.second == frontend::AccessSpace::Shared || N.second == frontend::AccessSpace::Unknown;
+            }))
+          for (const ir::Array *A : std::as_const(One.Kernels.front()).arrays())
+            if (A->Space == ir::MemSpace::Shared)
+              CO.WrittenSomewhere.insert(A->Name);
         // IR arrays of one source array (seen through casts to other types).
         std::map<std::string, int> PerSource;
         for (const auto &[Ir, Source] : LK.SourceNames)

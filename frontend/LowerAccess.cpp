@@ -55,8 +55,11 @@ bool KernelLowering::isLocalAddress(const clang::Expr *E) {
 
 bool KernelLowering::isRegisterArray(const clang::Expr *Base) {
   const clang::Expr *E = Base->IgnoreParenImpCasts();
-  while (const auto *A = llvm::dyn_cast<clang::ArraySubscriptExpr>(E))
+  while (const auto *A = llvm::dyn_cast<clang::ArraySubscriptExpr>(E)) {
+    if (E->getType()->isPointerType()) // rows[r][c] of a local array of pointers: memory
+      return false;
     E = A->getBase()->IgnoreParenImpCasts();
+  }
   // q.v[k] of a local struct; ((float *)&v)[k] of a local
   if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E); M && M->getType()->isArrayType() && isLocalObject(M))
     return true;
@@ -131,6 +134,11 @@ AccessSpace KernelLowering::spaceOf(const clang::Expr *E) const {
   for (int Depth = 0; E && Depth < 64; ++Depth) {
     E = E->IgnoreParenCasts();
     if (const auto *A = llvm::dyn_cast<clang::ArraySubscriptExpr>(E)) {
+      // through a pointer read from an array or a member (rows[r][c] of a
+      // local array of pointers): memory whose origin is not followed
+      const clang::Expr *B = A->getBase()->IgnoreParenImpCasts();
+      if (B->getType()->isPointerType() && llvm::isa<clang::ArraySubscriptExpr, clang::MemberExpr>(B))
+        return AccessSpace::Unknown;
       E = A->getBase();
     } else if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E)) {
       E = M->getBase();
