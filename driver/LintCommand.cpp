@@ -25,7 +25,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <utility>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -35,6 +34,7 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 namespace bankwise::driver {
 
@@ -302,9 +302,7 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
         CorrectnessOptions CO;
         CO.Trace.UncertainSites = LK.UncertainMask;
         CO.BarrierName = "__syncthreads()";
-        // Which thread writes a shared element first, and which share it
-        // between barriers, depend on the block: on an assumed one these
-        // checks would judge a launch the program never makes.
+        // memcpy_async destinations are written by a copy the IR leaves out.
         CO.WrittenSomewhere = {LK.AsyncCopied.begin(), LK.AsyncCopied.end()};
         // An access the lint left out may be a write it did not see: after
         // one to shared memory or through a pointer of unknown origin
@@ -324,6 +322,9 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
         for (const auto &[Ir, Source] : LK.SourceNames)
           if (PerSource[Source] > 1)
             CO.Aliases[Ir] = Source;
+        // Which thread writes a shared element first, and which share it
+        // between barriers, depend on the block: on an assumed one these
+        // checks would judge a launch the program never makes.
         if (LK.Launch == frontend::LaunchSource::Implied)
           CO.Skip = {"bankwise-shared-race", "bankwise-uninitialized-shared-read"};
         Work[W].Correctness = runCorrectnessChecks(One, CO);
