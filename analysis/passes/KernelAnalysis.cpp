@@ -243,6 +243,7 @@ Analyzer::Analyzer(const ir::Program &Prog, const ir::Kernel &K,
   }
   collectArrays();
   collectSites(K.Body);
+  Unobserved = unobservedLocals(K);
   std::stable_sort(Sites.begin(), Sites.end(), [](const SiteInfo &A, const SiteInfo &B) {
     return std::pair(A.Loc.Line, A.Loc.Col) < std::pair(B.Loc.Line, B.Loc.Col);
   });
@@ -649,6 +650,7 @@ void Analyzer::setupWarp(std::int64_t BlockLin, std::int64_t Wib, bool Sym) {
   Guards.clear();
   CurPhase = 0;
   CurPred = -1;
+  PredMark = 0;
   PendingOob = -1;
   LoopStack.clear();
   WhileCounters.clear();

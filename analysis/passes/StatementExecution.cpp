@@ -181,6 +181,12 @@ std::optional<WhileCounter> whileCounter(const ir::While &W) {
 
 } // namespace
 
+std::size_t Analyzer::localIndex(const Val *Slot) const {
+  return static_cast<std::size_t>(
+      std::find_if(Locals.begin(), Locals.end(), [&](const auto &L) { return &L.second == Slot; }) -
+      Locals.begin());
+}
+
 void Analyzer::assignLocal(const std::string &Name, const Val &V, Mask M) {
   Val *Old = findLocal(Name);
   if (!Old)
@@ -193,9 +199,7 @@ void Analyzer::assignLocal(const std::string &Name, const Val &V, Mask M) {
   if (!Guards.empty() && !V.Unknown) {
     // Under a data guard a lane may or may not assign: a local from
     // outside the guard is unknown from here on.
-    const auto Index = static_cast<std::size_t>(
-        std::find_if(Locals.begin(), Locals.end(), [&](const auto &L) { return &L.second == Old; }) -
-        Locals.begin());
+    const std::size_t Index = localIndex(Old);
     if (Index < Guards.back().LocalsMark && Guards.back().Sampled) {
       Guards.back().Assigned.push_back(Index); // unknown once the loop ends
     } else if (Index < Guards.back().LocalsMark) {
@@ -208,7 +212,7 @@ void Analyzer::assignLocal(const std::string &Name, const Val &V, Mask M) {
   }
   if (V.Pred >= 0)
     throw NotAffine{"a guard on block indices or loop variables kept in a local"};
-  if (CurPred >= 0 && !V.Unknown)
+  if (CurPred >= 0 && !V.Unknown && localIndex(Old) < PredMark)
     throw NotAffine{"an assignment under a guard on block indices or loop variables"};
   Mask Live = Full;
   if (Lanes < 64)
@@ -238,15 +242,27 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
   if (!SkipStmts.empty() && SkipStmts.count(&S))
     return;
   if (const auto *A = S.as<ir::Assign>()) {
-    const Val V = eval(A->Value, M);
-    if (const auto *T = std::get_if<ir::ArrayRead>(&A->Target))
+    if (const auto *T = std::get_if<ir::ArrayRead>(&A->Target)) {
+      evalReads(A->Value, M); // what memory holds is not tracked
       readArray(*T, S.Loc, M, true);
-    else
-      assignLocal(std::get<ir::VarRef>(A->Target).Name, V, M);
+    } else if (const std::string &Name = std::get<ir::VarRef>(A->Target).Name; Unobserved.count(Name)) {
+      evalReads(A->Value, M);
+      if (Val *Old = findLocal(Name))
+        *Old = unobserved();
+      else
+        throw UserError(fmt::format("assignment to unknown local '{}'", Name));
+    } else {
+      assignLocal(Name, eval(A->Value, M), M);
+    }
   } else if (const auto *L = S.as<ir::Let>()) {
-    Locals.push_back({L->Name, eval(L->Init, M)});
+    if (Unobserved.count(L->Name)) {
+      evalReads(L->Init, M);
+      Locals.push_back({L->Name, unobserved()});
+    } else {
+      Locals.push_back({L->Name, eval(L->Init, M)});
+    }
   } else if (const auto *X = S.as<ir::ExprStmt>()) {
-    eval(X->Value, M);
+    evalReads(X->Value, M);
   } else if (const auto *F = S.as<ir::For>()) {
     const Val Begin = eval(F->Begin, M), End = eval(F->End, M);
     Val Step;
@@ -391,7 +407,8 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
       // symbolically under it, and counting decides per class of warps.
       const int P = toPred(C, M);
       const int Outer = CurPred;
-      const std::size_t Mark = Locals.size();
+      const std::size_t Mark = Locals.size(), OuterMark = PredMark;
+      PredMark = Mark;
       if (!I->Then.empty()) {
         CurPred = predAnd(Outer, P);
         exec(I->Then, M);
@@ -403,6 +420,7 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
         Locals.resize(Mark);
       }
       CurPred = Outer;
+      PredMark = OuterMark;
       return;
     }
     Mask Then = 0;
@@ -609,6 +627,7 @@ void Analyzer::runCounterLoop(const CounterLoop &L, const SourceLoc &Loc, Mask M
   };
   WhileCounters.push_back(KIndex);
   const int Outer = CurPred;
+  const std::size_t OuterMark = PredMark;
   bool Exact = true; // every lane's trips known: k's value after the loop
   LaneArr Trips{};
   for (int Ln = 0; Ln < Lanes; ++Ln)
@@ -636,11 +655,13 @@ void Analyzer::runCounterLoop(const CounterLoop &L, const SourceLoc &Loc, Mask M
               return; // the condition is monotone in T: no lane comes back
           } else {
             CurPred = predAnd(Outer, toPred(C, M));
+            PredMark = Locals.size();
             Exact = false;
           }
         }
         exec(*L.Body, Live);
         CurPred = Outer;
+        PredMark = OuterMark;
       }
       return;
     }
@@ -660,6 +681,7 @@ void Analyzer::runCounterLoop(const CounterLoop &L, const SourceLoc &Loc, Mask M
     Locals[KIndex].second = CounterAt(At);
     if (Guarded) {
       CurPred = predAnd(Outer, toPred(L.Cond(M), M));
+      PredMark = Locals.size();
       Exact = false;
     }
     const std::size_t Mark = Locals.size();
@@ -670,6 +692,7 @@ void Analyzer::runCounterLoop(const CounterLoop &L, const SourceLoc &Loc, Mask M
     exec(*L.Body, M);
     LoopStack.pop_back();
     CurPred = Outer;
+    PredMark = OuterMark;
     CurTree = OuterTree;
     CurTree->push_back(std::move(Node));
     // One symbolic trip stands for all.

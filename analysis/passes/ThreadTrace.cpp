@@ -275,7 +275,14 @@ private:
       // The thread runs it (its value's reads are its own); the value is
       // another lane's, which this run does not have: data.
       const bool ValueKnown = eval(*S->Value).has_value();
-      const bool LaneKnown = eval(*S->Lane).has_value();
+      const std::optional<std::int64_t> Arg = eval(*S->Lane);
+      const bool LaneKnown = Arg.has_value();
+      // The analyzer checks this too, but only where a figure depends on the
+      // shuffle's value (Analyzer::evalReads).
+      if (Arg && *Arg < 0 && S->Op != ir::ShuffleOp::Idx)
+        runtimeError(E.Loc, fmt::format("the {} of '{}' is {}, negative",
+                                        S->Op == ir::ShuffleOp::Xor ? "lane mask" : "distance", ir::spelling(S->Op),
+                                        *Arg));
       if (CurShared)
         CurShared->Shuffles.push_back({ShuffleOf.at(S), static_cast<std::int32_t>(Flat)});
       // Data it moves names its own source; otherwise the shuffle is why.

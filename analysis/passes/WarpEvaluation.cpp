@@ -256,6 +256,26 @@ Val Analyzer::lookupTable(const Val &Index, Mask M, const SourceLoc &Loc,
   return R;
 }
 
+Val Analyzer::unobserved() {
+  Val U;
+  U.Unknown = true;
+  U.UnknownSrc = "a value no access depends on";
+  return U;
+}
+
+void Analyzer::evalReads(const ir::Expr &E, Mask M) {
+  using namespace ir;
+  if (!accessesMemory(E))
+    return;
+  const auto *B = E.as<Binary>();
+  if (E.is<ArrayRead>() || E.is<Atomic>() || E.is<Select>() || E.is<Shuffle>() ||
+      (B && (B->Op == BinaryOp::LogAnd || B->Op == BinaryOp::LogOr))) {
+    eval(E, M); // UnobservedLocals.cpp's Marker::reads observes what this reads
+    return;
+  }
+  forEachChild(E, [&](const Expr &C) { evalReads(C, M); });
+}
+
 Val Analyzer::eval(const ir::Expr &E, Mask M) {
   using namespace ir;
   return std::visit(

@@ -5,6 +5,7 @@
 // rules written out again; the fast path against warp-by-warp evaluation.
 
 #include "analysis/passes/KernelAnalysis.h"
+#include "analysis/passes/ThreadTrace.h"
 #include "support/Random.h"
 #include "tests/support/AnalysisFixtures.h"
 #include "tests/support/ProgramFixtures.h"
@@ -100,19 +101,32 @@ TEST_CASE("a shuffled value the analysis does not know is data, and one from an 
 }
 
 TEST_CASE("a negative shuffle distance is a run-time error naming the thread") {
-  const ir::Program P = parseOrFail("target sm_90\n"
-                                    "kernel k(b: global i32[64]) grid (1) block (64) {\n"
-                                    "  b[tid] = shfl_up(lane, tx - 40)\n"
-                                    "}\n");
+  // In an index, the analyzer evaluates the shuffle and finds it; in a
+  // stored value, which no figure depends on, the thread-by-thread trace
+  // (the checks' run) does.
+  const ir::Program InIndex = parseOrFail("target sm_90\n"
+                                          "kernel k(b: global i32[64]) grid (1) block (64) {\n"
+                                          "  b[shfl_up(lane, tx - 40) % 64] = 1\n"
+                                          "}\n");
+  const ir::Program Stored = parseOrFail("target sm_90\n"
+                                         "kernel k(b: global i32[64]) grid (1) block (64) {\n"
+                                         "  b[tid] = shfl_up(lane, tx - 40)\n"
+                                         "}\n");
+  const std::string Want = "the distance of 'shfl_up' is -40, negative (thread tid = 0";
   for (const bool Exhaustive : {false, true}) {
     AnalysisOptions O;
     O.Exhaustive = Exhaustive;
     try {
-      (void)analyzeKernel(P, P.Kernels[0], O);
+      (void)analyzeKernel(InIndex, InIndex.Kernels[0], O);
       FAIL("no error");
     } catch (const UserError &E) {
-      CHECK(std::string(E.what()).find("the distance of 'shfl_up' is -40, negative (thread tid = 0") !=
-            std::string::npos);
+      CHECK(std::string(E.what()).find(Want) != std::string::npos);
     }
+  }
+  try {
+    (void)traceKernel(Stored, Stored.Kernels[0]);
+    FAIL("no error");
+  } catch (const UserError &E) {
+    CHECK(std::string(E.what()).find(Want) != std::string::npos);
   }
 }

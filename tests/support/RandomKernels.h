@@ -40,7 +40,7 @@ inline std::string randomGuardedKernel(Rng &R, bool RuntimeLimits = false) {
   std::string Decls, Body, Top;
   int Stmts = 1 + static_cast<int>(R.below(3));
   for (int S = 0; S < Stmts; ++S) {
-    switch (R.below(15)) {
+    switch (R.below(16)) {
     case 0: { // the any-shape transpose's guarded read and write
       const char *Guards[] = {"r < RL && c < CL", "c < CL && r < RL", "r < RL", "c < CL && r < RL && c >= 1"};
       const char *G = Guards[R.below(4)];
@@ -194,6 +194,15 @@ inline std::string randomGuardedKernel(Rng &R, bool RuntimeLimits = false) {
       Body += fmt::format(fmt::runtime(Fmt[R.below(13)]), S, L, A, T, Md, Dv, BX);
       break;
     }
+    case 15: // locals no access depends on, assigned under guards on block
+             // indices (UnobservedLocals.h), and a local declared and assigned
+             // under such a guard that an index reads
+      Body += fmt::format("    let a{0} = 0\n    if bx == {1} {{ a{0} = in[r][c] }}\n    a{0} = a{0} + g[tid]\n"
+                          "    if by + k > {2} {{ a{0} = 0 }}\n    out[c][r] = a{0}\n"
+                          "    if bx % 2 == 0 {{\n      let o{0} = tx\n      o{0} = {3} - tx\n"
+                          "      g[tid - tx + o{0}] = a{0}\n    }}\n",
+                          S, R.below(static_cast<std::uint64_t>(GX)), R.below(3), BX - 1);
+      break;
     default: { // a shared tile, written and read transposed
       Decls += fmt::format("  shared t{}: {}[{}][{}]{}\n", S, E, BY, BX,
                            R.below(2) ? " layout pad(1)" : "");

@@ -13,6 +13,7 @@
 #include "analysis/passes/ArrayLayout.h"
 #include "analysis/passes/KernelAnalysis.h"
 #include "analysis/passes/PermutationTables.h"
+#include "analysis/passes/UnobservedLocals.h"
 #include "ir/Eval.h"
 #include "ir/Walk.h"
 #include "support/Random.h"
@@ -481,6 +482,13 @@ private:
 
   // Evaluation, shared by both paths.
   Val eval(const ir::Expr &E, Mask M);
+  /// E's accesses, in eval's order and with its masks, where E's value is
+  /// not observed (unobservedLocals): arithmetic around the accesses is
+  /// skipped; a choice of lanes around one (`?:`, `&&`, `||`, a shuffle)
+  /// or an access itself is evaluated whole.
+  void evalReads(const ir::Expr &E, Mask M);
+  /// The value of a local whose value is never observed.
+  static Val unobserved();
   Val evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
                  const SourceLoc &Loc);
   /// A Op B when one of them is data: uniform data (Val::DataUniform) when
@@ -538,6 +546,8 @@ private:
   void markGuarded(AccessSiteReport &R) const;
   void assignLocal(const std::string &Name, const Val &V, Mask M);
   Val *findLocal(const std::string &Name);
+  /// Slot's index in Locals.
+  std::size_t localIndex(const Val *Slot) const;
   void record(int Site, const Val &Addr, Mask M);
   [[noreturn]] void runtimeError(const SourceLoc &Loc, const std::string &Msg,
                                  int Lane = -1);
@@ -657,6 +667,9 @@ private:
   /// With AnalysisOptions::OnlySites: loops and conditionals that hold no
   /// kept site and assign no local, which the run then steps over.
   std::unordered_set<const ir::Stmt *> SkipStmts;
+  /// Locals whose values no figure depends on (unobservedLocals): held as
+  /// data, their assignments only evaluate the accesses they hold.
+  std::unordered_set<std::string> Unobserved;
   /// Marks B's skippable statements; true when B itself holds a kept site
   /// or assigns a local.
   bool markSkippable(const ir::Block &B);
@@ -714,6 +727,10 @@ private:
   std::vector<AtomDef> Atoms;
   std::vector<PredNode> Preds;
   int CurPred = -1;   ///< the symbolic part of the current mask
+  /// Locals.size() when CurPred took its value: a local from below it was
+  /// declared outside the guard, and one from above inside it, where every
+  /// warp that has the local runs its assignments alike.
+  std::size_t PredMark = 0;
   int PendingOob = -1; ///< set by checkBounds for the next record
   std::vector<LoopDom> LoopStack;
   /// Locals (indices into Locals) that are the counters of the while loops

@@ -1,0 +1,87 @@
+// Which locals the analysis never needs the value of (UnobservedLocals.h),
+// and what skipping them buys: kernels that assign such a local under a
+// guard on block indices stay on the counting path, with the figures of
+// the warp-by-warp evaluation.
+
+#include "analysis/passes/KernelAnalysis.h"
+#include "analysis/passes/UnobservedLocals.h"
+#include "tests/support/AnalysisFixtures.h"
+#include "tests/support/ProgramFixtures.h"
+
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+using namespace bankwise;
+using bankwise::testing::parseOrFail;
+
+namespace {
+
+std::set<std::string> unobservedIn(const std::string &Body) {
+  const ir::Program P = parseOrFail("target sm_90\n"
+                                    "kernel kern(a: global f32[4096], b: global f32[4096], m: global i32[4096]) "
+                                    "grid (4) block (64) {\n" +
+                                    Body + "}\n");
+  const auto U = unobservedLocals(P.Kernels.at(0));
+  return {U.begin(), U.end()};
+}
+
+} // namespace
+
+TEST_CASE("unobserved locals: sums and stored values; indices and conditions, through other locals") {
+  // s is summed and stored; i is an index; the loop variable is never listed.
+  CHECK(unobservedIn("  let i = bx * 64 + tx\n"
+                     "  let s = 0\n"
+                     "  for k in 0..8 { s = s + a[i + k] }\n"
+                     "  b[i] = s\n") == std::set<std::string>{"s"});
+  // j reaches an index through i2; f reaches a condition through g.
+  CHECK(unobservedIn("  let j = tx\n  let i2 = j * 2\n  let f = bx\n  let g = f + 1\n  let v = a[i2]\n"
+                     "  if g < 3 { b[i2] = v }\n") == std::set<std::string>{"v"});
+  // A local assigned into an observed one is observed, wherever it is assigned.
+  CHECK(unobservedIn("  let x = 0\n  let y = 0\n  if bx == 0 { y = 5 }\n  x = y\n  b[x] = 1\n").empty());
+}
+
+TEST_CASE("unobserved locals: what decides which lanes read is observed") {
+  // The left side of && before a read decides which lanes read.
+  CHECK(unobservedIn("  let c = tx\n  let s = 0\n  s = c < 8 && a[tx] > 0\n  b[tx] = s\n") ==
+        std::set<std::string>{"s"});
+  // A '?:' whose arms read: its condition decides which lanes read which.
+  CHECK(unobservedIn("  let c = tx % 2\n  let s = c == 0 ? a[tx] : b[tx]\n  b[tx] = s\n") ==
+        std::set<std::string>{"s"});
+  // Without a read on its right side, && is only a value.
+  CHECK(unobservedIn("  let c = tx\n  let s = c < 8 && tx > 2\n  b[tx] = s\n") ==
+        std::set<std::string>{"c", "s"});
+  // A shuffle around a read: its source lane is observed, the value is not.
+  CHECK(unobservedIn("  let d = 1\n  let s = shfl_down(a[tx], d)\n  b[tx] = s\n") == std::set<std::string>{"s"});
+  // Data read into an index is observed (its reads price the access).
+  CHECK(unobservedIn("  let p = m[tx]\n  b[p % 64] = 1\n").empty());
+}
+
+TEST_CASE("a sum reset under a guard on block indices stays on the counting path, with the exhaustive figures") {
+  // The shape of a grid-stride dot product with a per-block reduction (a
+  // public sample's: the lint sent it warp by warp over 32768 warps).
+  const ir::Program P = parseOrFail("target sm_90\n"
+                                    "param size = 70000\n"
+                                    "kernel k(x: global f32[1048576], y: global f32[1048576], r: global f64[64]) "
+                                    "grid (64) block (256) {\n"
+                                    "  let s = 0\n"
+                                    "  let i = bx * 256 + tx\n"
+                                    "  while i < size {\n"
+                                    "    s = s + x[i] * y[i]\n"
+                                    "    i = i + 16384\n"
+                                    "  }\n"
+                                    "  sync\n"
+                                    "  if bx == 0 {\n"
+                                    "    s = 0\n"
+                                    "    let j = tx\n"
+                                    "    j = j * 2\n" // declared under the guard: assigned alike in every warp
+                                    "    if j < 64 { s = s + r[j] }\n"
+                                    "  }\n"
+                                    "  r[bx] = s\n"
+                                    "}\n");
+  const auto [Fast, Slow] = bankwise::testing::fastAndExhaustive(P, P.Kernels.at(0));
+  CAPTURE(Fast.FallbackReason);
+  CHECK(Fast.FastPath);
+  bankwise::testing::checkSameReports(Fast, Slow);
+}
