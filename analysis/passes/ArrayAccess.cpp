@@ -176,6 +176,8 @@ Val Analyzer::address(const ArrayInfo &A, const std::vector<Val> &Idx, Mask M,
 
 Val Analyzer::readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,
                         bool IsWrite) {
+  const bool Unobserved = ValueUnobserved; // this read's, not its indices' reads'
+  ValueUnobserved = false;
   auto It = Arrays.find(R.Array);
   // A site left out (AnalysisOptions::OnlySites) whose value is data: its
   // indices need no evaluation.
@@ -197,6 +199,8 @@ Val Analyzer::readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,
         } catch (const UserError &) {
           Alike = false;
         } catch (const NotAffine &) {
+          if (Symbolic && Family) // the run per warp position decides (sameInLanes)
+            throw;
           Alike = false;
         }
       }
@@ -231,8 +235,15 @@ Val Analyzer::readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,
       else if (Idx[D].concrete())
         ++Known;
     }
-    if (Data < Idx.size() && Known + 1 == Idx.size())
+    if (Symbolic && Family && Data < Idx.size() && Known + 1 != Idx.size())
+      // A known index in the warp position is a number in a run per warp
+      // position, where the reach is computed.
+      throw NotAffine{"an address data decides beside an index in the warp's position in its block"};
+    if (Data < Idx.size() && Known + 1 == Idx.size()) {
+      if (Symbolic && Family && CurPred >= 0) // M holds lanes a warp's guard may leave off
+        throw NotAffine{"an address data decides under a guard on the warp's position in its block"};
       Addr.ReachWorst = reachWorst(A, Idx, Data, M, Loc);
+    }
   }
   record(SiteOf.at(&R), Addr, M);
   if (IsWrite)
@@ -271,8 +282,9 @@ Val Analyzer::readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,
                        });
   }
   // Data, but one element for every lane (`ids[bx]`): one value in all
-  // (a warp's read of one address gives every lane the same word).
-  if (A.Decl->Space != ir::MemSpace::Local &&
+  // (a warp's read of one address gives every lane the same word). Not
+  // asked for a value no figure depends on (evalReads).
+  if (!Unobserved && A.Decl->Space != ir::MemSpace::Local &&
       std::all_of(Idx.begin(), Idx.end(), [&](const Val &X) { return sameInLanes(X, M); }))
     return uniformData(R.Array);
   Val V;

@@ -88,9 +88,12 @@ void Analyzer::runFast(KernelReport &Rep) {
   // 1. Symbolic run per warp position: templates of accesses whose address
   //    is uniform part (affine in block indices and loop variables, plus
   //    opaque uniform values) + per-lane part, under guards.
-  std::vector<std::vector<TraceNode>> Trees(static_cast<std::size_t>(WarpsPerBlock));
-  std::vector<std::vector<VarDomain>> DomainsOf(static_cast<std::size_t>(WarpsPerBlock));
-  for (std::int64_t Wib = 0; Wib < WarpsPerBlock; ++Wib) {
+  //    A warp family (Analyzer::WarpFamily) runs once, its warp position
+  //    variables symbolic as the block indices are.
+  const std::int64_t Runs = Family ? 1 : WarpsPerBlock;
+  std::vector<std::vector<TraceNode>> Trees(static_cast<std::size_t>(Runs));
+  std::vector<std::vector<VarDomain>> DomainsOf(static_cast<std::size_t>(Runs));
+  for (std::int64_t Wib = 0; Wib < Runs; ++Wib) {
     spend(1);
     setupWarp(0, Wib, true);
     CurTree = &Trees[static_cast<std::size_t>(Wib)];
@@ -365,6 +368,10 @@ void Analyzer::runFast(KernelReport &Rep) {
     for (int D = 0; D < 3; ++D)
       if (Grid[static_cast<std::size_t>(D)] > 1)
         Vars.push_back({D, 0, 1, Grid[static_cast<std::size_t>(D)]});
+    if (Family)
+      for (int K = 0; K < 3; ++K)
+        if (Family->N[static_cast<std::size_t>(K)] > 1)
+          Vars.push_back({VarWx + K, 0, 1, Family->N[static_cast<std::size_t>(K)]});
     for (const LoopDom &L : T.Loops)
       Vars.push_back(L);
     int MaxVar = FirstLoopVar;
@@ -787,7 +794,13 @@ void Analyzer::runFast(KernelReport &Rep) {
   for (std::int64_t Wib = 0; Wib < WarpsPerBlock; ++Wib) {
     auto &Out = Phases[static_cast<std::size_t>(Wib)];
     Out.emplace_back();
-    std::vector<std::int64_t> Vals(DomainsOf[static_cast<std::size_t>(Wib)].size(), 0);
+    const std::size_t Run = Family ? 0 : static_cast<std::size_t>(Wib);
+    std::vector<std::int64_t> Vals(DomainsOf[Run].size(), 0);
+    if (Family) {
+      const std::array<std::int64_t, 3> WV = warpVars(Wib);
+      for (int K = 0; K < 3; ++K)
+        Vals[static_cast<std::size_t>(VarWx + K)] = WV[static_cast<std::size_t>(K)];
+    }
     std::function<void(const std::vector<TraceNode> &)> Walk =
         [&](const std::vector<TraceNode> &Nodes) {
           for (const TraceNode &N : Nodes) {
@@ -803,7 +816,7 @@ void Analyzer::runFast(KernelReport &Rep) {
             }
           }
         };
-    Walk(Trees[static_cast<std::size_t>(Wib)]);
+    Walk(Trees[Run]);
   }
   const std::int64_t Wm = machineWidth(TimeModel);
   SimOptions SO;

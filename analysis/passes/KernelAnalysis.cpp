@@ -657,6 +657,63 @@ void Analyzer::setupWarp(std::int64_t BlockLin, std::int64_t Wib, bool Sym) {
   Domains.assign(FirstLoopVar, {});
   for (int D = 0; D < 3; ++D)
     Domains[static_cast<std::size_t>(D)] = {0, Grid[static_cast<std::size_t>(D)] - 1};
+  if (Sym && Family)
+    for (int K = 0; K < 3; ++K)
+      Domains[static_cast<std::size_t>(VarWx + K)] = {0, Family->N[static_cast<std::size_t>(K)] - 1};
+}
+
+std::optional<Analyzer::WarpFamily> Analyzer::warpFamily(const std::array<std::int64_t, 3> &B, std::int64_t W) {
+  const std::int64_t Tpb = B[0] * B[1] * B[2];
+  if (Tpb % W != 0 || Tpb / W < 2)
+    return std::nullopt;
+  WarpFamily F;
+  if (B[0] % W == 0) { // tx = W wx + l, ty = wy, tz = wz
+    F.N = {B[0] / W, B[1], B[2]};
+    F.Coef[0][0] = W;
+    F.Coef[1][1] = 1;
+    F.Coef[2][2] = 1;
+  } else if (W % B[0] == 0 && (B[0] * B[1]) % W == 0) { // W / Bx rows a warp: ty = (W / Bx) wy + l / Bx
+    F.N = {1, B[0] * B[1] / W, B[2]};
+    F.Coef[1][1] = W / B[0];
+    F.Coef[2][2] = 1;
+  } else if (W % (B[0] * B[1]) == 0) { // W / (Bx By) planes a warp: tz = (W / (Bx By)) wz + l / (Bx By)
+    F.N = {1, 1, Tpb / W};
+    F.Coef[2][2] = W / (B[0] * B[1]);
+  } else {
+    return std::nullopt;
+  }
+  // Check the form against the thread numbering at every thread.
+  for (std::int64_t T = 0; T < Tpb; ++T) {
+    const std::int64_t Wp = T / W, L = T % W;
+    const std::int64_t V[3] = {Wp % F.N[0], Wp / F.N[0] % F.N[1], Wp / (F.N[0] * F.N[1])};
+    const std::int64_t Got[3] = {T % B[0], T / B[0] % B[1], T / (B[0] * B[1])};
+    const std::int64_t Base[3] = {L % B[0], L / B[0] % B[1], L / (B[0] * B[1])};
+    for (int D = 0; D < 3; ++D) {
+      std::int64_t X = Base[D];
+      for (int K = 0; K < 3; ++K)
+        X += F.Coef[static_cast<std::size_t>(D)][static_cast<std::size_t>(K)] * V[K];
+      if (X != Got[D])
+        return std::nullopt;
+    }
+  }
+  return F;
+}
+
+std::array<std::int64_t, 3> Analyzer::warpVars(std::int64_t Wib) const {
+  if (!Family)
+    return {0, 0, 0};
+  const auto &N = Family->N;
+  return {Wib % N[0], Wib / N[0] % N[1], Wib / (N[0] * N[1])};
+}
+
+void Analyzer::resetFast() {
+  Templates.clear();
+  Atoms.clear();
+  Preds.clear();
+  Opaques.clear();
+  LaneTables.clear();
+  DataExpected.clear();
+  CurTree = nullptr;
 }
 
 
@@ -745,14 +802,29 @@ KernelReport Analyzer::run() {
   Rep.TimeMachine = TimeModelName;
   bool Done = false;
   if (!Opts.Exhaustive) {
-    try {
-      runFast(Rep);
-      Rep.FastPath = true;
-      Done = true;
-    } catch (const NotAffine &E) {
-      Rep.FallbackReason = E.Reason;
-      Templates.clear();
+    // The block's warps as one family first; where that leaves the affine
+    // domain (a loop bound on ty that was a number per warp position), a
+    // run per warp position.
+    std::vector<std::optional<WarpFamily>> Tries;
+    if (std::optional<WarpFamily> F = warpFamily(BlockDim, W))
+      Tries.push_back(F);
+    Tries.push_back(std::nullopt);
+    for (const std::optional<WarpFamily> &Try : Tries) {
+      Family = Try;
+      try {
+        Rep.TableWalk = false;
+        runFast(Rep);
+        Rep.FastPath = true;
+        Rep.WarpFamily = Family.has_value();
+        Rep.FallbackReason.clear();
+        Done = true;
+        break;
+      } catch (const NotAffine &E) {
+        Rep.FallbackReason = E.Reason;
+        resetFast();
+      }
     }
+    Family.reset();
   } else {
     Rep.FallbackReason = "exhaustive evaluation requested";
   }

@@ -138,6 +138,9 @@ struct KernelReport {
   /// On the fast path: some site reads a table per lane at a block-dependent
   /// index (b[P(tid)]), so its warps were evaluated one by one (compiled).
   bool TableWalk = false;
+  /// On the fast path: the block's warps ran as one symbolic family (one
+  /// run for all warp positions) rather than one run per warp position.
+  bool WarpFamily = false;
   std::string FallbackReason; ///< why the exhaustive path ran
   /// The evaluation steps the exhaustive path took (a warp or a loop trip
   /// each, what AnalysisOptions::WorkLimit counts); 0 on the fast path.

@@ -23,8 +23,14 @@ bool Analyzer::sameInLanes(const Val &X, Mask M) const {
   std::int64_t First = 0;
   for (int L = 0; L < Lanes; ++L)
     if ((M >> L) & 1) {
-      if (Any && X.V[static_cast<std::size_t>(L)] != First)
+      if (Any && X.V[static_cast<std::size_t>(L)] != First) {
+        // A warp family's guard on its warp position leaves each warp a
+        // subset of M, in which the lanes may be alike (`if tid == 0`, one
+        // lane): a run per warp position, where M is exact, decides.
+        if (Symbolic && Family && CurPred >= 0)
+          throw NotAffine{"data whose lanes may be alike under a guard on the warp's position in its block"};
         return false;
+      }
       First = X.V[static_cast<std::size_t>(L)];
       Any = true;
     }

@@ -268,7 +268,12 @@ void Analyzer::evalReads(const ir::Expr &E, Mask M) {
   if (!accessesMemory(E))
     return;
   const auto *B = E.as<Binary>();
-  if (E.is<ArrayRead>() || E.is<Atomic>() || E.is<Select>() || E.is<Shuffle>() ||
+  if (const auto *R = E.as<ArrayRead>()) { // its indices are observed, its value not
+    ValueUnobserved = true; // readArray takes it before its indices' reads
+    readArray(*R, E.Loc, M, false);
+    return;
+  }
+  if (E.is<Atomic>() || E.is<Select>() || E.is<Shuffle>() ||
       (B && (B->Op == BinaryOp::LogAnd || B->Op == BinaryOp::LogOr))) {
     eval(E, M); // UnobservedLocals.cpp's Marker::reads observes what this reads
     return;
@@ -300,9 +305,25 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
           throw UserError(E.Loc, fmt::format("unknown name '{}'", N.Name));
         } else if constexpr (std::is_same_v<T, BuiltinRef>) {
           Val R;
-          auto Lanes3 = [&](const LaneArr &A) {
+          // In a warp family's run a thread index is warp 0's per lane plus
+          // terms in the warp position variables.
+          auto WarpTerms = [&](const std::array<std::int64_t, 3> &Coef) {
+            if (!Symbolic || !Family)
+              return;
+            for (int K = 0; K < 3; ++K)
+              if (Family->N[static_cast<std::size_t>(K)] > 1 && Coef[static_cast<std::size_t>(K)] != 0)
+                R.U.Terms.push_back({VarWx + K, Coef[static_cast<std::size_t>(K)]});
+          };
+          // The warp's index in its block, and the thread offset it makes.
+          auto WarpIndexTerms = [&](std::int64_t Scale) {
+            const auto &Nw = Family->N;
+            WarpTerms({Scale, Scale * Nw[0], Scale * Nw[0] * Nw[1]});
+          };
+          auto Lanes3 = [&](const LaneArr &A, int Dim) {
             R.HasV = true;
             R.V = A;
+            if (Symbolic && Family)
+              WarpTerms(Family->Coef[static_cast<std::size_t>(Dim)]);
           };
           auto Block = [&](int Dim) {
             if (Symbolic && Grid[static_cast<std::size_t>(Dim)] > 1)
@@ -312,13 +333,13 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
           };
           switch (N.Which) {
           case Builtin::Tx:
-            Lanes3(Tx);
+            Lanes3(Tx, 0);
             break;
           case Builtin::Ty:
-            Lanes3(Ty);
+            Lanes3(Ty, 1);
             break;
           case Builtin::Tz:
-            Lanes3(Tz);
+            Lanes3(Tz, 2);
             break;
           case Builtin::Bx:
             Block(0);
@@ -331,6 +352,8 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
             break;
           case Builtin::Warp:
             R.U.C = CurWib;
+            if (Symbolic && Family)
+              WarpIndexTerms(1);
             break;
           case Builtin::Lane:
             R.HasV = true;
@@ -346,6 +369,8 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
               for (int D = 0; D < 3; ++D)
                 if (Grid[static_cast<std::size_t>(D)] > 1)
                   R.U.Terms.push_back({VarBx + D, Strides[D]});
+              if (Family)
+                WarpIndexTerms(W); // after the block terms: terms stay sorted by variable
             } else {
               R.U.C = CurBlock * Tpb;
             }

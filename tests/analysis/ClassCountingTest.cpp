@@ -28,7 +28,7 @@ using bankwise::testing::randomGuardedKernel;
 
 TEST_CASE("class counting equals warp-by-warp evaluation on random guarded kernels") {
   Rng R(20261123);
-  int Fast = 0, Guarded = 0, Tables = 0, Whiles = 0, Selects = 0, Choices = 0, Unobserved = 0;
+  int Fast = 0, Guarded = 0, Tables = 0, Whiles = 0, Selects = 0, Choices = 0, Unobserved = 0, Families = 0;
   std::map<std::string, int> Reasons;
   const int Trials = 2000;
   for (int Trial = 0; Trial < Trials; ++Trial) {
@@ -51,6 +51,7 @@ TEST_CASE("class counting equals warp-by-warp evaluation on random guarded kerne
                               Text.find("== 0 ? bx") != std::string::npos); // '?:' on block indices
     Choices += A.FastPath && Text.find("pc") != std::string::npos; // per-lane choices (issue [12])
     Unobserved += A.FastPath && Text.find("let a") != std::string::npos; // assigned under block guards
+    Families += A.WarpFamily; // one symbolic run for every warp of the block
     REQUIRE(A.Sites.size() == B.Sites.size());
     for (std::size_t I = 0; I < A.Sites.size(); ++I) {
       CAPTURE(I);
@@ -66,7 +67,8 @@ TEST_CASE("class counting equals warp-by-warp evaluation on random guarded kerne
     MESSAGE(N, " fell back: ", Why);
   MESSAGE(Fast, " of ", Trials, " random kernels counted by class, ", Guarded, " with guards, ",
           Tables, " with a table read per lane, ", Whiles, " with while loops, ", Selects, " with '?:', ", Choices,
-          " with per-lane choices, ", Unobserved, " with locals assigned under guards on block indices");
+          " with per-lane choices, ", Unobserved, " with locals assigned under guards on block indices, ", Families,
+          " with the block's warps as one family");
   CHECK(Fast >= Trials * 9 / 10);
   CHECK(Whiles >= Trials / 6);
   CHECK(Selects >= Trials / 10);
@@ -74,6 +76,7 @@ TEST_CASE("class counting equals warp-by-warp evaluation on random guarded kerne
   CHECK(Tables >= Trials / 20);
   CHECK(Choices >= Trials / 12);
   CHECK(Unobserved >= Trials / 20);
+  CHECK(Families >= Trials / 4);
 }
 
 TEST_CASE("lanes whose address is one below a period boundary count as accesses (reversed indices)") {

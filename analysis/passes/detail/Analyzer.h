@@ -110,8 +110,10 @@ private:
   std::array<std::int64_t, MaxLanes> Data; // NOLINT: only the first N are set
 };
 
-/// Symbolic variables: block indices and (on the fast path) loop variables.
-enum : int { VarBx = 0, VarBy = 1, VarBz = 2, FirstLoopVar = 3 };
+/// Symbolic variables: block indices, a block's warp position when its
+/// warps run as one family (Analyzer::WarpFamily), and (on the fast path)
+/// loop variables.
+enum : int { VarBx = 0, VarBy = 1, VarBz = 2, VarWx = 3, VarWy = 4, VarWz = 5, FirstLoopVar = 6 };
 
 /// The terms of an affine value: (var id, coefficient) pairs, the first
 /// few kept inline. The symbolic run makes and copies a value per operation
@@ -650,6 +652,32 @@ private:
   void runExhaustive(KernelReport &Rep);
   void runFast(KernelReport &Rep);
   void setupWarp(std::int64_t BlockLin, std::int64_t Wib, bool Symbolic);
+  /// The fast path's symbolic state, emptied for another try.
+  void resetFast();
+
+  /// A block's warps as one family: warp w = wx + N[0] (wy + N[1] wz) (wx,
+  /// wy, wz the variables VarWx.. over 0..N[k]-1) has at lane l the thread
+  /// index d = Coef[d] . (wx, wy, wz) + warp 0's at lane l, for every warp
+  /// and lane (checked at setup). Then one symbolic run stands for every
+  /// warp of the block, where a run per warp was made: a 32 x 32 block's 32
+  /// runs become one, and its templates 32 times fewer. Blocks whose width
+  /// is a multiple or a divisor of the warp's with whole warps qualify
+  /// (32 x 8, 16 x 16, 128, 8 x 4 x 8); others (24 x 4, a partial warp)
+  /// run warp by warp position as before.
+  struct WarpFamily {
+    std::array<std::int64_t, 3> N{1, 1, 1};
+    std::array<std::array<std::int64_t, 3>, 3> Coef{}; ///< [tx, ty, tz][wx, wy, wz]
+  };
+  static std::optional<WarpFamily> warpFamily(const std::array<std::int64_t, 3> &BlockDim, std::int64_t W);
+  /// The warp position variables' values of warp Wib.
+  std::array<std::int64_t, 3> warpVars(std::int64_t Wib) const;
+  /// The family the current fast-path try runs as; nullopt: warp by warp
+  /// position.
+  std::optional<WarpFamily> Family;
+  /// readArray's caller needs no value (evalReads): the read is only its
+  /// access. Set just before that call; readArray clears it on entry, so
+  /// the reads in its indices are not taken for it.
+  bool ValueUnobserved = false;
 
   const ir::Program &Prog;
   const ir::Kernel &Kern;
