@@ -243,7 +243,11 @@ Analyzer::Analyzer(const ir::Program &Prog, const ir::Kernel &K,
   }
   collectArrays();
   collectSites(K.Body);
-  Unobserved = unobservedLocals(K);
+  {
+    UnobservedParts Parts = unobservedParts(K);
+    Unobserved = std::move(Parts.Locals);
+    SkipStmts.insert(Parts.Statements.begin(), Parts.Statements.end()); // idle: nothing to evaluate
+  }
   std::stable_sort(Sites.begin(), Sites.end(), [](const SiteInfo &A, const SiteInfo &B) {
     return std::pair(A.Loc.Line, A.Loc.Col) < std::pair(B.Loc.Line, B.Loc.Col);
   });

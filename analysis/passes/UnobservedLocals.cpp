@@ -2,6 +2,10 @@
 
 #include "ir/Walk.h"
 
+#include <algorithm>
+#include <functional>
+#include <vector>
+
 namespace bankwise {
 
 namespace {
@@ -12,6 +16,8 @@ namespace {
 struct Marker {
   std::unordered_set<std::string> Observed;
   std::unordered_set<std::string> Loops;
+  /// Statements taken as idle: their conditions and bodies are not looked at.
+  const std::unordered_set<const ir::Stmt *> *Idle = nullptr;
   bool Changed = false;
 
   void observe(const std::string &Name) {
@@ -68,6 +74,8 @@ struct Marker {
 
   void block(const ir::Block &B) {
     for (const ir::Stmt &S : B) {
+      if (Idle && Idle->count(&S))
+        continue;
       if (const auto *L = S.as<ir::Let>()) {
         expr(L->Init, Observed.count(L->Name) > 0);
       } else if (const auto *A = S.as<ir::Assign>()) {
@@ -120,21 +128,114 @@ void namesOf(const ir::Block &B, std::unordered_set<std::string> &Out) {
   }
 }
 
+bool quietBlock(const ir::Block &B);
+
+/// S reads no memory, holds no barrier and declares no array, nested
+/// statements included.
+bool quiet(const ir::Stmt &S) {
+  if (const auto *L = S.as<ir::Let>())
+    return !ir::accessesMemory(L->Init);
+  if (const auto *A = S.as<ir::Assign>())
+    return std::holds_alternative<ir::VarRef>(A->Target) && !ir::accessesMemory(A->Value);
+  if (const auto *X = S.as<ir::ExprStmt>())
+    return !ir::accessesMemory(X->Value);
+  if (const auto *I = S.as<ir::If>())
+    return !ir::accessesMemory(I->Cond) && quietBlock(I->Then) && quietBlock(I->Else);
+  if (const auto *F = S.as<ir::For>())
+    return !ir::accessesMemory(F->Begin) && !ir::accessesMemory(F->End) &&
+           !(F->Step && ir::accessesMemory(*F->Step)) && quietBlock(F->Body);
+  if (const auto *W = S.as<ir::While>())
+    return !ir::accessesMemory(W->Cond) && quietBlock(W->Body);
+  return false; // a barrier, an array declaration
+}
+
+bool quietBlock(const ir::Block &B) {
+  return std::all_of(B.begin(), B.end(), [](const ir::Stmt &S) { return quiet(S); });
+}
+
+/// The quiet conditionals and loops of B, nested ones too.
+void quietStatements(const ir::Block &B, std::vector<const ir::Stmt *> &Out) {
+  for (const ir::Stmt &S : B) {
+    const ir::Block *Bodies[2] = {nullptr, nullptr};
+    if (const auto *I = S.as<ir::If>()) {
+      Bodies[0] = &I->Then;
+      Bodies[1] = &I->Else;
+    } else if (const auto *F = S.as<ir::For>()) {
+      Bodies[0] = &F->Body;
+    } else if (const auto *W = S.as<ir::While>()) {
+      Bodies[0] = &W->Body;
+    } else {
+      continue;
+    }
+    if (quiet(S))
+      Out.push_back(&S);
+    for (const ir::Block *Bd : Bodies)
+      if (Bd)
+        quietStatements(*Bd, Out);
+  }
+}
+
+/// The locals S assigns that it does not declare itself.
+std::unordered_set<std::string> assignedFromOutside(const ir::Stmt &S) {
+  std::unordered_set<std::string> Assigned, Declared;
+  const ir::Block One = {S};
+  namesOf(One, Assigned);
+  std::function<void(const ir::Block &)> Lets = [&](const ir::Block &B) {
+    for (const ir::Stmt &X : B) {
+      if (const auto *L = X.as<ir::Let>())
+        Declared.insert(L->Name);
+      else if (const auto *I = X.as<ir::If>()) {
+        Lets(I->Then);
+        Lets(I->Else);
+      } else if (const auto *F = X.as<ir::For>())
+        Lets(F->Body);
+      else if (const auto *W = X.as<ir::While>())
+        Lets(W->Body);
+    }
+  };
+  Lets(One);
+  for (const std::string &N : Declared)
+    Assigned.erase(N);
+  return Assigned;
+}
+
 } // namespace
 
-std::unordered_set<std::string> unobservedLocals(const ir::Kernel &K) {
+UnobservedParts unobservedParts(const ir::Kernel &K) {
+  // Optimistically every quiet statement is idle; one that assigns a local
+  // observed elsewhere is not, and its conditions then observe more.
+  std::vector<const ir::Stmt *> Quiet;
+  quietStatements(K.Body, Quiet);
+  std::vector<std::unordered_set<std::string>> Outside;
+  for (const ir::Stmt *S : Quiet)
+    Outside.push_back(assignedFromOutside(*S));
+  UnobservedParts Out;
+  Out.Statements.insert(Quiet.begin(), Quiet.end());
   Marker Mk;
-  do {
-    Mk.Changed = false;
-    Mk.block(K.Body);
-  } while (Mk.Changed);
+  while (true) {
+    Mk.Idle = &Out.Statements;
+    do {
+      Mk.Changed = false;
+      Mk.block(K.Body);
+    } while (Mk.Changed);
+    bool Dropped = false;
+    for (std::size_t I = 0; I < Quiet.size(); ++I)
+      if (Out.Statements.count(Quiet[I]) &&
+          std::any_of(Outside[I].begin(), Outside[I].end(), [&](const std::string &N) { return Mk.Observed.count(N); })) {
+        Out.Statements.erase(Quiet[I]);
+        Dropped = true;
+      }
+    if (!Dropped)
+      break;
+  }
   std::unordered_set<std::string> Names;
   namesOf(K.Body, Names);
-  std::unordered_set<std::string> Out;
   for (const std::string &N : Names)
     if (!Mk.Observed.count(N) && !Mk.Loops.count(N))
-      Out.insert(N);
+      Out.Locals.insert(N);
   return Out;
 }
+
+std::unordered_set<std::string> unobservedLocals(const ir::Kernel &K) { return unobservedParts(K).Locals; }
 
 } // namespace bankwise

@@ -26,11 +26,25 @@
 
 namespace bankwise {
 
-/// The names of K's locals (lets and assigned names; loop variables are
-/// never among them) whose values reach no index, condition, loop bound,
-/// or lane choice around an access, directly or through other locals. A
-/// name declared more than once counts as one local: observed when any
-/// use of the name is.
+struct UnobservedParts {
+  /// The names of K's locals (lets and assigned names; loop variables are
+  /// never among them) whose values reach no index, condition, loop bound,
+  /// or lane choice around an access, directly or through other locals. A
+  /// name declared more than once counts as one local: observed when any
+  /// use of the name is.
+  std::unordered_set<std::string> Locals;
+  /// K's idle conditionals and loops: no memory read or written in them (in
+  /// their conditions and bounds neither), no barrier, no array declared,
+  /// and every local they assign from outside unobserved. Nothing they do
+  /// changes a figure: `if (x & 32) != 0 { v = 100 } else { v = 0 }` with v
+  /// only stored, a loop computing a float. Their conditions are not
+  /// observed (the bitwise `&` above needs no evaluation).
+  std::unordered_set<const ir::Stmt *> Statements;
+};
+
+UnobservedParts unobservedParts(const ir::Kernel &K);
+
+/// unobservedParts(K).Locals.
 std::unordered_set<std::string> unobservedLocals(const ir::Kernel &K);
 
 } // namespace bankwise

@@ -85,3 +85,29 @@ TEST_CASE("a sum reset under a guard on block indices stays on the counting path
   CHECK(Fast.FastPath);
   bankwise::testing::checkSameReports(Fast, Slow);
 }
+
+TEST_CASE("idle statements: no access, no barrier, and only unobserved locals assigned from outside") {
+  const ir::Program P = parseOrFail("target sm_90\n"
+                                    "kernel kern(b: global f32[4096]) grid (4) block (64) {\n"
+                                    "  let x = bx * 64 + tx\n"
+                                    "  let v = 0\n"
+                                    "  if (x & 32) != 0 { v = 100 } else { v = 0 }\n" // idle: v is only stored
+                                    "  let i = 0\n"
+                                    "  while i < tx { i = i + 1 }\n" // not idle: i is an index below
+                                    "  for k in 0..x { let f = k * 2 }\n" // idle: f is its own
+                                    "  if x > 3 { b[x] = v }\n"            // an access: never idle
+                                    "  b[i] = v\n"
+                                    "}\n");
+  const ir::Kernel &K = P.Kernels.at(0);
+  const UnobservedParts U = unobservedParts(K);
+  CHECK(U.Locals == std::unordered_set<std::string>{"v", "f"});
+  REQUIRE(U.Statements.size() == 2);
+  CHECK(U.Statements.count(&K.Body[2]) == 1); // the if on x & 32
+  CHECK(U.Statements.count(&K.Body[5]) == 1); // the for
+  // x is then observed only by the access's guard and index, not by the
+  // idle if's bitwise condition: the kernel stays on the counting path.
+  const auto [Fast, Slow] = bankwise::testing::fastAndExhaustive(P, K);
+  CAPTURE(Fast.FallbackReason);
+  CHECK(Fast.FastPath);
+  bankwise::testing::checkSameReports(Fast, Slow);
+}
