@@ -681,14 +681,21 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     }
   }
   std::size_t Next = 0;
+  // The first size in run order at which the kernel fails is what the
+  // analysis reports (below); no size after a failing one need run.
+  std::size_t FailedAt = Runs.size();
   if (!Runs.empty()) {
     Evaluate(Runs[ProbeIndex]);
     if (!Runs[ProbeIndex].StepError.empty())
       Next = Runs.size(); // refused: no other size is evaluated
+    else if (!Runs[ProbeIndex].RunError.empty())
+      FailedAt = ProbeIndex;
   }
   // A size past its share of the steps stops the handing out of sizes: the
   // sizes before it were all handed out and run to the end, so the first
-  // refusal in run order is the same whatever the threads did.
+  // refusal in run order is the same whatever the threads did. A size at
+  // which the kernel fails stops the handing out of later sizes the same
+  // way (those before it still run: one of them may fail first).
   std::mutex Lock;
   bool Refused = false;
   auto Worker = [&] {
@@ -696,7 +703,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       std::size_t I;
       {
         std::lock_guard<std::mutex> G(Lock);
-        if (Next >= Runs.size() || Refused)
+        if (Next >= Runs.size() || Refused || Next > FailedAt)
           return;
         I = Next++;
       }
@@ -706,6 +713,9 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       if (!Runs[I].StepError.empty()) {
         std::lock_guard<std::mutex> G(Lock);
         Refused = true;
+      } else if (!Runs[I].RunError.empty()) {
+        std::lock_guard<std::mutex> G(Lock);
+        FailedAt = std::min(FailedAt, I);
       }
     }
   };

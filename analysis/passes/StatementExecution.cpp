@@ -403,6 +403,30 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
       return;
     }
     if (!C.concrete()) {
+      // One local set in each branch, or in one (`if a % b == 0 { v = a /
+      // b } else { v = a / b + 1 }`): `v = C ? A : B`, a choice per warp or
+      // per lane, not an assignment under a guard.
+      if (const auto *T = I->Then.size() == 1 ? I->Then[0].as<ir::Assign>() : nullptr;
+          T && std::holds_alternative<ir::VarRef>(T->Target) && !ir::accessesMemory(T->Value) &&
+          I->Else.size() <= 1) {
+        const std::string &Name = std::get<ir::VarRef>(T->Target).Name;
+        const ir::Assign *E = I->Else.empty() ? nullptr : I->Else[0].as<ir::Assign>();
+        const bool Diamond = I->Else.empty() || (E && std::holds_alternative<ir::VarRef>(E->Target) &&
+                                                 std::get<ir::VarRef>(E->Target).Name == Name &&
+                                                 !ir::accessesMemory(E->Value));
+        if (Diamond && !Unobserved.count(Name)) {
+          const Val *Old = findLocal(Name);
+          if (!Old)
+            throw UserError(fmt::format("assignment to unknown local '{}'", Name));
+          const Val Kept = *Old;
+          assignLocal(Name,
+                      symbolicChoice(
+                          C, M, [&] { return eval(T->Value, M); },
+                          [&] { return E ? eval(E->Value, M) : Kept; }),
+                      M);
+          return;
+        }
+      }
       // A guard on block indices or loop variables: both branches run
       // symbolically under it, and counting decides per class of warps.
       const int P = toPred(C, M);

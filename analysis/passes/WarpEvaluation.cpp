@@ -615,45 +615,8 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
             R.UnknownSrc = C.UnknownSrc;
             return R;
           }
-          if (!C.concrete()) {
-            // A condition on block indices or loop variables: each arm runs
-            // under its guard, as the branches of an `if` do, and the value
-            // is chosen per warp (a Select opaque value) when the condition
-            // is the same in all its lanes and the arms differ only in
-            // their uniform parts.
-            const int P = toPred(C, M);
-            const int Outer = CurPred;
-            CurPred = predAnd(Outer, P);
-            const Val A = eval(*N.Then, M);
-            CurPred = predAnd(Outer, predNot(P));
-            const Val B = eval(*N.Else, M);
-            CurPred = Outer;
-            if (A.Unknown || B.Unknown)
-              return A.Unknown ? A : B;
-            if (A.Pred >= 0 || B.Pred >= 0 || A.Lt >= 0 || B.Lt >= 0 || A.Sel >= 0 || B.Sel >= 0)
-              throw NotAffine{"a '?:' on block indices or loop variables that chooses a guard, a table read "
-                              "or a per-lane choice"};
-            bool SameLanes = true;
-            for (int L = 0; L < Lanes; ++L)
-              if ((M >> L) & 1 && (A.HasV ? A.V[static_cast<std::size_t>(L)] : 0) !=
-                                      (B.HasV ? B.V[static_cast<std::size_t>(L)] : 0))
-                SameLanes = false;
-            if (SameLanes)
-              if (const auto U = selectUniform(P, A.U, B.U, M)) {
-                Val R = A.HasV ? A : B;
-                R.U = *U;
-                return R;
-              }
-            // Lanes may take different arms: a per-lane choice, when one
-            // atom decides it.
-            const PredNode &Cond = Preds[static_cast<std::size_t>(P)];
-            if (Cond.K == PredNode::Atom)
-              return laneSelect(Cond.A, A, B);
-            if (Cond.K == PredNode::Not && Preds[static_cast<std::size_t>(Cond.A)].K == PredNode::Atom)
-              return laneSelect(Preds[static_cast<std::size_t>(Cond.A)].A, B, A);
-            throw NotAffine{"a '?:' whose condition on block indices or loop variables is not one comparison and "
-                            "differs between the lanes of a warp"};
-          }
+          if (!C.concrete())
+            return symbolicChoice(C, M, [&] { return eval(*N.Then, M); }, [&] { return eval(*N.Else, M); });
           Mask Then = 0;
           for (int L = 0; L < Lanes; ++L)
             if ((M >> L) & 1 && C.lane(L) != 0)
@@ -690,6 +653,43 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
         }
       },
       E.Node);
+}
+
+Val Analyzer::symbolicChoice(const Val &C, Mask M, const std::function<Val()> &Then,
+                             const std::function<Val()> &Else) {
+  using namespace ir;
+  const int P = toPred(C, M);
+  const int Outer = CurPred;
+  CurPred = predAnd(Outer, P);
+  const Val A = Then();
+  CurPred = predAnd(Outer, predNot(P));
+  const Val B = Else();
+  CurPred = Outer;
+  if (A.Unknown || B.Unknown)
+    return A.Unknown ? A : B;
+  if (A.Pred >= 0 || B.Pred >= 0 || A.Lt >= 0 || B.Lt >= 0 || A.Sel >= 0 || B.Sel >= 0)
+    throw NotAffine{"a '?:' on block indices or loop variables that chooses a guard, a table read "
+                    "or a per-lane choice"};
+  bool SameLanes = true;
+  for (int L = 0; L < Lanes; ++L)
+    if ((M >> L) & 1 && (A.HasV ? A.V[static_cast<std::size_t>(L)] : 0) !=
+                            (B.HasV ? B.V[static_cast<std::size_t>(L)] : 0))
+      SameLanes = false;
+  if (SameLanes)
+    if (const auto U = selectUniform(P, A.U, B.U, M)) {
+      Val R = A.HasV ? A : B;
+      R.U = *U;
+      return R;
+    }
+  // Lanes may take different arms: a per-lane choice, when one
+  // atom decides it.
+  const PredNode &Cond = Preds[static_cast<std::size_t>(P)];
+  if (Cond.K == PredNode::Atom)
+    return laneSelect(Cond.A, A, B);
+  if (Cond.K == PredNode::Not && Preds[static_cast<std::size_t>(Cond.A)].K == PredNode::Atom)
+    return laneSelect(Preds[static_cast<std::size_t>(Cond.A)].A, B, A);
+  throw NotAffine{"a '?:' whose condition on block indices or loop variables is not one comparison and "
+                  "differs between the lanes of a warp"};
 }
 
 Val Analyzer::evalShuffle(const ir::Shuffle &S, const SourceLoc &Loc, Mask M) {

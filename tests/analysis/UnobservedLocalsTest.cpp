@@ -111,3 +111,23 @@ TEST_CASE("idle statements: no access, no barrier, and only unobserved locals as
   CHECK(Fast.FastPath);
   bankwise::testing::checkSameReports(Fast, Slow);
 }
+
+TEST_CASE("a local set in both branches of a guard on block indices is a choice, not an assignment under it") {
+  // The round-up division of the public samples' iDivUp, on a per-block
+  // count, and a one-branch override: values chosen per warp.
+  const ir::Program P = parseOrFail("target sm_90\n"
+                                    "param n = 1000\n"
+                                    "kernel kern(b: global f32[4096]) grid (8) block (64) {\n"
+                                    "  let a = n - bx * 100\n"
+                                    "  let v = 0\n"
+                                    "  if a % 128 == 0 { v = a / 128 } else { v = a / 128 + 1 }\n"
+                                    "  let w = 5\n"
+                                    "  if bx == 2 { w = 9 }\n"
+                                    "  if tx < v * 8 + w { b[bx * 64 + tx] = 1 }\n"
+                                    "}\n");
+  const auto [Fast, Slow] = bankwise::testing::fastAndExhaustive(P, P.Kernels.at(0));
+  CAPTURE(Fast.FallbackReason);
+  CHECK(Fast.FastPath);
+  bankwise::testing::checkSameReports(Fast, Slow);
+  CHECK(Fast.Requests == Slow.Requests);
+}

@@ -505,6 +505,12 @@ private:
   /// An atomic: its values, then its element's access (a site of its
   /// own); the old value is data.
   Val evalAtomic(const ir::Atomic &A, const SourceLoc &Loc, Mask M);
+  /// `C ? Then() : Else()` for a condition C on block indices or loop
+  /// variables: each arm runs under its guard, as the branches of an `if`
+  /// do, and the value is chosen per warp (an opaque uniform value) when C
+  /// is the same in all its lanes and the arms differ only in their uniform
+  /// parts, else per lane (Val::Sel) when one atom decides.
+  Val symbolicChoice(const Val &C, Mask M, const std::function<Val()> &Then, const std::function<Val()> &Else);
   /// A warp shuffle: each active lane takes the value's lane part at its
   /// source lane (ir::shuffleSource); the uniform part is every lane's.
   /// Data when the value or the lane is, or when a source lane is idle.
