@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -95,6 +96,10 @@ const char *severityName(Severity S) {
 struct FileFinding {
   LintFinding F;
   std::vector<std::string> Kernels;
+  /// Distinct findings folded into this one (instantiations of one
+  /// template whose notes differ only in names and numbers): the summary
+  /// counts each, as it did before they were folded.
+  std::size_t Folded = 1;
 };
 
 struct KernelResult {
@@ -128,6 +133,35 @@ const char *launchKind(frontend::LaunchSource S) {
   return "implied";
 }
 
+/// The template a kernel is an instantiation of ("reduce" of
+/// "reduce<256>"), or "" for a kernel that is not one.
+std::string templateOf(const std::string &Display) {
+  const std::size_t Open = Display.find('<');
+  return Open == std::string::npos || Open == 0 ? std::string() : Display.substr(0, Open);
+}
+
+/// A note's cause: its text with quoted names and numbers blanked, so the
+/// notes of one construct in several instantiations ('float' here, 'double'
+/// there; 256 here, 128 there) have one.
+std::string noteCause(const std::string &Message) {
+  std::string Out;
+  bool InQuote = false;
+  for (char C : Message) {
+    if (C == '\'') {
+      InQuote = !InQuote;
+      Out += C;
+    } else if (!InQuote && !(std::isdigit(static_cast<unsigned char>(C)) && !Out.empty() && Out.back() == '#')) {
+      Out += std::isdigit(static_cast<unsigned char>(C)) ? '#' : C;
+    }
+  }
+  return Out;
+}
+
+/// Issue [13] item 2: what the lint did not understand is said once per
+/// line, kernel and cause, not once per instantiation. Equal findings of
+/// several kernels are one finding naming them; an unanalyzed note of an
+/// instantiation joins another instantiation's note of the same template,
+/// line and cause (its message, the first's, says how many it covers).
 void addFinding(FileResult &R, LintFinding F, const std::string &Kernel) {
   for (FileFinding &X : R.Findings)
     if (X.F.Loc == F.Loc && X.F.Message == F.Message && X.F.Check == F.Check) {
@@ -135,7 +169,31 @@ void addFinding(FileResult &R, LintFinding F, const std::string &Kernel) {
         X.Kernels.push_back(Kernel);
       return;
     }
+  const std::string Template = templateOf(Kernel);
+  if (F.Check == "bankwise-unanalyzed" && !Template.empty()) {
+    const std::string Cause = noteCause(F.Message);
+    for (FileFinding &X : R.Findings)
+      if (X.F.Loc == F.Loc && X.F.Check == F.Check && X.F.Sev == F.Sev && templateOf(X.Kernels.front()) == Template &&
+          std::find(X.Kernels.begin(), X.Kernels.end(), Kernel) == X.Kernels.end() &&
+          noteCause(X.F.Message) == Cause) {
+        X.Kernels.push_back(Kernel);
+        ++X.Folded;
+        return;
+      }
+  }
   R.Findings.push_back({std::move(F), {Kernel}});
+}
+
+/// A finding's message as reported: an unanalyzed note of several
+/// instantiations of one template says how many.
+std::string shownMessage(const FileFinding &F) {
+  if (F.F.Check != "bankwise-unanalyzed" || F.Kernels.size() < 2)
+    return F.F.Message;
+  const std::string Template = templateOf(F.Kernels.front());
+  if (Template.empty() ||
+      !std::all_of(F.Kernels.begin(), F.Kernels.end(), [&](const std::string &K) { return templateOf(K) == Template; }))
+    return F.F.Message;
+  return fmt::format("{} (in {} instantiations)", F.F.Message, F.Kernels.size());
 }
 
 /// Pads the static shared arrays whose every access was understood and
@@ -434,7 +492,7 @@ std::string textReport(const std::vector<FileResult> &Results) {
   std::map<std::string, std::vector<std::string>> Cache;
   for (const FileResult &R : Results) {
     for (const FileFinding &F : R.Findings) {
-      Out += fmt::format("{}: {}: {} [{}]\n", locText(F.F.Loc), severityName(F.F.Sev), F.F.Message, F.F.Check);
+      Out += fmt::format("{}: {}: {} [{}]\n", locText(F.F.Loc), severityName(F.F.Sev), shownMessage(F), F.F.Check);
       const std::string Line = sourceLine(F.F.Loc.File, F.F.Loc.Line, Cache);
       if (!Line.empty() && F.F.Loc.Col > 0) {
         std::string Caret;
@@ -510,7 +568,7 @@ nlohmann::json jsonReport(const std::vector<FileResult> &Results) {
       nlohmann::json JD = {{"check", F.F.Check},      {"severity", severityName(F.F.Sev)},
                            {"location", locText(F.F.Loc)}, {"file", F.F.Loc.File},
                            {"line", F.F.Loc.Line},     {"column", F.F.Loc.Col},
-                           {"message", F.F.Message},   {"kernels", F.Kernels}};
+                           {"message", shownMessage(F)}, {"kernels", F.Kernels}};
       JD["notes"] = nlohmann::json::array();
       for (const LintFinding::Note &N : F.F.Notes)
         JD["notes"].push_back({{"location", locText(N.Loc)}, {"message", N.Message}});
@@ -554,7 +612,7 @@ nlohmann::json sarifReport(const std::vector<FileResult> &Results) {
                             {"ruleIndex", Id - Ids.begin()},
                             {"level", F.F.Sev == Severity::Error ? "error"
                                       : F.F.Sev == Severity::Warning ? "warning" : "note"},
-                            {"message", {{"text", F.F.Message}}},
+                            {"message", {{"text", shownMessage(F)}}},
                             {"locations", nlohmann::json::array({sarifLocation(F.F.Loc)})}};
       int Id2 = 0;
       for (const LintFinding::Note &N : F.F.Notes) {
@@ -699,17 +757,18 @@ Coverage coverageOf(const std::vector<FileResult> &Results, const std::vector<st
       if (F.F.Sev == Severity::Warning)
         ++C.WarningsByCheck[F.F.Check];
       if (F.F.Check == "bankwise-unanalyzed" && F.F.Message.rfind(Prefix, 0) == 0) {
-        ++C.Unanalyzed;
-        ++C.UnanalyzedByCause[causeOf(F.F.Message.substr(Prefix.size()))];
+        C.Unanalyzed += F.Folded;
+        C.UnanalyzedByCause[causeOf(F.F.Message.substr(Prefix.size()))] += F.Folded;
         const auto It = R.AccessSpaces.find(frontend::accessNoteKey(F.F.Loc, F.F.Message));
         switch (It == R.AccessSpaces.end() ? frontend::AccessSpace::Unknown : It->second) {
-        case frontend::AccessSpace::Shared: ++C.SharedUnanalyzed; break;
-        case frontend::AccessSpace::Global: ++C.GlobalUnanalyzed; break;
-        case frontend::AccessSpace::Other: ++C.OtherUnanalyzed; break;
-        case frontend::AccessSpace::Unknown: ++C.UnknownUnanalyzed; break;
+        case frontend::AccessSpace::Shared: C.SharedUnanalyzed += F.Folded; break;
+        case frontend::AccessSpace::Global: C.GlobalUnanalyzed += F.Folded; break;
+        case frontend::AccessSpace::Other: C.OtherUnanalyzed += F.Folded; break;
+        case frontend::AccessSpace::Unknown: C.UnknownUnanalyzed += F.Folded; break;
         }
       }
-      C.TextureFetches += F.F.Check == "bankwise-unanalyzed" && F.F.Message.rfind(Texture, 0) == 0;
+      if (F.F.Check == "bankwise-unanalyzed" && F.F.Message.rfind(Texture, 0) == 0)
+        C.TextureFetches += F.Folded;
     }
     C.FilesFailed += Failed;
   }
