@@ -26,8 +26,8 @@ __global__ void offset_by_min(T *out, const T *in) {
   out[blockIdx.x * BLOCK + threadIdx.x] = *reinterpret_cast<T *>(addr) - range.lo;
 }
 
-void launch(float *f, double *d, int *i, int blocks) {
-  offset_by_min<float, 64><<<blocks, 64>>>(f, f);
-  offset_by_min<double, 64><<<blocks, 64>>>(d, d);
-  offset_by_min<int, 128><<<blocks, 128>>>(i, i);
+void launch(float *f, double *d, int *i) {
+  offset_by_min<float, 64><<<32, 64>>>(f, f);
+  offset_by_min<double, 64><<<32, 64>>>(d, d);
+  offset_by_min<int, 128><<<32, 128>>>(i, i);
 }
