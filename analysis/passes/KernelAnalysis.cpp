@@ -815,6 +815,7 @@ KernelReport Analyzer::run() {
     Tries.push_back(std::nullopt);
     for (const std::optional<WarpFamily> &Try : Tries) {
       Family = Try;
+      WorkDone = 0; // each try has the whole step limit, as the exhaustive path has
       try {
         Rep.TableWalk = false;
         runFast(Rep);
@@ -825,6 +826,13 @@ KernelReport Analyzer::run() {
         break;
       } catch (const NotAffine &E) {
         Rep.FallbackReason = E.Reason;
+        resetFast();
+      } catch (const StepLimitError &) {
+        // A family's counting can need more steps than the runs per
+        // position (its warp variables enumerated with guarded block
+        // indices): those runs get the limit afresh.
+        if (!Try)
+          throw;
         resetFast();
       }
     }

@@ -14,6 +14,12 @@ std::optional<Val> Analyzer::laneTable(const Val &Index, Mask M, const void *Ref
                                        std::int64_t Size) {
   if (Index.Unknown || Index.Pred >= 0 || Index.Lt >= 0 || Index.Sel >= 0 || !Index.HasV || Index.concrete())
     return std::nullopt;
+  // A table read per lane is walked warp by warp; with the warp position a
+  // number, as in a run per position, it may be a plain lookup instead.
+  if (Symbolic && Family)
+    for (const auto &[Var, Coef] : Index.U.Terms)
+      if (Var >= VarWx && Var <= VarWz)
+        throw NotAffine{"a table read per lane at an index in the warp's position in its block"};
   const auto Rg = rangeOf(Index.U);
   if (!Rg)
     return std::nullopt;
