@@ -3,7 +3,6 @@
 #include "ir/Walk.h"
 
 #include <algorithm>
-#include <functional>
 #include <vector>
 
 namespace bankwise {
@@ -110,21 +109,27 @@ struct Marker {
   }
 };
 
-void namesOf(const ir::Block &B, std::unordered_set<std::string> &Out) {
-  for (const ir::Stmt &S : B) {
-    if (const auto *L = S.as<ir::Let>()) {
-      Out.insert(L->Name);
-    } else if (const auto *A = S.as<ir::Assign>()) {
-      if (const auto *V = std::get_if<ir::VarRef>(&A->Target))
-        Out.insert(V->Name);
-    } else if (const auto *F = S.as<ir::For>()) {
-      namesOf(F->Body, Out);
-    } else if (const auto *I = S.as<ir::If>()) {
-      namesOf(I->Then, Out);
-      namesOf(I->Else, Out);
-    } else if (const auto *W = S.as<ir::While>()) {
-      namesOf(W->Body, Out);
-    }
+/// The locals S assigns (Assigned) and declares (Declared), nested
+/// statements included.
+void namesOf(const ir::Stmt &S, std::unordered_set<std::string> &Assigned, std::unordered_set<std::string> *Declared) {
+  auto Block = [&](const ir::Block &B) {
+    for (const ir::Stmt &X : B)
+      namesOf(X, Assigned, Declared);
+  };
+  if (const auto *L = S.as<ir::Let>()) {
+    Assigned.insert(L->Name);
+    if (Declared)
+      Declared->insert(L->Name);
+  } else if (const auto *A = S.as<ir::Assign>()) {
+    if (const auto *V = std::get_if<ir::VarRef>(&A->Target))
+      Assigned.insert(V->Name);
+  } else if (const auto *F = S.as<ir::For>()) {
+    Block(F->Body);
+  } else if (const auto *I = S.as<ir::If>()) {
+    Block(I->Then);
+    Block(I->Else);
+  } else if (const auto *W = S.as<ir::While>()) {
+    Block(W->Body);
   }
 }
 
@@ -178,22 +183,7 @@ void quietStatements(const ir::Block &B, std::vector<const ir::Stmt *> &Out) {
 /// The locals S assigns that it does not declare itself.
 std::unordered_set<std::string> assignedFromOutside(const ir::Stmt &S) {
   std::unordered_set<std::string> Assigned, Declared;
-  const ir::Block One = {S};
-  namesOf(One, Assigned);
-  std::function<void(const ir::Block &)> Lets = [&](const ir::Block &B) {
-    for (const ir::Stmt &X : B) {
-      if (const auto *L = X.as<ir::Let>())
-        Declared.insert(L->Name);
-      else if (const auto *I = X.as<ir::If>()) {
-        Lets(I->Then);
-        Lets(I->Else);
-      } else if (const auto *F = X.as<ir::For>())
-        Lets(F->Body);
-      else if (const auto *W = X.as<ir::While>())
-        Lets(W->Body);
-    }
-  };
-  Lets(One);
+  namesOf(S, Assigned, &Declared);
   for (const std::string &N : Declared)
     Assigned.erase(N);
   return Assigned;
@@ -229,7 +219,8 @@ UnobservedParts unobservedParts(const ir::Kernel &K) {
       break;
   }
   std::unordered_set<std::string> Names;
-  namesOf(K.Body, Names);
+  for (const ir::Stmt &S : K.Body)
+    namesOf(S, Names, nullptr);
   for (const std::string &N : Names)
     if (!Mk.Observed.count(N) && !Mk.Loops.count(N))
       Out.Locals.insert(N);
