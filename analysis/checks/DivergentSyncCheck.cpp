@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace bankwise {
 
 /// What makes E differ between threads: "'tx'", "a read of 'a'", "'i' (a
@@ -17,8 +19,11 @@ std::string firstVarying(const ir::Expr &E, const ValueFacts &VF) {
       return;
     if (const auto *B = X.as<ir::BuiltinRef>())
       Why = fmt::format("'{}'", ir::spelling(B->Which));
-    else if (const auto *R = X.as<ir::ArrayRead>())
-      Why = fmt::format("a read of '{}'", R->Array);
+    else if (const auto *R = X.as<ir::ArrayRead>()) {
+      // At an index that differs, the index is why (its parts come next).
+      if (std::all_of(R->Indices.begin(), R->Indices.end(), [&](const ir::Expr &I) { return VF.uniform(I, true); }))
+        Why = fmt::format("a read of '{}'", R->Array);
+    }
     else if (const auto *V = X.as<ir::VarRef>())
       Why = fmt::format("'{}', which differs between threads", V->Name);
   });

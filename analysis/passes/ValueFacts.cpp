@@ -66,6 +66,8 @@ ValueFacts::ValueFacts(const ir::Program &Prog, const ir::Kernel &K, ValueFactsI
 
 void ValueFacts::scanExpr(const ir::Expr &E, const Scope &S) {
   ir::forEachSubexpr(E, [&](const ir::Expr &X) {
+    if (const auto *At = X.as<ir::Atomic>())
+      Written.insert(At->Target.Array);
     const auto *V = X.as<ir::VarRef>();
     if (!V || V->Kind == ir::VarKind::Param)
       return;
@@ -112,6 +114,7 @@ void ValueFacts::scanBlock(const ir::Block &B, Scope &S) {
         Target.Contexts.emplace_back(Ctx.begin() + static_cast<std::ptrdiff_t>(std::min(Target.CtxDepth, Ctx.size())),
                                      Ctx.end());
       } else {
+        Written.insert(std::get<ir::ArrayRead>(A->Target).Array);
         for (const ir::Expr &I : std::get<ir::ArrayRead>(A->Target).Indices)
           scanExpr(I, S);
       }
@@ -418,7 +421,12 @@ bool ValueFacts::uniform(const ir::Expr &E, bool Control) const {
           return uniform(*N.Cond) && uniform(*N.Then) && uniform(*N.Else);
         } else if constexpr (std::is_same_v<T, ir::Shuffle>) {
           return uniform(*N.Value); // the same in every lane, whichever it reads
-        } else if constexpr (std::is_same_v<T, ir::ArrayRead> || std::is_same_v<T, ir::Atomic>) {
+        } else if constexpr (std::is_same_v<T, ir::ArrayRead>) {
+          if (!Control || !std::all_of(N.Indices.begin(), N.Indices.end(), uniform))
+            return false;
+          const ir::Array *A = Prog.findArray(K, N.Array);
+          return A && (A->Space == ir::MemSpace::Shared || !Written.count(N.Array));
+        } else if constexpr (std::is_same_v<T, ir::Atomic>) {
           return false;
         } else {
           return true;

@@ -140,7 +140,12 @@ public:
 
   ValueClass classOf(const ir::Expr &E) const;
   ValueRange rangeOf(const ir::Expr &E) const;
-  /// Control: by ControlUniform (what barriers need), not Uniform.
+  /// Control: by ControlUniform (what barriers need), not Uniform. For
+  /// Control, a read at indices that are the same in every thread is too
+  /// when its array is shared (every thread reads the word the last barrier
+  /// left: a write in between is a race, which bankwise-shared-race reports)
+  /// or never written by the kernel (`if (amLast)` after `if (tid == 0)
+  /// amLast = ...; __syncthreads();`).
   bool uniform(const ir::Expr &E, bool Control = false) const;
 
 private:
@@ -148,6 +153,8 @@ private:
   const ir::Kernel &K;
   ValueFactsInput In;
   std::int64_t Threads = 1, Blocks = 1, WarpWidth = 32;
+  /// Arrays the kernel stores to or updates atomically.
+  std::set<std::string, std::less<>> Written;
   using Scope = std::vector<std::map<std::string, std::pair<bool, int>, std::less<>>>;
   void scanBlock(const ir::Block &B, Scope &S);
   /// The conditions and loop bounds around the statement being scanned.
