@@ -31,7 +31,7 @@ bool KernelLowering::isMemoryLValue(const clang::Expr *E) {
     return U->getOpcode() == clang::UO_Deref && !isLocalAddress(U->getSubExpr());
   if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E))
     return M->isArrow() ? !isLocalAddress(M->getBase()) : isMemoryLValue(M->getBase());
-  return false;
+  return sharedScalar(E) != nullptr; // its one element
 }
 
 bool KernelLowering::isLocalObject(const clang::Expr *E) {
@@ -105,8 +105,10 @@ LVal KernelLowering::loadThrough(const clang::Expr *Ptr, const SourceLoc &L, ir:
 const clang::VarDecl *KernelLowering::sharedScalar(const clang::Expr *E) {
   const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E->IgnoreParens());
   const auto *V = D ? llvm::dyn_cast<clang::VarDecl>(D->getDecl()) : nullptr;
+  // Of a type an element of a shared array may have: a builtin arithmetic
+  // type, __half, a vector type; never a class such as cuda::barrier.
   return V && V->hasAttr<clang::CUDASharedAttr>() && !V->getType()->isArrayType() &&
-                 !V->getType()->isRecordType() && elemTypeOf(Ctx, V->getType())
+                 !V->getType()->isReferenceType() && elemTypeOf(Ctx, V->getType())
              ? V
              : nullptr;
 }
@@ -195,10 +197,11 @@ std::optional<Expr> KernelLowering::access(const clang::Expr *E, ir::Block &Out,
     }
     return access(M->getBase(), Out, IsStore, FieldIndex);
   }
-  if (const clang::VarDecl *V = sharedScalar(E)) {
-    unknownAccess(L, fmt::format("'{}' is a shared scalar; the lint models shared arrays", V->getName().str()),
-                  E->getBeginLoc(), AccessSpace::Shared);
-    return std::nullopt;
+  if (const clang::VarDecl *V = sharedScalar(E)) { // its one element
+    const std::optional<std::string> A = sharedArray(V);
+    if (!A)
+      return std::nullopt;
+    return accessAt(PtrVal{*A, {ir::makeInt(0, L)}, true}, L, E->getBeginLoc(), Component);
   }
   if (!isMemoryLValue(E))
     return std::nullopt; // registers
@@ -354,9 +357,6 @@ std::optional<PtrVal> KernelLowering::lowerPointer(const clang::Expr *E, ir::Blo
             P.Idx.push_back(ir::makeInt(0, L));
           return P;
         }
-        if (!V->getType()->isArrayType())
-          return failPtr(Why, fmt::format("'{}' is a shared scalar; the lint models shared arrays",
-                                          V->getName().str()));
       }
     }
     return failPtr(Why, "the address of something the lint does not model");

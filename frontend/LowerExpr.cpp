@@ -345,11 +345,8 @@ LVal KernelLowering::lowerValue(const clang::Expr *E, ir::Block &Out) {
   if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E)) {
     if (auto It = Locals.find(D->getDecl()); It != Locals.end())
       return local(It->second, L);
-    if (const clang::VarDecl *V = sharedScalar(D)) { // a shared load the IR has no array for
-      const std::string Why = fmt::format("'{}' is a shared scalar; the lint models shared arrays", V->getName().str());
-      unknownAccess(L, Why, D->getBeginLoc(), AccessSpace::Shared);
-      return inexact(Why, L);
-    }
+    if (sharedScalar(D)) // a load of its one element: data, as any shared element read
+      return load(D, Out);
     return inexact(fmt::format("'{}' is not a value the lint follows", D->getDecl()->getName().str()), L);
   }
   if (llvm::isa<clang::ArraySubscriptExpr>(E) ||

@@ -274,10 +274,6 @@ std::optional<std::string> KernelLowering::sharedArray(const clang::VarDecl *V) 
   // a struct of floats and ints): nvcc moves them one scalar at a time;
   // modelled as an array of the scalars.
   const int Split = E || Dynamic || Shape.size() != 1 ? 1 : scalarsOf(Ctx, T, E);
-  if (E && Shape.empty()) { // a shared scalar: every lane reads one word, a broadcast
-    ArrayOf[V] = "";
-    return std::nullopt;
-  }
   if (!E) {
     note(loc(V->getLocation()),
          fmt::format("shared variable '{}' of type '{}' is not modelled; its accesses are not analyzed",
@@ -285,6 +281,14 @@ std::optional<std::string> KernelLowering::sharedArray(const clang::VarDecl *V) 
          V->getLocation());
     ArrayOf[V] = "";
     return std::nullopt;
+  }
+  if (Shape.empty()) {
+    // A shared scalar (`__shared__ float total;`): an array of one element,
+    // so each access is a site (a read from every lane is a broadcast of its
+    // one word). Never padded by --fix: it has no inner dimension.
+    const std::string IrName = freshName(Name, Used);
+    addArray(IrName, Name, *E, {1}, ir::MemSpace::Shared, loc(V->getLocation()));
+    return ArrayOf[V] = IrName;
   }
   std::string DynamicKey;
   if (Dynamic) {
