@@ -7,6 +7,7 @@
 #include "analysis/passes/detail/Analyzer.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <set>
 
 namespace bankwise::kernel_analysis {
@@ -326,35 +327,43 @@ std::int64_t Analyzer::reachWorst(const ArrayInfo &A, std::vector<Val> Idx, std:
       if ((M >> L) & 1)
         Reach[static_cast<std::size_t>(L)].push_back(Addr.lane(L));
   }
-  // (bank, address) once each, and (bank, lane) once each, sorted: per
-  // bank, its distinct addresses and the lanes that reach it.
-  std::vector<std::pair<std::int64_t, Address>> Addrs;
-  std::vector<std::int64_t> BankLanes; // a bank once per lane reaching it
-  std::vector<std::int64_t> Banks;
+  // Per bank: its distinct addresses, and the lanes that reach it.
+  std::vector<std::int64_t> Distinct(static_cast<std::size_t>(W), 0), LanesOf(static_cast<std::size_t>(W), 0);
+  std::vector<char> Hit(static_cast<std::size_t>(W));
+  Address Lo = 0, Hi = 0;
+  bool Any = false;
   for (const std::vector<Address> &R : Reach) {
-    Banks.clear();
+    std::fill(Hit.begin(), Hit.end(), 0);
     for (Address X : R) {
-      const std::int64_t B = floorMod(X, W);
-      Addrs.emplace_back(B, X);
-      Banks.push_back(B);
+      const auto B = static_cast<std::size_t>(floorMod(X, W));
+      LanesOf[B] += Hit[B] ? 0 : 1;
+      Hit[B] = 1;
+      Lo = Any ? std::min(Lo, X) : X;
+      Hi = Any ? std::max(Hi, X) : X;
+      Any = true;
     }
-    std::sort(Banks.begin(), Banks.end());
-    Banks.erase(std::unique(Banks.begin(), Banks.end()), Banks.end());
-    BankLanes.insert(BankLanes.end(), Banks.begin(), Banks.end());
   }
-  std::sort(Addrs.begin(), Addrs.end());
-  Addrs.erase(std::unique(Addrs.begin(), Addrs.end()), Addrs.end());
-  std::sort(BankLanes.begin(), BankLanes.end());
+  if (Any && Hi - Lo < (Address(1) << 24)) {
+    // Addresses in a window (a shared array): marked once each.
+    std::vector<bool> Seen(static_cast<std::size_t>(Hi - Lo + 1));
+    for (const std::vector<Address> &R : Reach)
+      for (Address X : R)
+        if (!Seen[static_cast<std::size_t>(X - Lo)]) {
+          Seen[static_cast<std::size_t>(X - Lo)] = true;
+          ++Distinct[static_cast<std::size_t>(floorMod(X, W))];
+        }
+  } else {
+    std::vector<Address> All;
+    for (const std::vector<Address> &R : Reach)
+      All.insert(All.end(), R.begin(), R.end());
+    std::sort(All.begin(), All.end());
+    All.erase(std::unique(All.begin(), All.end()), All.end());
+    for (Address X : All)
+      ++Distinct[static_cast<std::size_t>(floorMod(X, W))];
+  }
   std::int64_t Worst = 0;
-  for (std::size_t I = 0; I < Addrs.size();) {
-    const std::int64_t B = Addrs[I].first;
-    std::size_t J = I;
-    while (J < Addrs.size() && Addrs[J].first == B)
-      ++J;
-    const auto [Lo, Hi] = std::equal_range(BankLanes.begin(), BankLanes.end(), B);
-    Worst = std::max<std::int64_t>(Worst, std::min<std::int64_t>(static_cast<std::int64_t>(J - I), Hi - Lo));
-    I = J;
-  }
+  for (std::size_t B = 0; B < Distinct.size(); ++B)
+    Worst = std::max(Worst, std::min(Distinct[B], LanesOf[B]));
   return Memo[Key] = Worst;
 }
 

@@ -17,7 +17,9 @@
 #include <fmt/ranges.h>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <thread>
 #include <exception>
@@ -79,6 +81,14 @@ std::string CostStats::str() const {
 double expectedMaxLoad(std::int64_t K, std::int64_t W) {
   if (K <= 0 || W <= 0)
     return 0;
+  // The same few (K, W) come at every size of the all-sizes analysis.
+  static std::mutex Mu;
+  static std::map<std::pair<std::int64_t, std::int64_t>, double> Memo;
+  {
+    const std::lock_guard<std::mutex> Lock(Mu);
+    if (const auto It = Memo.find({K, W}); It != Memo.end())
+      return It->second;
+  }
   // P(max <= M) = K! [x^K] (sum_{j<=M} x^j / j!)^W / W^K. Work with
   // probabilities directly: throw balls bin by bin, Prob[k] = probability
   // that the first bins got k balls, each bin at most M.
@@ -107,6 +117,8 @@ double expectedMaxLoad(std::int64_t K, std::int64_t W) {
     const double AtMost = Poly[Kz] * std::exp(LogFact[Kz]);
     Expected += 1.0 - AtMost; // sum over M of P(max > M)
   }
+  const std::lock_guard<std::mutex> Lock(Mu);
+  Memo[{K, W}] = Expected;
   return Expected;
 }
 
@@ -651,6 +663,7 @@ void Analyzer::setupWarp(std::int64_t BlockLin, std::int64_t Wib, bool Sym) {
     }
   }
   Locals.clear();
+  DeclMasks.clear();
   Guards.clear();
   CurPhase = 0;
   CurPred = -1;

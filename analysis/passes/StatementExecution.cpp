@@ -217,6 +217,15 @@ void Analyzer::assignLocal(const std::string &Name, const Val &V, Mask M) {
   Mask Live = Full;
   if (Lanes < 64)
     Live &= (Mask(1) << Lanes) - 1;
+  // A local declared on part of the warp exists on those lanes only.
+  const std::size_t Index = localIndex(Old);
+  for (auto It = DeclMasks.rbegin(); It != DeclMasks.rend(); ++It)
+    if (It->first == Index) {
+      Live &= It->second;
+      break;
+    } else if (It->first < Index) {
+      break;
+    }
   if ((M & Live) == Live || V.Unknown) {
     *Old = V;
     // Lanes that do not assign keep their own value: alike no more.
@@ -255,6 +264,10 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
       assignLocal(Name, eval(A->Value, M), M);
     }
   } else if (const auto *L = S.as<ir::Let>()) {
+    while (!DeclMasks.empty() && DeclMasks.back().first >= Locals.size())
+      DeclMasks.pop_back();
+    if (Mask Live = Lanes < 64 ? Full & ((Mask(1) << Lanes) - 1) : Full; (M & Live) != Live)
+      DeclMasks.push_back({Locals.size(), M});
     if (Unobserved.count(L->Name)) {
       evalReads(L->Init, M);
       Locals.push_back({L->Name, unobserved()});
@@ -556,10 +569,16 @@ void Analyzer::execUnrolledWhile(const ir::While &Wh, Mask M) {
 }
 
 void Analyzer::execSymbolicWhile(const ir::While &Wh, const SourceLoc &Loc, Mask M) {
-  if (!Guards.empty())
-    throw NotAffine{"a while loop under a data-dependent condition"};
   const std::optional<WhileCounter> K = whileCounter(Wh);
   Val *Slot = K ? findLocal(K->Name) : nullptr;
+  // Under a data guard, a counter declared inside it (`if (amLast) { int i
+  // = tid; while (i < n) { ...; i += bs; } }`) counts as anywhere else:
+  // the guard decides whether the loop runs, not how. One from outside
+  // would be unknown after the loop, which the runs per warp handle. A
+  // loop without a counter runs trip by trip while its condition is known,
+  // as the runs per warp do.
+  if (!Guards.empty() && Slot && localIndex(Slot) < Guards.back().LocalsMark)
+    throw NotAffine{"a while loop under a data-dependent condition"};
   if (!Slot) {
     execUnrolledWhile(Wh, M);
     return;

@@ -8,6 +8,7 @@
 #include "analysis/models/MemoryModel.h"
 #include "analysis/passes/KernelAnalysis.h"
 #include "support/Random.h"
+#include "tests/support/AnalysisFixtures.h"
 #include "tests/support/ProgramFixtures.h"
 
 #include <doctest/doctest.h>
@@ -222,4 +223,80 @@ kernel k(f: global i32[256], a: global f32[256], b: global f32[256]) grid (1) bl
     }
   CHECK(Arms == 2);
   CHECK_FALSE(site(R, "b", true).DataGuarded);
+}
+
+TEST_CASE("loops under a data guard whose counter is declared inside it stay on the counting path") {
+  // The last block of a public reduction: thread 0 takes a ticket, the block
+  // tests it after a barrier and sums the partial results in a grid-stride
+  // while loop, then halves a stride in a loop without a counter.
+  const ir::Program P = parseOrFail("target sm_90\n"
+                                    "param n = 300\n"
+                                    "kernel k(a: global f32[4096], cnt: global u32[4]) grid (8) block (128) {\n"
+                                    "  shared last: u32[1]\n"
+                                    "  shared s: f32[128]\n"
+                                    "  if tx == 0 {\n"
+                                    "    let t = atomic_add(cnt[0], 1)\n"
+                                    "    last[0] = t\n"
+                                    "  }\n"
+                                    "  sync\n"
+                                    "  if last[0] == 7 {\n"
+                                    "    let i = tx\n"
+                                    "    let sum = 0\n"
+                                    "    while i < n { sum = sum + a[i]\n i = i + 128 }\n"
+                                    "    s[tx] = sum\n"
+                                    "    sync\n"
+                                    "    let h = 64\n"
+                                    "    while h > 0 {\n"
+                                    "      if tx < h { s[tx] = s[tx] + s[tx + h] }\n"
+                                    "      sync\n"
+                                    "      h = h / 2\n"
+                                    "    }\n"
+                                    "  }\n"
+                                    "}\n");
+  const auto [Fast, Slow] = bankwise::testing::fastAndExhaustive(P, P.Kernels.at(0));
+  CAPTURE(Fast.FallbackReason);
+  CHECK(Fast.FastPath);
+  bankwise::testing::checkSameReports(Fast, Slow);
+  CHECK(Fast.Requests == Slow.Requests);
+  // A counter from outside the guard would be unknown after the loop: the
+  // runs per warp handle it, with the same figures.
+  const ir::Program Q = parseOrFail("target sm_90\n"
+                                    "param n = 300\n"
+                                    "kernel k(a: global f32[4096], f: global u32[8]) grid (8) block (128) {\n"
+                                    "  let i = tx\n"
+                                    "  if f[bx] > 0 {\n"
+                                    "    while i < n { a[i] = 1\n i = i + 128 }\n"
+                                    "  }\n"
+                                    "  a[i] = 2\n"
+                                    "}\n");
+  const auto [FastQ, SlowQ] = bankwise::testing::fastAndExhaustive(Q, Q.Kernels.at(0));
+  CHECK_FALSE(FastQ.FastPath);
+  CHECK(FastQ.FallbackReason == "a while loop under a data-dependent condition");
+  bankwise::testing::checkSameReports(FastQ, SlowQ);
+}
+
+TEST_CASE("a local declared on part of a warp is assigned whole on those lanes") {
+  // Block width 48: no warp family, so `tx == 0` is lane 0 of warp 0 in the
+  // runs per warp position. v exists there only; the round-up choice on a
+  // per-block count assigns it on all of its lanes (merge sort's iDivUp
+  // under `if (threadIdx.x == 0)`).
+  const ir::Program P = parseOrFail("target sm_90\n"
+                                    "param n = 1000\n"
+                                    "kernel k(b: global u32[4096]) grid (8) block (48) {\n"
+                                    "  shared cnt: u32[1]\n"
+                                    "  if tx == 0 {\n"
+                                    "    let a = n - bx * 100\n"
+                                    "    let v = 0\n"
+                                    "    if a % 128 == 0 { v = a / 128 } else { v = a / 128 + 1 }\n"
+                                    "    cnt[0] = v\n"
+                                    "    b[bx * 8 + v % 8] = v\n"
+                                    "  }\n"
+                                    "  sync\n"
+                                    "  b[bx * 48 + tx] = cnt[0]\n"
+                                    "}\n");
+  const auto [Fast, Slow] = bankwise::testing::fastAndExhaustive(P, P.Kernels.at(0));
+  CAPTURE(Fast.FallbackReason);
+  CHECK(Fast.FastPath);
+  bankwise::testing::checkSameReports(Fast, Slow);
+  CHECK(Fast.Requests == Slow.Requests);
 }

@@ -40,7 +40,7 @@ inline std::string randomGuardedKernel(Rng &R, bool RuntimeLimits = false) {
   std::string Decls, Body, Top;
   int Stmts = 1 + static_cast<int>(R.below(3));
   for (int S = 0; S < Stmts; ++S) {
-    switch (R.below(16)) {
+    switch (R.below(17)) {
     case 0: { // the any-shape transpose's guarded read and write
       const char *Guards[] = {"r < RL && c < CL", "c < CL && r < RL", "r < RL", "c < CL && r < RL && c >= 1"};
       const char *G = Guards[R.below(4)];
@@ -203,6 +203,22 @@ inline std::string randomGuardedKernel(Rng &R, bool RuntimeLimits = false) {
                           "      g[tid - tx + o{0}] = a{0}\n    }}\n",
                           S, R.below(static_cast<std::uint64_t>(GX)), R.below(3), BX - 1);
       break;
+    case 16: { // loops under a data guard with their counters declared inside
+               // it, and a local declared on one lane set whole there
+      const std::int64_t N = BX * BY * GX * GY * GZ;
+      const std::int64_t Step = std::max<std::int64_t>(pick(R, {1, 7, BX, N}), N / 64);
+      const std::int64_t Lim =
+          1 + static_cast<std::int64_t>(R.below(static_cast<std::uint64_t>(std::min(2 * N, Step * 80))));
+      Params += fmt::format(", dg{}: global f32[{}], dl{}: global u32[{}]", S, std::max(Lim, N) + 64, S, GX * K + 8);
+      Body += fmt::format("    if dl{0}[bx] > {1} {{\n      let i{0} = tid\n      while i{0} < {2} {{\n"
+                          "        dg{0}[i{0}] = g[tid]\n        i{0} += {3}\n      }}\n"
+                          "      let h{0} = 32\n      while h{0} > 0 {{\n        if tx < h{0} {{ dg{0}[tx + h{0}] = 1 }}\n"
+                          "        h{0} = h{0} / 2\n      }}\n    }}\n"
+                          "    if tx == {4} {{\n      let d{0} = bx + k\n      if d{0} % 4 == 0 {{ d{0} = d{0} / 4 }} "
+                          "else {{ d{0} = d{0} / 4 + 1 }}\n      dl{0}[d{0}] = 1\n    }}\n",
+                          S, R.below(3), Lim, Step, R.below(static_cast<std::uint64_t>(BX)));
+      break;
+    }
     default: { // a shared tile, written and read transposed
       Decls += fmt::format("  shared t{}: {}[{}][{}]{}\n", S, E, BY, BX,
                            R.below(2) ? " layout pad(1)" : "");

@@ -716,6 +716,11 @@ private:
   std::array<std::int64_t, 3> CurBlockIdx{0, 0, 0};
   LaneArr Tx{}, Ty{}, Tz{}, LinT{};
   std::vector<std::pair<std::string, Val>> Locals;
+  /// Locals a `let` declared on part of the warp (under `if tx == 0`): their
+  /// index in Locals and the lanes they exist on. An assignment on all of
+  /// those lanes is whole, though it is not on all of the warp's. Entries
+  /// at or past Locals' size are stale (a `let` at an index drops them).
+  std::vector<std::pair<std::size_t, Mask>> DeclMasks;
   /// The conditions and loop bounds around the current statement that read
   /// data the analysis does not know, outermost first: which lanes run
   /// what they guard is unknown, so both branches run on every lane that
