@@ -253,11 +253,7 @@ TEST_CASE("loops under a data guard whose counter is declared inside it stay on 
                                     "    }\n"
                                     "  }\n"
                                     "}\n");
-  const auto [Fast, Slow] = bankwise::testing::fastAndExhaustive(P, P.Kernels.at(0));
-  CAPTURE(Fast.FallbackReason);
-  CHECK(Fast.FastPath);
-  bankwise::testing::checkSameReports(Fast, Slow);
-  CHECK(Fast.Requests == Slow.Requests);
+  bankwise::testing::checkCountedAsWarpByWarp(P, P.Kernels.at(0));
   // A counter from outside the guard would be unknown after the loop: the
   // runs per warp handle it, with the same figures.
   const ir::Program Q = parseOrFail("target sm_90\n"
@@ -294,9 +290,5 @@ TEST_CASE("a local declared on part of a warp is assigned whole on those lanes")
                                     "  sync\n"
                                     "  b[bx * 48 + tx] = cnt[0]\n"
                                     "}\n");
-  const auto [Fast, Slow] = bankwise::testing::fastAndExhaustive(P, P.Kernels.at(0));
-  CAPTURE(Fast.FallbackReason);
-  CHECK(Fast.FastPath);
-  bankwise::testing::checkSameReports(Fast, Slow);
-  CHECK(Fast.Requests == Slow.Requests);
+  bankwise::testing::checkCountedAsWarpByWarp(P, P.Kernels.at(0));
 }

@@ -125,9 +125,5 @@ TEST_CASE("a local set in both branches of a guard on block indices is a choice,
                                     "  if bx == 2 { w = 9 }\n"
                                     "  if tx < v * 8 + w { b[bx * 64 + tx] = 1 }\n"
                                     "}\n");
-  const auto [Fast, Slow] = bankwise::testing::fastAndExhaustive(P, P.Kernels.at(0));
-  CAPTURE(Fast.FallbackReason);
-  CHECK(Fast.FastPath);
-  bankwise::testing::checkSameReports(Fast, Slow);
-  CHECK(Fast.Requests == Slow.Requests);
+  bankwise::testing::checkCountedAsWarpByWarp(P, P.Kernels.at(0));
 }

@@ -24,4 +24,14 @@ inline void checkSameReports(const KernelReport &Fast, const KernelReport &Slow)
   CHECK(Fast.Time == Slow.Time);
 }
 
+/// Kernel K of P analyzed on the counting path (which it must stay on),
+/// with the figures, time and requests of the warp-by-warp evaluation.
+inline void checkCountedAsWarpByWarp(const ir::Program &P, const ir::Kernel &K) {
+  const auto [Fast, Slow] = fastAndExhaustive(P, K);
+  CAPTURE(Fast.FallbackReason);
+  CHECK(Fast.FastPath);
+  checkSameReports(Fast, Slow);
+  CHECK(Fast.Requests == Slow.Requests);
+}
+
 } // namespace bankwise::testing
