@@ -46,6 +46,8 @@ struct LaunchSite {
   std::optional<std::array<Expr, 3>> Grid;
   std::optional<std::int64_t> SharedBytes;
   SourceLoc Loc;
+  /// The function pointer the launch goes through (`k<<<g, b>>>`), if any.
+  std::string Through;
 };
 
 /// Host variables whose value the `if`s around a launch fix: `if (bs == 16)
@@ -234,13 +236,116 @@ public:
     return true;
   }
 
+  // What an indirect launch's pointer may hold: the values stored to
+  // variables of the user's code (`k = padded ? t1 : t2`, `table[0] = t`),
+  // and the calls that pass a pointer parameter its value.
+  bool VisitBinaryOperator(clang::BinaryOperator *B) {
+    if (B->getOpcode() == clang::BO_Assign && !SM.isInSystemHeader(SM.getExpansionLoc(B->getBeginLoc())))
+      if (const clang::VarDecl *V = storedVar(B->getLHS()))
+        Stores[V].push_back(B->getRHS());
+    return true;
+  }
+  bool VisitCallExpr(clang::CallExpr *C) {
+    if (!llvm::isa<clang::CUDAKernelCallExpr>(C) && C->getDirectCallee() &&
+        !SM.isInSystemHeader(SM.getExpansionLoc(C->getBeginLoc())))
+      Calls.push_back(C);
+    return true;
+  }
+  /// The variable an assignment's left side names: `k`, `table[i]`, `*p`.
+  static const clang::VarDecl *storedVar(const clang::Expr *E) {
+    for (;;) {
+      E = E->IgnoreParenImpCasts();
+      if (const auto *A = llvm::dyn_cast<clang::ArraySubscriptExpr>(E))
+        E = A->getBase();
+      else if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E); U && U->getOpcode() == clang::UO_Deref)
+        E = U->getSubExpr();
+      else
+        break;
+    }
+    const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E);
+    return D ? llvm::dyn_cast<clang::VarDecl>(D->getDecl()) : nullptr;
+  }
+
   const clang::SourceManager &SM;
   std::vector<const clang::FunctionDecl *> Kernels;
   std::vector<const clang::FunctionDecl *> Templates;
   std::vector<const clang::CUDAKernelCallExpr *> Launches;
   /// Kernels (and templates) defined in an included header.
   std::set<const clang::FunctionDecl *> InHeader;
+  std::map<const clang::VarDecl *, std::vector<const clang::Expr *>> Stores;
+  std::vector<const clang::CallExpr *> Calls;
 };
+
+/// The kernels a launch may start. A direct launch names its kernel. A
+/// launch through a function pointer (`k<<<g, b>>>(...)` with `k` a
+/// variable, an element of an array of kernels, or a parameter of the
+/// launching function) starts whatever the pointer holds: the kernels found
+/// in its initializer and in every value stored to it, and for a parameter
+/// in the arguments its function's calls pass, followed through the
+/// variables those name (a range-for over a table of kernels included).
+/// Through: the pointer's name, for the note; empty for a direct launch.
+struct LaunchTargets {
+  std::vector<const clang::FunctionDecl *> Kernels;
+  std::string Through;
+};
+
+LaunchTargets launchTargets(clang::ASTContext &Ctx, const clang::CUDAKernelCallExpr *C, const KernelFinder &Finder) {
+  LaunchTargets T;
+  if (const clang::FunctionDecl *F = C->getDirectCallee()) {
+    T.Kernels.push_back(F);
+    return T;
+  }
+  std::set<const clang::Decl *> Seen;
+  std::function<void(const clang::Expr *, int)> Collect;
+  auto CollectVar = [&](const clang::VarDecl *V, int Depth) {
+    if (!V || Depth > 6 || !Seen.insert(V).second)
+      return;
+    if (V->getInit())
+      Collect(V->getInit(), Depth + 1);
+    if (const auto It = Finder.Stores.find(V); It != Finder.Stores.end())
+      for (const clang::Expr *E : It->second)
+        Collect(E, Depth + 1);
+    const auto *P = llvm::dyn_cast<clang::ParmVarDecl>(V);
+    const auto *Fn = P ? llvm::dyn_cast<clang::FunctionDecl>(P->getDeclContext()) : nullptr;
+    if (!Fn)
+      return;
+    const unsigned Index = P->getFunctionScopeIndex();
+    for (const clang::CallExpr *Call : Finder.Calls) {
+      const clang::FunctionDecl *Callee = Call->getDirectCallee();
+      const clang::FunctionDecl *Pattern = Callee->getTemplateInstantiationPattern();
+      if ((Callee == Fn || Pattern == Fn || Callee->getCanonicalDecl() == Fn->getCanonicalDecl()) &&
+          Index < Call->getNumArgs())
+        Collect(Call->getArg(Index), Depth + 1);
+    }
+  };
+  Collect = [&](const clang::Expr *E, int Depth) {
+    if (!E)
+      return;
+    struct Refs : clang::RecursiveASTVisitor<Refs> {
+      std::vector<const clang::DeclRefExpr *> Found;
+      bool VisitDeclRefExpr(clang::DeclRefExpr *D) {
+        Found.push_back(D);
+        return true;
+      }
+    } R;
+    R.TraverseStmt(const_cast<clang::Expr *>(E));
+    for (const clang::DeclRefExpr *D : R.Found) {
+      if (const auto *F = llvm::dyn_cast<clang::FunctionDecl>(D->getDecl())) {
+        if (F->hasAttr<clang::CUDAGlobalAttr>() && Seen.insert(F).second)
+          T.Kernels.push_back(F);
+      } else {
+        CollectVar(llvm::dyn_cast<clang::VarDecl>(D->getDecl()), Depth);
+      }
+    }
+  };
+  const clang::VarDecl *V = KernelFinder::storedVar(C->getCallee());
+  if (!V)
+    return T;
+  T.Through = V->getName().str();
+  CollectVar(V, 0);
+  (void)Ctx;
+  return T;
+}
 
 /// Which threadIdx components a kernel (and what it calls) reads.
 std::array<bool, 3> threadDimsUsed(const clang::FunctionDecl *F) {
@@ -313,9 +418,16 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
     K.Notes.push_back({Severity::Note, K.Loc, fmt::format(fmt::runtime(Why), Name), lineAt(SM, F->getLocation())});
     Out.Kernels.push_back(std::move(K));
   };
+  std::map<const clang::CUDAKernelCallExpr *, LaunchTargets> Targets;
+  for (const clang::CUDAKernelCallExpr *C : Finder.Launches)
+    Targets[C] = launchTargets(Ctx, C, Finder);
+  auto Starts = [&](const clang::CUDAKernelCallExpr *C, const clang::FunctionDecl *F) {
+    const std::vector<const clang::FunctionDecl *> &Ks = Targets.at(C).Kernels;
+    return std::find(Ks.begin(), Ks.end(), F) != Ks.end();
+  };
   for (const clang::FunctionDecl *F : Finder.Kernels) {
     const bool Launched = std::any_of(Finder.Launches.begin(), Finder.Launches.end(),
-                                      [&](const clang::CUDAKernelCallExpr *C) { return C->getDirectCallee() == F; });
+                                      [&](const clang::CUDAKernelCallExpr *C) { return Starts(C, F); });
     if (!Finder.InHeader.count(F) || Launched || F->getTemplateInstantiationPattern()) {
       Kernels.push_back(F);
       continue;
@@ -338,12 +450,16 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
   });
 
   // Each kernel's launch: the first whose block is constant, else the
-  // first (the arguments it passes come from the same one).
+  // first (the arguments it passes come from the same one); a direct launch
+  // before one through a pointer.
   const std::map<const clang::ValueDecl *, std::string> NoArgs;
   std::map<const clang::FunctionDecl *, const clang::CUDAKernelCallExpr *> LaunchOf;
+  std::vector<const clang::CUDAKernelCallExpr *> Ordered = Finder.Launches;
+  std::stable_partition(Ordered.begin(), Ordered.end(),
+                        [](const clang::CUDAKernelCallExpr *C) { return C->getDirectCallee() != nullptr; });
   for (const clang::FunctionDecl *F : Kernels)
-    for (const clang::CUDAKernelCallExpr *C : Finder.Launches) {
-      if (C->getDirectCallee() != F)
+    for (const clang::CUDAKernelCallExpr *C : Ordered) {
+      if (!Starts(C, F))
         continue;
       const std::map<const clang::ValueDecl *, std::int64_t> Guards = launchGuards(Ctx, C);
       Dim3Reader R(Ctx, NoArgs, Opts.Defines, Guards);
@@ -444,6 +560,7 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
       const clang::CallExpr *Cfg = C->getConfig();
       LaunchSite S;
       S.Loc = toSourceLoc(SM, C->getBeginLoc());
+      S.Through = Targets.at(C).Through;
       if (Cfg && Cfg->getNumArgs() >= 2) {
         S.Grid = R.read(Cfg->getArg(0));
         if (auto B = R.read(Cfg->getArg(1))) {
@@ -473,6 +590,8 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
       Info.Launch = LaunchSource::LaunchSite;
       Info.LaunchNote = fmt::format("block {} from the launch at {}:{}:{}", dimText(Block), Site->Loc.File,
                                     Site->Loc.Line, Site->Loc.Col);
+      if (!Site->Through.empty())
+        Info.LaunchNote += fmt::format(" through the function pointer '{}'", Site->Through);
     } else if (const auto *LB = F->getAttr<clang::CUDALaunchBoundsAttr>();
                LB && !Dims[1] && !Dims[2] && evalInt(Ctx, LB->getMaxThreads())) {
       Block = {*evalInt(Ctx, LB->getMaxThreads()), 1, 1};
