@@ -51,11 +51,17 @@ import re, sys
 src, dst = sys.argv[1], sys.argv[2]
 text = open(src, encoding='utf-8', errors='replace').read()
 calls = []
+def body_at(end):
+    line_end = text.find('\n', end)
+    rest_of_line = text[end:line_end]
+    return rest_of_line if '}' in rest_of_line else text[end:text.find('\n}', end)]
+# Launching functions main cannot call itself (a function-pointer
+# parameter): a function that calls one of them launches too.
+indirect = [m.group(1) for m in re.finditer(r'^(?:static\s+)?void\s+(\w+)\s*\([^{;]*\)\s*\{', text, re.M)
+            if '<<<' in body_at(m.end()) and '(*' in m.group(0)]
 for m in re.finditer(r'^(?:static\s+)?void\s+(\w+)\s*\(([^)]*)\)\s*\{', text, re.M):
-    line_end = text.find('\n', m.end())
-    rest_of_line = text[m.end():line_end]
-    body = rest_of_line if '}' in rest_of_line else text[m.end():text.find('\n}', m.end())]
-    if '<<<' not in body:
+    body = body_at(m.end())
+    if '<<<' not in body and not any(re.search(r'\b' + n + r'\s*\(', body) for n in indirect):
         continue
     args, buf = [], 0
     for p in [p.strip() for p in m.group(2).split(',') if p.strip()]:
