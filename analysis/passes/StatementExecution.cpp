@@ -785,6 +785,30 @@ void Analyzer::execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Be
   // Within them assignments hold (Sampled); after the loop, what it
   // assigned is unknown.
   Guards.back().Sampled = true;
+  // An end `min(256, n * 32)` (counting up; `max` down) bounds the trips by
+  // its known operands too: lanes leave once they pass one, as they do in
+  // the program, before the sampled trips run out.
+  std::vector<Val> KnownEnds;
+  if (const auto *C = F.End.as<ir::Call>(); C && (C->Fn == ir::Function::Min || C->Fn == ir::Function::Max))
+    for (const ir::Expr &A : C->Args)
+      if (!ir::accessesMemory(A))
+        if (Val V = eval(A, M); !V.Unknown)
+          KnownEnds.push_back(std::move(V));
+  const bool EndsUp = F.End.as<ir::Call>() && F.End.as<ir::Call>()->Fn == ir::Function::Min;
+  // The lanes of M whose counter K is still before every known end.
+  auto Within = [&](const Val &K) -> Mask {
+    Mask Live = M;
+    for (const Val &E : KnownEnds) {
+      const Val C = evalBinary(EndsUp ? ir::BinaryOp::Lt : ir::BinaryOp::Gt, K, E, M, Loc);
+      if (!C.concrete())
+        throw NotAffine{"a loop whose end reads data, bounded by a value that depends on the block or an outer "
+                        "loop"};
+      for (int Ln = 0; Ln < Lanes; ++Ln)
+        if ((Live >> Ln) & 1 && C.lane(Ln) == 0)
+          Live &= ~(Mask(1) << Ln);
+    }
+    return Live;
+  };
   auto Forget = [&] {
     for (std::size_t I : Guards.back().Assigned)
       if (I < Locals.size()) {
@@ -796,17 +820,30 @@ void Analyzer::execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Be
     Guards.pop_back();
   };
   if (Symbolic) {
-    if (Begin.Pred >= 0 || Step.Pred >= 0 || !Begin.concrete() || !Step.concrete() || Begin.HasV || Step.HasV)
-      throw NotAffine{"a loop whose end reads data and whose start or step depends on the thread, the "
-                      "block or an outer loop"};
-    if (Step.U.C == 0)
+    // Each lane from its own start (`for i in tx + 32..n step 32`, the start
+    // per lane, per block or per outer loop): trip T is the start plus T
+    // steps, as in the runs per warp, when the step is one number.
+    const bool PlainBegin = Begin.Pred < 0 && Begin.Lt < 0 && Begin.Sel < 0 && !Begin.Poison;
+    bool UniformStep = Step.Pred < 0 && Step.Lt < 0 && Step.Sel < 0 && !Step.Poison && Step.concrete();
+    const std::int64_t S = UniformStep ? Step.lane(std::countr_zero(M)) : 0;
+    for (int Ln = 0; Ln < Lanes && UniformStep; ++Ln)
+      UniformStep = !((M >> Ln) & 1) || Step.lane(Ln) == S;
+    if (!PlainBegin || !UniformStep)
+      throw NotAffine{"a loop whose end reads data and whose step depends on the thread, the block or an "
+                      "outer loop"};
+    if (S == 0)
       throw UserError(Loc, "loop step is zero");
     for (std::int64_t T = 0; T < DataLoopSamples; ++T) {
-      Val V;
-      V.U.C = Begin.U.C + Step.U.C * T;
+      Val V = Begin;
+      std::int64_t Moved;
+      if (mulOv(S, T, Moved) || addOv(Begin.U.C, Moved, V.U.C))
+        throw NotAffine{"overflow in a loop's counter"};
+      const Mask Live = Within(V);
+      if (!Live)
+        break;
       Locals.push_back({F.Var, V});
       try {
-        exec(F.Body, M);
+        exec(F.Body, Live);
       } catch (const UserError &) { // the warp-by-warp run finds where sampling stops
         throw NotAffine{"a loop whose end reads data, with an iteration that fails"};
       }
@@ -822,8 +859,11 @@ void Analyzer::execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Be
       runtimeError(Loc, "loop step is zero", Ln);
   for (int T = 0; T < DataLoopSamples; ++T) {
     const std::size_t Mark = Locals.size();
+    const Mask Live = Within(Locals[Slot].second);
+    if (!Live)
+      break;
     try {
-      exec(F.Body, M);
+      exec(F.Body, Live);
     } catch (const UserError &) {
       Locals.resize(Mark);
       break;

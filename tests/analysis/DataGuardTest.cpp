@@ -292,3 +292,20 @@ TEST_CASE("a local declared on part of a warp is assigned whole on those lanes")
                                     "}\n");
   bankwise::testing::checkCountedAsWarpByWarp(P, P.Kernels.at(0));
 }
+
+TEST_CASE("a loop from each lane's start to a data end bounded by a known one stops at the known end") {
+  // A public kernel's `for (i = tid + 32; i < min(256, bucket_size * 32); i
+  // += 32)`: lanes leave at 256 whatever the data. Warp w starts at 32 (w +
+  // 1): 7 - w trips, 28 a block; sampling 32 trips would run on to the
+  // array's end at 512 (15 - w trips, 92 a block).
+  const ir::Program P = parseOrFail("target sm_90\n"
+                                    "kernel k(n: global i32[4]) grid (4) block (256) {\n"
+                                    "  shared s: f32[512]\n"
+                                    "  for i in tx + 32..min(256, n[bx] * 32) step 32 {\n"
+                                    "    s[i] = 1\n"
+                                    "  }\n"
+                                    "}\n");
+  bankwise::testing::checkCountedAsWarpByWarp(P, P.Kernels.at(0));
+  const KernelReport R = analyze(P);
+  CHECK(site(R, "s", true).WarpExecutions == 4 * 28);
+}

@@ -204,7 +204,8 @@ inline std::string randomGuardedKernel(Rng &R, bool RuntimeLimits = false) {
                           S, R.below(static_cast<std::uint64_t>(GX)), R.below(3), BX - 1);
       break;
     case 16: { // loops under a data guard with their counters declared inside
-               // it, and a local declared on one lane set whole there
+               // it, a loop from each lane's start to a data end bounded by a
+               // known one, and a local declared on one lane set whole there
       const std::int64_t N = BX * BY * GX * GY * GZ;
       const std::int64_t Step = std::max<std::int64_t>(pick(R, {1, 7, BX, N}), N / 64);
       const std::int64_t Lim =
@@ -214,9 +215,10 @@ inline std::string randomGuardedKernel(Rng &R, bool RuntimeLimits = false) {
                           "        dg{0}[i{0}] = g[tid]\n        i{0} += {3}\n      }}\n"
                           "      let h{0} = 32\n      while h{0} > 0 {{\n        if tx < h{0} {{ dg{0}[tx + h{0}] = 1 }}\n"
                           "        h{0} = h{0} / 2\n      }}\n    }}\n"
+                          "    for j{0} in tx + 1..min({5}, dl{0}[bx]) step 8 {{ dg{0}[j{0}] = 1 }}\n"
                           "    if tx == {4} {{\n      let d{0} = bx + k\n      if d{0} % 4 == 0 {{ d{0} = d{0} / 4 }} "
                           "else {{ d{0} = d{0} / 4 + 1 }}\n      dl{0}[d{0}] = 1\n    }}\n",
-                          S, R.below(3), Lim, Step, R.below(static_cast<std::uint64_t>(BX)));
+                          S, R.below(3), Lim, Step, R.below(static_cast<std::uint64_t>(BX)), BX + 40);
       break;
     }
     default: { // a shared tile, written and read transposed
