@@ -50,6 +50,54 @@ struct LaunchSite {
   std::string Through;
 };
 
+/// The variables Body may change: assigned (`v = ...`, `v.x = ...`, `v +=
+/// ...`, a class's operator=), incremented, their address taken, or passed
+/// to a non-const reference parameter.
+std::set<const clang::ValueDecl *> changedIn(const clang::Stmt *Body) {
+  struct Writes : clang::RecursiveASTVisitor<Writes> {
+    std::set<const clang::ValueDecl *> Changed;
+    void mark(const clang::Expr *E) {
+      for (;;) { // `v.x`, `v[i]`: v changes
+        E = E->IgnoreParenImpCasts();
+        if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E); M && !M->isArrow())
+          E = M->getBase();
+        else if (const auto *A = llvm::dyn_cast<clang::ArraySubscriptExpr>(E))
+          E = A->getBase();
+        else
+          break;
+      }
+      if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E))
+        Changed.insert(D->getDecl());
+    }
+    bool VisitBinaryOperator(clang::BinaryOperator *B) {
+      if (B->isAssignmentOp())
+        mark(B->getLHS());
+      return true;
+    }
+    bool VisitUnaryOperator(clang::UnaryOperator *U) {
+      if (U->isIncrementDecrementOp() || U->getOpcode() == clang::UO_AddrOf)
+        mark(U->getSubExpr());
+      return true;
+    }
+    bool VisitCXXOperatorCallExpr(clang::CXXOperatorCallExpr *C) {
+      if (C->isAssignmentOp() && C->getNumArgs() > 0)
+        mark(C->getArg(0));
+      return true;
+    }
+    bool VisitCallExpr(clang::CallExpr *C) {
+      if (const clang::FunctionDecl *F = C->getDirectCallee())
+        for (unsigned I = 0; I < C->getNumArgs() && I < F->getNumParams(); ++I) {
+          const clang::QualType T = F->getParamDecl(I)->getType();
+          if (T->isReferenceType() && !T.getNonReferenceType().isConstQualified())
+            mark(C->getArg(I));
+        }
+      return true;
+    }
+  } W;
+  W.TraverseStmt(const_cast<clang::Stmt *>(Body));
+  return W.Changed;
+}
+
 /// Host variables whose value the `if`s around a launch fix: `if (bs == 16)
 /// k<16><<<g, dim3(bs, bs)>>>(...)` (then branch), the else branch of `bs !=
 /// 16`, and conjunctions of those. Only variables that no statement of the
@@ -94,26 +142,9 @@ std::map<const clang::ValueDecl *, std::int64_t> launchGuards(clang::ASTContext 
   if (!Host || !Host->getBody())
     return {};
   // Drop the variables the function changes anywhere.
-  struct Writes : clang::RecursiveASTVisitor<Writes> {
-    std::set<const clang::ValueDecl *> Changed;
-    void mark(const clang::Expr *E) {
-      if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E->IgnoreParenImpCasts()))
-        Changed.insert(D->getDecl());
-    }
-    bool VisitBinaryOperator(clang::BinaryOperator *B) {
-      if (B->isAssignmentOp())
-        mark(B->getLHS());
-      return true;
-    }
-    bool VisitUnaryOperator(clang::UnaryOperator *U) {
-      if (U->isIncrementDecrementOp() || U->getOpcode() == clang::UO_AddrOf)
-        mark(U->getSubExpr());
-      return true;
-    }
-  } W;
-  W.TraverseStmt(Host->getBody());
+  const std::set<const clang::ValueDecl *> Changed = changedIn(Host->getBody());
   for (auto It = Out.begin(); It != Out.end();)
-    It = W.Changed.count(It->first) ? Out.erase(It) : std::next(It);
+    It = Changed.count(It->first) ? Out.erase(It) : std::next(It);
   return Out;
 }
 
@@ -156,9 +187,22 @@ public:
     if (const auto *F = llvm::dyn_cast<clang::CastExpr>(E))
       return read(F->getSubExpr(), Depth + 1);
     if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E))
-      if (const auto *V = llvm::dyn_cast<clang::VarDecl>(D->getDecl()); V && V->getInit())
+      if (const auto *V = llvm::dyn_cast<clang::VarDecl>(D->getDecl()); V && V->getInit() && unchanged(V))
         return read(V->getInit(), Depth + 1);
     return std::nullopt;
+  }
+
+  /// Whether V keeps its initializer's value: no statement of its function
+  /// changes it (`dim3 block(1); ... block.x = 512;` does), or it is a
+  /// const global.
+  bool unchanged(const clang::VarDecl *V) {
+    const auto *F = llvm::dyn_cast_or_null<clang::FunctionDecl>(V->getParentFunctionOrMethod());
+    if (!F || !F->getBody())
+      return V->getType().isConstQualified();
+    auto It = ChangedIn.find(F);
+    if (It == ChangedIn.end())
+      It = ChangedIn.emplace(F, changedIn(F->getBody())).first;
+    return !It->second.count(V);
   }
 
   /// An integer host expression: a constant, a host variable passed to the
@@ -196,6 +240,7 @@ public:
   }
 
 private:
+  std::map<const clang::FunctionDecl *, std::set<const clang::ValueDecl *>> ChangedIn;
   const clang::ASTContext &Ctx;
   const std::map<const clang::ValueDecl *, std::string> &Args;
   const std::map<std::string, std::int64_t> &Defines;
