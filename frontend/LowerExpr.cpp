@@ -471,7 +471,14 @@ LVal KernelLowering::lowerBinary(const clang::BinaryOperator *B, ir::Block &Out)
   const SourceLoc L = loc(B->getOperatorLoc());
   if (B->isAssignmentOp()) {
     lowerAssign(B, Out);
-    return lowerValue(B->getLHS(), Out);
+    // The value of `p[i] = v` (a chained `p[0] = p[1] = v`) is the value
+    // stored, which nvcc does not load again: a local is read back, memory
+    // is not (its value is not figured).
+    const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(B->getLHS()->IgnoreParenImpCasts());
+    const auto *V = D ? llvm::dyn_cast<clang::VarDecl>(D->getDecl()) : nullptr;
+    if (V && V->hasLocalStorage() && !V->getType()->isReferenceType() && !V->hasAttr<clang::CUDASharedAttr>())
+      return lowerValue(B->getLHS(), Out);
+    return inexact("the value of an assignment to memory", L);
   }
   if (B->getOpcode() == clang::BO_Comma) {
     lowerEffect(B->getLHS(), Out);
