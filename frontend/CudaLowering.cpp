@@ -334,7 +334,7 @@ struct LaunchTargets {
   std::string Through;
 };
 
-LaunchTargets launchTargets(clang::ASTContext &Ctx, const clang::CUDAKernelCallExpr *C, const KernelFinder &Finder) {
+LaunchTargets launchTargets(const clang::CUDAKernelCallExpr *C, const KernelFinder &Finder) {
   LaunchTargets T;
   if (const clang::FunctionDecl *F = C->getDirectCallee()) {
     T.Kernels.push_back(F);
@@ -388,7 +388,6 @@ LaunchTargets launchTargets(clang::ASTContext &Ctx, const clang::CUDAKernelCallE
     return T;
   T.Through = V->getName().str();
   CollectVar(V, 0);
-  (void)Ctx;
   return T;
 }
 
@@ -465,7 +464,7 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
   };
   std::map<const clang::CUDAKernelCallExpr *, LaunchTargets> Targets;
   for (const clang::CUDAKernelCallExpr *C : Finder.Launches)
-    Targets[C] = launchTargets(Ctx, C, Finder);
+    Targets[C] = launchTargets(C, Finder);
   auto Starts = [&](const clang::CUDAKernelCallExpr *C, const clang::FunctionDecl *F) {
     const std::vector<const clang::FunctionDecl *> &Ks = Targets.at(C).Kernels;
     return std::find(Ks.begin(), Ks.end(), F) != Ks.end();
