@@ -789,12 +789,13 @@ void Analyzer::execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Be
   // its known operands too: lanes leave once they pass one, as they do in
   // the program, before the sampled trips run out.
   std::vector<Val> KnownEnds;
-  if (const auto *C = F.End.as<ir::Call>(); C && (C->Fn == ir::Function::Min || C->Fn == ir::Function::Max))
+  const bool EndsUp = Step.concrete() && Step.lane(std::countr_zero(M)) > 0;
+  if (const auto *C = F.End.as<ir::Call>();
+      C && Step.concrete() && C->Fn == (EndsUp ? ir::Function::Min : ir::Function::Max))
     for (const ir::Expr &A : C->Args)
       if (!ir::accessesMemory(A))
         if (Val V = eval(A, M); !V.Unknown)
           KnownEnds.push_back(std::move(V));
-  const bool EndsUp = F.End.as<ir::Call>() && F.End.as<ir::Call>()->Fn == ir::Function::Min;
   // The lanes of M whose counter K is still before every known end.
   auto Within = [&](const Val &K) -> Mask {
     Mask Live = M;
