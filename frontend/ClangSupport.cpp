@@ -405,11 +405,25 @@ void nvccDialect(clang::ASTContext &Ctx, std::vector<Diagnostic> &Diags, const s
 
 class AstConsumer : public clang::ASTConsumer {
 public:
-  explicit AstConsumer(const std::function<void(clang::ASTContext &)> &OnAst) : OnAst(OnAst) {}
+  AstConsumer(const std::function<void(clang::ASTContext &)> &OnAst, const clang::SourceManager &SM)
+      : OnAst(OnAst), SM(SM) {}
   void HandleTranslationUnit(clang::ASTContext &Ctx) override { OnAst(Ctx); }
+  // The bodies of host-only functions in system headers (the C++ library,
+  // thrust, cub, CUDA's own host API) are skipped: the lint reads device code
+  // and the user's host code (launches, dim3s, arguments), never a library's
+  // host code, and instantiating thrust's host templates was most of the
+  // time of a file that uses thrust. Clang itself never skips a constexpr
+  // function or one whose return type is deduced (Sema::canSkipFunctionBody).
+  bool shouldSkipFunctionBody(clang::Decl *D) override {
+    const clang::FunctionDecl *F = D->getAsFunction();
+    if (!F || F->hasAttr<clang::CUDADeviceAttr>() || F->hasAttr<clang::CUDAGlobalAttr>())
+      return false;
+    return SM.isInSystemHeader(SM.getExpansionLoc(F->getLocation()));
+  }
 
 private:
   const std::function<void(clang::ASTContext &)> &OnAst;
+  const clang::SourceManager &SM;
 };
 
 class AstAction : public clang::ASTFrontendAction {
@@ -420,9 +434,10 @@ public:
     CI.getPreprocessor().addPPCallbacks(std::make_unique<SkipMissingHeaders>(CI.getSourceManager(), Missing));
     return true;
   }
-  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &,
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &CI,
                                                         llvm::StringRef) override {
-    return std::make_unique<AstConsumer>(OnAst);
+    CI.getFrontendOpts().SkipFunctionBodies = true; // only where AstConsumer says so
+    return std::make_unique<AstConsumer>(OnAst, CI.getSourceManager());
   }
 
 private:
