@@ -20,6 +20,7 @@
 #include "support/Progress.h"
 #include "support/TempFiles.h"
 
+#include <chrono>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -56,6 +57,7 @@ struct LintOptions {
   bool Werror = false;
   bool Fix = false;
   std::string Html; ///< --html FILE
+  bool Timing = false;
 };
 
 /// "32,8" -> {32, 8, 1}; throws UserError naming Flag for anything else.
@@ -121,6 +123,10 @@ struct FileResult {
   std::vector<KernelResult> Kernels;
   std::string Bw; ///< --emit-bw
   std::string FixSummary;
+  /// --timing: Clang, lowering, and each lowered kernel's figures and checks
+  /// (name, seconds of lintSites, seconds of the correctness checks).
+  double ClangSeconds = 0, LowerSeconds = 0;
+  std::vector<std::tuple<std::string, double, double>> KernelSeconds;
 };
 
 const char *launchKind(frontend::LaunchSource S) {
@@ -309,6 +315,8 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
   R.File = File;
   frontend::LoweredFile L = frontend::lowerCudaFile(File, LO);
   R.Readable = L.Readable;
+  R.ClangSeconds = L.ClangSeconds;
+  R.LowerSeconds = L.LowerSeconds;
   for (const Diagnostic &D : L.ClangDiags)
     if (D.Sev == Severity::Error)
       addFinding(R, {"clang-diagnostic-error", Severity::Error, D.Loc, D.Message, {}}, "");
@@ -331,6 +339,7 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
     std::vector<LintSite> Sites;
     std::optional<UserError> Error;
     std::vector<LintFinding> Correctness; ///< the checks over the kernel's trace
+    double FigureSeconds = 0, CheckSeconds = 0; ///< --timing
   };
   std::vector<Figures> Work(LoweredKernels.size());
   const unsigned Cores = threadCount(AnalysisThreads);
@@ -348,12 +357,18 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
       SO.SourceNames = LK.SourceNames;
       SO.Threads = Workers > 1 ? 1 : AnalysisThreads;
       SO.Lanes = !O.Html.empty();
+      using Clock = std::chrono::steady_clock;
+      const Clock::time_point Start = Clock::now();
+      const auto Since = [](Clock::time_point T) { return std::chrono::duration<double>(Clock::now() - T).count(); };
       try {
         Work[W].Sites = lintSites(One, One.Kernels.front(), SO);
+        Work[W].FigureSeconds = Since(Start);
       } catch (const UserError &E) {
         Work[W].Error = E;
+        Work[W].FigureSeconds = Since(Start);
         continue;
       }
+      const Clock::time_point Checks = Clock::now();
       // The correctness checks, on the same lowered kernel; a size at which
       // it fails (a grid of no block, say) is a note, not a lost kernel.
       try {
@@ -391,6 +406,7 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
             {"bankwise-unanalyzed", Severity::Note, E.diagnostic().Loc.Line ? E.diagnostic().Loc : LK.Loc,
              fmt::format("correctness checks not run on kernel '{}': {}", LK.Display, E.diagnostic().Message), {}});
       }
+      Work[W].CheckSeconds = Since(Checks);
     }
   };
   onWorkers(Workers, Analyze);
@@ -409,6 +425,7 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
       continue;
     }
     Figures &Fig = Work[Next++];
+    R.KernelSeconds.emplace_back(LK.Display, Fig.FigureSeconds, Fig.CheckSeconds);
     if (Fig.Error) {
       const UserError &E = *Fig.Error;
       KR.Why = E.diagnostic().Message;
@@ -818,6 +835,23 @@ std::string coverageText(const Coverage &C) {
   return Out;
 }
 
+/// --timing: where one file's wall time went, the slowest kernels first.
+std::string timingText(const FileResult &R) {
+  std::vector<std::tuple<std::string, double, double>> K = R.KernelSeconds;
+  double Analysis = 0;
+  for (const auto &[Name, Figures, Checks] : K)
+    Analysis += Figures + Checks;
+  std::string Out = fmt::format("timing: {}: Clang {:.2f} s, lowering {:.2f} s, {} kernels {:.2f} s\n", R.File,
+                                R.ClangSeconds, R.LowerSeconds, K.size(), Analysis);
+  std::stable_sort(K.begin(), K.end(), [](const auto &A, const auto &B) {
+    return std::get<1>(A) + std::get<2>(A) > std::get<1>(B) + std::get<2>(B);
+  });
+  for (std::size_t I = 0; I < K.size() && I < 10; ++I)
+    Out += fmt::format("timing:   {:.2f} s figures, {:.2f} s checks: {}\n", std::get<1>(K[I]), std::get<2>(K[I]),
+                       std::get<0>(K[I]));
+  return Out;
+}
+
 int runLint(LintOptions O) {
   if (O.Format != "text" && O.Format != "json" && O.Format != "sarif")
     throw UserError(fmt::format("--format '{}': expected text, json or sarif", O.Format));
@@ -887,6 +921,9 @@ int runLint(LintOptions O) {
       CheckErrors |= F.F.Sev == Severity::Error && F.F.Check.rfind("bankwise-", 0) == 0;
     }
   }
+  if (O.Timing)
+    for (const FileResult &R : Results)
+      std::cerr << timingText(R);
   if (!O.Html.empty())
     writeTextAtomically(O.Html, htmlReport(Results));
   if (O.EmitBw) {
@@ -933,6 +970,9 @@ void registerLintCommand(CLI::App &App, Action &Run) {
   Cmd->add_option("--html", O->Html,
                   "also write a self-contained HTML report to FILE: each site's warp drawn against the banks, "
                   "as written and under each fix, with the findings and source lines");
+  Cmd->add_flag("--timing", O->Timing,
+                "print to stderr where each file's time went: Clang, lowering, and the ten slowest kernels' "
+                "figures and correctness checks");
   addThreadsOption(*Cmd, "-j,--threads");
   Cmd->callback([O, &Run] { Run = [O] { return runLint(*O); }; });
 }

@@ -13,6 +13,7 @@
 
 #include "ir/Eval.h"
 
+#include <chrono>
 #include <clang/AST/Attr.h>
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/ParentMapContext.h>
@@ -766,8 +767,14 @@ LoweredFile lowerCudaFile(const std::string &Path, const LowerOptions &Opts) {
   Out.Program.Mach = ir::Machine{};
   Out.Program.Mach->Kind = ir::MachineKind::Target;
   Out.Program.Mach->Target = Opts.Cuda.GpuArch;
-  Out.Readable = runClangOnCudaFile(Path, O.Cuda, Out.ClangDiags,
-                                    [&](clang::ASTContext &Ctx) { lowerUnit(Ctx, O, Out); });
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point Start = Clock::now();
+  Out.Readable = runClangOnCudaFile(Path, O.Cuda, Out.ClangDiags, [&](clang::ASTContext &Ctx) {
+    const Clock::time_point Lower = Clock::now();
+    lowerUnit(Ctx, O, Out);
+    Out.LowerSeconds = std::chrono::duration<double>(Clock::now() - Lower).count();
+  });
+  Out.ClangSeconds = std::chrono::duration<double>(Clock::now() - Start).count() - Out.LowerSeconds;
   return Out;
 }
 

@@ -111,6 +111,9 @@ struct LoweredFile {
   std::vector<Diagnostic> ClangDiags;
   /// False when Clang could not read the file at all (ClangDiags says why).
   bool Readable = true;
+  /// Wall seconds in Clang (parsing, Sema) and in lowering its AST to the IR
+  /// (bankwise lint --timing).
+  double ClangSeconds = 0, LowerSeconds = 0;
 };
 
 /// Parses Path as CUDA for sm_90 and lowers every __global__ function of the

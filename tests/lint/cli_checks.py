@@ -244,6 +244,30 @@ check(r.returncode == 0 and "4-way bank conflict on shared load from 's4' (16 wa
       "note: XOR swizzle: index [r][c ^ (r % 8)]: 4 wavefronts per request (conflict-free)" in r.stdout,
       "16-byte accesses: the quarter-warp figure and the fixes' figures")
 
+# Host-only function bodies of system headers are skipped (thrust's host
+# templates were most of a thrust file's time): the vendor header's host
+# bodies do not even name declared functions, yet the file lints without
+# error, and its device function's stride still gives the 2-way conflict.
+vendor = os.path.join(SRC, "tests/lint/cli/uses_vendorlib.cu")
+sysinc = ["--", "-isystem", os.path.join(SRC, "tests/lint/cli/sysinclude")]
+r = run("lint", vendor, *sysinc)
+check(r.returncode == 0 and "2-way bank conflict on shared store to 's'" in r.stdout and "error" not in r.stdout,
+      "a system header's host bodies are skipped, its device functions read")
+# The same header as a user header (-I): its host bodies are parsed, and
+# Clang's errors in them make exit 2.
+r = run("lint", vendor, "--", "-I", os.path.join(SRC, "tests/lint/cli/sysinclude"))
+check(r.returncode == 2 and "vendor_undeclared_helper" in r.stdout + r.stderr,
+      "a user header's host bodies are parsed")
+
+# --timing: where each file's time went, on stderr; the report is unchanged.
+plain = run("lint", transpose, "--format", "json")
+timed = run("lint", transpose, "--format", "json", "--timing")
+lines = [l for l in timed.stderr.splitlines() if l.startswith("timing:")]
+check(timed.returncode == plain.returncode == 0 and timed.stdout == plain.stdout and len(lines) >= 2 and
+      "Clang" in lines[0] and "lowering" in lines[0] and "kernels" in lines[0] and
+      any("transpose_naive" in l for l in lines[1:]),
+      "--timing prints Clang, lowering and each kernel's seconds to stderr, the report unchanged")
+
 # A whole project (issue [13] item 5): -p with no file lints every .cu
 # file of compile_commands.json, in parallel, with a summary and one SARIF
 # log; exit 1 on any warning, 2 when any file fails.
