@@ -332,6 +332,11 @@ void Analyzer::runFast(KernelReport &Rep) {
   std::vector<Mask> AtomMasks(Atoms.size(), 0);
   std::vector<std::vector<int>> AtomsOf(Templates.size());
   std::unordered_map<std::string, std::vector<Wide>> ResidueCache;
+  // A component's classes by what decides them (its residue terms, its
+  // atoms, the variables' domains, the active lanes): the sites of one
+  // address under one guard (`dst[p] = f(dst[p])`, each statement its own
+  // template) enumerate the same points once.
+  std::unordered_map<std::string, ClassTable> ComponentCache;
   // Buffers reused by every template (the counting runs per template, and
   // the all-sizes analysis runs it at hundreds of sizes).
   std::vector<LoopDom> Vars;
@@ -676,6 +681,24 @@ void Analyzer::runFast(KernelReport &Rep) {
       } else {
         // Enumerate the component's points, all but the variable cut over
         // (CutIndex) when there is one.
+        std::string CacheKey;
+        bool Cached = false;
+        if (!SelHere) { // a choice's key is the template's own (SelKeyAt)
+          CacheKey = fmt::format("{}:{}:{}", HC.C, static_cast<std::uint64_t>(T.Active),
+                                 CutIndex < 0 ? -1 : Vars[static_cast<std::size_t>(CutIndex)].Var);
+          for (auto [Var, Coef] : HC.Terms)
+            CacheKey += fmt::format("|{}*{}", Var, Coef);
+          for (std::size_t I : CompAtoms)
+            CacheKey += fmt::format("|a{}", TAtoms[I]);
+          for (int I : CompVars) {
+            const LoopDom &V = Vars[static_cast<std::size_t>(I)];
+            CacheKey += fmt::format("|{}:{}:{}:{}", V.Var, V.Begin, V.Step, V.Trips);
+          }
+          if (const auto It = ComponentCache.find(CacheKey); It != ComponentCache.end()) {
+            Comp = It->second;
+            Cached = true;
+          }
+        }
         Wide Points = 1;
         for (int I : CompVars)
           if (I != CutIndex)
@@ -683,9 +706,10 @@ void Analyzer::runFast(KernelReport &Rep) {
         if (Points > (Wide(1) << 22))
           throw NotAffine{"more than 2^22 blocks or iterations tied together by "
                           "a guard or an opaque value"};
-        spend(static_cast<std::int64_t>(Points));
         std::vector<std::int64_t> Odo(CompVars.size(), 0);
-        for (Wide P = 0; P < Points; ++P) {
+        if (!Cached)
+          spend(static_cast<std::int64_t>(Points));
+        for (Wide P = 0; P < (Cached ? 0 : Points); ++P) {
           for (std::size_t J = 0; J < CompVars.size(); ++J)
             if (CompVars[J] != CutIndex) {
               const LoopDom &V = Vars[static_cast<std::size_t>(CompVars[J])];
@@ -703,6 +727,8 @@ void Analyzer::runFast(KernelReport &Rep) {
             Odo[J] = 0;
           }
         }
+        if (!SelHere && !Cached)
+          ComponentCache.emplace(CacheKey, Comp);
       }
       // Fold the component into the classes so far.
       ClassTable Next(KeyLen);

@@ -7,12 +7,14 @@
 #include "analysis/passes/KernelAnalysis.h"
 #include "dsl/Parser.h"
 #include "support/Random.h"
+#include "tests/support/AnalysisFixtures.h"
 #include "tests/support/ProgramFixtures.h"
 #include "tests/support/RandomKernels.h"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <array>
 #include <map>
 #include <string>
 #include <vector>
@@ -195,4 +197,37 @@ TEST_CASE("class counting visits no warp: huge launches are counted exactly") {
                           1.0 * static_cast<double>(Rows);
   CHECK(In.Sectors.Sum == doctest::Approx(Expected).epsilon(1e-12));
   CHECK(In.WarpExecutions == Rows * (FullCols + 1));
+}
+
+TEST_CASE("sites of one address under one guard share their enumerated classes and keep their own figures") {
+  // A grid-stride loop over image tiles (the block's tile from a division
+  // and a remainder by a runtime width, a public Mandelbrot's): the guard's
+  // variables are enumerated together, once for the sites of one address;
+  // sites of other element sizes, of a partial last warp (block 16 x 5),
+  // under one more lane condition or one more guard on the tile must still
+  // get their own figures.
+  for (const auto [W, H, Gw, Nb] : {std::array<int, 4>{100, 37, 7, 40}, {33, 64, 3, 11}, {16, 16, 1, 1},
+                                    {250, 90, 16, 97}}) {
+    const std::string Text = fmt::format(
+        "target sm_90\n"
+        "param W = {}\nparam H = {}\nparam gw = {}\nparam nb = {}\n"
+        "kernel k(d: global f32[65536], e: global u8[65536]) grid (8) block (16, 5) {{\n"
+        "  let bi = bx\n"
+        "  while bi < nb {{\n"
+        "    let x = 16 * (bi % gw) + tx\n"
+        "    let y = 5 * (bi / gw) + ty\n"
+        "    if x < W && y < H {{\n"
+        "      d[W * y + x] = d[W * y + x] + 1\n"
+        "      e[W * y + x] = 2\n"
+        "      if tx < 3 {{ d[W * y + x] = 0 }}\n"
+        "      if x < W - 2 {{ d[W * y + x] = 3 }}\n"
+        "    }}\n"
+        "    bi = bi + 8\n"
+        "  }}\n"
+        "}}\n",
+        W, H, Gw, Nb);
+    CAPTURE(Text);
+    const ir::Program P = parseOrFail(Text);
+    bankwise::testing::checkCountedAsWarpByWarp(P, P.Kernels.at(0));
+  }
 }
