@@ -248,14 +248,15 @@ check(r.returncode == 0 and "4-way bank conflict on shared load from 's4' (16 wa
 # templates were most of a thrust file's time): the vendor header's host
 # bodies do not even name declared functions, yet the file lints without
 # error, and its device function's stride still gives the 2-way conflict.
-vendor = os.path.join(SRC, "tests/lint/cli/uses_vendorlib.cu")
-sysinc = ["--", "-isystem", os.path.join(SRC, "tests/lint/cli/sysinclude")]
+# (.cuda: not a corpus file, nvcc would reject the header's host bodies.)
+vendor = os.path.join(SRC, "tests/lint/cli/sysheader/uses_vendorlib.cuda")
+sysinc = ["--", "-isystem", os.path.join(SRC, "tests/lint/cli/sysheader")]
 r = run("lint", vendor, *sysinc)
 check(r.returncode == 0 and "2-way bank conflict on shared store to 's'" in r.stdout and "error" not in r.stdout,
       "a system header's host bodies are skipped, its device functions read")
 # The same header as a user header (-I): its host bodies are parsed, and
 # Clang's errors in them make exit 2.
-r = run("lint", vendor, "--", "-I", os.path.join(SRC, "tests/lint/cli/sysinclude"))
+r = run("lint", vendor, "--", "-I", os.path.join(SRC, "tests/lint/cli/sysheader"))
 check(r.returncode == 2 and "vendor_undeclared_helper" in r.stdout + r.stderr,
       "a user header's host bodies are parsed")
 
