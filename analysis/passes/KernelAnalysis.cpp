@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -265,8 +266,50 @@ Analyzer::Analyzer(const ir::Program &Prog, const ir::Kernel &K,
   });
   for (std::size_t I = 0; I < Sites.size(); ++I)
     SiteOf[Sites[I].Read] = static_cast<int>(I);
-  if (!Opts.OnlySites.empty())
+  if (!Opts.OnlySites.empty()) {
     markSkippable(K.Body);
+    skipAfterLastKept(K.Body);
+  }
+}
+
+void Analyzer::skipAfterLastKept(const ir::Block &Body) {
+  // The kernel's statements after the last one that holds a kept site run
+  // after every kept access: nothing they do (a local they assign, a loop)
+  // reaches a kept site's figures. A bitonic sort's network after its one
+  // size-dependent load is so left out of the runs at that load's sizes.
+  auto Kept = [&](const ir::ArrayRead &R) {
+    const auto It = SiteOf.find(&R);
+    return It != SiteOf.end() && static_cast<std::size_t>(It->second) < Opts.OnlySites.size() &&
+           Opts.OnlySites[static_cast<std::size_t>(It->second)];
+  };
+  const auto ReadsKept = [&](const ir::Expr &E) {
+    return ir::anySubexpr(E, [&](const ir::Expr &X) {
+      const ir::ArrayRead *R = X.as<ir::ArrayRead>();
+      const ir::ArrayRead *T = ir::atomicTarget(X);
+      return (R && Kept(*R)) || (T && Kept(*T));
+    });
+  };
+  const std::function<bool(const ir::Stmt &)> Holds = [&](const ir::Stmt &S) {
+    const auto Any = [&](const ir::Block &B) { return std::any_of(B.begin(), B.end(), Holds); };
+    if (const auto *A = S.as<ir::Assign>()) {
+      const auto *T = std::get_if<ir::ArrayRead>(&A->Target);
+      return ReadsKept(A->Value) ||
+             (T && (Kept(*T) || std::any_of(T->Indices.begin(), T->Indices.end(), ReadsKept)));
+    }
+    if (const auto *L = S.as<ir::Let>())
+      return ReadsKept(L->Init);
+    if (const auto *X = S.as<ir::ExprStmt>())
+      return ReadsKept(X->Value);
+    if (const auto *F = S.as<ir::For>())
+      return ReadsKept(F->Begin) || ReadsKept(F->End) || (F->Step && ReadsKept(*F->Step)) || Any(F->Body);
+    if (const auto *W = S.as<ir::While>())
+      return ReadsKept(W->Cond) || Any(W->Body);
+    if (const auto *I = S.as<ir::If>())
+      return ReadsKept(I->Cond) || Any(I->Then) || Any(I->Else);
+    return false; // sync, array declarations
+  };
+  for (std::size_t I = Body.size(); I-- > 0 && !Holds(Body[I]);)
+    SkipStmts.insert(&Body[I]);
 }
 
 bool Analyzer::markSkippable(const ir::Block &B) {

@@ -707,6 +707,9 @@ private:
   /// Marks B's skippable statements; true when B itself holds a kept site
   /// or assigns a local.
   bool markSkippable(const ir::Block &B);
+  /// Marks the statements of the kernel's body after the last one that
+  /// holds a kept site.
+  void skipAfterLastKept(const ir::Block &Body);
 
   // Per-warp state.
   bool Symbolic = false;
