@@ -143,8 +143,16 @@ void Analyzer::runFast(KernelReport &Rep) {
   // Uniform-data templates (Val::DataUniform) by (template, mask): their
   // costs do not depend on the class's residue.
   std::unordered_map<std::pair<std::int64_t, std::int64_t>, CacheEntry, PairHash> UniformDataEntries;
-  /// Per residue: (mask, costs) pairs, searched linearly (few masks).
-  using Group = std::vector<std::vector<std::pair<Mask, AccessCosts>>>;
+  /// Per residue: (mask, costs) entries, searched linearly (few masks);
+  /// Half is the expected congestion with each lane on at 1/2 (guarded
+  /// templates; < 0 until one asks: a bitonic network's swaps are
+  /// hundreds of guarded templates, at hundreds of sizes).
+  struct Costed {
+    Mask M = 0;
+    AccessCosts C;
+    double Half = -1;
+  };
+  using Group = std::vector<std::vector<Costed>>;
   thread_local std::unordered_map<LaneArr, std::int64_t, LaneHash> LaneIds;
   thread_local std::unordered_map<std::pair<std::int64_t, std::int64_t>, Group, PairHash> Groups;
   thread_local std::size_t Entries = 0;
@@ -229,23 +237,26 @@ void Analyzer::runFast(KernelReport &Rep) {
     if (R >= G->size())
       G->resize(R + 1);
     auto &Slot = (*G)[R];
-    bool Found = false;
-    for (const auto &[M, C] : Slot)
-      if (M == Active) {
-        E.Costs = C;
-        Found = true;
+    Costed *Found = nullptr;
+    for (Costed &C : Slot)
+      if (C.M == Active) {
+        Found = &C;
         break;
       }
     if (!Found) {
       FillAddrs(*Lanes0, Residue, Active);
-      E.Costs = costsOf(S, Addrs);
-      Slot.push_back({Active, E.Costs});
+      Slot.push_back({Active, costsOf(S, Addrs)});
+      Found = &Slot.back();
       ++Entries;
     }
+    E.Costs = Found->C;
     E.TimeK = timeCost(S, E.Costs, false, std::popcount(Active));
-    if (T.Guarded) { // not cached: guarded templates are few
-      FillAddrs(*Lanes0, Residue, Active);
-      E.ExpectedHalf = S.Atomic ? expectedHalfLaneAtomicCongestion(Addrs, W) : expectedHalfLaneCongestion(Addrs, W);
+    if (T.Guarded) {
+      if (Found->Half < 0) {
+        FillAddrs(*Lanes0, Residue, Active);
+        Found->Half = S.Atomic ? expectedHalfLaneAtomicCongestion(Addrs, W) : expectedHalfLaneCongestion(Addrs, W);
+      }
+      E.ExpectedHalf = Found->Half;
     }
     return E;
   };
