@@ -5,6 +5,7 @@
 
 #include "ir/Expr.h"
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -50,6 +51,48 @@ struct EvalHooks {
 /// toward negative infinity (-7 / 2 == -4, -1 % 4 == 3); << and >> need a
 /// shift in [0, 63]; comparisons give 0 or 1; overflow is an error.
 EvalResult evaluate(const Expr &E, const EvalHooks &Hooks);
+
+/// Op applied to A and B into R, as applyBinary does; false where
+/// applyBinary gives an error (overflow, division by zero, a shift out of
+/// range), leaving R unspecified. Inline: the analyses apply it per lane.
+inline bool tryApplyBinary(BinaryOp Op, std::int64_t A, std::int64_t B, std::int64_t &R) {
+  switch (Op) {
+  case BinaryOp::Add: return !__builtin_add_overflow(A, B, &R);
+  case BinaryOp::Sub: return !__builtin_sub_overflow(A, B, &R);
+  case BinaryOp::Mul: return !__builtin_mul_overflow(A, B, &R);
+  case BinaryOp::Div:
+  case BinaryOp::Mod: {
+    if (B == 0 || (A == INT64_MIN && B == -1))
+      return false; // (INT64_MIN mod -1 is 0: applyBinary says so)
+    std::int64_t Q = A / B, M = A % B;
+    if (M != 0 && ((M < 0) != (B < 0))) {
+      --Q;
+      M += B;
+    }
+    R = Op == BinaryOp::Div ? Q : M;
+    return true;
+  }
+  case BinaryOp::Shl:
+    return B >= 0 && B < 63 && !__builtin_mul_overflow(A, std::int64_t{1} << B, &R);
+  case BinaryOp::Shr:
+    if (B < 0 || B > 63)
+      return false;
+    R = A >> B;
+    return true;
+  case BinaryOp::BitAnd: R = A & B; return true;
+  case BinaryOp::BitOr: R = A | B; return true;
+  case BinaryOp::BitXor: R = A ^ B; return true;
+  case BinaryOp::Lt: R = A < B; return true;
+  case BinaryOp::Le: R = A <= B; return true;
+  case BinaryOp::Gt: R = A > B; return true;
+  case BinaryOp::Ge: R = A >= B; return true;
+  case BinaryOp::Eq: R = A == B; return true;
+  case BinaryOp::Ne: R = A != B; return true;
+  case BinaryOp::LogAnd: R = A != 0 && B != 0; return true;
+  case BinaryOp::LogOr: R = A != 0 || B != 0; return true;
+  }
+  return false;
+}
 
 /// One binary operation with the semantics above (not for && and ||, which
 /// short-circuit in evaluate). Loc is used for an error.

@@ -264,6 +264,8 @@ std::int64_t Analyzer::opaqueAt(int Id, const std::vector<std::int64_t> &Vals) c
   ir::EvalResult R;
   switch (D.K) {
   case OpaqueDef::Bin:
+    if (std::int64_t V = 0; ir::tryApplyBinary(D.Op, Args[0], Args[1], V))
+      return V;
     R = ir::applyBinary(D.Op, Args[0], Args[1]);
     break;
   case OpaqueDef::Fn:

@@ -85,9 +85,7 @@ Val Analyzer::evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
       // The common operations without building a result (applyBinary
       // words the error when there is one).
       std::int64_t Fast = 0;
-      if ((Op == ir::BinaryOp::Add && !__builtin_add_overflow(X, Y, &Fast)) ||
-          (Op == ir::BinaryOp::Sub && !__builtin_sub_overflow(X, Y, &Fast)) ||
-          (Op == ir::BinaryOp::Mul && !__builtin_mul_overflow(X, Y, &Fast)))
+      if (ir::tryApplyBinary(Op, X, Y, Fast))
         return Fast;
       const ir::EvalResult R = ir::applyBinary(Op, X, Y, Loc);
       if (!R.ok())
