@@ -696,10 +696,21 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
     Out.Program.Kernels.push_back(std::move(K));
     Out.Kernels.push_back(std::move(Info));
   }
-  // Keep the kernels in source order, those not lowered included.
+  // Keep the kernels in source order, those not lowered included, and the
+  // IR's kernels in the same order as the lowered ones (LoweredFile's
+  // promise: the lint pairs them by position). Kernels of included headers
+  // and template instantiations are lowered in another order; sorting only
+  // the list once gave one kernel's figures under another's name.
   std::stable_sort(Out.Kernels.begin(), Out.Kernels.end(), [](const LoweredKernel &A, const LoweredKernel &B) {
     return std::tie(A.Loc.Line, A.Loc.Col) < std::tie(B.Loc.Line, B.Loc.Col);
   });
+  std::map<std::string, ir::Kernel> ByName;
+  for (ir::Kernel &K : Out.Program.Kernels)
+    ByName.emplace(K.Name, std::move(K));
+  Out.Program.Kernels.clear();
+  for (const LoweredKernel &Info : Out.Kernels)
+    if (Info.Lowered)
+      Out.Program.Kernels.push_back(std::move(ByName.at(Info.Name)));
 }
 
 } // namespace

@@ -260,6 +260,15 @@ r = run("lint", vendor, "--", "-I", os.path.join(SRC, "tests/lint/cli/sysheader"
 check(r.returncode == 2 and "vendor_undeclared_helper" in r.stdout + r.stderr,
       "a user header's host bodies are parsed")
 
+# Each kernel's figures are its own when the kernels are lowered in another
+# order than they are listed in (two headers whose kernels' lines run the
+# other way, a template): the list was once sorted by line alone and paired
+# with the IR's kernels by position, so a kernel got another's sites.
+r = run("lint", os.path.join(SRC, "tests/lint/cli/order/order.cuda"), "--format", "json")
+arrays = {k["name"]: sorted({s["array"] for s in k["sites"]}) for k in json.loads(r.stdout)["files"][0]["kernels"]}
+check(arrays == {"from_header": ["h", "hs"], "from_second_header": ["c"], "templ<4>": ["t"], "plain": ["d"]},
+      f"each kernel's sites are its own, whatever order the kernels were lowered in ({arrays})")
+
 # --timing: where each file's time went, on stderr; the report is unchanged.
 plain = run("lint", transpose, "--format", "json")
 timed = run("lint", transpose, "--format", "json", "--timing")
