@@ -277,18 +277,8 @@ void Analyzer::skipAfterLastKept(const ir::Block &Body) {
   // after every kept access: nothing they do (a local they assign, a loop)
   // reaches a kept site's figures. A bitonic sort's network after its one
   // size-dependent load is so left out of the runs at that load's sizes.
-  auto Kept = [&](const ir::ArrayRead &R) {
-    const auto It = SiteOf.find(&R);
-    return It != SiteOf.end() && static_cast<std::size_t>(It->second) < Opts.OnlySites.size() &&
-           Opts.OnlySites[static_cast<std::size_t>(It->second)];
-  };
-  const auto ReadsKept = [&](const ir::Expr &E) {
-    return ir::anySubexpr(E, [&](const ir::Expr &X) {
-      const ir::ArrayRead *R = X.as<ir::ArrayRead>();
-      const ir::ArrayRead *T = ir::atomicTarget(X);
-      return (R && Kept(*R)) || (T && Kept(*T));
-    });
-  };
+  const auto Kept = [&](const ir::ArrayRead &R) { return keptSite(R); };
+  const auto ReadsKept = [&](const ir::Expr &E) { return readsKeptSite(E); };
   const std::function<bool(const ir::Stmt &)> Holds = [&](const ir::Stmt &S) {
     const auto Any = [&](const ir::Block &B) { return std::any_of(B.begin(), B.end(), Holds); };
     if (const auto *A = S.as<ir::Assign>()) {
@@ -312,21 +302,25 @@ void Analyzer::skipAfterLastKept(const ir::Block &Body) {
     SkipStmts.insert(&Body[I]);
 }
 
+bool Analyzer::keptSite(const ir::ArrayRead &R) const {
+  const auto It = SiteOf.find(&R);
+  if (It == SiteOf.end())
+    return false;
+  const auto I = static_cast<std::size_t>(It->second);
+  return I < Opts.OnlySites.size() && Opts.OnlySites[I];
+}
+
+bool Analyzer::readsKeptSite(const ir::Expr &E) const {
+  return ir::anySubexpr(E, [&](const ir::Expr &X) {
+    const ir::ArrayRead *R = X.as<ir::ArrayRead>();
+    const ir::ArrayRead *T = ir::atomicTarget(X);
+    return (R && keptSite(*R)) || (T && keptSite(*T));
+  });
+}
+
 bool Analyzer::markSkippable(const ir::Block &B) {
-  auto Kept = [&](const ir::ArrayRead &R) {
-    const auto It = SiteOf.find(&R);
-    if (It == SiteOf.end())
-      return false;
-    const auto I = static_cast<std::size_t>(It->second);
-    return I < Opts.OnlySites.size() && Opts.OnlySites[I];
-  };
-  auto ReadsKept = [&](const ir::Expr &E) {
-    return ir::anySubexpr(E, [&](const ir::Expr &X) {
-      const auto *R = X.as<ir::ArrayRead>();
-      const ir::ArrayRead *T = ir::atomicTarget(X);
-      return (R && Kept(*R)) || (T && Kept(*T));
-    });
-  };
+  const auto Kept = [&](const ir::ArrayRead &R) { return keptSite(R); };
+  const auto ReadsKept = [&](const ir::Expr &E) { return readsKeptSite(E); };
   bool Needed = false;
   for (const ir::Stmt &S : B) {
     bool Here = false;

@@ -710,6 +710,10 @@ private:
   /// Marks the statements of the kernel's body after the last one that
   /// holds a kept site.
   void skipAfterLastKept(const ir::Block &Body);
+  /// With AnalysisOptions::OnlySites: whether R is a kept site, and whether
+  /// E reads (or atomically updates) one.
+  bool keptSite(const ir::ArrayRead &R) const;
+  bool readsKeptSite(const ir::Expr &E) const;
 
   // Per-warp state.
   bool Symbolic = false;
