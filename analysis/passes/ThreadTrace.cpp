@@ -382,6 +382,32 @@ private:
       Out.DataControl = Loc;
   }
 
+  /// Statements skipped because data decides whether they run (a branch, a
+  /// loop): the locals they assign are unknown afterwards, not the values
+  /// they held before (`v = 0; if (data) v = s[i]; s2[v] = x` once gave
+  /// every thread index 0, and a race that is not there).
+  void forgetAssigned(const ir::Block &B, const SourceLoc &Loc) {
+    for (const ir::Stmt &S : B) {
+      if (const auto *A = S.as<ir::Assign>()) {
+        if (const auto *Var = std::get_if<ir::VarRef>(&A->Target))
+          if (LocalSlot *Slot = findLocal(Var->Name)) {
+            unknownBecause(&S, [&] {
+              return fmt::format("is assigned under a condition on data at {}:{}", Loc.Line, Loc.Col);
+            });
+            Slot->Value = std::nullopt;
+            Slot->Why = Why;
+          }
+      } else if (const auto *F = S.as<ir::For>()) {
+        forgetAssigned(F->Body, Loc);
+      } else if (const auto *W = S.as<ir::While>()) {
+        forgetAssigned(W->Body, Loc);
+      } else if (const auto *I = S.as<ir::If>()) {
+        forgetAssigned(I->Then, Loc);
+        forgetAssigned(I->Else, Loc);
+      }
+    }
+  }
+
   void exec(const ir::Block &B) {
     const std::size_t Mark = Locals.size();
     for (const ir::Stmt &S : B)
@@ -411,6 +437,7 @@ private:
         Step = eval(*F->Step);
       if (!Begin || !End || !Step) {
         noteDataControl(S.Loc);
+        forgetAssigned(F->Body, S.Loc);
         return;
       }
       if (*Step == 0)
@@ -431,6 +458,7 @@ private:
         const std::optional<std::int64_t> C = eval(Wh->Cond);
         if (!C) {
           noteDataControl(Wh->Cond.Loc);
+          forgetAssigned(Wh->Body, Wh->Cond.Loc);
           return;
         }
         if (*C == 0)
@@ -441,6 +469,8 @@ private:
       const std::optional<std::int64_t> C = eval(I->Cond);
       if (!C) {
         noteDataControl(I->Cond.Loc);
+        forgetAssigned(I->Then, I->Cond.Loc);
+        forgetAssigned(I->Else, I->Cond.Loc);
         return;
       }
       exec(*C != 0 ? I->Then : I->Else);
