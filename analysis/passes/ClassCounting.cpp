@@ -102,6 +102,7 @@ void Analyzer::runFast(KernelReport &Rep) {
     DomainsOf[static_cast<std::size_t>(Wib)] = Domains;
   }
   Symbolic = false;
+  Rep.SymbolicAccesses = static_cast<std::int64_t>(Templates.size());
 
   Rep.Sites = emptyReports(Sites);
   DataExpected.assign(Sites.size(), {});

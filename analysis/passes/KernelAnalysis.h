@@ -145,6 +145,11 @@ struct KernelReport {
   /// The evaluation steps the exhaustive path took (a warp or a loop trip
   /// each, what AnalysisOptions::WorkLimit counts); 0 on the fast path.
   std::int64_t EvaluationSteps = 0;
+  /// The warp accesses the fast path's symbolic run recorded (templates),
+  /// over its warp positions: what its counting went through. A loop run as
+  /// one symbolic trip records its body's accesses once, a loop run trip by
+  /// trip once per trip. 0 on the exhaustive path.
+  std::int64_t SymbolicAccesses = 0;
   std::string TimeMachine;    ///< the machine the time is simulated on
   std::int64_t Time = 0;      ///< model time units
   /// False when the launch makes more warp accesses than

@@ -179,6 +179,50 @@ std::optional<WhileCounter> whileCounter(const ir::While &W) {
   return K;
 }
 
+/// A local that a loop's body steps once per trip: `X = X + Step` (or
+/// `- Step`, `Step + X`) a statement of the body itself (not nested, so
+/// every trip runs it), X neither assigned elsewhere in the body nor
+/// declared in it, Step reading no memory and no local the body assigns or
+/// declares (the same every trip). A tiled GEMM's `A += BK; B += BK * N`.
+struct InductionCandidate {
+  std::string Name;
+  const ir::Expr *Step = nullptr;
+  bool Subtract = false;
+};
+
+std::vector<InductionCandidate> inductionCandidates(const ir::Block &Body, const std::string *LoopVar) {
+  std::vector<std::string> Assigned, Declared;
+  namesOf(Body, Assigned, Declared);
+  if (LoopVar) // a `for` loop's own variable: declared by the loop, set per trip
+    Declared.push_back(*LoopVar);
+  std::vector<std::string> Changed = Assigned;
+  Changed.insert(Changed.end(), Declared.begin(), Declared.end());
+  std::vector<InductionCandidate> Out;
+  for (const ir::Stmt &S : Body) {
+    const auto *A = S.as<ir::Assign>();
+    const auto *T = A ? std::get_if<ir::VarRef>(&A->Target) : nullptr;
+    const auto *V = T ? A->Value.as<ir::Binary>() : nullptr;
+    if (!V || (V->Op != ir::BinaryOp::Add && V->Op != ir::BinaryOp::Sub))
+      continue;
+    InductionCandidate C;
+    C.Name = T->Name;
+    C.Subtract = V->Op == ir::BinaryOp::Sub;
+    const auto *L = V->Lhs->as<ir::VarRef>(), *R = V->Rhs->as<ir::VarRef>();
+    if (L && L->Name == C.Name)
+      C.Step = &*V->Rhs;
+    else if (R && R->Name == C.Name && !C.Subtract)
+      C.Step = &*V->Lhs;
+    else
+      continue;
+    if (std::count(Assigned.begin(), Assigned.end(), C.Name) != 1 ||
+        std::count(Declared.begin(), Declared.end(), C.Name) != 0 || ir::accessesMemory(*C.Step) ||
+        std::any_of(Changed.begin(), Changed.end(), [&](const std::string &N) { return readsName(*C.Step, N); }))
+      continue;
+    Out.push_back(std::move(C));
+  }
+  return Out;
+}
+
 } // namespace
 
 std::size_t Analyzer::localIndex(const Val *Slot) const {
@@ -250,6 +294,7 @@ void Analyzer::assignLocal(const std::string &Name, const Val &V, Mask M) {
 void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
   if (!SkipStmts.empty() && SkipStmts.count(&S))
     return;
+  ++StmtsRun;
   if (const auto *A = S.as<ir::Assign>()) {
     if (const auto *T = std::get_if<ir::ArrayRead>(&A->Target)) {
       evalReads(A->Value, M); // what memory holds is not tracked
@@ -335,10 +380,10 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
         throw UserError(S.Loc, fmt::format("loop runs {} times, more than the "
                                            "analysis limit {}",
                                            static_cast<std::int64_t>(Trips), Opts.WorkLimit));
-      if (Trips <= SymbolicUnrollTrips) {
-        // Short loops run with a concrete variable, so layouts that permute
-        // within rows (xor, diagonal, rap) stay on the fast path.
-        for (std::int64_t T = 0; T < static_cast<std::int64_t>(Trips); ++T) {
+      const auto NumTrips = static_cast<std::int64_t>(Trips);
+      // Trips [From, To) with a concrete variable.
+      auto Unrolled = [&](std::int64_t From, std::int64_t To) {
+        for (std::int64_t T = From; T < To; ++T) {
           Val V;
           V.U.C = B + St * T;
           Locals.push_back({F->Var, V});
@@ -346,35 +391,20 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
           exec(F->Body, M);
           Locals.resize(Mark - 1);
         }
+      };
+      if (NumTrips <= SymbolicUnrollTrips) {
+        // Short loops run with a concrete variable, so layouts that permute
+        // within rows (xor, diagonal, rap) stay on the fast path; a heavy
+        // one's later trips as one symbolic trip where they can.
+        const std::int64_t Before = StmtsRun;
+        Unrolled(0, 1);
+        if (heavyUnroll(StmtsRun - Before, NumTrips - 1) &&
+            attemptSymbolic([&] { symbolicFor(*F, B + St, St, NumTrips - 1, M); }))
+          return;
+        Unrolled(1, NumTrips);
         return;
       }
-      const int Var = static_cast<int>(Domains.size());
-      const std::int64_t Last = B + St * (static_cast<std::int64_t>(Trips) - 1);
-      Domains.push_back({std::min(B, Last), std::max(B, Last)});
-      TraceNode Node;
-      Node.K = TraceNode::Loop;
-      Node.Var = Var;
-      Node.Begin = B;
-      Node.Step = St;
-      Node.Trips = static_cast<std::int64_t>(Trips);
-      std::vector<TraceNode> *Outer = CurTree;
-      CurTree = &Node.Body;
-      Val LoopVal;
-      LoopVal.U.Terms.push_back({Var, 1});
-      std::vector<Val> Before;
-      for (const auto &L : Locals)
-        Before.push_back(L.second);
-      Locals.push_back({F->Var, LoopVal});
-      const std::size_t Mark = Locals.size();
-      LoopStack.push_back({Var, B, St, static_cast<std::int64_t>(Trips)});
-      exec(F->Body, M);
-      LoopStack.pop_back();
-      // One symbolic trip stands for all (a local the body changes, such as
-      // `c += 1`, would keep its first trip's value).
-      checkLoopCarried(Before, Locals, F->Body, Before.size());
-      Locals.resize(Mark - 1);
-      CurTree = Outer;
-      CurTree->push_back(std::move(Node));
+      symbolicFor(*F, B, St, NumTrips, M);
       return;
     }
     // Concrete: per-lane loop variables, lanes leave as their condition fails.
@@ -675,40 +705,37 @@ void Analyzer::runCounterLoop(const CounterLoop &L, const SourceLoc &Loc, Mask M
   LaneArr Trips{};
   for (int Ln = 0; Ln < Lanes; ++Ln)
     Trips[static_cast<std::size_t>(Ln)] = static_cast<std::int64_t>(TMin);
-  // Runs trips [T0, T1), under the condition when Guarded.
-  auto Segment = [&](std::int64_t T0, std::int64_t T1, bool Guarded) {
-    if (T1 <= T0)
-      return;
-    if (T1 - T0 <= SymbolicUnrollTrips) {
-      for (std::int64_t T = T0; T < T1; ++T) {
-        Affine At;
-        At.C = T;
-        Locals[KIndex].second = CounterAt(At);
-        Mask Live = M;
-        if (Guarded) {
-          const Val C = L.Cond(M);
-          if (C.concrete()) {
-            Live = 0;
-            for (int Ln = 0; Ln < Lanes; ++Ln)
-              if ((M >> Ln) & 1 && C.lane(Ln) != 0) {
-                Live |= Mask(1) << Ln;
-                Trips[static_cast<std::size_t>(Ln)] = T + 1;
-              }
-            if (!Live)
-              return; // the condition is monotone in T: no lane comes back
-          } else {
-            CurPred = predAnd(Outer, toPred(C, M));
-            PredMark = Locals.size();
-            Exact = false;
-          }
+  auto UnrolledSegment = [&](std::int64_t T0, std::int64_t T1, bool Guarded) {
+    for (std::int64_t T = T0; T < T1; ++T) {
+      Affine At;
+      At.C = T;
+      Locals[KIndex].second = CounterAt(At);
+      Mask Live = M;
+      if (Guarded) {
+        const Val C = L.Cond(M);
+        if (C.concrete()) {
+          Live = 0;
+          for (int Ln = 0; Ln < Lanes; ++Ln)
+            if ((M >> Ln) & 1 && C.lane(Ln) != 0) {
+              Live |= Mask(1) << Ln;
+              Trips[static_cast<std::size_t>(Ln)] = T + 1;
+            }
+          if (!Live)
+            return; // the condition is monotone in T: no lane comes back
+        } else {
+          CurPred = predAnd(Outer, toPred(C, M));
+          PredMark = Locals.size();
+          Exact = false;
         }
-        exec(*L.Body, Live);
-        CurPred = Outer;
-        PredMark = OuterMark;
       }
-      return;
+      exec(*L.Body, Live);
+      CurPred = Outer;
+      PredMark = OuterMark;
     }
-    // A counted loop: trip t is a symbolic variable, k = k0 + S t.
+  };
+  // Trips [T0, T1) as one symbolic trip: a counted loop, trip t a symbolic
+  // variable, k = k0 + S t.
+  auto SymbolicSegment = [&](std::int64_t T0, std::int64_t T1, bool Guarded) {
     const int Var = static_cast<int>(Domains.size());
     Domains.push_back({T0, T1 - 1});
     TraceNode Node;
@@ -731,15 +758,38 @@ void Analyzer::runCounterLoop(const CounterLoop &L, const SourceLoc &Loc, Mask M
     std::vector<Val> Before;
     for (std::size_t I = 0; I < Mark; ++I)
       Before.push_back(Locals[I].second);
+    // Other locals the body steps per trip, where every lane runs every
+    // trip (a guarded segment's lanes leave at different trips).
+    const std::vector<Induction> Ind = Guarded ? std::vector<Induction>{} : inductions(*L.Body, nullptr, KIndex, M);
+    enterInductions(Ind, Var, T0);
     LoopStack.push_back({Var, T0, 1, T1 - T0});
     exec(*L.Body, M);
     LoopStack.pop_back();
+    leaveInductions(Ind, Var, T0, T1 - T0, Before);
     CurPred = Outer;
     PredMark = OuterMark;
     CurTree = OuterTree;
     CurTree->push_back(std::move(Node));
     // One symbolic trip stands for all.
     checkLoopCarried(Before, Locals, *L.Body, KIndex);
+  };
+  // Runs trips [T0, T1), under the condition when Guarded.
+  auto Segment = [&](std::int64_t T0, std::int64_t T1, bool Guarded) {
+    if (T1 <= T0)
+      return;
+    if (T1 - T0 > SymbolicUnrollTrips) {
+      SymbolicSegment(T0, T1, Guarded);
+      return;
+    }
+    // Trip by trip; the unguarded trips after a heavy first one as one
+    // symbolic trip where they can. (Guarded trips stay concrete: each
+    // lane's exit trip, and so the counter after the loop, stays known.)
+    const std::int64_t Before = StmtsRun;
+    UnrolledSegment(T0, T0 + 1, Guarded);
+    if (!Guarded && heavyUnroll(StmtsRun - Before, T1 - T0 - 1) &&
+        attemptSymbolic([&] { SymbolicSegment(T0 + 1, T1, false); }))
+      return;
+    UnrolledSegment(T0 + 1, T1, Guarded);
   };
   const auto Lo = static_cast<std::int64_t>(TMin), Hi = static_cast<std::int64_t>(TMax);
   Segment(0, Lo, false);
@@ -875,6 +925,161 @@ void Analyzer::execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Be
   }
   Locals.resize(Slot);
   Forget();
+}
+
+std::vector<Analyzer::Induction> Analyzer::inductions(const ir::Block &Body, const std::string *LoopVar,
+                                                     std::size_t Skip, Mask M) {
+  std::vector<Induction> Out;
+  for (const InductionCandidate &C : inductionCandidates(Body, LoopVar)) {
+    if (Unobserved.count(C.Name))
+      continue; // held as data: nothing to step
+    Val *Slot = findLocal(C.Name);
+    if (!Slot)
+      continue;
+    const std::size_t Index = localIndex(Slot);
+    if (Index == Skip)
+      continue;
+    const Val &X = *Slot;
+    if (X.Unknown || X.Pred >= 0 || X.Lt >= 0 || X.Sel >= 0 || X.Poison)
+      continue;
+    const Val Step = eval(*C.Step, M);
+    if (!Step.concrete() || !sameInLanes(Step, M))
+      continue;
+    std::int64_t By = Step.lane(std::countr_zero(M));
+    if (C.Subtract && mulOv(By, -1, By))
+      continue;
+    Out.push_back({Index, By, X});
+  }
+  return Out;
+}
+
+void Analyzer::enterInductions(const std::vector<Induction> &Ind, int Var, std::int64_t T0) {
+  for (const Induction &I : Ind) {
+    // Entry + By (t - T0), t the trip variable.
+    Affine Moved;
+    Moved.C = 0;
+    Moved.Terms.push_back({Var, 1});
+    Affine Shift;
+    Shift.C = -T0;
+    Val X = I.Entry;
+    X.U = affineAdd(I.Entry.U, affineScale(affineAdd(Moved, Shift, 1), I.By), 1);
+    Locals[I.Index].second = X;
+  }
+}
+
+void Analyzer::leaveInductions(const std::vector<Induction> &Ind, int Var, std::int64_t T0, std::int64_t Trips,
+                               std::vector<Val> &Before) {
+  for (const Induction &I : Ind) {
+    // The body stepped it once: Entry + By (t + 1 - T0), else it did
+    // something else and the loop is not one symbolic trip.
+    Affine Next;
+    Next.C = 1 - T0;
+    Next.Terms.push_back({Var, 1});
+    Val Want = I.Entry;
+    Want.U = affineAdd(I.Entry.U, affineScale(Next, I.By), 1);
+    const Val &Got = Locals[I.Index].second;
+    if (!(Got.U == Want.U) || Got.HasV != Want.HasV || (Got.HasV && !(Got.V == Want.V)) || Got.Unknown ||
+        Got.Pred >= 0 || Got.Lt >= 0 || Got.Sel >= 0 || Got.Poison)
+      throw NotAffine{"a loop that changes a local from trip to trip"};
+    // After the loop: every trip stepped it.
+    std::int64_t Total;
+    if (mulOv(I.By, Trips, Total))
+      throw NotAffine{"overflow in a loop's induction variable"};
+    Affine After;
+    After.C = Total;
+    Val Final = I.Entry;
+    Final.U = affineAdd(I.Entry.U, After, 1);
+    Locals[I.Index].second = Final;
+    Before[I.Index] = Final;
+  }
+}
+
+void Analyzer::symbolicFor(const ir::For &F, std::int64_t B, std::int64_t St, std::int64_t Trips, Mask M) {
+  // With locals the body steps per trip, the variable is the trip t (the
+  // loop's value B + St t), which their values are affine in; else the
+  // loop's value itself.
+  const std::vector<Induction> Ind = inductions(F.Body, &F.Var, Locals.size(), M);
+  const bool ByTrip = !Ind.empty();
+  const int Var = static_cast<int>(Domains.size());
+  const std::int64_t Last = B + St * (Trips - 1);
+  if (ByTrip)
+    Domains.push_back({0, Trips - 1});
+  else
+    Domains.push_back({std::min(B, Last), std::max(B, Last)});
+  TraceNode Node;
+  Node.K = TraceNode::Loop;
+  Node.Var = Var;
+  Node.Begin = ByTrip ? 0 : B;
+  Node.Step = ByTrip ? 1 : St;
+  Node.Trips = Trips;
+  std::vector<TraceNode> *Outer = CurTree;
+  CurTree = &Node.Body;
+  Val LoopVal;
+  if (ByTrip) {
+    LoopVal.U.C = B;
+    LoopVal.U.Terms.push_back({Var, St});
+  } else {
+    LoopVal.U.Terms.push_back({Var, 1});
+  }
+  std::vector<Val> Before;
+  for (const auto &L : Locals)
+    Before.push_back(L.second);
+  enterInductions(Ind, Var, 0);
+  Locals.push_back({F.Var, LoopVal});
+  const std::size_t Mark = Locals.size();
+  LoopStack.push_back(ByTrip ? LoopDom{Var, 0, 1, Trips} : LoopDom{Var, B, St, Trips});
+  exec(F.Body, M);
+  LoopStack.pop_back();
+  leaveInductions(Ind, Var, 0, Trips, Before);
+  // One symbolic trip stands for all (a local the body changes, such as
+  // `c += 1`, would keep its first trip's value).
+  checkLoopCarried(Before, Locals, F.Body, Before.size());
+  Locals.resize(Mark - 1);
+  CurTree = Outer;
+  CurTree->push_back(std::move(Node));
+}
+
+bool Analyzer::attemptSymbolic(const std::function<void()> &Fn) {
+  // Everything a symbolic run of statements adds to or changes; the tables
+  // (templates, atoms, formulas, opaque values, lane tables, variable
+  // domains) only grow, so their lengths say what to drop.
+  const std::vector<std::pair<std::string, Val>> SavedLocals = Locals;
+  const std::vector<std::pair<std::size_t, Mask>> SavedDecls = DeclMasks;
+  const std::vector<DataGuard> SavedGuards = Guards;
+  const std::vector<LoopDom> SavedLoops = LoopStack;
+  const std::vector<std::size_t> SavedCounters = WhileCounters;
+  const std::size_t NumTemplates = Templates.size(), NumAtoms = Atoms.size(), NumPreds = Preds.size(),
+                    NumOpaques = Opaques.size(), NumTables = LaneTables.size(), NumDomains = Domains.size();
+  std::vector<TraceNode> *const Tree = CurTree;
+  const std::size_t TreeSize = Tree ? Tree->size() : 0;
+  const int Pred = CurPred, Oob = PendingOob;
+  const std::size_t Mark = PredMark;
+  const std::int64_t Work = WorkDone;
+  try {
+    Fn();
+    return true;
+  } catch (const NotAffine &) {
+    Locals = SavedLocals;
+    DeclMasks = SavedDecls;
+    Guards = SavedGuards;
+    LoopStack = SavedLoops;
+    WhileCounters = SavedCounters;
+    Templates.resize(NumTemplates);
+    Atoms.resize(NumAtoms);
+    Preds.resize(NumPreds);
+    Opaques.resize(NumOpaques);
+    LaneTables.resize(NumTables);
+    Domains.resize(NumDomains);
+    CurTree = Tree;
+    if (Tree)
+      Tree->resize(TreeSize);
+    CurPred = Pred;
+    PendingOob = Oob;
+    PredMark = Mark;
+    WorkDone = Work;
+    ValueUnobserved = false;
+    return false;
+  }
 }
 
 void Analyzer::exec(const ir::Block &B, Mask M) {

@@ -231,3 +231,122 @@ TEST_CASE("sites of one address under one guard share their enumerated classes a
     bankwise::testing::checkCountedAsWarpByWarp(P, P.Kernels.at(0));
   }
 }
+
+namespace {
+
+/// A tiled product's K loop (a public SGEMM's shape): each trip stages a
+/// tile in shared memory, reads 16 x 16 elements of it and of a global
+/// matrix, and steps the two global pointers (`pa += 16; pb += 16 * 64`).
+std::string tiledLoop(std::int64_t K, const std::string &Layout, const std::string &Extra) {
+  return fmt::format("target sm_90\n"
+                     "param K = {}\n"
+                     "kernel k(a: global f32[1048576], b: global f32[1048576]) grid (4, 2) block (16, 8) {{\n"
+                     "  shared s: f32[1024] layout {}\n"
+                     "  let pa = by * 64 * K + ty * K + tx\n"
+                     "  let pb = bx * 16 + ty * 64 + tx\n"
+                     "  let q = 1\n"
+                     "  for k0 in 0..K step 16 {{\n"
+                     "    s[ty * 34 + tx] = a[pa]\n"
+                     "    sync\n"
+                     "    for kk in 0..16 {{\n"
+                     "      for j in 0..16 {{ let v = s[kk * 34 + j] + b[pb + kk * 64 + j] }}\n"
+                     "    }}\n"
+                     "    if k0 + 32 < K {{ s[ty * 34 + tx + 1] = 0 }}\n"
+                     "    {}\n"
+                     "    pa = pa + 16\n"
+                     "    pb = pb + 16 * 64\n"
+                     "    sync\n"
+                     "  }}\n"
+                     "}}\n",
+                     K, Layout, Extra);
+}
+
+} // namespace
+
+TEST_CASE("a heavy short loop runs its trips after the first as one symbolic trip, its pointers stepped") {
+  // Trip by trip, a loop of T trips records T copies of its body's
+  // accesses; as one symbolic trip (the trip a variable, `pa` and `pb`
+  // affine in it), two: the first trip's and the symbolic one's, whatever
+  // T is. A first trip of about 280 statements is heavy from 5 trips on
+  // (HeavyUnrollWork); 2 and 3 trips still run one by one. Figures, time
+  // and requests stay the warp-by-warp evaluation's, with a layout that
+  // permutes within rows too.
+  for (const std::string Layout : {"raw", "xor"}) {
+    CAPTURE(Layout);
+    std::vector<std::int64_t> Recorded;
+    for (const std::int64_t K : {32, 48, 160, 640, 1008}) {
+      CAPTURE(K);
+      const ir::Program P = parseOrFail(tiledLoop(K, Layout, ""));
+      bankwise::testing::checkCountedAsWarpByWarp(P, P.Kernels.at(0));
+      Recorded.push_back(analyzeKernel(P, P.Kernels.at(0)).SymbolicAccesses);
+    }
+    CAPTURE(Recorded);
+    // 10, 40 and 63 trips: one count; 3 trips: three copies of a trip (one
+    // with the access under `k0 + 32 < K`), more than the two.
+    CHECK(Recorded[3] == Recorded[2]);
+    CHECK(Recorded[4] == Recorded[2]);
+    CHECK(Recorded[1] > Recorded[2]);
+  }
+}
+
+TEST_CASE("a long loop whose pointers step per trip stays on the counting path") {
+  // 80 trips (more than are ever run one by one): before induction
+  // variables were recognised, `pa = pa + 16` sent the kernel warp by warp.
+  const ir::Program P = parseOrFail(tiledLoop(1280, "raw", ""));
+  bankwise::testing::checkCountedAsWarpByWarp(P, P.Kernels.at(0));
+}
+
+TEST_CASE("a heavy short loop that cannot be one symbolic trip runs trip by trip, still counted") {
+  // `q = q * 2` changes from trip to trip and is no induction variable;
+  // `q = q + k0` steps by the loop's own variable, no constant step: the
+  // symbolic try is undone and the trips run one by one, as before, on the
+  // counting path (their recorded accesses grow with the trips).
+  for (const std::string Extra : {"q = q * 2\n    s[q % 16] = 1", "q = q + k0\n    s[q % 16] = 1"}) {
+    CAPTURE(Extra);
+    std::vector<std::int64_t> Recorded;
+    for (const std::int64_t K : {48, 160}) {
+      CAPTURE(K);
+      const ir::Program P = parseOrFail(tiledLoop(K, "raw", Extra));
+      bankwise::testing::checkCountedAsWarpByWarp(P, P.Kernels.at(0));
+      Recorded.push_back(analyzeKernel(P, P.Kernels.at(0)).SymbolicAccesses);
+    }
+    CHECK(Recorded[1] >= 3 * Recorded[0]); // 10 trips against 3
+  }
+}
+
+TEST_CASE("a heavy while loop of few trips runs its unguarded trips after the first as one symbolic trip") {
+  // A grid-stride loop over rows (llm.c's layernorm backward: a warp per
+  // row), few rows per warp: the trips every warp runs after its first are
+  // one symbolic trip, the last (guarded: some warps stop before it) trip
+  // by trip; a pointer stepped per trip.
+  std::vector<std::int64_t> Recorded;
+  for (const std::int64_t Rows : {40, 72, 200, 480, 520}) {
+    CAPTURE(Rows);
+    const std::string Text = fmt::format(
+        "target sm_90\n"
+        "param R = {}\n"
+        "kernel k(x: global f32[1048576], y: global f32[1048576]) grid (2) block (128) {{\n"
+        "  shared t: f32[512] layout raw\n"
+        "  let row = bx * 4 + ty + tx / 32\n"
+        "  let p = (tx % 32) * 2\n"
+        "  while row < R {{\n"
+        "    for c in 0..8 {{\n"
+        "      for e in 0..16 {{ let v = x[row * 512 + c * 64 + p + e] }}\n"
+        "      t[(tx / 32) * 128 + c * 16 + tx % 16] = y[p]\n"
+        "    }}\n"
+        "    p = p + 3\n"
+        "    row = row + 8\n"
+        "  }}\n"
+        "}}\n",
+        Rows);
+    const ir::Program P = parseOrFail(Text);
+    bankwise::testing::checkCountedAsWarpByWarp(P, P.Kernels.at(0));
+    Recorded.push_back(analyzeKernel(P, P.Kernels.at(0)).SymbolicAccesses);
+  }
+  // Every warp runs R / 8 trips (no guarded trip) of 144 accesses: 5 trips
+  // are light enough to run one by one (5 copies); 9, 25 and 60 are the
+  // first trip and one symbolic trip (2 copies); past 64 trips the loop was
+  // always one symbolic trip (1 copy).
+  CAPTURE(Recorded);
+  CHECK(Recorded == std::vector<std::int64_t>{5 * 144, 2 * 144, 2 * 144, 2 * 144, 144});
+}

@@ -56,6 +56,12 @@ constexpr int DataLoopSamples = 32;
 /// A while loop without a counter (docs/analysis.md) runs on the fast path
 /// trip by trip while its condition is concrete, up to this many trips.
 constexpr std::int64_t SymbolicWhileTrips = 256;
+/// A loop of at most SymbolicUnrollTrips trips whose first trip ran this
+/// many statements or more, times its other trips, runs those other trips
+/// as one symbolic trip where it can (a tiled GEMM's `for (bk = 0; bk < K;
+/// bk += 32)` around 16 x 24 unrolled reads: 33 copies of its templates
+/// became one); otherwise trip by trip as before.
+constexpr std::int64_t HeavyUnrollWork = 1024;
 /// A while loop that runs more often than this in one warp is an error
 /// (docs/language.md): the analysis never hangs on one that does not end.
 constexpr std::int64_t MaxWhileTrips = std::int64_t(1) << 20;
@@ -549,6 +555,39 @@ private:
     std::function<void(Mask)> Unrolled;
   };
   void runCounterLoop(const CounterLoop &L, const SourceLoc &Loc, Mask M);
+  /// Runs Fn on the fast path; where it leaves the affine domain
+  /// (NotAffine), puts every part of the symbolic state back as it was
+  /// before and returns false, so that the caller can run the same
+  /// statements another way (a short loop trip by trip).
+  bool attemptSymbolic(const std::function<void()> &Fn);
+  /// A `for` loop's Trips trips from B by St as one symbolic trip: a loop
+  /// variable over their values.
+  void symbolicFor(const ir::For &F, std::int64_t B, std::int64_t St, std::int64_t Trips, Mask M);
+  /// A local from outside a loop that its body steps by By once per trip
+  /// (`A += 32` in a tiled GEMM's K loop), Entry its value as the trips
+  /// begin: in one symbolic trip t of trips T0.. it holds Entry + By (t -
+  /// T0), and after them Entry + By * trips.
+  struct Induction {
+    std::size_t Index = 0; ///< in Locals
+    std::int64_t By = 0;
+    Val Entry;
+  };
+  /// The locals Body steps per trip (not Locals[Skip], a counter the loop
+  /// sets itself; LoopVar: a `for` loop's variable, which no step may read)
+  /// whose step is a number, the same in the lanes of M.
+  std::vector<Induction> inductions(const ir::Block &Body, const std::string *LoopVar, std::size_t Skip, Mask M);
+  /// Sets each to its value at trip variable Var (trips from T0).
+  void enterInductions(const std::vector<Induction> &Ind, int Var, std::int64_t T0);
+  /// Checks that the body stepped each once, and sets each (in Locals and
+  /// in Before, the values the loop-carried check compares) to its value
+  /// after Trips trips.
+  void leaveInductions(const std::vector<Induction> &Ind, int Var, std::int64_t T0, std::int64_t Trips,
+                       std::vector<Val> &Before);
+  /// Whether a short loop is worth a symbolic try for its trips after the
+  /// first: Rest more trips of the First statements the first one ran.
+  static bool heavyUnroll(std::int64_t First, std::int64_t Rest) {
+    return Rest > 0 && First * Rest >= HeavyUnrollWork;
+  }
   void execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Begin, const Val &End,
                    const Val &Step, Mask M);
   void markGuarded(AccessSiteReport &R) const;
@@ -751,6 +790,8 @@ private:
   /// expectedMaxLoad(K, W) by K, filled as needed (-1: not yet).
   std::vector<double> MaxLoadOf;
   std::int64_t WorkDone = 0;
+  /// Statements run on the fast path (what a short loop's first trip cost).
+  std::int64_t StmtsRun = 0;
   /// Why the kernel is evaluated warp by warp (for the step limit's error).
   std::string WalkReason;
 
