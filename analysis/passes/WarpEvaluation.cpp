@@ -106,6 +106,32 @@ Val Analyzer::evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
     return R;
   }
   // Symbolic operands: stay affine or give up.
+  // A lane part the same in every lane is uniform: folded into the uniform
+  // part, an operation that leaves the affine domain gives one opaque value
+  // per warp, not a per-lane choice (llm.c's softmax: `idx % T` with idx =
+  // bx * 8 + tx / 32, whose lane part tx / 32 is 0 in every lane of a warp
+  // of the block's family).
+  auto SameLanes = [&](const Val &X) {
+    if (!X.HasV || X.Sel >= 0 || X.Lt >= 0 || X.Pred >= 0 || X.Unknown)
+      return false;
+    for (int L = 1; L < Lanes; ++L)
+      if (X.V[static_cast<std::size_t>(L)] != X.V[0])
+        return false;
+    return true;
+  };
+  if (SameLanes(A) || SameLanes(B)) {
+    auto Fold = [&](const Val &X) {
+      Val R = X;
+      if (SameLanes(X)) {
+        if (addOv(R.U.C, X.V[0], R.U.C))
+          throw NotAffine{"overflow in a symbolic constant"};
+        R.HasV = false;
+        R.V = LaneArr{};
+      }
+      return R;
+    };
+    return evalBinary(Op, Fold(A), Fold(B), M, Loc);
+  }
   auto IsConst = [](const Val &X) { return X.concrete() && !X.HasV; };
   auto LanePart = [&](const Val &X, const Val &Y, std::int64_t Sign) {
     Val R;

@@ -350,3 +350,27 @@ TEST_CASE("a heavy while loop of few trips runs its unguarded trips after the fi
   CAPTURE(Recorded);
   CHECK(Recorded == std::vector<std::int64_t>{5 * 144, 2 * 144, 2 * 144, 2 * 144, 144});
 }
+
+TEST_CASE("a lane part the same in every lane is uniform: a remainder of it is one value per warp") {
+  // llm.c's softmax: a warp per row, `idx = bx * 8 + tx / 32` (tx / 32 is
+  // the warp's position, 0 in every lane's part), `idx % T` for a T that
+  // divides nothing: one opaque value per warp, and `own / 4` of it again.
+  // As a per-lane choice (every lane on the same arm) the second operation
+  // left the affine domain and the kernel went warp by warp.
+  for (const std::int64_t T : {1043, 97, 64, 5}) {
+    CAPTURE(T);
+    const std::string Text = fmt::format(
+        "target sm_90\n"
+        "param T = {}\n"
+        "kernel k(x: global f32[1048576], y: global f32[1048576]) grid (16) block (256) {{\n"
+        "  let idx = (16 - bx - 1) * 8 + tx / 32\n"
+        "  let own = idx % T\n"
+        "  let q = own / 4\n"
+        "  for i in tx % 32..q step 32 {{ let v = x[idx * 64 + i] }}\n"
+        "  if 4 * q + tx % 32 <= own {{ y[idx * T + 4 * q + tx % 32] = 1 }}\n"
+        "}}\n",
+        T);
+    const ir::Program P = parseOrFail(Text);
+    bankwise::testing::checkCountedAsWarpByWarp(P, P.Kernels.at(0));
+  }
+}
