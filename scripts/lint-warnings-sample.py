@@ -54,7 +54,15 @@ def main():
             lines = open(path, errors="replace").read().split("\n")
         except OSError:
             lines = []
-        print("%d. `%s:%d` [%s] %s" % (i, w["corpus_file"], w["line"], w["check"], w["message"]))
+        # A warning in an included header names the header (its line is
+        # the header's), then the file that was linted.
+        where, linted = w["corpus_file"], ""
+        if w["file"]:
+            rel = os.path.relpath(w["file"], a.corpus)
+            where = w["file"] if rel.startswith("..") else rel
+            if where != w["corpus_file"]:
+                linted = " (linted as `%s`)" % w["corpus_file"]
+        print("%d. `%s:%d`%s [%s] %s" % (i, where, w["line"], linted, w["check"], w["message"]))
         print("   ```cuda")
         for k in range(max(0, w["line"] - 5), min(len(lines), w["line"])):
             print("   %5d| %s" % (k + 1, lines[k][:160]))

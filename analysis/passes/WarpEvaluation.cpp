@@ -20,6 +20,43 @@ Val *Analyzer::findLocal(const std::string &Name) {
   return nullptr;
 }
 
+Affine Analyzer::euclid(Affine A) const {
+  // Per Mod term K (X % T): a Div term K T (X / T) of the same X and T.
+  for (bool Again = true; Again;) {
+    Again = false;
+    for (const auto &[ModId, K] : A.Terms) {
+      if (ModId < OpaqueBase)
+        continue;
+      const OpaqueDef &M = Opaques[static_cast<std::size_t>(ModId - OpaqueBase)];
+      if (M.K != OpaqueDef::Bin || M.Op != ir::BinaryOp::Mod || M.Args.size() != 2 || !M.Args[1].isConst() ||
+          M.Args[1].C <= 0)
+        continue;
+      const std::int64_t T = M.Args[1].C;
+      std::int64_t KT;
+      if (mulOv(K, T, KT))
+        continue;
+      for (const auto &[DivId, C] : A.Terms) {
+        if (DivId < OpaqueBase || C != KT)
+          continue;
+        const OpaqueDef &D = Opaques[static_cast<std::size_t>(DivId - OpaqueBase)];
+        if (D.K != OpaqueDef::Bin || D.Op != ir::BinaryOp::Div || D.Args != M.Args)
+          continue;
+        // K T (X / T) + K (X % T) = K X, whatever the signs: ir's / and %
+        // round together (toward minus infinity), X = T (X / T) + X % T.
+        Affine Pair;
+        Pair.Terms.push_back(DivId < ModId ? std::pair{DivId, KT} : std::pair{ModId, K});
+        Pair.Terms.push_back(DivId < ModId ? std::pair{ModId, K} : std::pair{DivId, KT});
+        A = affineAdd(affineAdd(A, Pair, -1), affineScale(M.Args[0], K), 1);
+        Again = true;
+        break;
+      }
+      if (Again)
+        break;
+    }
+  }
+  return A;
+}
+
 Val Analyzer::evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
                          const SourceLoc &Loc) {
   using ir::BinaryOp;
@@ -205,10 +242,10 @@ Val Analyzer::evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
     case BinaryOp::Add:
     case BinaryOp::Sub: {
       const std::int64_t Sign = Op == BinaryOp::Add ? 1 : -1;
-    Val R = LanePart(A, B, Sign);
-    R.U = affineAdd(A.U, B.U, Sign);
-    return R;
-  }
+      Val R = LanePart(A, B, Sign);
+      R.U = euclid(affineAdd(A.U, B.U, Sign));
+      return R;
+    }
     case BinaryOp::Mul:
       if (IsConst(B))
         return Scale(A, B.U.C);

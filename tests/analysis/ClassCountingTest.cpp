@@ -374,3 +374,35 @@ TEST_CASE("a lane part the same in every lane is uniform: a remainder of it is o
     bankwise::testing::checkCountedAsWarpByWarp(P, P.Kernels.at(0));
   }
 }
+
+TEST_CASE("a row and column from a division and a remainder give back the index: b * T * C + t * C is idx * C") {
+  // llm.c's kernels: `b = idx / T; t = idx % T; x[b * T * C + t * C + i]`.
+  // T divides none of idx's coefficients, so b and t are opaque values per
+  // warp and trip; their sum K T b + K t is K idx (X = T (X / T) + X % T),
+  // affine again, and the loop's 512 trips are counted by residue, not
+  // enumerated point by point (which the small work limit refuses).
+  for (const std::int64_t T : {1000, 7, 64}) {
+    CAPTURE(T);
+    const std::string Text = fmt::format(
+        "target sm_90\n"
+        "param T = {}\n"
+        "param C = 96\n"
+        "kernel k(x: global f32[16777216], m: global f32[131072]) grid (32) block (256) {{\n"
+        "  let idx = bx * 8 + tx / 32\n"
+        "  while idx < 131072 {{\n"
+        "    let b = idx / T\n"
+        "    let t = idx % T\n"
+        "    let r = m[b * T + t]\n"
+        "    for i in tx % 32..C step 32 {{ let v = x[b * T * C + t * C + i] }}\n"
+        "    idx = idx + 256\n"
+        "  }}\n"
+        "}}\n",
+        T);
+    const ir::Program P = parseOrFail(Text);
+    bankwise::testing::checkCountedAsWarpByWarp(P, P.Kernels.at(0));
+    AnalysisOptions Small;
+    Small.WorkLimit = 20000; // under the 32 x 8 x 512 points of an enumeration
+    const KernelReport R = analyzeKernel(P, P.Kernels.at(0), Small);
+    CHECK(R.FastPath);
+  }
+}

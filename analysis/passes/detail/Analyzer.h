@@ -499,6 +499,10 @@ private:
   static Val unobserved();
   Val evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
                  const SourceLoc &Loc);
+  /// A with every pair K T (X / T) + K (X % T) of opaque values (one X, one
+  /// number T) written K X: the index `b * T * C + t * C` of a row `b = idx
+  /// / T`, `t = idx % T` is `idx * C`, affine where its parts are opaque.
+  Affine euclid(Affine A) const;
   /// A Op B when one of them is data: uniform data (Val::DataUniform) when
   /// each is uniform data or known, and the result is again (sums, constant
   /// multiples, or any operation on values the same in every active lane);
