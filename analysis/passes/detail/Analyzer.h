@@ -2,7 +2,8 @@
 // its source files: KernelAnalysis.cpp (setup, costs, the warp-by-warp path,
 // the report), WarpEvaluation.cpp (a warp position's expressions, reads and
 // addresses, symbolic or concrete), StatementExecution.cpp (its statements,
-// data-dependent control flow included), SymbolicValues.cpp (opaque values
+// data-dependent control flow included), LoopExecution.cpp (its loops:
+// counted, symbolic, trip by trip, with data bounds), SymbolicValues.cpp (opaque values
 // and guard atoms), LaneTables.cpp and ClassCounting.cpp (the counting of
 // warps by class on the fast path). Internal: nothing outside analysis/ includes it.
 #pragma once
