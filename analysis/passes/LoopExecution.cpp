@@ -465,6 +465,17 @@ void Analyzer::runCounterLoop(const CounterLoop &L, const SourceLoc &Loc, Mask M
   Locals[KIndex].second = After;
 }
 
+void Analyzer::leaveSampledLoop() {
+  for (std::size_t I : Guards.back().Assigned)
+    if (I < Locals.size()) {
+      Val U;
+      U.Unknown = true;
+      U.UnknownSrc = Guards.back().Source;
+      Locals[I].second = U;
+    }
+  Guards.pop_back();
+}
+
 void Analyzer::execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Begin, const Val &End,
                            const Val &Step, Mask M) {
   const Val &Src = Begin.Unknown ? Begin : End.Unknown ? End : Step;
@@ -512,16 +523,6 @@ void Analyzer::execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Be
     }
     return Live;
   };
-  auto Forget = [&] {
-    for (std::size_t I : Guards.back().Assigned)
-      if (I < Locals.size()) {
-        Val U;
-        U.Unknown = true;
-        U.UnknownSrc = Guards.back().Source;
-        Locals[I].second = U;
-      }
-    Guards.pop_back();
-  };
   if (Symbolic) {
     // Each lane from its own start (`for i in tx + 32..n step 32`, the start
     // per lane, per block or per outer loop): trip T is the start plus T
@@ -552,7 +553,7 @@ void Analyzer::execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Be
       }
       Locals.pop_back();
     }
-    Forget();
+    leaveSampledLoop();
     return;
   }
   Locals.push_back({F.Var, Begin});
@@ -576,7 +577,7 @@ void Analyzer::execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Be
     Cur = evalBinary(ir::BinaryOp::Add, Cur, Step, M, Loc);
   }
   Locals.resize(Slot);
-  Forget();
+  leaveSampledLoop();
 }
 
 std::vector<Analyzer::Induction> Analyzer::inductions(const ir::Block &Body, const std::string *LoopVar,

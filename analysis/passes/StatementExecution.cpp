@@ -337,14 +337,7 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
     if (DataTrips >= 0) {
       // After the loop a lane may have left at any trip: what it assigned
       // is unknown.
-      for (std::size_t I : Guards.back().Assigned)
-        if (I < Locals.size()) {
-          Val U;
-          U.Unknown = true;
-          U.UnknownSrc = Guards.back().Source;
-          Locals[I].second = U;
-        }
-      Guards.pop_back();
+      leaveSampledLoop();
     }
   } else if (S.is<ir::Sync>()) {
     if (Symbolic) {

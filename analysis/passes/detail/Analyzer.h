@@ -593,6 +593,10 @@ private:
   static bool heavyUnroll(std::int64_t First, std::int64_t Rest) {
     return Rest > 0 && First * Rest >= HeavyUnrollWork;
   }
+  /// Ends a loop whose trips were sampled (DataGuard::Sampled): a lane may
+  /// have left at any trip, so the locals it assigned are unknown; pops its
+  /// guard.
+  void leaveSampledLoop();
   void execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Begin, const Val &End,
                    const Val &Step, Mask M);
   void markGuarded(AccessSiteReport &R) const;
