@@ -668,6 +668,7 @@ LVal KernelLowering::lowerCall(const clang::CallExpr *C, ir::Block &Out) {
     // of the element (threads that meet there do not race).
     ir::Atomic A;
     A.Op = *Op;
+    A.OldValueUsed = C != DiscardedCall;
     for (unsigned I = 1; I < C->getNumArgs(); ++I)
       A.Args.push_back(lowerValue(C->getArg(I), Out).materialize());
     std::string Why;

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <utility>
 
 namespace bankwise::frontend::detail {
 
@@ -618,7 +619,9 @@ void KernelLowering::lowerEffect(const clang::Expr *E, ir::Block &Out) {
   if (const auto *Op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(E); Op && lowerOperatorAssign(Op, Out))
     return;
   if (const auto *C = llvm::dyn_cast<clang::CallExpr>(E)) {
+    const clang::CallExpr *Outer = std::exchange(DiscardedCall, C);
     LVal V = lowerCall(C, Out);
+    DiscardedCall = Outer;
     keepReads(V, loc(C), Out);
     return;
   }

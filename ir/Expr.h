@@ -181,6 +181,12 @@ struct Atomic {
   AtomicOp Op = AtomicOp::Add;
   ArrayRead Target;
   std::vector<Expr> Args;
+  /// As a statement of its own (ExprStmt): the CUDA it was lowered from
+  /// uses the old value (`int old = atomicAdd(...)`), which the lint keeps
+  /// as data. nvcc issues such an atomic differently from one whose value
+  /// is dropped (analysis/passes/AtomicIssue.h). A let's initializer or an
+  /// assigned value uses it whatever this says.
+  bool OldValueUsed = false;
   bool operator==(const Atomic &) const;
 };
 

@@ -278,6 +278,9 @@ std::string print(const Stmt &S, int Level) {
   } else if (S.is<Sync>()) {
     Out += "sync";
   } else if (const auto *N = S.as<ExprStmt>()) {
+    // An atomic whose old value the lowered CUDA uses: a let keeps it so.
+    if (const auto *A = N->Value.as<Atomic>(); A && A->OldValueUsed)
+      Out += fmt::format("let old_{}_{} = ", N->Value.Loc.Line, N->Value.Loc.Col);
     Out += print(N->Value);
   } else if (const auto *N = S.as<ArrayDecl>(); N && N->Decl.ViewOf) {
     Out += fmt::format("view {} = {} as {}", N->Decl.Name, *N->Decl.ViewOf, spelling(N->Decl.Elem));

@@ -64,7 +64,9 @@ std::vector<LintFinding> checkBankConflicts(const std::vector<LintSite> &Sites) 
     if (S.IsAtomic && S.LaneStrideWords && *S.LaneStrideWords == 0)
       F.Notes.push_back({S.Loc, "every lane updates one address, and a shared atomic takes a wavefront per lane "
                                 "on a bank: combine the warp's values first (__reduce_add_sync or shuffles) and "
-                                "let one lane do the atomic"});
+                                "let one lane do the atomic (nvcc does so itself for a 32-bit integer add, min, "
+                                "max, and, or or xor when the address does not depend on the thread, and for "
+                                "an add of 1 whose old value is unused)"});
     else if (S.Dims < 2 && S.LaneStrideWords)
       F.Notes.push_back({S.Loc, "a one-dimensional array has no inner dimension to pad: index it so that "
                                 "consecutive lanes touch consecutive words (e.g. sequential addressing)"});

@@ -204,7 +204,7 @@ void Analyzer::runFast(KernelReport &Rep) {
         E.TimeK = timeCost(S, E.Costs, false, std::popcount(Active));
         if (T.Guarded && U.Exact) {
           E.ExpectedHalf =
-              S.Atomic ? expectedHalfLaneAtomicCongestion(Known, W) : expectedHalfLaneCongestion(Known, W);
+              perLaneAtomic(S) ? expectedHalfLaneAtomicCongestion(Known, W) : expectedHalfLaneCongestion(Known, W);
         }
         It->second = E;
       }
@@ -230,7 +230,8 @@ void Analyzer::runFast(KernelReport &Rep) {
       // An atomic's costs differ from a plain access's at the same lanes,
       // and a wide shared store's from a load's (loads pair up, costsOf).
       const std::int64_t Shape = S.Arr->ElemBytes * 8 + (S.Arr->Decl->Space == ir::MemSpace::Shared ? 4 : 0) +
-                                 (S.Atomic ? 2 : 0) + (S.IsWrite ? 1 : 0) + (W << 16);
+                                 (S.Atomic ? 2 + (static_cast<std::int64_t>(S.Issue) << 12) : 0) +
+                                 (S.IsWrite ? 1 : 0) + (W << 16);
       G = &Groups[{It->second, Shape}];
     }
     Residue = (Residue + Shift) % Period;
@@ -255,7 +256,7 @@ void Analyzer::runFast(KernelReport &Rep) {
     if (T.Guarded) {
       if (Found->Half < 0) {
         FillAddrs(*Lanes0, Residue, Active);
-        Found->Half = S.Atomic ? expectedHalfLaneAtomicCongestion(Addrs, W) : expectedHalfLaneCongestion(Addrs, W);
+        Found->Half = perLaneAtomic(S) ? expectedHalfLaneAtomicCongestion(Addrs, W) : expectedHalfLaneCongestion(Addrs, W);
       }
       E.ExpectedHalf = Found->Half;
     }
@@ -332,7 +333,7 @@ void Analyzer::runFast(KernelReport &Rep) {
     E.Costs = costsOf(S, Lane);
     E.TimeK = timeCost(S, E.Costs, false, std::popcount(Active));
     if (T.Guarded)
-      E.ExpectedHalf = S.Atomic ? expectedHalfLaneAtomicCongestion(Lane, W) : expectedHalfLaneCongestion(Lane, W);
+      E.ExpectedHalf = perLaneAtomic(S) ? expectedHalfLaneAtomicCongestion(Lane, W) : expectedHalfLaneCongestion(Lane, W);
     It->second = E;
     return E;
   };

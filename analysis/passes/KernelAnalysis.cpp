@@ -255,6 +255,8 @@ Analyzer::Analyzer(const ir::Program &Prog, const ir::Kernel &K,
     TimeModelName = machineName(TimeModel);
   }
   collectArrays();
+  if (!Prog.Mach || Prog.Mach->Kind == ir::MachineKind::Target)
+    AtomicIssues = atomicIssues(Prog, K);
   collectSites(K.Body);
   {
     UnobservedParts Parts = unobservedParts(K);
@@ -383,9 +385,13 @@ void Analyzer::collectSitesInExpr(const ir::Expr &E) {
   if (const auto *R = E.as<ir::ArrayRead>())
     if (auto It = Arrays.find(R->Array); It != Arrays.end())
       Sites.push_back({R, E.Loc, false, &It->second});
-  if (const auto *A = E.as<ir::Atomic>()) // after its values, as it runs
-    if (auto It = Arrays.find(A->Target.Array); It != Arrays.end())
-      Sites.push_back({&A->Target, E.Loc, true, &It->second, A});
+  if (const auto *A = E.as<ir::Atomic>()) { // after its values, as it runs
+    if (auto It = Arrays.find(A->Target.Array); It != Arrays.end()) {
+      const auto I = AtomicIssues.find(A);
+      Sites.push_back({&A->Target, E.Loc, true, &It->second, A,
+                       I != AtomicIssues.end() ? I->second : AtomicIssue::PerLane});
+    }
+  }
 }
 
 void Analyzer::collectSites(const ir::Block &B) {
@@ -459,11 +465,31 @@ AccessCosts Analyzer::costsOf(const SiteInfo &S, const std::vector<Address> &Add
     // samples/histogram_atomics.bw), a warp of 4-byte atomics takes one
     // wavefront per lane in its busiest bank, repeats counted (32 lanes on
     // one word: 32; lanes 2l: 2; lane l: 1), where reads of one word merge.
-    AccessCosts C = warpAccessCosts(Addrs, W, S.Arr->ElemBytes, Shared, Op);
-    C.Serialization = atomicSerialization(Addrs);
-    C.Congestion = dmmAtomicCongestion(Addrs, W);
+    //
+    // nvcc combines some atomics before they reach memory (AtomicIssue.h):
+    // one per warp keeps the first active lane's, one per address the first
+    // lane's at each address; what is left takes turns as above.
+    std::vector<Address> Kept;
+    if (S.Issue != AtomicIssue::PerLane) {
+      Kept.assign(Addrs.size(), NoAccess);
+      for (std::size_t L = 0; L < Addrs.size(); ++L) {
+        if (Addrs[L] == NoAccess)
+          continue;
+        if (S.Issue == AtomicIssue::OnePerWarp) {
+          Kept[L] = Addrs[L];
+          break;
+        }
+        if (std::find(Addrs.begin(), Addrs.begin() + static_cast<std::ptrdiff_t>(L), Addrs[L]) ==
+            Addrs.begin() + static_cast<std::ptrdiff_t>(L))
+          Kept[L] = Addrs[L];
+      }
+    }
+    const std::vector<Address> &Issued = S.Issue != AtomicIssue::PerLane ? Kept : Addrs;
+    AccessCosts C = warpAccessCosts(Issued, W, S.Arr->ElemBytes, Shared, Op);
+    C.Serialization = atomicSerialization(Issued);
+    C.Congestion = dmmAtomicCongestion(Issued, W);
     if (Shared && C.Wavefronts > 0) {
-      std::vector<Address> Words(Addrs.begin(), Addrs.end());
+      std::vector<Address> Words(Issued.begin(), Issued.end());
       for (Address &A : Words)
         if (A != NoAccess)
           A = A * S.Arr->ElemBytes / 4;
@@ -526,7 +552,7 @@ void Analyzer::addStats(AccessSiteReport &R, const AccessCosts &C, const DataCon
 DataCongestion Analyzer::dataCongestion(const SiteInfo &S, int Active, std::int64_t Reach) {
   // What one bank can receive; every lane for an atomic (repeats count).
   DataCongestion D;
-  D.Worst = Reach > 0 && !S.Atomic ? std::min<std::int64_t>(Reach, Active) : Active;
+  D.Worst = Reach > 0 && !perLaneAtomic(S) ? std::min<std::int64_t>(Reach, Active) : Active;
   const auto K = static_cast<std::size_t>(std::max(Active, 0));
   if (MaxLoadOf.size() <= K)
     MaxLoadOf.resize(K + 1, -1);
@@ -655,7 +681,7 @@ void Analyzer::record(int Site, const Val &Addr, Mask M) {
       // The half-lane expectation depends on the banks alone, which a
       // shift by whole periods (data-shifted lanes' lift) keeps.
       R.ExpectedGuardCongestion +=
-          S.Atomic ? expectedHalfLaneAtomicCongestion(Lanes_, W) : expectedHalfLaneCongestion(Lanes_, W);
+          perLaneAtomic(S) ? expectedHalfLaneAtomicCongestion(Lanes_, W) : expectedHalfLaneCongestion(Lanes_, W);
     }
   }
   if (Data)

@@ -16,6 +16,7 @@
 //     whenever the fast path cannot model an operation; it is the oracle.
 #pragma once
 
+#include "analysis/passes/AtomicIssue.h"
 #include "analysis/models/MemoryModel.h"
 #include "ir/Program.h"
 #include "support/Diagnostic.h"
@@ -79,6 +80,10 @@ struct AccessSiteReport {
   /// warp on one address (docs/analysis.md, "Atomics").
   bool IsAtomic = false;
   ir::AtomicOp Op = ir::AtomicOp::Add;
+  /// How nvcc issues the atomic on a CUDA target (AtomicIssue.h): lane by
+  /// lane, or combined (one per warp, one per address), which the costs
+  /// then count.
+  AtomicIssue Issue = AtomicIssue::PerLane;
   std::int64_t ElemBytes = 4;
   std::string Layout; ///< printable layout of the array, e.g. "raw"
   std::int64_t WarpExecutions = 0;

@@ -24,6 +24,8 @@ nlohmann::json siteJson(const AccessSiteReport &S, const std::string &Location) 
                       {"data_dependent", S.DataDependent}};
   if (S.IsAtomic)
     J["atomic"] = std::string(ir::spelling(S.Op));
+  if (S.IsAtomic && S.Issue != AtomicIssue::PerLane)
+    J["nvcc_issue"] = std::string(spelling(S.Issue));
   if (S.DataGuarded) {
     J["data_guard"] = {{"source", S.GuardSource},
                        {"kind", S.GuardIsLoop ? "loop bounds" : "condition"},

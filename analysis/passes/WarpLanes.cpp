@@ -300,6 +300,10 @@ SiteLanes sampleSiteLanes(const ir::Program &Prog, const ir::Kernel &K, const ir
     if (ir::anySubexpr(E, [&](const ir::Expr &X) { return ir::atomicTarget(X) == Node; }))
       S.Atomic = true;
   });
+  if (S.Atomic && (!Prog.Mach || Prog.Mach->Kind == ir::MachineKind::Target))
+    for (const auto &[A, I] : atomicIssues(Prog, K))
+      if (&A->Target == Node)
+        S.Issue = I;
   S.Store = isStoreTarget(K.Body, Node);
   const std::optional<std::array<std::int64_t, 3>> Grid = gridOf(Prog, K, Sizes);
   std::vector<std::array<std::int64_t, 3>> Blocks = {{0, 0, 0}};
@@ -362,16 +366,30 @@ std::vector<Address> laneAddresses(const SiteLanes &S, const WarpLanes &W, const
 }
 
 std::int64_t warpCost(const SiteLanes &S, const WarpLanes &W, const LayoutFn &Layout) {
-  const std::vector<Address> Addrs = laneAddresses(S, W, Layout);
+  std::vector<Address> Addrs = laneAddresses(S, W, Layout);
   if (std::all_of(Addrs.begin(), Addrs.end(), [](Address A) { return A == NoAccess; }))
     return 0;
+  // KernelAnalysis' rule (Analyzer::costsOf): the lanes nvcc issues (all,
+  // the first active one, or the first at each address), then a shared
+  // atomic's lanes per bank, repeats counted.
+  if (S.Atomic && S.Issue != AtomicIssue::PerLane) {
+    bool Seen = false;
+    for (std::size_t L = 0; L < Addrs.size(); ++L) {
+      if (Addrs[L] == NoAccess)
+        continue;
+      const auto Before = Addrs.begin() + static_cast<std::ptrdiff_t>(L);
+      if ((S.Issue == AtomicIssue::OnePerWarp && Seen) ||
+          (S.Issue == AtomicIssue::PerAddress && std::find(Addrs.begin(), Before, Addrs[L]) != Before))
+        Addrs[L] = NoAccess;
+      Seen = true;
+    }
+  }
   const WarpAccessCosts C =
       warpAccessCosts(Addrs, 32, S.ElemBytes, S.Shared, S.Store || S.Atomic ? SharedOp::Store : SharedOp::Load);
   if (!S.Shared)
     return C.Sectors;
   if (!S.Atomic)
     return C.Wavefronts;
-  // KernelAnalysis' rule: a shared atomic's lanes per bank, repeats counted.
   std::vector<Address> Words(Addrs);
   for (Address &A : Words)
     if (A != NoAccess)

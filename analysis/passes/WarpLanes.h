@@ -14,6 +14,7 @@
 // of the warp's k-th execution.
 #pragma once
 
+#include "analysis/passes/AtomicIssue.h"
 #include "analysis/models/Layout.h"
 #include "analysis/models/MemoryModel.h"
 #include "ir/Bind.h"
@@ -46,6 +47,7 @@ struct SiteLanes {
   std::int64_t ElemBytes = 4;
   bool Shared = false;
   bool Atomic = false;
+  AtomicIssue Issue = AtomicIssue::PerLane; ///< how nvcc issues the atomic
   bool Store = false; ///< the site is an assignment's target
   LayoutFn Layout; ///< the array's, as the program declares it
   std::vector<WarpLanes> Executions;

@@ -166,6 +166,9 @@ private:
   std::map<std::string, std::string> DynamicArrays;
   ir::Block SharedDecls;
   int InlineDepth = 0;
+  /// The call lowerEffect is lowering: its value is dropped (an atomic's
+  /// old value unused, ir::Atomic::OldValueUsed).
+  const clang::CallExpr *DiscardedCall = nullptr;
   std::vector<const clang::FunctionDecl *> InlineStack;
   /// The kernel's own innermost statement being lowered: where a note from
   /// a header's inlined function is given (note()).

@@ -95,23 +95,25 @@ TEST_CASE("atomic models: same-address serialization and DMM congestion with rep
 }
 
 TEST_CASE("docs/analysis.md's histogram: one bin for every lane serializes 32, 32 bins serialize 1") {
-  // 256 keys into a shared histogram of 32 bins, warp by warp: when a
-  // warp's 32 lanes share a key they take 32 turns on one address (and
-  // the DMM counts the 32 in one bank); keys that differ per lane take one.
+  // 256 values into a shared histogram of 32 bins, warp by warp: when a
+  // warp's 32 lanes add their values to one bin they take 32 turns on one
+  // address (and the DMM counts the 32 in one bank); bins that differ per
+  // lane take one. The values are data (v[tid]): nvcc issues such an add
+  // lane by lane (AtomicIssue.h; an add of 1 it would combine).
   const ir::Program P = parseOrFail("target sm_90\n"
-                                    "kernel same(out: global i32[32]) grid (1) block (256) {\n"
+                                    "kernel same(out: global i32[32], v: global i32[256]) grid (1) block (256) {\n"
                                     "  shared hist: i32[32] layout raw\n"
                                     "  if tx < 32 { hist[tx] = 0 }\n"
                                     "  sync\n"
-                                    "  atomic_add(hist[warp], 1)\n"
+                                    "  atomic_add(hist[warp], v[tid])\n"
                                     "  sync\n"
                                     "  if tx < 32 { out[tx] = hist[tx] }\n"
                                     "}\n"
-                                    "kernel spread(out: global i32[32]) grid (1) block (256) {\n"
+                                    "kernel spread(out: global i32[32], v: global i32[256]) grid (1) block (256) {\n"
                                     "  shared hist: i32[32] layout raw\n"
                                     "  if tx < 32 { hist[tx] = 0 }\n"
                                     "  sync\n"
-                                    "  atomic_add(hist[lane], 1)\n"
+                                    "  atomic_add(hist[lane], v[tid])\n"
                                     "  sync\n"
                                     "  if tx < 32 { out[tx] = hist[tx] }\n"
                                     "}\n");
@@ -122,17 +124,103 @@ TEST_CASE("docs/analysis.md's histogram: one bin for every lane serializes 32, 3
     const AccessSiteReport Same = atomicSite(analyzeKernel(P, P.Kernels[0], O));
     CHECK(Same.Op == ir::AtomicOp::Add);
     CHECK(Same.IsWrite);
+    CHECK(Same.Issue == AtomicIssue::PerLane);
     CHECK(Same.WarpExecutions == 8);
     CHECK(Same.Serialization.Min == 32);
     CHECK(Same.Serialization.Max == 32);
     CHECK(Same.Congestion.Max == 32); // 32 lanes in one bank, repeats counted
-    CHECK(Same.Wavefronts.Max == 32); // measured on H100: one wavefront a lane in the bank
+    CHECK(Same.Wavefronts.Max == 32); // measured on H200: s_warpdata, ATOMS.ADD, 32 a request
     const AccessSiteReport Spread = atomicSite(analyzeKernel(P, P.Kernels[1], O));
     CHECK(Spread.Serialization.Min == 1);
     CHECK(Spread.Serialization.Max == 1);
     CHECK(Spread.Congestion.Max == 1);
     CHECK(Spread.Wavefronts.Max == 1);
   }
+}
+
+namespace {
+
+/// The atomic of a one-statement kernel of 256 threads (the probes of
+/// bench/atomics/aggregation.cu, in .bw): s a shared scalar, h 32 and big
+/// 1024 shared words, v data, p a parameter, g a global array.
+AccessSiteReport probe(const std::string &Stmt, const std::string &Elem = "i32",
+                       const std::string &Machine = "target sm_90") {
+  const ir::Program P = parseOrFail(fmt::format("{0}\nparam p = 5\n"
+                                                "kernel k(out: global {1}[1024], v: global {1}[256], "
+                                                "g: global {1}[64]) grid (1) block (256) {{\n"
+                                                "  shared s: {1}[1] layout raw\n"
+                                                "  shared h: {1}[32] layout raw\n"
+                                                "  shared big: {1}[1024] layout raw\n"
+                                                "  {2}\n"
+                                                "}}\n",
+                                                Machine, Elem, Stmt));
+  const KernelReport R = analyzeKernel(P, P.Kernels[0]);
+  return atomicSite(R);
+}
+
+} // namespace
+
+TEST_CASE("atomics as nvcc -O3 issues them on sm_90, as measured (bench/results/h100/atomic-aggregation.md)") {
+  // Each row: the probe's statement, its measured wavefronts per request
+  // on H200 (nvcc 13.0 -O3), and how it was issued (the SASS).
+  struct Row {
+    const char *Stmt;
+    std::int64_t Wavefronts;
+    AtomicIssue Issue;
+  };
+  const Row Rows[] = {
+      {"atomic_add(s[0], 1)", 1, AtomicIssue::OnePerWarp},              // s_const1: ATOMS.POPC.INC
+      {"atomic_add(s[0], 3)", 1, AtomicIssue::OnePerWarp},              // s_const3: POPC, ATOMS.ADD
+      {"atomic_sub(s[0], 1)", 1, AtomicIssue::OnePerWarp},              // s_sub1
+      {"atomic_add(s[0], p)", 1, AtomicIssue::OnePerWarp},              // s_param
+      {"atomic_add(s[0], v[tid])", 1, AtomicIssue::OnePerWarp},         // s_data: REDUX.SUM
+      {"atomic_add(s[0], tid)", 1, AtomicIssue::OnePerWarp},            // s_tid
+      {"atomic_max(s[0], v[tid])", 1, AtomicIssue::OnePerWarp},         // s_maxdata: REDUX.MAX
+      {"atomic_or(s[0], 4)", 1, AtomicIssue::OnePerWarp},               // s_or: REDUX.OR
+      {"let o = atomic_add(s[0], 1)\n  out[tid] = o", 1, AtomicIssue::OnePerWarp}, // s_used1
+      {"atomic_add(h[bx % 32], 1)", 1, AtomicIssue::OnePerWarp},        // s_bid
+      {"atomic_add(h[p % 32], v[tid])", 1, AtomicIssue::OnePerWarp},    // s_pidx (a value here)
+      {"atomic_exch(s[0], 7)", 32, AtomicIssue::PerLane},               // s_exch: ATOMS.EXCH
+      {"atomic_add(h[warp], 1)", 1, AtomicIssue::PerAddress},           // s_warp: ATOMS.POPC.INC
+      {"atomic_add(h[lane], 1)", 1, AtomicIssue::PerAddress},           // s_lane
+      {"atomic_add(big[32 * lane], 1)", 32, AtomicIssue::PerAddress},   // s_bank1: 32 addresses, one bank
+      {"atomic_add(big[lane / 2], 1)", 1, AtomicIssue::PerAddress},     // s_pair1
+      {"atomic_add(big[32 * (lane % 2)], 1)", 2, AtomicIssue::PerAddress}, // s_twobank1
+      {"atomic_add(h[warp], v[tid])", 32, AtomicIssue::PerLane},        // s_warpdata: ATOMS.ADD
+      {"atomic_add(h[warp], 3)", 32, AtomicIssue::PerLane},             // s_warpconst3
+      {"atomic_sub(h[warp], 1)", 32, AtomicIssue::PerLane},             // s_warpsub1
+      {"atomic_max(h[warp], 5)", 32, AtomicIssue::PerLane},             // s_warpmax
+      {"atomic_inc(s[0], 100)", 32, AtomicIssue::PerLane},              // s_inc: ATOMS.INC
+      {"let o = atomic_add(h[warp], 1)\n  out[tid] = o", 32, AtomicIssue::PerLane}, // s_warpused1
+  };
+  for (const Row &R : Rows) {
+    CAPTURE(R.Stmt);
+    const std::string Elem = std::string(R.Stmt).find("atomic_inc") != std::string::npos ? "u32" : "i32";
+    const AccessSiteReport S = probe(R.Stmt, Elem);
+    CHECK(S.Issue == R.Issue);
+    CHECK(S.Wavefronts.Max == R.Wavefronts);
+    CHECK(S.Wavefronts.Min == R.Wavefronts);
+    // Lanes on one address take no turns once combined.
+    if (R.Issue != AtomicIssue::PerLane)
+      CHECK(S.Serialization.Max == 1);
+  }
+  // f32 and 64-bit shared atomics are a compare-and-swap loop on sm_90
+  // (ATOMS.CAST.SPIN): not combined, still priced lane by lane.
+  CHECK(probe("atomic_add(s[0], 1.0)", "f32").Issue == AtomicIssue::PerLane);
+  CHECK(probe("atomic_add(s[0], 1)", "u64").Issue == AtomicIssue::PerLane);
+  // Global: a uniform address's adds go out as one RED (g_const1, g_data);
+  // elsewhere lane by lane.
+  const AccessSiteReport G1 = probe("atomic_add(g[0], v[tid])");
+  CHECK(G1.Issue == AtomicIssue::OnePerWarp);
+  CHECK(G1.Serialization.Max == 1);
+  const AccessSiteReport G2 = probe("atomic_add(g[warp], 1)");
+  CHECK(G2.Issue == AtomicIssue::PerLane);
+  CHECK(G2.Serialization.Max == 32);
+  // The abstract machines have no compiler: every atomic lane by lane.
+  const AccessSiteReport D = probe("atomic_add(s[0], 1)", "i32", "machine dmm(w: 32, l: 1)");
+  CHECK(D.Issue == AtomicIssue::PerLane);
+  CHECK(D.Congestion.Max == 32);
+  CHECK(D.Serialization.Max == 32);
 }
 
 TEST_CASE("global atomics: sectors as a plain access, serialization per address") {

@@ -16,7 +16,13 @@ costs of that warp access are counted from the addresses alone:
       throughout, or l with l ^ 2), served as their 16 pairs, in one part
       (8 B) or two (16 B). run.py first checks this against every pattern
       measured in bench/results/h100/shared-rules.jsonl. A 4-byte atomic: the most active lanes in one bank, repeats
-      counted (measured; docs/analysis.md "Atomics").
+      counted (measured; docs/analysis.md "Atomics"), of the lanes nvcc -O3
+      issues (bench/results/h100/atomic-aggregation.md, read by hand for each
+      atomic below: `combine`): all of them; "warp", only the first active
+      lane (a 32-bit add/sub/min/max/and/or/xor, global add, at an address
+      with no thread index: REDUX/POPC and one atomic); "address", the first
+      lane at each address (a shared 32-bit add of 1, old value dropped:
+      ATOMS.POPC.INC).
   sm_90 global sectors, lines: distinct 32-byte sectors and 128-byte lines
       the active lanes touch.
   DMM congestion (w = 32): the most distinct element addresses in one bank
@@ -155,9 +161,23 @@ class Stat:
         return {"min": self.lo, "mean": self.sum / self.n, "max": self.hi}
 
 
+def issued(lanes, combine):
+    """The lanes whose atomics reach memory once nvcc combined them."""
+    if combine is None:
+        return lanes
+    out, seen = [], set()
+    for a in lanes:
+        keep = a is not None and (a not in seen if combine == "address" else not seen)
+        out.append(a if keep else None)
+        if a is not None:
+            seen.add(a)
+    return out
+
+
 class SiteFigures:
-    def __init__(self, space, esize, atomic, load=False):
+    def __init__(self, space, esize, atomic, load=False, combine=None):
         self.space, self.esize, self.atomic, self.load = space, esize, atomic, load
+        self.combine = combine
         self.executions = 0
         names = ("wavefronts", "dmm", "umm") if space == "shared" else ("sectors", "lines", "dmm", "umm")
         if atomic:
@@ -166,6 +186,7 @@ class SiteFigures:
         self.cache = {}
 
     def add(self, lanes):
+        lanes = issued(lanes, self.combine)
         # A warp-uniform shift of every address by a multiple of 1024 bytes
         # and of 32 elements changes no figure: used only to make the cache
         # hit (the figures are still computed from the lanes, below).
@@ -209,14 +230,14 @@ class Recorder:
         self.sites = {}
         self.order = {}
 
-    def __call__(self, tag, array, kind, lanes, ordinal=0):
+    def __call__(self, tag, array, kind, lanes, ordinal=0, combine=None):
         if all(a is None for a in lanes):
             return
         key = (tag, array, kind, ordinal)
         site = self.sites.get(key)
         if site is None:
             space, esize = self.arrays[array]
-            site = self.sites[key] = SiteFigures(space, esize, kind == "atomic", kind == "read")
+            site = self.sites[key] = SiteFigures(space, esize, kind == "atomic", kind == "read", combine)
         site.add(lanes)
 
     def touch(self, tag, array, kind, ordinal=0):
@@ -570,12 +591,19 @@ class Atomics:
             i = [bx * 256 + x for x in tx]
             on = [v < N for v in i]
             rec("A_ZERO", "h", "write", tx)
-            rec("A_STRIDE", "h", "atomic", [(l * 8) % 256 if on[l] else None for l in range(32)])
+            # An add of 1 to shared u32, old value dropped: POPC.INC.
+            rec("A_STRIDE", "h", "atomic", [(l * 8) % 256 if on[l] else None for l in range(32)],
+                combine="address")
             rec("A_GROUP", "keys", "read", [i[l] if on[l] else None for l in range(32)])
             rec("A_GROUP", "h", "atomic", [w * 4 + l // 8 if on[l] else None for l in range(32)])
             rec("A_KEYED", "keys", "read", [i[l] if on[l] else None for l in range(32)])
-            rec("A_KEYED", "h", "atomic", [keys[i[l]] % 256 if on[l] else None for l in range(32)])
-            rec("A_TOTAL", "total", "atomic", [0 if on[l] else None for l in range(32)])
+            rec("A_KEYED", "h", "atomic", [keys[i[l]] % 256 if on[l] else None for l in range(32)],
+                combine="address")
+            # A global u32 add at total[0], the same address in every
+            # thread: one atomic a warp. (A_GROUP adds data at a thread-
+            # dependent address, A_BIG is u64, A_MAX global max, A_CAS and
+            # A_MERGE per lane: nvcc combines none of them.)
+            rec("A_TOTAL", "total", "atomic", [0 if on[l] else None for l in range(32)], combine="warp")
             rec("A_BIG", "big", "atomic", [l % 4 if on[l] else None for l in range(32)])
             rec("A_MAX", "top", "atomic", [(i[l] * 3) % 64 if on[l] else None for l in range(32)])
             rec("A_CAS", "flags", "atomic", [(i[l] * 33) % 4096 if on[l] else None for l in range(32)])
@@ -943,18 +971,20 @@ def _embedding_nodata(self, kernel, P):
 
 
 def _atomics_nodata(self, kernel, P):
-    """atomic_add(h[keys[i] % 256], 1) without --data: every active lane may
-    name one bin (worst: the active lanes); keys uniform make each lane's
-    bank uniform and independent (expected: E[max load] of the active lanes
-    in 32 banks, repeats counted, averaged over warp executions)."""
+    """atomic_add(h[keys[i] % 256], 1) without --data: nvcc merges lanes on
+    one bin (POPC.INC), so a bank receives at most its 256 / 32 = 8 bins
+    (worst: min(active lanes, 8)); keys uniform make each lane's bank
+    uniform and independent (expected: E[max load] of the active lanes in
+    32 banks, repeats counted, as docs/analysis.md defines the figure for
+    random indices, at most the worst; averaged over warp executions)."""
     N = P["N"]
     worst, total, n = 0, 0.0, 0
     for bx, by, bz, w, th in launch((cdiv(N, 256),), (256,)):
         k = sum(1 for t in th if bx * 256 + t[0] < N)
         if k == 0:
             continue
-        worst = max(worst, k)
-        total += expected_max_load(k)
+        worst = max(worst, min(k, 8))
+        total += min(expected_max_load(k), min(k, 8))
         n += 1
     return {("A_KEYED", "h", "atomic", 0): {"worst": worst, "expected": total / n}}
 

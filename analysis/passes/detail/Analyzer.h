@@ -323,7 +323,14 @@ struct SiteInfo {
   bool IsWrite = false;
   const ArrayInfo *Arr = nullptr;
   const ir::Atomic *Atomic = nullptr; ///< the atomic whose element Read is
+  /// How nvcc issues it (CUDA targets; PerLane on the abstract machines).
+  AtomicIssue Issue = AtomicIssue::PerLane;
 };
+
+/// A site's atomic whose lanes take turns one by one (docs/analysis.md,
+/// "Atomics"); a combined one (AtomicIssue) costs what a read of its
+/// remaining lanes costs.
+inline bool perLaneAtomic(const SiteInfo &S) { return S.Atomic && S.Issue == AtomicIssue::PerLane; }
 
 /// The shift, in elements, under which every model's cost of Site's warp
 /// accesses repeats: w banks (DMM) or groups (UMM), 128 bytes (sm_90 banks,
@@ -743,6 +750,8 @@ private:
   std::string TimeModelName;
 
   std::map<std::string, ArrayInfo, std::less<>> Arrays;
+  /// How nvcc issues each atomic of the kernel (CUDA targets only).
+  std::map<const ir::Atomic *, AtomicIssue> AtomicIssues;
   PermutationTables Perms;
   std::vector<SiteInfo> Sites;
   std::unordered_map<const ir::ArrayRead *, int> SiteOf;
@@ -855,6 +864,7 @@ inline std::vector<AccessSiteReport> emptyReports(const std::vector<SiteInfo> &S
     R.IsAtomic = S.Atomic != nullptr;
     if (S.Atomic)
       R.Op = S.Atomic->Op;
+    R.Issue = S.Issue;
     R.ElemBytes = S.Arr->ElemBytes;
     // `auto` that no chooseLayouts resolved is analyzed as raw.
     R.Layout = S.Arr->Decl->Lay.Kind == ir::LayoutKind::Auto ? "auto, as raw" : S.Arr->Decl->Lay.str();

@@ -1,7 +1,8 @@
 // Shared scalars (issue [13] item 1): `__shared__ float total;` and kin are
 // shared arrays of one element, so every access to them is a site with
 // figures. Every lane reading the one word is a broadcast (1 wavefront);
-// every lane's atomic on it meets one address (a wavefront per lane); a
+// every lane's add of 1 to it is one atomic of the warp (nvcc counts the
+// lanes that add and issues one ATOMS.POPC.INC, 1 wavefront); a
 // scalar's value used in an index or a condition is data the lint does
 // not know, as an element read from any shared array. Before, each access
 // here was an "access not analyzed: 'X' is a shared scalar" note.
@@ -37,7 +38,7 @@ __global__ void count_matches(const int *keys, int key, unsigned *counts, int n)
   __syncthreads();
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n && keys[i] == key)
-    atomicAdd(&count, 1);  // CHECK: warning: 32-way bank conflict on shared atomic on 'count' [bankwise-bank-conflict]
+    atomicAdd(&count, 1);
   __syncthreads();
   if (threadIdx.x == 0)
     counts[blockIdx.x] = count;
