@@ -64,8 +64,12 @@ std::vector<LintFinding> checkUninitializedSharedReads(const CheckedProgram &P) 
         for (std::size_t X = I; X < J;) {
           std::size_t Y = X; // the interval A[X].Interval is A[X..Y)
           // An atomic reads the element before it writes it; atomics of
-          // other threads in the interval initialize nothing for it.
-          const auto Atomic = [&](const TracedAccess &Z) { return T.Sites[static_cast<std::size_t>(Z.Site)].Atomic; };
+          // other threads in the interval initialize nothing for it. An
+          // exchange whose old value is dropped reads nothing: a write.
+          const auto Atomic = [&](const TracedAccess &Z) {
+            const TraceSite &S = T.Sites[static_cast<std::size_t>(Z.Site)];
+            return S.Atomic && S.ReadsOld;
+          };
           std::set<std::int32_t> Writers, PlainWriters;
           std::map<std::int32_t, std::int64_t> FirstWrite; // per thread, its first write's Seq
           while (Y < J && A[Y].Interval == A[X].Interval) {

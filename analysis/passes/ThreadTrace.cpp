@@ -1,5 +1,6 @@
 #include "analysis/passes/ThreadTrace.h"
 
+#include "analysis/passes/AtomicIssue.h"
 #include "analysis/passes/PermutationTables.h"
 #include "ir/Bind.h"
 #include "ir/Eval.h"
@@ -103,12 +104,18 @@ public:
 
 private:
   void collectSites(const ir::Block &B) {
+    const std::map<const ir::Atomic *, bool> OldUsed = atomicOldValueUsed(K);
     ir::forEachStmtExpr(B, [&](const ir::Expr &Root) {
       ir::forEachSubexpr(Root, [&](const ir::Expr &E) {
         if (const auto *R = E.as<ir::ArrayRead>())
           addSite(R, E.Loc, false);
-        if (const auto *A = E.as<ir::Atomic>())
+        if (const auto *A = E.as<ir::Atomic>()) {
           addSite(&A->Target, E.Loc, true, true);
+          const auto U = OldUsed.find(A);
+          if (A->Op == ir::AtomicOp::Exch && U != OldUsed.end() && !U->second && !Sites.empty() &&
+              Sites.back().Node == &A->Target)
+            Sites.back().ReadsOld = false;
+        }
       });
     });
     walkWrites(B);

@@ -41,6 +41,10 @@ struct TraceSite {
   /// An atomic's element (IsWrite too): its accesses are traced as writes,
   /// and two atomics of one element do not race.
   bool Atomic = false;
+  /// The atomic reads the element's old value: every one but an exchange
+  /// whose old value is dropped (`atomicExch(&x, 0);`, a plain write of the
+  /// element for bankwise-uninitialized-shared-read).
+  bool ReadsOld = true;
 };
 
 /// One thread's access to one element of a shared array.
