@@ -14,6 +14,7 @@
 #include "driver/ProgramInput.h"
 #include "frontend/CudaLowering.h"
 #include "ir/Printer.h"
+#include "ir/Walk.h"
 #include "report/AnalysisPages.h"
 #include "support/Diagnostic.h"
 #include "support/Parallel.h"
@@ -111,6 +112,9 @@ struct KernelResult {
   std::string LaunchFrom;
   bool Analyzed = false;
   std::string Why; ///< when not analyzed
+  /// The kernel whose figures these are, when another kernel of the file
+  /// lowered to the same IR and was analyzed instead (figuresKey).
+  std::string FiguresOf;
   std::vector<LintSite> Sites;
 };
 
@@ -128,6 +132,42 @@ struct FileResult {
   double ClangSeconds = 0, LowerSeconds = 0;
   std::vector<std::tuple<std::string, double, double>> KernelSeconds;
 };
+
+/// Every source location the IR of Block B holds, in order.
+void appendLocations(const ir::Block &B, std::string &Out) {
+  const auto Loc = [&](const SourceLoc &L) { Out += fmt::format("|{}:{}:{}", L.File, L.Line, L.Col); };
+  for (const ir::Stmt &S : B) {
+    Loc(S.Loc);
+    if (const auto *F = S.as<ir::For>())
+      appendLocations(F->Body, Out);
+    else if (const auto *I = S.as<ir::If>()) {
+      appendLocations(I->Then, Out);
+      Out += "|else";
+      appendLocations(I->Else, Out);
+    } else if (const auto *W = S.as<ir::While>())
+      appendLocations(W->Body, Out);
+  }
+  ir::forEachStmtExpr(B, [&](const ir::Expr &Root) {
+    ir::forEachSubexpr(Root, [&](const ir::Expr &E) { Loc(E.Loc); });
+  });
+}
+
+/// What lintSites reads of a lowered kernel, its name aside: the program
+/// One (its params and this kernel alone) as printed, every location in the
+/// kernel's IR, and the lowering's lane-mask and source-name facts. Kernels
+/// with one key (instantiations of a template whose parameter the IR does
+/// not see, as mergeSort's sortDir in a data comparison) get the same sites.
+std::string figuresKey(const ir::Program &One, const frontend::LoweredKernel &LK) {
+  ir::Program P = One;
+  P.Kernels.front().Name = "bankwise_kernel";
+  std::string Key = ir::print(P);
+  appendLocations(P.Kernels.front().Body, Key);
+  for (const SourceLoc &L : LK.UncertainMask)
+    Key += fmt::format("|mask {}:{}:{}", L.File, L.Line, L.Col);
+  for (const auto &[Ir, Source] : LK.SourceNames)
+    Key += fmt::format("|name {}={}", Ir, Source);
+  return Key;
+}
 
 const char *launchKind(frontend::LaunchSource S) {
   switch (S) {
@@ -340,8 +380,20 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
     std::optional<UserError> Error;
     std::vector<LintFinding> Correctness; ///< the checks over the kernel's trace
     double FigureSeconds = 0, CheckSeconds = 0; ///< --timing
+    std::string FiguresOf; ///< KernelResult::FiguresOf
   };
   std::vector<Figures> Work(LoweredKernels.size());
+  // Kernels that lower to one IR (figuresKey) are analyzed once: SameAs[W]
+  // is the first of W's kind, whose sites W copies.
+  std::vector<std::size_t> SameAs(Work.size());
+  {
+    std::map<std::string, std::size_t> First;
+    ir::Program One = L.Program;
+    for (std::size_t W = 0; W < Work.size(); ++W) {
+      One.Kernels = {AllKernels[W]};
+      SameAs[W] = First.try_emplace(figuresKey(One, *LoweredKernels[W]), W).first->second;
+    }
+  }
   const unsigned Cores = threadCount(AnalysisThreads);
   const unsigned Workers = static_cast<unsigned>(std::min<std::size_t>(Cores, Work.size()));
   std::atomic<std::size_t> NextWork{0};
@@ -361,7 +413,8 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
       const Clock::time_point Start = Clock::now();
       const auto Since = [](Clock::time_point T) { return std::chrono::duration<double>(Clock::now() - T).count(); };
       try {
-        Work[W].Sites = lintSites(One, One.Kernels.front(), SO);
+        if (SameAs[W] == W) // else copied from SameAs[W] below
+          Work[W].Sites = lintSites(One, One.Kernels.front(), SO);
         Work[W].FigureSeconds = Since(Start);
       } catch (const UserError &E) {
         Work[W].Error = E;
@@ -410,6 +463,28 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
     }
   };
   onWorkers(Workers, Analyze);
+  for (std::size_t W = 0; W < Work.size(); ++W) {
+    if (SameAs[W] == W)
+      continue;
+    if (!Work[SameAs[W]].Error) {
+      Work[W].Sites = Work[SameAs[W]].Sites;
+      Work[W].FiguresOf = LoweredKernels[SameAs[W]]->Display;
+      continue;
+    }
+    // Its error names the first kernel: this one's own, from its own run.
+    ir::Program One = L.Program;
+    One.Kernels = {AllKernels[W]};
+    LintSiteOptions SO;
+    SO.UncertainMask = LoweredKernels[W]->UncertainMask;
+    SO.SourceNames = LoweredKernels[W]->SourceNames;
+    SO.Threads = AnalysisThreads;
+    SO.Lanes = !O.Html.empty();
+    try {
+      Work[W].Sites = lintSites(One, One.Kernels.front(), SO);
+    } catch (const UserError &E) {
+      Work[W].Error = E;
+    }
+  }
   std::size_t Next = 0; // in Work
   for (const frontend::LoweredKernel &LK : L.Kernels) {
     for (const Diagnostic &D : LK.Notes) {
@@ -418,14 +493,15 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
       if (const auto It = LK.AccessNoteSpaces.find(Key); It != LK.AccessNoteSpaces.end())
         R.AccessSpaces.emplace(Key, It->second);
     }
-    KernelResult KR{LK.Name, LK.Display, LK.Loc, LK.LaunchNote, launchKind(LK.Launch), false, {}, {}};
+    KernelResult KR{LK.Name, LK.Display, LK.Loc, LK.LaunchNote, launchKind(LK.Launch), false, {}, {}, {}};
     if (!LK.Lowered) {
       KR.Why = LK.Notes.empty() ? "not lowered" : LK.Notes.front().Message;
       R.Kernels.push_back(std::move(KR));
       continue;
     }
     Figures &Fig = Work[Next++];
-    R.KernelSeconds.emplace_back(LK.Display, Fig.FigureSeconds, Fig.CheckSeconds);
+    R.KernelSeconds.emplace_back(Fig.FiguresOf.empty() ? LK.Display : LK.Display + " (figures of " + Fig.FiguresOf + ")",
+                                 Fig.FigureSeconds, Fig.CheckSeconds);
     if (Fig.Error) {
       const UserError &E = *Fig.Error;
       KR.Why = E.diagnostic().Message;
@@ -437,6 +513,7 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
       continue;
     }
     KR.Sites = std::move(Fig.Sites);
+    KR.FiguresOf = std::move(Fig.FiguresOf);
     KR.Analyzed = true;
     // A finding inside a system header (an inlined library function) is
     // given at the user's line that reached it; the header's place is a note.
@@ -545,6 +622,8 @@ nlohmann::json jsonReport(const std::vector<FileResult> &Results) {
                            {"launch", K.Launch}, {"launch_from", K.LaunchFrom}, {"analyzed", K.Analyzed}};
       if (!K.Analyzed)
         JK["why"] = K.Why;
+      if (!K.FiguresOf.empty())
+        JK["figures_of"] = K.FiguresOf; // the same IR, analyzed once
       JK["sites"] = nlohmann::json::array();
       for (const LintSite &S : K.Sites) {
         nlohmann::json JS = {{"location", locText(S.Loc)},

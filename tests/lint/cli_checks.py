@@ -327,4 +327,46 @@ check(r.returncode == 2 and "-p BUILD_DIR" in r.stderr, "no file and no -p: exit
 r = run("lint", "-p", os.path.join(WORK, "no-such-dir"))
 check(r.returncode == 2 and "compile_commands.json" in r.stderr, "-p without a compilation database: exit 2")
 
+# Instantiations that lower to one IR are analyzed once: a template whose
+# parameter only scales data (as mergeSort's sortDir only picks a data
+# comparison's sense),
+# and one whose parameter is the stride, which the figures see.
+same = os.path.join(WORK, "same_ir.cu")
+open(same, "w").write("""
+template <unsigned Up>
+__global__ void pick(const float *keys, float *out, int n) {
+  __shared__ float s[256];
+  int t = threadIdx.x;
+  s[t] = keys[blockIdx.x * 256 + t];
+  __syncthreads();
+  out[blockIdx.x * 256 + t] = s[(t * 2) % 256] * (float)Up;
+}
+template <int Stride>
+__global__ void gather(const float *in, float *out) {
+  __shared__ float s[32 * 33];
+  s[threadIdx.x * Stride] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = s[threadIdx.x];
+}
+void launch(const float *k, float *o, const float *in, float *out, int n) {
+  pick<1><<<n / 256, 256>>>(k, o, n);
+  pick<0><<<n / 256, 256>>>(k, o, n);
+  gather<32><<<1, 32>>>(in, out);
+  gather<33><<<1, 32>>>(in, out);
+}
+""")
+j = json.loads(run("lint", same, "--format", "json").stdout)
+ks = {k["name"]: k for k in j["files"][0]["kernels"]}
+check(set(ks) == {"pick<1U>", "pick<0U>", "gather<32>", "gather<33>"}, "same_ir.cu: four kernels (%s)" % sorted(ks))
+if len(ks) == 4:
+    check(ks["pick<0U>"].get("figures_of") == "pick<1U>" and "figures_of" not in ks["pick<1U>"] and
+          ks["pick<0U>"]["sites"] == ks["pick<1U>"]["sites"],
+          "two instantiations with one IR: the second takes the first's figures, and says so")
+    check("figures_of" not in ks["gather<33>"] and
+          [s.get("sm90_wavefronts") for s in ks["gather<32>"]["sites"]] !=
+          [s.get("sm90_wavefronts") for s in ks["gather<33>"]["sites"]],
+          "instantiations whose IR differs are each analyzed: stride 32 and 33 differ")
+t = run("lint", same, "--timing")
+check("pick<0U> (figures of pick<1U>)" in t.stderr + t.stdout, "--timing names the kernel whose figures were taken")
+
 sys.exit(1 if FAILS else 0)
