@@ -10,11 +10,12 @@
 #include "analysis/checks/Checks.h"
 #include "analysis/checks/LintSites.h"
 #include "driver/Commands.h"
+#include "driver/CompilationDatabase.h"
+#include "driver/KernelFiguresKey.h"
 #include "driver/Output.h"
 #include "driver/ProgramInput.h"
 #include "frontend/CudaLowering.h"
 #include "ir/Printer.h"
-#include "ir/Walk.h"
 #include "report/AnalysisPages.h"
 #include "support/Diagnostic.h"
 #include "support/Parallel.h"
@@ -132,42 +133,6 @@ struct FileResult {
   double ClangSeconds = 0, LowerSeconds = 0;
   std::vector<std::tuple<std::string, double, double>> KernelSeconds;
 };
-
-/// Every source location the IR of Block B holds, in order.
-void appendLocations(const ir::Block &B, std::string &Out) {
-  const auto Loc = [&](const SourceLoc &L) { Out += fmt::format("|{}:{}:{}", L.File, L.Line, L.Col); };
-  for (const ir::Stmt &S : B) {
-    Loc(S.Loc);
-    if (const auto *F = S.as<ir::For>())
-      appendLocations(F->Body, Out);
-    else if (const auto *I = S.as<ir::If>()) {
-      appendLocations(I->Then, Out);
-      Out += "|else";
-      appendLocations(I->Else, Out);
-    } else if (const auto *W = S.as<ir::While>())
-      appendLocations(W->Body, Out);
-  }
-  ir::forEachStmtExpr(B, [&](const ir::Expr &Root) {
-    ir::forEachSubexpr(Root, [&](const ir::Expr &E) { Loc(E.Loc); });
-  });
-}
-
-/// What lintSites reads of a lowered kernel, its name aside: the program
-/// One (its params and this kernel alone) as printed, every location in the
-/// kernel's IR, and the lowering's lane-mask and source-name facts. Kernels
-/// with one key (instantiations of a template whose parameter the IR does
-/// not see, as mergeSort's sortDir in a data comparison) get the same sites.
-std::string figuresKey(const ir::Program &One, const frontend::LoweredKernel &LK) {
-  ir::Program P = One;
-  P.Kernels.front().Name = "bankwise_kernel";
-  std::string Key = ir::print(P);
-  appendLocations(P.Kernels.front().Body, Key);
-  for (const SourceLoc &L : LK.UncertainMask)
-    Key += fmt::format("|mask {}:{}:{}", L.File, L.Line, L.Col);
-  for (const auto &[Ir, Source] : LK.SourceNames)
-    Key += fmt::format("|name {}={}", Ir, Source);
-  return Key;
-}
 
 const char *launchKind(frontend::LaunchSource S) {
   switch (S) {
@@ -765,41 +730,6 @@ std::string htmlReport(const std::vector<FileResult> &Results) {
     }
   }
   return report::renderHtml(D);
-}
-
-/// The .cu files of BuildDir's compile_commands.json, each once, absolute
-/// (an entry's file is relative to its directory), in sorted order.
-std::vector<std::string> projectFiles(const std::string &BuildDir) {
-  namespace fs = std::filesystem;
-  const fs::path Db = fs::path(BuildDir) / "compile_commands.json";
-  std::ifstream In(Db);
-  if (!In)
-    throw UserError(fmt::format("-p {}: no compile_commands.json there (configure the project with "
-                                "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON)",
-                                BuildDir));
-  nlohmann::json J;
-  try {
-    J = nlohmann::json::parse(In);
-  } catch (const nlohmann::json::exception &E) {
-    throw UserError(fmt::format("{}: not a compilation database: {}", Db.string(), E.what()));
-  }
-  if (!J.is_array())
-    throw UserError(fmt::format("{}: not a compilation database: expected an array of entries", Db.string()));
-  std::vector<std::string> Out;
-  for (const nlohmann::json &E : J) {
-    if (!E.is_object() || !E.contains("file") || !E["file"].is_string())
-      throw UserError(fmt::format("{}: an entry without a \"file\" string", Db.string()));
-    fs::path F = E["file"].get<std::string>();
-    if (F.is_relative() && E.contains("directory") && E["directory"].is_string())
-      F = fs::path(E["directory"].get<std::string>()) / F;
-    if (F.extension() == ".cu")
-      Out.push_back(fs::absolute(F).lexically_normal().string());
-  }
-  std::sort(Out.begin(), Out.end());
-  Out.erase(std::unique(Out.begin(), Out.end()), Out.end());
-  if (Out.empty())
-    throw UserError(fmt::format("{}: no .cu file among its entries", Db.string()));
-  return Out;
 }
 
 /// What a run covered (issue [13] items 5 and 6): files, kernels, warnings
