@@ -18,6 +18,23 @@ std::string_view spelling(AtomicIssue I) {
   return "per lane";
 }
 
+std::vector<Address> issuedLanes(std::span<const Address> Lanes, AtomicIssue I) {
+  std::vector<Address> Out(Lanes.begin(), Lanes.end());
+  if (I == AtomicIssue::PerLane)
+    return Out;
+  bool Seen = false;
+  for (std::size_t L = 0; L < Out.size(); ++L) {
+    if (Lanes[L] == NoAccess)
+      continue;
+    const auto Before = Lanes.begin() + static_cast<std::ptrdiff_t>(L);
+    if ((I == AtomicIssue::OnePerWarp && Seen) ||
+        (I == AtomicIssue::PerAddress && std::find(Lanes.begin(), Before, Lanes[L]) != Before))
+      Out[L] = NoAccess;
+    Seen = true;
+  }
+  return Out;
+}
+
 namespace {
 
 bool is32BitInt(const ir::ElemType &T) {

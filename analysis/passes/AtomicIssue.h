@@ -12,10 +12,13 @@
 // The abstract machines (dmm, umm, hmm) keep it for every atomic.
 #pragma once
 
+#include "analysis/models/MemoryModel.h"
 #include "ir/Program.h"
 
 #include <cstdint>
 #include <map>
+#include <span>
+#include <vector>
 #include <string_view>
 
 namespace bankwise {
@@ -38,6 +41,12 @@ enum class AtomicIssue : std::uint8_t {
 };
 
 std::string_view spelling(AtomicIssue I);
+
+/// The lanes of a warp's atomic whose requests reach memory when nvcc
+/// issues it as I: every active lane (PerLane), the first active one
+/// (OnePerWarp), the first at each address (PerAddress); NoAccess elsewhere.
+/// issuedLanes({3, 3, NoAccess, 5}, PerAddress) == {3, NoAccess, NoAccess, 5}.
+std::vector<Address> issuedLanes(std::span<const Address> Lanes, AtomicIssue I);
 
 /// Whether each atomic of K uses its old value: a let's initializer or an
 /// assigned value does; a statement of its own does when the CUDA it was

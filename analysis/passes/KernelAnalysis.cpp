@@ -469,22 +469,7 @@ AccessCosts Analyzer::costsOf(const SiteInfo &S, const std::vector<Address> &Add
     // nvcc combines some atomics before they reach memory (AtomicIssue.h):
     // one per warp keeps the first active lane's, one per address the first
     // lane's at each address; what is left takes turns as above.
-    std::vector<Address> Kept;
-    if (S.Issue != AtomicIssue::PerLane) {
-      Kept.assign(Addrs.size(), NoAccess);
-      for (std::size_t L = 0; L < Addrs.size(); ++L) {
-        if (Addrs[L] == NoAccess)
-          continue;
-        if (S.Issue == AtomicIssue::OnePerWarp) {
-          Kept[L] = Addrs[L];
-          break;
-        }
-        if (std::find(Addrs.begin(), Addrs.begin() + static_cast<std::ptrdiff_t>(L), Addrs[L]) ==
-            Addrs.begin() + static_cast<std::ptrdiff_t>(L))
-          Kept[L] = Addrs[L];
-      }
-    }
-    const std::vector<Address> &Issued = S.Issue != AtomicIssue::PerLane ? Kept : Addrs;
+    const std::vector<Address> Issued = issuedLanes(Addrs, S.Issue);
     AccessCosts C = warpAccessCosts(Issued, W, S.Arr->ElemBytes, Shared, Op);
     C.Serialization = atomicSerialization(Issued);
     C.Congestion = dmmAtomicCongestion(Issued, W);

@@ -366,24 +366,12 @@ std::vector<Address> laneAddresses(const SiteLanes &S, const WarpLanes &W, const
 }
 
 std::int64_t warpCost(const SiteLanes &S, const WarpLanes &W, const LayoutFn &Layout) {
-  std::vector<Address> Addrs = laneAddresses(S, W, Layout);
-  if (std::all_of(Addrs.begin(), Addrs.end(), [](Address A) { return A == NoAccess; }))
+  const std::vector<Address> Lanes = laneAddresses(S, W, Layout);
+  if (std::all_of(Lanes.begin(), Lanes.end(), [](Address A) { return A == NoAccess; }))
     return 0;
-  // KernelAnalysis' rule (Analyzer::costsOf): the lanes nvcc issues (all,
-  // the first active one, or the first at each address), then a shared
-  // atomic's lanes per bank, repeats counted.
-  if (S.Atomic && S.Issue != AtomicIssue::PerLane) {
-    bool Seen = false;
-    for (std::size_t L = 0; L < Addrs.size(); ++L) {
-      if (Addrs[L] == NoAccess)
-        continue;
-      const auto Before = Addrs.begin() + static_cast<std::ptrdiff_t>(L);
-      if ((S.Issue == AtomicIssue::OnePerWarp && Seen) ||
-          (S.Issue == AtomicIssue::PerAddress && std::find(Addrs.begin(), Before, Addrs[L]) != Before))
-        Addrs[L] = NoAccess;
-      Seen = true;
-    }
-  }
+  // KernelAnalysis' rule (Analyzer::costsOf): the lanes nvcc issues, then a
+  // shared atomic's lanes per bank, repeats counted.
+  const std::vector<Address> Addrs = S.Atomic ? issuedLanes(Lanes, S.Issue) : Lanes;
   const WarpAccessCosts C =
       warpAccessCosts(Addrs, 32, S.ElemBytes, S.Shared, S.Store || S.Atomic ? SharedOp::Store : SharedOp::Load);
   if (!S.Shared)

@@ -160,6 +160,14 @@ AccessSiteReport probe(const std::string &Stmt, const std::string &Elem = "i32",
 
 } // namespace
 
+TEST_CASE("issuedLanes keeps the lanes whose requests reach memory") {
+  const std::vector<Address> L = {NoAccess, 3, 3, NoAccess, 5, 3};
+  CHECK(issuedLanes(L, AtomicIssue::PerLane) == L);
+  CHECK(issuedLanes(L, AtomicIssue::OnePerWarp) ==
+        std::vector<Address>{NoAccess, 3, NoAccess, NoAccess, NoAccess, NoAccess});
+  CHECK(issuedLanes(L, AtomicIssue::PerAddress) == std::vector<Address>{NoAccess, 3, NoAccess, NoAccess, 5, NoAccess});
+}
+
 TEST_CASE("atomics as nvcc -O3 issues them on sm_90, as measured (bench/results/h100/atomic-aggregation.md)") {
   // Each row: the probe's statement, its measured wavefronts per request
   // on H200 (nvcc 13.0 -O3), and how it was issued (the SASS).
