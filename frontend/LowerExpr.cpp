@@ -207,7 +207,7 @@ std::optional<ir::ElemType> elemTypeOf(const clang::ASTContext &Ctx, clang::Qual
 bool isIntegral(clang::QualType T) {
   if (T.isNull()) // an expression Clang could not type (after an error)
     return false;
-  T = T.getCanonicalType();
+  T = T.getNonReferenceType().getCanonicalType(); // a reference parameter's local: its referee's
   return T->isIntegralOrEnumerationType() || T->isBooleanType();
 }
 
@@ -725,6 +725,10 @@ LVal KernelLowering::inlineCall(const clang::CallExpr *C, const clang::FunctionD
   if (BindsThis)
     ThisStack.push_back(thisObject(C, Def, Out));
   std::vector<std::pair<const clang::ValueDecl *, std::optional<LocalInfo>>> SavedLocals;
+  // Reference parameters bound to a caller's local: the callee's name for
+  // it (`udivmod(i, d, x)` writing `rem = ...; dividend >>= ...`), copied
+  // back when the body is done.
+  std::vector<std::pair<const clang::ValueDecl *, const clang::ValueDecl *>> RefLocals;
   for (unsigned I = 0; I < Def->getNumParams() && I + First < C->getNumArgs(); ++I) {
     const clang::ParmVarDecl *P = Def->getParamDecl(I);
     const clang::Expr *Arg = C->getArg(I + First);
@@ -746,8 +750,20 @@ LVal KernelLowering::inlineCall(const clang::CallExpr *C, const clang::FunctionD
       continue;
     }
     if (T->isReferenceType()) {
-      BadPtrs[P] = fmt::format("'{}' is a reference parameter", P->getName().str());
-      continue;
+      const auto *Ref = llvm::dyn_cast<clang::DeclRefExpr>(Arg->IgnoreParenImpCasts());
+      if (const auto It = Ref ? Locals.find(Ref->getDecl()) : Locals.end();
+          It != Locals.end() && !T->getPointeeType()->isPointerType()) {
+        Ptrs.erase(P);
+        BadPtrs.erase(P);
+        Locals[P] = It->second;
+        RefLocals.push_back({P, Ref->getDecl()});
+        continue;
+      }
+      // A const reference to anything else reads a value: bound as one.
+      if (!T->getPointeeType().isConstQualified() || T->getPointeeType()->isPointerType()) {
+        BadPtrs[P] = fmt::format("'{}' is a reference parameter", P->getName().str());
+        continue;
+      }
     }
     LVal A = lowerValue(Arg, Out);
     if (!isIntegral(T) && A.Exact)
@@ -787,6 +803,8 @@ LVal KernelLowering::inlineCall(const clang::CallExpr *C, const clang::FunctionD
   --InlineDepth;
   if (BindsThis)
     ThisStack.pop_back();
+  for (const auto &[P, D] : RefLocals)
+    Locals[D] = Locals[P]; // what the callee left in the caller's local
   for (auto &[P, Saved] : SavedLocals)
     if (Saved)
       Locals[P] = *Saved;
