@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <memory>
+#include <set>
 #include <tuple>
 
 namespace bankwise {
@@ -92,6 +94,9 @@ struct Figures {
   const ir::Program *StrideProgram = nullptr;
   const ir::Kernel *StrideKernel = nullptr;
   ir::Bindings StrideSizes;
+  /// The program the figures were taken on when it is not the caller's:
+  /// the sizes this kernel does not read bound (the site nodes are its).
+  std::shared_ptr<const ir::Program> Narrowed;
 };
 
 /// Whether K reads a param that has no value (in its body, grid or arrays).
@@ -105,6 +110,62 @@ bool usesRuntimeParam(const ir::Program &Prog, const ir::Kernel &K) {
     for (const ir::Expr &E : A->Dims)
       Check(E);
   return Uses;
+}
+
+/// The runtime params K reads: in its body, geometry and arrays, the
+/// program's global arrays and permutations, through derived params'
+/// expressions and the `where` constraints that tie sizes together.
+std::set<std::string> runtimeParamsRead(const ir::Program &Prog, const ir::Kernel &K) {
+  std::set<std::string> Read;
+  auto Collect = [&](const ir::Expr &E) {
+    ir::forEachSubexpr(E, [&](const ir::Expr &X) {
+      const auto *V = X.as<ir::VarRef>();
+      const ir::Param *P = V && V->Kind == ir::VarKind::Param ? Prog.findParam(V->Name) : nullptr;
+      if (P && P->Runtime)
+        Read.insert(P->Name);
+    });
+  };
+  ir::forEachStmtExpr(K.Body, Collect);
+  for (const std::vector<ir::Expr> *G : {&K.Geo.Grid, &K.Geo.Block})
+    for (const ir::Expr &E : *G)
+      Collect(E);
+  for (const ir::Array *A : K.arrays()) {
+    for (const ir::Expr &E : A->Dims)
+      Collect(E);
+    if (A->Lay.Arg)
+      Collect(*A->Lay.Arg);
+  }
+  for (const ir::Array &A : Prog.Arrays) {
+    for (const ir::Expr &E : A.Dims)
+      Collect(E);
+    if (A.Lay.Arg)
+      Collect(*A.Lay.Arg);
+  }
+  for (const ir::Permutation &P : Prog.Perms)
+    for (const ir::Expr &E : P.Args)
+      Collect(E);
+  for (std::size_t Before = 0; Before != Read.size();) {
+    Before = Read.size();
+    for (const ir::Param &P : Prog.Params) {
+      if (!P.Runtime)
+        continue;
+      std::set<std::string> Mine;
+      std::swap(Mine, Read);
+      if (P.Init)
+        Collect(*P.Init);
+      if (P.Where)
+        Collect(*P.Where);
+      std::swap(Mine, Read); // Mine: what P's expression and constraint read
+      const bool Reads = Read.count(P.Name) > 0;
+      const bool Ties = std::any_of(Mine.begin(), Mine.end(),
+                                    [&](const std::string &N) { return N != P.Name && Read.count(N); });
+      if (Reads || Ties) {
+        Read.insert(P.Name);
+        Read.insert(Mine.begin(), Mine.end());
+      }
+    }
+  }
+  return Read;
 }
 
 /// Every site's figures: at Prog's sizes, or over all sizes. Bound is set
@@ -131,6 +192,34 @@ Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, unsigned Threads
     F.StrideProgram = &Prog;
     F.StrideKernel = &K;
     return F;
+  }
+  // A file's program holds every kernel's sizes: the ones this kernel does
+  // not read are bound (any value will do), so the figures range over its
+  // own only (each size is a dimension of the runs).
+  {
+    const std::set<std::string> Read = runtimeParamsRead(Prog, K);
+    ir::Bindings Unread;
+    for (const ir::Param &P : Prog.Params)
+      if (P.Runtime && !P.Init && !Read.count(P.Name))
+        Unread[P.Name] = 0;
+    if (!Unread.empty()) {
+      std::optional<ir::Program> N;
+      try {
+        const ir::Bindings Reps = ir::representativeSizes(Prog, {});
+        for (auto &[Name, V] : Unread)
+          V = Reps.at(Name);
+        N = ir::bindParams(Prog, Unread);
+      } catch (const UserError &) {
+        // no representative sizes: every size is ranged over
+      }
+      if (const ir::Kernel *NK = N ? N->findKernel(K.Name) : nullptr) {
+        auto Owned = std::make_shared<const ir::Program>(std::move(*N));
+        NK = Owned->findKernel(K.Name);
+        Figures G = figuresOf(*Owned, *NK, Threads, Bound);
+        G.Narrowed = std::move(Owned);
+        return G;
+      }
+    }
   }
   AllSizesOptions SO;
   SO.Analysis = AO;

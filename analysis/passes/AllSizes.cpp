@@ -494,7 +494,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
             return;
         }
       };
-      if (CombosCount <= static_cast<double>(Opts.MaxSmallCombinations)) {
+          if (CombosCount <= static_cast<double>(Opts.MaxSmallCombinations)) {
         std::vector<std::size_t> Take;
         for (const auto &O : Options)
           Take.push_back(O.size());
@@ -525,7 +525,10 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       };
       while (F < 64 && Corner(F + 1) <= static_cast<double>(Opts.MaxSmallCombinations) / 4)
         ++F;
-      {
+      // Many sizes (a file's every kernel parameter): even one small value
+      // and two classes each are too many combinations to take jointly.
+      const bool Joint = Corner(F) <= static_cast<double>(Opts.MaxSmallCombinations);
+      if (Joint) {
         // Options reordered so that the first ones are the F smallest and two classes.
         std::vector<std::vector<std::int64_t>> Saved = Options;
         std::vector<std::size_t> SavedSmall = NumSmall, Take;
@@ -554,8 +557,10 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       }
       SmallText.push_back(fmt::format(
           "{} of the {} combinations of {} with each other and the classes, sampled (each small value with the "
-          "others at two classes, {} in 1..{} of their small values and two classes jointly, the rest at random)",
-          Done.size(), Combos, fmt::join(Ranges, ", "), fmt::join(Names, ", "), F));
+          "others at two classes, {}, the rest at random)",
+          Done.size(), Combos, fmt::join(Ranges, ", "),
+          Joint ? fmt::format("{} in 1..{} of their small values and two classes jointly", fmt::join(Names, ", "), F)
+                : fmt::format("not {} jointly ({:.3g} combinations)", fmt::join(Names, ", "), Corner(F))));
     }
   }
   for (const auto &[Set, S] : SetSampled)

@@ -800,3 +800,22 @@ TEST_CASE("eight sizes that reach one site: the small combinations are sampled, 
   CHECK(R.Bindings < 10000);
   CHECK(siteOf(R, "a", true).Sectors.str().find("4..5 at the sizes tried, sampled") == 0);
 }
+
+TEST_CASE("twenty sizes that reach one site: not even one small value and two classes each are taken jointly") {
+  // 3^20 (about 3.5e9) combinations of the first small value and two
+  // classes of each size: the joint corner was enumerated whatever its
+  // count (a file's every kernel parameter ran out of memory).
+  std::string Src = "target sm_90\n", Sum;
+  for (int I = 0; I < 20; ++I) {
+    Src += fmt::format("param S{}\n", I);
+    Sum += fmt::format("S{} + ", I);
+  }
+  Src += "kernel k(a: global f32[1099511627776]) grid (1) block (32) {\n  a[" + Sum + "tx] = 1\n}\n";
+  const ir::Program P = parseOrFail(Src);
+  const AllSizesReport R = analyzeAllSizes(P, P.Kernels[0], fewThreads());
+  CAPTURE(R.Method);
+  CHECK(R.Method.find("not S0, S1,") != std::string::npos);
+  CHECK(R.Method.find("jointly (3.49e+09 combinations)") != std::string::npos);
+  CHECK(R.Bindings < 10000);
+  CHECK(siteOf(R, "a", true).Sectors.str().find("at the sizes tried, sampled") != std::string::npos);
+}
