@@ -115,7 +115,9 @@ inline const char *accessPhrase(const LintSite &S) {
 
 /// " when n % 8 != 0" for a figure whose worst case is reached only at
 /// some sizes (with " (at the sizes tried, sampled)" where the all-sizes
-/// analysis sampled them); empty when no condition is known.
+/// analysis sampled them); " (at the sizes tried, sampled)" alone for a
+/// sampled worst case met at every size tried; empty when the worst case
+/// holds at every size.
 std::string sizeCondition(const SizeRange &R);
 
 } // namespace bankwise

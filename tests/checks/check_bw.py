@@ -85,7 +85,10 @@ def main():
             problems.append(f"{path}: expected note not produced:\n    {note}")
     if run.returncode != (2 if errors else 0):
         problems.append(f"analyze exit code {run.returncode}, expected {2 if errors else 0}")
-    out = os.path.join(tmp, os.path.basename(path) + ".cu")
+    # The check's folder in the name: two checks may each have an atomics.bw,
+    # and ctest -j runs them side by side.
+    out = os.path.join(tmp, os.path.basename(os.path.dirname(os.path.abspath(path))) + "." +
+                       os.path.basename(path) + ".cu")
     if os.path.exists(out):
         os.remove(out)
     comp = subprocess.run([bankwise, "compile", path, "-o", out, *args], capture_output=True, text=True,
