@@ -99,19 +99,6 @@ struct Figures {
   std::shared_ptr<const ir::Program> Narrowed;
 };
 
-/// Whether K reads a param that has no value (in its body, grid or arrays).
-bool usesRuntimeParam(const ir::Program &Prog, const ir::Kernel &K) {
-  bool Uses = false;
-  auto Check = [&](const ir::Expr &E) { Uses = Uses || ir::readsRuntimeParam(Prog, E); };
-  ir::forEachStmtExpr(K.Body, Check);
-  for (const ir::Expr &E : K.Geo.Grid)
-    Check(E);
-  for (const ir::Array *A : K.arrays())
-    for (const ir::Expr &E : A->Dims)
-      Check(E);
-  return Uses;
-}
-
 /// The runtime params K reads: in its body, geometry and arrays, the
 /// program's global arrays and permutations, through derived params'
 /// expressions and the `where` constraints that tie sizes together.
@@ -175,7 +162,8 @@ Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, unsigned Threads
   AnalysisOptions AO;
   AO.SimulateTime = false;
   Figures F;
-  if (!Prog.runtimeParams().empty() && !usesRuntimeParam(Prog, K)) {
+  const std::set<std::string> Read = runtimeParamsRead(Prog, K);
+  if (!Prog.runtimeParams().empty() && Read.empty()) {
     // Sizes of other kernels: any value will do for this one.
     Bound = ir::bindParams(Prog, ir::representativeSizes(Prog, {}));
     if (const ir::Kernel *BK = Bound.findKernel(K.Name))
@@ -197,7 +185,6 @@ Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, unsigned Threads
   // not read are bound (any value will do), so the figures range over its
   // own only (each size is a dimension of the runs).
   {
-    const std::set<std::string> Read = runtimeParamsRead(Prog, K);
     ir::Bindings Unread;
     for (const ir::Param &P : Prog.Params)
       if (P.Runtime && !P.Init && !Read.count(P.Name))
@@ -212,10 +199,9 @@ Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, unsigned Threads
       } catch (const UserError &) {
         // no representative sizes: every size is ranged over
       }
-      if (const ir::Kernel *NK = N ? N->findKernel(K.Name) : nullptr) {
+      if (N && N->findKernel(K.Name)) {
         auto Owned = std::make_shared<const ir::Program>(std::move(*N));
-        NK = Owned->findKernel(K.Name);
-        Figures G = figuresOf(*Owned, *NK, Threads, Bound);
+        Figures G = figuresOf(*Owned, *Owned->findKernel(K.Name), Threads, Bound);
         G.Narrowed = std::move(Owned);
         return G;
       }

@@ -494,7 +494,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
             return;
         }
       };
-          if (CombosCount <= static_cast<double>(Opts.MaxSmallCombinations)) {
+      if (CombosCount <= static_cast<double>(Opts.MaxSmallCombinations)) {
         std::vector<std::size_t> Take;
         for (const auto &O : Options)
           Take.push_back(O.size());
