@@ -39,9 +39,10 @@ const std::vector<CheckInfo> &allChecks() {
 std::string sizeCondition(const SizeRange &R) {
   // A sampled worst with no condition was met at every size tried, not
   // proven at every size (texture_3d.cu's 6 sectors: 4 at its own pitch).
+  const char *Tried = R.Sampled ? " (at the sizes tried, sampled)" : "";
   if (R.Min == R.Max || R.MaxWhen.empty())
-    return R.Sampled ? " (at the sizes tried, sampled)" : "";
-  return fmt::format(" when {}{}", R.MaxWhen, R.Sampled ? " (at the sizes tried, sampled)" : "");
+    return Tried;
+  return fmt::format(" when {}{}", R.MaxWhen, Tried);
 }
 
 const KernelTrace *CheckedProgram::traceOf(const std::string &Name) const {

@@ -103,15 +103,16 @@ struct Figures {
 /// program's global arrays and permutations, through derived params'
 /// expressions and the `where` constraints that tie sizes together.
 std::set<std::string> runtimeParamsRead(const ir::Program &Prog, const ir::Kernel &K) {
-  std::set<std::string> Read;
-  auto Collect = [&](const ir::Expr &E) {
+  auto CollectInto = [&](const ir::Expr &E, std::set<std::string> &Into) {
     ir::forEachSubexpr(E, [&](const ir::Expr &X) {
       const auto *V = X.as<ir::VarRef>();
       const ir::Param *P = V && V->Kind == ir::VarKind::Param ? Prog.findParam(V->Name) : nullptr;
       if (P && P->Runtime)
-        Read.insert(P->Name);
+        Into.insert(P->Name);
     });
   };
+  std::set<std::string> Read;
+  auto Collect = [&](const ir::Expr &E) { CollectInto(E, Read); };
   ir::forEachStmtExpr(K.Body, Collect);
   for (const std::vector<ir::Expr> *G : {&K.Geo.Grid, &K.Geo.Block})
     for (const ir::Expr &E : *G)
@@ -136,13 +137,11 @@ std::set<std::string> runtimeParamsRead(const ir::Program &Prog, const ir::Kerne
     for (const ir::Param &P : Prog.Params) {
       if (!P.Runtime)
         continue;
-      std::set<std::string> Mine;
-      std::swap(Mine, Read);
+      std::set<std::string> Mine; // what P's expression and constraint read
       if (P.Init)
-        Collect(*P.Init);
+        CollectInto(*P.Init, Mine);
       if (P.Where)
-        Collect(*P.Where);
-      std::swap(Mine, Read); // Mine: what P's expression and constraint read
+        CollectInto(*P.Where, Mine);
       const bool Reads = Read.count(P.Name) > 0;
       const bool Ties = std::any_of(Mine.begin(), Mine.end(),
                                     [&](const std::string &N) { return N != P.Name && Read.count(N); });
