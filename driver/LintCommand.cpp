@@ -60,6 +60,7 @@ struct LintOptions {
   bool Fix = false;
   std::string Html; ///< --html FILE
   bool Timing = false;
+  std::int64_t SizeBudget = LintSiteOptions::DefaultSizeBudget; ///< --size-budget
 };
 
 /// "32,8" -> {32, 8, 1}; throws UserError naming Flag for anything else.
@@ -374,6 +375,7 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
       SO.SourceNames = LK.SourceNames;
       SO.Threads = Workers > 1 ? 1 : AnalysisThreads;
       SO.Lanes = !O.Html.empty();
+      SO.SizeBudget = O.SizeBudget;
       using Clock = std::chrono::steady_clock;
       const Clock::time_point Start = Clock::now();
       const auto Since = [](Clock::time_point T) { return std::chrono::duration<double>(Clock::now() - T).count(); };
@@ -444,6 +446,7 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
     SO.SourceNames = LoweredKernels[W]->SourceNames;
     SO.Threads = AnalysisThreads;
     SO.Lanes = !O.Html.empty();
+    SO.SizeBudget = O.SizeBudget;
     try {
       Work[W].Sites = lintSites(One, One.Kernels.front(), SO);
     } catch (const UserError &E) {
@@ -982,6 +985,12 @@ void registerLintCommand(CLI::App &App, Action &Run) {
   Cmd->add_flag("--timing", O->Timing,
                 "print to stderr where each file's time went: Clang, lowering, and the ten slowest kernels' "
                 "figures and correctness checks");
+  Cmd->add_option("--size-budget", O->SizeBudget,
+                  "where a kernel's figures range over runtime sizes: at most about N million analysis "
+                  "operations for them (0: no limit); past it a sample of the sizes is evaluated and the "
+                  "figures say so")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   addThreadsOption(*Cmd, "-j,--threads");
   Cmd->callback([O, &Run] { Run = [O] { return runLint(*O); }; });
 }

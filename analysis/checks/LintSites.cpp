@@ -157,7 +157,7 @@ std::set<std::string> runtimeParamsRead(const ir::Program &Prog, const ir::Kerne
 /// Every site's figures: at Prog's sizes, or over all sizes. Bound is set
 /// (to the program at representative sizes) only when a kernel that does
 /// not use the program's runtime sizes is analyzed at those.
-Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, unsigned Threads, ir::Program &Bound) {
+Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, const LintSiteOptions &Opts, ir::Program &Bound) {
   AnalysisOptions AO;
   AO.SimulateTime = false;
   Figures F;
@@ -166,7 +166,7 @@ Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, unsigned Threads
     // Sizes of other kernels: any value will do for this one.
     Bound = ir::bindParams(Prog, ir::representativeSizes(Prog, {}));
     if (const ir::Kernel *BK = Bound.findKernel(K.Name))
-      return figuresOf(Bound, *BK, Threads, Bound);
+      return figuresOf(Bound, *BK, Opts, Bound);
   }
   if (Prog.runtimeParams().empty()) {
     const KernelReport R = analyzeKernel(Prog, K, AO);
@@ -200,7 +200,7 @@ Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, unsigned Threads
       }
       if (N && N->findKernel(K.Name)) {
         auto Owned = std::make_shared<const ir::Program>(std::move(*N));
-        Figures G = figuresOf(*Owned, *Owned->findKernel(K.Name), Threads, Bound);
+        Figures G = figuresOf(*Owned, *Owned->findKernel(K.Name), Opts, Bound);
         G.Narrowed = std::move(Owned);
         return G;
       }
@@ -208,7 +208,8 @@ Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, unsigned Threads
   }
   AllSizesOptions SO;
   SO.Analysis = AO;
-  SO.Threads = Threads;
+  SO.Threads = Opts.Threads;
+  SO.MaxOperations = Opts.SizeBudget * 1000000;
   const AllSizesReport R = analyzeAllSizes(Prog, K, SO);
   F.Domain = R.Domain;
   // The strides: the nodes are Prog's, walked at representative sizes.
@@ -305,7 +306,7 @@ LayoutFn layoutFnOf(const ir::Kernel &K, const std::string &Name) {
 
 std::vector<LintSite> lintSites(const ir::Program &Prog, const ir::Kernel &K, const LintSiteOptions &Opts) {
   ir::Program Bound;
-  const Figures F = figuresOf(Prog, K, Opts.Threads, Bound);
+  const Figures F = figuresOf(Prog, K, Opts, Bound);
   std::vector<LintSite> Out;
   std::map<SiteKey, std::size_t> Index;
   std::map<SiteKey, std::int64_t> WorstOf; // the worst copy's wavefronts or sectors
@@ -401,7 +402,7 @@ std::vector<LintSite> lintSites(const ir::Program &Prog, const ir::Kernel &K, co
       std::map<SiteKey, SizeRange> Waves;
       try {
         ir::Program Unused;
-        Waves = wavefrontsBySite(figuresOf(Changed, *CK, Opts.Threads, Unused));
+        Waves = wavefrontsBySite(figuresOf(Changed, *CK, Opts, Unused));
       } catch (const UserError &) {
         continue; // this layout does not apply here
       }

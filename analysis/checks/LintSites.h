@@ -77,6 +77,12 @@ struct LintSiteOptions {
   bool Lanes = false;
   /// Worker threads of the all-sizes analysis (0: the hardware's).
   unsigned Threads = 0;
+  /// The work of each kernel's all-sizes figures, in millions of analysis
+  /// operations (AllSizesOptions::MaxOperations; 0: no limit): a file's
+  /// kernels each get a bounded share of the time, and figures from a
+  /// sample of the sizes say so.
+  std::int64_t SizeBudget = DefaultSizeBudget;
+  static constexpr std::int64_t DefaultSizeBudget = 1;
 };
 
 /// The sites of kernel K of Prog with their figures: at the sizes Prog

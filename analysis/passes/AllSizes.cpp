@@ -8,6 +8,7 @@
 #include "support/Random.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -178,7 +179,95 @@ struct Run {
   /// A combination of small sizes (its grid is small in some dimension).
   bool SmallCombination = false;
   std::string StepError = {}; ///< the size needs more than its share of the steps
+  /// A class run where each size goes through its classes with the others
+  /// at two representatives: 0 at the first, 1 at the second. A budget
+  /// (budgetOrder) takes the first tier before the second.
+  std::uint8_t Tier = 0;
+  std::size_t Planned = 0; ///< its index in the plan (before a budget's order)
 };
+
+/// What a run of the all-sizes analysis costs beyond its operations
+/// (KernelReport::Operations), in operations: the binding of its sizes and
+/// the analysis' setup, measured at about a tenth of a millisecond.
+constexpr std::int64_t RunOverhead = 250;
+
+/// The order in which a budget (AllSizesOptions::MaxOperations) takes the
+/// runs: Probe first, then the residue classes with the other sizes at
+/// their first representative (Run::Tier 0: where a figure's condition
+/// comes from), then those at the second, the small combinations and the
+/// periodicity checks interleaved at 6 : 3 : 1 (a check once its run is
+/// placed), each kind in an order drawn with a fixed seed: any prefix is a
+/// sample of each kind.
+std::vector<std::size_t> budgetOrder(const std::vector<Run> &Runs, std::size_t Probe) {
+  std::vector<std::size_t> First;
+  std::array<std::vector<std::size_t>, 3> Kinds; // classes, small combinations, checks
+  for (std::size_t I = 0; I < Runs.size(); ++I)
+    if (I != Probe)
+      (Runs[I].CheckOf >= 0 ? Kinds[2] : Runs[I].SmallCombination ? Kinds[1] : Runs[I].Tier ? Kinds[0] : First)
+          .push_back(I);
+  Rng Draw(2028);
+  auto Shuffle = [&](std::vector<std::size_t> &V) {
+    for (std::size_t I = 0; I + 1 < V.size(); ++I)
+      std::swap(V[I], V[I + Draw.below(V.size() - I)]);
+  };
+  for (auto *V : {&First, &Kinds[0], &Kinds[1], &Kinds[2]})
+    Shuffle(*V);
+  const std::array<std::int64_t, 3> Weight = {6, 3, 1};
+  std::array<std::size_t, 3> Taken = {0, 0, 0};
+  std::vector<bool> Placed(Runs.size(), false);
+  std::vector<std::size_t> Order = {Probe};
+  Placed[Probe] = true;
+  for (std::size_t I : First) {
+    Order.push_back(I);
+    Placed[I] = true;
+  }
+  for (std::int64_t Step = 1; Order.size() < Runs.size(); ++Step) {
+    std::size_t Best = Kinds.size();
+    std::int64_t BestDeficit = 0;
+    std::size_t CheckAt = 0;
+    for (std::size_t C = 0; C < Kinds.size(); ++C) {
+      const std::vector<std::size_t> &V = Kinds[C];
+      std::size_t At = Taken[C];
+      if (C == 2) // the first check whose run is placed
+        while (At < V.size() && !Placed[static_cast<std::size_t>(Runs[V[At]].CheckOf)])
+          ++At;
+      if (At >= V.size())
+        continue;
+      const std::int64_t Deficit = Weight[C] * Step - 10 * static_cast<std::int64_t>(Taken[C]);
+      if (Best == Kinds.size() || Deficit > BestDeficit) {
+        Best = C;
+        BestDeficit = Deficit;
+        CheckAt = At;
+      }
+    }
+    if (Best == Kinds.size())
+      break; // cannot happen: a check's run is a class or small run
+    std::vector<std::size_t> &V = Kinds[Best];
+    std::size_t &T = Taken[Best];
+    if (Best == 2)
+      std::swap(V[T], V[CheckAt]);
+    Order.push_back(V[T]);
+    Placed[V[T]] = true;
+    ++T;
+  }
+  return Order;
+}
+
+/// Runs in the order Order (a permutation of their indices), each CheckOf
+/// following its run.
+void reorderRuns(std::vector<Run> &Runs, const std::vector<std::size_t> &Order) {
+  std::vector<int> NewIndex(Runs.size(), -1);
+  std::vector<Run> Out;
+  Out.reserve(Runs.size());
+  for (std::size_t I : Order) {
+    NewIndex[I] = static_cast<int>(Out.size());
+    Out.push_back(std::move(Runs[I]));
+  }
+  for (Run &R : Out)
+    if (R.CheckOf >= 0)
+      R.CheckOf = NewIndex[static_cast<std::size_t>(R.CheckOf)];
+  Runs = std::move(Out);
+}
 
 /// The ClassOf marks of a run for the sites in Of: Mark on each.
 std::vector<std::uint8_t> classMarks(const std::vector<bool> &Of, std::uint8_t Mark) {
@@ -323,6 +412,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       std::vector<std::int64_t> Pick = Reps(Rep2);
       Pick[I] = V;
       Runs.push_back({Sizes(Pick), Of, -1, {}, {}, {}, classMarks(Of, Class ? 2 : 0)});
+      Runs.back().Tier = static_cast<std::uint8_t>(Rep2);
     }
   };
   // The sites whose figures a size set (or one size) reaches through its
@@ -617,6 +707,8 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
         Marks.resize(std::max(Marks.size(), Runs[I].ClassOf.size()), 0);
         for (std::size_t S = 0; S < Runs[I].ClassOf.size(); ++S)
           Marks[S] = std::max(Marks[S], Runs[I].ClassOf[S]);
+        Unique[static_cast<std::size_t>(It->second)].Tier =
+            std::min(Unique[static_cast<std::size_t>(It->second)].Tier, Runs[I].Tier);
       }
       if (Fresh) {
         Unique.push_back(Runs[I]);
@@ -685,6 +777,19 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       ProbeIndex = I;
     }
   }
+  // With a budget (AllSizesOptions::MaxOperations) the runs are handed out
+  // in budgetOrder until the work done reaches it; then the first runs of
+  // that order whose work reaches it are kept (below). Handing out goes in
+  // order, so those were all handed out whatever the threads did.
+  const bool Budget = Opts.MaxOperations > 0 && !Runs.empty();
+  for (std::size_t I = 0; I < Runs.size(); ++I)
+    Runs[I].Planned = I;
+  if (Budget) {
+    reorderRuns(Runs, budgetOrder(Runs, ProbeIndex));
+    ProbeIndex = 0;
+  }
+  std::int64_t WorkDone = 0;
+  auto WorkOf = [](const Run &R) { return (R.Rep ? R.Rep->Operations : 0) + RunOverhead; };
   std::size_t Next = 0;
   // The first size in run order at which the kernel fails is what the
   // analysis reports (below); no size after a failing one need run.
@@ -695,6 +800,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       Next = Runs.size(); // refused: no other size is evaluated
     else if (!Runs[ProbeIndex].RunError.empty())
       FailedAt = ProbeIndex;
+    WorkDone = WorkOf(Runs[ProbeIndex]);
   }
   // A size past its share of the steps stops the handing out of sizes: the
   // sizes before it were all handed out and run to the end, so the first
@@ -708,13 +814,18 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       std::size_t I;
       {
         std::lock_guard<std::mutex> G(Lock);
-        if (Next >= Runs.size() || Refused || Next > FailedAt)
+        if (Next >= Runs.size() || Refused || Next > FailedAt ||
+            (Budget && WorkDone >= Opts.MaxOperations && Next >= static_cast<std::size_t>(Opts.MinRuns)))
           return;
         I = Next++;
       }
       if (I == ProbeIndex)
         continue;
       Evaluate(Runs[I]);
+      {
+        std::lock_guard<std::mutex> G(Lock);
+        WorkDone += WorkOf(Runs[I]);
+      }
       if (!Runs[I].StepError.empty()) {
         std::lock_guard<std::mutex> G(Lock);
         Refused = true;
@@ -732,6 +843,41 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   Worker();
   for (std::thread &T : Pool)
     T.join();
+  const std::size_t Planned = Runs.size();
+  std::vector<bool> CutSites;
+  if (Budget) {
+    // The first runs whose work reaches the budget (at least MinRuns).
+    std::size_t Keep = Runs.size();
+    std::int64_t Sum = 0;
+    for (std::size_t I = 0; I < Runs.size(); ++I) {
+      Sum += WorkOf(Runs[I]);
+      if (Sum >= Opts.MaxOperations && I + 1 >= static_cast<std::size_t>(Opts.MinRuns)) {
+        Keep = I + 1;
+        break;
+      }
+    }
+    if (Keep < Runs.size()) {
+      // The sites a dropped class or small run would have reached.
+      CutSites.assign(Dep.size(), false);
+      for (std::size_t I = Keep; I < Runs.size(); ++I)
+        if (Runs[I].CheckOf < 0)
+          for (std::size_t S = 0; S < Dep.size(); ++S)
+            CutSites[S] = CutSites[S] || Runs[I].Sites.empty() || (S < Runs[I].Sites.size() && Runs[I].Sites[S]);
+      Runs.resize(Keep);
+      // A check comes after its run in the order, but for the first run (the
+      // largest size, a check one magnitude up): without its run, it checks
+      // nothing and counts as one more size.
+      for (Run &R : Runs)
+        if (R.CheckOf >= static_cast<int>(Keep))
+          R.CheckOf = -1;
+    }
+    // Back in the plan's order, which the report reads them in.
+    std::vector<std::size_t> Order(Runs.size());
+    std::iota(Order.begin(), Order.end(), 0);
+    std::sort(Order.begin(), Order.end(),
+              [&](std::size_t A, std::size_t B) { return Runs[A].Planned < Runs[B].Planned; });
+    reorderRuns(Runs, Order);
+  }
 
   // A size at which the kernel fails (an index out of bounds) is the
   // finding that matters most.
@@ -900,25 +1046,53 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     for (std::size_t M = 0; M < NumModels; ++M) {
       SizeRange *Range = nullptr;
       std::vector<std::vector<bool>> AtMax(Doms.size(), std::vector<bool>(static_cast<std::size_t>(L), false));
-      std::vector<std::vector<bool>> AtMin = AtMax, Seen = AtMax;
-      for (const Run &R : Runs) {
-        if (!R.Rep || I >= R.Rep->Sites.size())
-          continue;
-        auto Pairs = Models(A, R.Rep->Sites[I]);
-        Range = Pairs[M].first;
-        const CostStats *Stats = Pairs[M].second;
-        if (Stats->Count == 0)
-          continue;
-        for (std::size_t P = 0; P < Doms.size(); ++P) {
-          const std::size_t Res =
-              static_cast<std::size_t>(((R.Sizes.at(Doms[P].Name) % L) + L) % L);
-          Seen[P][Res] = true;
-          if (Stats->Max == Range->Max)
-            AtMax[P][Res] = true;
-          if (Stats->Min == Range->Min)
-            AtMin[P][Res] = true;
+      std::vector<std::vector<bool>> AtMin = AtMax, SeenMax = AtMax, SeenMin = AtMax;
+      // Where a budget dropped sizes of this site, a residue of a size is
+      // taken as never at the extreme only where a class run of it (not a
+      // small size: n = 3 has fewer lanes, not another class) had the
+      // others' values seen to reach it with some residue of this size: a
+      // random sample would otherwise mark a residue as never worst because
+      // it came only with a small value or with the others' unlucky values.
+      const bool Cut = I < CutSites.size() ? CutSites[I] : Runs.size() < Planned;
+      std::vector<std::map<std::vector<std::int64_t>, std::pair<bool, bool>>> Reach(Doms.size());
+      auto Others = [&](const Run &R, std::size_t P) {
+        std::vector<std::int64_t> Key;
+        for (std::size_t Q = 0; Q < Doms.size(); ++Q)
+          if (Q != P)
+            Key.push_back(R.Sizes.at(Doms[Q].Name));
+        return Key;
+      };
+      for (int Pass = Cut ? 0 : 1; Pass < 2; ++Pass)
+        for (const Run &R : Runs) {
+          if (!R.Rep || I >= R.Rep->Sites.size())
+            continue;
+          auto Pairs = Models(A, R.Rep->Sites[I]);
+          Range = Pairs[M].first;
+          const CostStats *Stats = Pairs[M].second;
+          if (Stats->Count == 0)
+            continue;
+          for (std::size_t P = 0; P < Doms.size(); ++P) {
+            if (Pass == 0) {
+              auto &[Max, Min] = Reach[P][Others(R, P)];
+              Max = Max || Stats->Max == Range->Max;
+              Min = Min || Stats->Min == Range->Min;
+              continue;
+            }
+            const std::size_t Res =
+                static_cast<std::size_t>(((R.Sizes.at(Doms[P].Name) % L) + L) % L);
+            std::pair<bool, bool> Reached{true, true};
+            if (Cut) // only a class run's residue stands for its class
+              Reached = I < R.ClassOf.size() && R.ClassOf[I] ? Reach[P].at(Others(R, P))
+                                                              : std::pair<bool, bool>{false, false};
+            if (Stats->Max == Range->Max)
+              AtMax[P][Res] = true;
+            if (Stats->Min == Range->Min)
+              AtMin[P][Res] = true;
+            // Seen separately for the two extremes only under a budget.
+            SeenMax[P][Res] = SeenMax[P][Res] || Reached.first;
+            SeenMin[P][Res] = SeenMin[P][Res] || Reached.second;
+          }
         }
-      }
       if (!Range || !Range->Any)
         continue;
       std::vector<std::string> MaxW, MinW;
@@ -927,9 +1101,13 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
         // not constrain: the condition describes the sizes that exist.
         // A size that only bounds the site does not change its figures
         // past the first block rows: no condition on it.
-        for (std::size_t Res = 0; Res < Seen[P].size(); ++Res)
-          if (!Seen[P][Res] || (I < Joint.size() && !Joint[I][P]))
-            AtMax[P][Res] = AtMin[P][Res] = true;
+        for (std::size_t Res = 0; Res < SeenMax[P].size(); ++Res) {
+          const bool Free = I < Joint.size() && !Joint[I][P];
+          if (!SeenMax[P][Res] || Free)
+            AtMax[P][Res] = true;
+          if (!SeenMin[P][Res] || Free)
+            AtMin[P][Res] = true;
+        }
         if (auto C = residueCondition(Doms[P].Name, AtMax[P]); !C.empty())
           MaxW.push_back(C);
         if (auto C = residueCondition(Doms[P].Name, AtMin[P]); !C.empty())
@@ -949,14 +1127,20 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   for (std::size_t I = 0; I < Rep.Sites.size(); ++I) {
     AllSizesSite &A = Rep.Sites[I];
     const auto It = Aligned && I < Joint.size() ? SetSampled.find(Joint[I]) : SetSampled.end();
-    A.Sampled = !SitePeriodic[I] || (It != SetSampled.end() ? It->second : AnySetSampled);
+    A.Sampled = !SitePeriodic[I] || (It != SetSampled.end() ? It->second : AnySetSampled) ||
+                (I < CutSites.size() ? CutSites[I] : Runs.size() < Planned);
     for (SizeRange *X : {&A.Congestion, &A.Groups, &A.Wavefronts, &A.Sectors, &A.Lines, &A.Serialization})
       X->Sampled = A.Sampled;
     Rep.Proven = Rep.Proven && !A.Sampled;
   }
   const std::string Verdict =
-      Rep.Proven ? "; every figure holds for every size"
-                 : "; figures marked sampled hold at the sizes tried, not proven for every size";
+      (Runs.size() < Planned
+           ? fmt::format("; {} of the {} sizes planned, in an order drawn at random, until their work reached "
+                         "the budget of {} operations",
+                         Runs.size(), Planned, Opts.MaxOperations)
+           : std::string()) +
+      (Rep.Proven ? "; every figure holds for every size"
+                  : "; figures marked sampled hold at the sizes tried, not proven for every size");
   bool Bounded = true;
   for (std::size_t I = 0; I < Doms.size(); ++I)
     Bounded = Bounded && Vals[I].Classes == Vals[I].Small;

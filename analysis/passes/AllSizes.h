@@ -113,6 +113,17 @@ struct AllSizesOptions {
   /// reached each site through its value (the fallback, and the reference
   /// the tests compare the dependence-based enumeration with).
   bool JointOverAll = false;
+  /// The work of the whole analysis, in KernelReport::Operations (0: no
+  /// limit): after the largest size, as many sizes as its operations (and
+  /// a fixed overhead per size) fit in this, at least MinRuns. Where the plan has more, a sample is
+  /// taken: the periodicity checks cut to an eighth, the small
+  /// combinations to a quarter of the rest, the residue classes the rest
+  /// (each kind more where another leaves room), drawn with a fixed seed;
+  /// a site some dropped size would have reached is marked sampled. The
+  /// lint sets it: a file's kernels each get a bounded share of the time,
+  /// where `analyze --all-sizes` takes what it needs.
+  std::int64_t MaxOperations = 0;
+  std::int64_t MinRuns = 32;
   /// Worker threads (0: the hardware's).
   unsigned Threads = 0;
 };

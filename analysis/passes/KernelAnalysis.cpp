@@ -427,6 +427,7 @@ void Analyzer::collectSites(const ir::Block &B) {
 
 void Analyzer::spend(std::int64_t Work) {
   WorkDone += Work;
+  Operations += Work;
   if (WorkDone > Opts.WorkLimit)
     throw StepLimitError(Kern.Loc,
                          fmt::format("kernel '{}' needs more than {} evaluation steps to analyze{}; "
@@ -966,6 +967,7 @@ KernelReport Analyzer::run() {
     Rep.LowerBound = static_cast<double>(std::max(Bandwidth, Latency));
     Rep.LowerBoundFormula = "max(n/w + l - 1, (n/p) l)";
   }
+  Rep.Operations = Operations;
   return Rep;
 }
 

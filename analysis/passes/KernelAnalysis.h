@@ -155,6 +155,12 @@ struct KernelReport {
   /// one symbolic trip records its body's accesses once, a loop run trip by
   /// trip once per trip. 0 on the exhaustive path.
   std::int64_t SymbolicAccesses = 0;
+  /// Expressions evaluated, statements run and evaluation steps (a warp,
+  /// a loop trip, a point of the fast path's enumeration), over every path
+  /// tried: a
+  /// measure of the analysis' work that does not depend on the machine
+  /// (the all-sizes budget, AllSizesOptions::MaxOperations).
+  std::int64_t Operations = 0;
   std::string TimeMachine;    ///< the machine the time is simulated on
   std::int64_t Time = 0;      ///< model time units
   /// False when the launch makes more warp accesses than

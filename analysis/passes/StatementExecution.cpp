@@ -77,6 +77,7 @@ void Analyzer::assignLocal(const std::string &Name, const Val &V, Mask M) {
 }
 
 void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
+  ++Operations;
   if (!SkipStmts.empty() && SkipStmts.count(&S))
     return;
   ++StmtsRun;

@@ -344,6 +344,7 @@ void Analyzer::evalReads(const ir::Expr &E, Mask M) {
 
 Val Analyzer::eval(const ir::Expr &E, Mask M) {
   using namespace ir;
+  ++Operations;
   return std::visit(
       [&](const auto &N) -> Val {
         using T = std::decay_t<decltype(N)>;

@@ -819,3 +819,48 @@ TEST_CASE("twenty sizes that reach one site: not even one small value and two cl
   CHECK(R.Bindings < 10000);
   CHECK(siteOf(R, "a", true).Sectors.str().find("at the sizes tried, sampled") != std::string::npos);
 }
+
+TEST_CASE("a budget of operations: a sample of the sizes, said so, the same whatever the threads") {
+  // Three sizes reach the store through its index, but only W moves its
+  // alignment (H and F add whole 128-byte lines). Under a budget the runs
+  // are a sample; the worst case's condition must still name W alone: a
+  // residue of H or F is never called "not worst" because it came only
+  // with an aligned W.
+  const ir::Program P = parseOrFail("target sm_90\nparam W\nparam H\nparam F\n"
+                                    "kernel k(a: global f32[1099511627776]) grid (4) block (32) {\n"
+                                    "  a[bx * W + tx + 32 * H + 32 * F] = 1\n}\n");
+  AllSizesOptions Full = fewThreads();
+  const AllSizesReport R0 = analyzeAllSizes(P, P.Kernels[0], Full);
+  AllSizesOptions Cut = Full;
+  Cut.MaxOperations = 20000;
+  Cut.MinRuns = 8;
+  const AllSizesReport R1 = analyzeAllSizes(P, P.Kernels[0], Cut);
+  CAPTURE(R0.Method);
+  CAPTURE(R1.Method);
+  const SizeRange &S0 = siteOf(R0, "a", true).Sectors, &S1 = siteOf(R1, "a", true).Sectors;
+  CAPTURE(S0.str());
+  CAPTURE(S1.str());
+  CHECK(R1.Bindings < R0.Bindings);
+  CHECK(R1.Method.find(fmt::format("{} of the {} sizes planned", R1.Bindings, R0.Bindings)) != std::string::npos);
+  CHECK(S1.Sampled);
+  CHECK(!R1.Proven);
+  CHECK(S1.Max == S0.Max);
+  CHECK(S1.MaxWhen.find('H') == std::string::npos);
+  CHECK(S1.MaxWhen.find('F') == std::string::npos);
+  CHECK(S0.MaxWhen.find('H') == std::string::npos);
+  // Runs handed out in the budget's order: the same runs kept whatever the threads.
+  AllSizesOptions One = Cut, Four = Cut;
+  One.Threads = 1;
+  Four.Threads = 4;
+  const AllSizesReport A = analyzeAllSizes(P, P.Kernels[0], One), B = analyzeAllSizes(P, P.Kernels[0], Four);
+  CHECK(A.Method == B.Method);
+  CHECK(A.Tried == B.Tried);
+  CHECK(siteOf(A, "a", true).Sectors.str() == siteOf(B, "a", true).Sectors.str());
+  // A budget the plan fits in changes nothing.
+  AllSizesOptions Roomy = Full;
+  Roomy.MaxOperations = std::int64_t(1) << 40;
+  const AllSizesReport R2 = analyzeAllSizes(P, P.Kernels[0], Roomy);
+  CHECK(R2.Method == R0.Method);
+  CHECK(R2.Tried == R0.Tried);
+  CHECK(siteOf(R2, "a", true).Sectors.str() == S0.str());
+}

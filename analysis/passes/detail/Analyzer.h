@@ -808,6 +808,9 @@ private:
   /// expectedMaxLoad(K, W) by K, filled as needed (-1: not yet).
   std::vector<double> MaxLoadOf;
   std::int64_t WorkDone = 0;
+  /// Expressions evaluated, statements run and steps spent (spend), over
+  /// every path tried (KernelReport::Operations).
+  std::int64_t Operations = 0;
   /// Statements run on the fast path (what a short loop's first trip cost).
   std::int64_t StmtsRun = 0;
   /// Why the kernel is evaluated warp by warp (for the step limit's error).
