@@ -197,8 +197,12 @@ constexpr std::int64_t RunOverhead = 250;
 /// comes from), then those at the second, the small combinations and the
 /// periodicity checks interleaved at 6 : 3 : 1 (a check once its run is
 /// placed), each kind in an order drawn with a fixed seed: any prefix is a
-/// sample of each kind.
-std::vector<std::size_t> budgetOrder(const std::vector<Run> &Runs, std::size_t Probe) {
+/// sample of each kind. Before all of these, in that order, the first run
+/// of each site not yet covered (a site no size reaches through its value
+/// has one run in the plan): Covering is how many runs that takes, which a
+/// budget keeps whatever their work.
+std::vector<std::size_t> budgetOrder(const std::vector<Run> &Runs, std::size_t Probe, std::size_t NumSites,
+                                     std::size_t &Covering) {
   std::vector<std::size_t> First;
   std::array<std::vector<std::size_t>, 3> Kinds; // classes, small combinations, checks
   for (std::size_t I = 0; I < Runs.size(); ++I)
@@ -217,6 +221,26 @@ std::vector<std::size_t> budgetOrder(const std::vector<Run> &Runs, std::size_t P
   std::vector<bool> Placed(Runs.size(), false);
   std::vector<std::size_t> Order = {Probe};
   Placed[Probe] = true;
+  std::vector<bool> Covered(NumSites, false);
+  auto Cover = [&](std::size_t I) {
+    bool New = false;
+    for (std::size_t S = 0; S < NumSites; ++S)
+      if (!Covered[S] && (Runs[I].Sites.empty() || (S < Runs[I].Sites.size() && Runs[I].Sites[S]))) {
+        Covered[S] = true;
+        New = true;
+      }
+    return New;
+  };
+  Cover(Probe);
+  for (const std::vector<std::size_t> *V : {&First, &Kinds[0], &Kinds[1]})
+    for (std::size_t I : *V)
+      if (!Placed[I] && Cover(I)) {
+        Order.push_back(I);
+        Placed[I] = true;
+      }
+  Covering = Order.size();
+  for (std::vector<std::size_t> *V : {&First, &Kinds[0], &Kinds[1]}) // the covering runs are placed
+    std::erase_if(*V, [&](std::size_t I) { return Placed[I]; });
   for (std::size_t I : First) {
     Order.push_back(I);
     Placed[I] = true;
@@ -784,10 +808,12 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   const bool Budget = Opts.MaxOperations > 0 && !Runs.empty();
   for (std::size_t I = 0; I < Runs.size(); ++I)
     Runs[I].Planned = I;
+  std::size_t Covering = 1;
   if (Budget) {
-    reorderRuns(Runs, budgetOrder(Runs, ProbeIndex));
+    reorderRuns(Runs, budgetOrder(Runs, ProbeIndex, Dep.size(), Covering));
     ProbeIndex = 0;
   }
+  const std::size_t MinKept = std::max(Covering, static_cast<std::size_t>(std::max<std::int64_t>(Opts.MinRuns, 1)));
   std::int64_t WorkDone = 0;
   auto WorkOf = [](const Run &R) { return (R.Rep ? R.Rep->Operations : 0) + RunOverhead; };
   std::size_t Next = 0;
@@ -815,7 +841,7 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       {
         std::lock_guard<std::mutex> G(Lock);
         if (Next >= Runs.size() || Refused || Next > FailedAt ||
-            (Budget && WorkDone >= Opts.MaxOperations && Next >= static_cast<std::size_t>(Opts.MinRuns)))
+            (Budget && WorkDone >= Opts.MaxOperations && Next >= MinKept))
           return;
         I = Next++;
       }
@@ -846,12 +872,13 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
   const std::size_t Planned = Runs.size();
   std::vector<bool> CutSites;
   if (Budget) {
-    // The first runs whose work reaches the budget (at least MinRuns).
+    // The first runs whose work reaches the budget (at least MinKept: every
+    // site's first run and MinRuns).
     std::size_t Keep = Runs.size();
     std::int64_t Sum = 0;
     for (std::size_t I = 0; I < Runs.size(); ++I) {
       Sum += WorkOf(Runs[I]);
-      if (Sum >= Opts.MaxOperations && I + 1 >= static_cast<std::size_t>(Opts.MinRuns)) {
+      if (Sum >= Opts.MaxOperations && I + 1 >= MinKept) {
         Keep = I + 1;
         break;
       }

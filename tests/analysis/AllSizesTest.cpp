@@ -864,3 +864,23 @@ TEST_CASE("a budget of operations: a sample of the sizes, said so, the same what
   CHECK(R2.Tried == R0.Tried);
   CHECK(siteOf(R2, "a", true).Sectors.str() == S0.str());
 }
+
+TEST_CASE("a budget keeps a run of every site: one no size reaches keeps its figures") {
+  // b's index reads no size: the plan has one run for it, which a budget
+  // that kept only the first runs of its order dropped (SGEMM_CUDA's
+  // size-free shared stores lost their 2-way conflicts).
+  const ir::Program P = parseOrFail("target sm_90\nparam W\nparam H\n"
+                                    "kernel k(a: global f32[1099511627776], b: global f32[1099511627776]) "
+                                    "grid (4) block (32) {\n"
+                                    "  a[bx * W + tx + 32 * H] = 1\n  b[2 * tx] = 1\n}\n");
+  AllSizesOptions Tiny = fewThreads();
+  Tiny.MaxOperations = 1;
+  Tiny.MinRuns = 1;
+  const AllSizesReport Full = analyzeAllSizes(P, P.Kernels[0], fewThreads());
+  const AllSizesReport Cut = analyzeAllSizes(P, P.Kernels[0], Tiny);
+  CAPTURE(Cut.Method);
+  CHECK(Cut.Bindings < Full.Bindings);
+  CHECK(siteOf(Cut, "b", true).Sectors.Any);
+  CHECK(siteOf(Cut, "b", true).Sectors.Max == siteOf(Full, "b", true).Sectors.Max);
+  CHECK(siteOf(Cut, "a", true).Sectors.Any);
+}
