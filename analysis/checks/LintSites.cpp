@@ -209,7 +209,7 @@ Figures figuresOf(const ir::Program &Prog, const ir::Kernel &K, const LintSiteOp
   AllSizesOptions SO;
   SO.Analysis = AO;
   SO.Threads = Opts.Threads;
-  SO.MaxOperations = Opts.SizeBudget * 1000000;
+  SO.MaxOperations = std::min<std::int64_t>(Opts.SizeBudget, std::int64_t(1) << 40) * 1000000;
   const AllSizesReport R = analyzeAllSizes(Prog, K, SO);
   F.Domain = R.Domain;
   // The strides: the nodes are Prog's, walked at representative sizes.

@@ -113,15 +113,15 @@ struct AllSizesOptions {
   /// reached each site through its value (the fallback, and the reference
   /// the tests compare the dependence-based enumeration with).
   bool JointOverAll = false;
-  /// The work of the whole analysis, in KernelReport::Operations (0: no
-  /// limit): after the largest size, as many sizes as its operations (and
-  /// a fixed overhead per size) fit in this, at least MinRuns. Where the plan has more, a sample is
-  /// taken: the periodicity checks cut to an eighth, the small
-  /// combinations to a quarter of the rest, the residue classes the rest
-  /// (each kind more where another leaves room), drawn with a fixed seed;
-  /// a site some dropped size would have reached is marked sampled. The
-  /// lint sets it: a file's kernels each get a bounded share of the time,
-  /// where `analyze --all-sizes` takes what it needs.
+  /// The work of the whole analysis, in KernelReport::Operations plus a
+  /// fixed overhead per size (0: no limit). The planned sizes are taken in
+  /// an order drawn with a fixed seed (the largest, one for each site, the
+  /// classes with the other sizes at one value, then the rest of the
+  /// classes, small combinations and periodicity checks 6 : 3 : 1) up to
+  /// the first prefix whose work reaches this, at least MinRuns; a site
+  /// some dropped size would have reached is marked sampled. The lint sets
+  /// it: a file's kernels each get a bounded share of the time, where
+  /// `analyze --all-sizes` takes what it needs (docs/analysis.md).
   std::int64_t MaxOperations = 0;
   std::int64_t MinRuns = 32;
   /// Worker threads (0: the hardware's).

@@ -157,9 +157,8 @@ struct KernelReport {
   std::int64_t SymbolicAccesses = 0;
   /// Expressions evaluated, statements run and evaluation steps (a warp,
   /// a loop trip, a point of the fast path's enumeration), over every path
-  /// tried: a
-  /// measure of the analysis' work that does not depend on the machine
-  /// (the all-sizes budget, AllSizesOptions::MaxOperations).
+  /// tried: a measure of the analysis' work that does not depend on the
+  /// machine (the all-sizes budget, AllSizesOptions::MaxOperations).
   std::int64_t Operations = 0;
   std::string TimeMachine;    ///< the machine the time is simulated on
   std::int64_t Time = 0;      ///< model time units

@@ -1,0 +1,83 @@
+// The plan of the all-sizes analysis (analyzeAllSizes, AllSizes.cpp): a
+// runtime size's domain as its `where` states it, the runs (one binding of
+// the sizes each) and the order in which a work budget takes them.
+// Internal: nothing outside analysis/ includes it.
+#pragma once
+
+#include "analysis/passes/KernelAnalysis.h"
+#include "ir/Bind.h"
+#include "ir/Eval.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bankwise::all_sizes {
+
+/// What the `where` of a runtime param says of its own value directly:
+/// bounds and a divisor; anything else is checked by binding.
+struct Domain {
+  std::string Name;
+  std::int64_t Lo = 1;
+  std::optional<std::int64_t> Hi;
+  std::int64_t Step = 1;
+};
+
+/// Reads what `where` E says of D's own value (D.Name): bounds and a
+/// divisor (LoGiven: a lower bound was given).
+void readConstraint(const ir::Expr &E, const ir::ConstEnv &Env, Domain &D, bool &LoGiven);
+
+/// The first multiple of Step that is >= X (X >= 0).
+std::int64_t alignUp(std::int64_t X, std::int64_t Step);
+
+/// One binding of the runtime sizes that the analysis evaluates.
+struct Run {
+  ir::Bindings Sizes;
+  /// The sites whose figures need this size (empty: every site).
+  std::vector<bool> Sites;
+  int CheckOf = -1;       ///< the periodicity check of run CheckOf
+  std::optional<KernelReport> Rep;
+  std::string Error;      ///< the size is invalid (constraint, grid)
+  std::string RunError;   ///< the kernel fails at this size
+  /// Per site: 1 when this run is a residue class of the sizes the site's
+  /// figures depend on (at the base magnitude), 2 when those classes were
+  /// too many to enumerate and each size went through its own with the
+  /// others at two; 0 otherwise. Runs of the same sizes merge their marks.
+  std::vector<std::uint8_t> ClassOf = {};
+  /// A combination of small sizes (its grid is small in some dimension).
+  bool SmallCombination = false;
+  std::string StepError = {}; ///< the size needs more than its share of the steps
+  /// A class run where each size goes through its classes with the others
+  /// at two representatives: 0 at the first, 1 at the second. A budget
+  /// (budgetOrder) takes the first tier before the second.
+  std::uint8_t Tier = 0;
+  std::size_t Planned = 0; ///< its index in the plan (before a budget's order)
+};
+
+/// What a run of the all-sizes analysis costs beyond its operations
+/// (KernelReport::Operations), in operations: the binding of its sizes and
+/// the analysis' setup, measured at about a tenth of a millisecond.
+constexpr std::int64_t RunOverhead = 250;
+
+/// The order in which a budget (AllSizesOptions::MaxOperations) takes the
+/// runs: Probe first, then the residue classes with the other sizes at
+/// their first representative (Run::Tier 0: where a figure's condition
+/// comes from), then those at the second, the small combinations and the
+/// periodicity checks interleaved at 6 : 3 : 1 (a check once its run is
+/// placed), each kind in an order drawn with a fixed seed: any prefix is a
+/// sample of each kind. Before all of these, in that order, the first run
+/// of each site not yet covered (a site no size reaches through its value
+/// has one run in the plan): Covering is how many runs that takes, which a
+/// budget keeps whatever their work.
+std::vector<std::size_t> budgetOrder(const std::vector<Run> &Runs, std::size_t Probe, std::size_t NumSites,
+                                     std::size_t &Covering);
+
+/// Runs in the order Order (a permutation of their indices), each CheckOf
+/// following its run.
+void reorderRuns(std::vector<Run> &Runs, const std::vector<std::size_t> &Order);
+
+/// The ClassOf marks of a run for the sites in Of: Mark on each.
+std::vector<std::uint8_t> classMarks(const std::vector<bool> &Of, std::uint8_t Mark);
+
+} // namespace bankwise::all_sizes
