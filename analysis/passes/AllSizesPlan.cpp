@@ -90,7 +90,7 @@ std::int64_t alignUp(std::int64_t X, std::int64_t Step) {
 std::vector<std::size_t> budgetOrder(const std::vector<Run> &Runs, std::size_t Probe, std::size_t NumSites,
                                      std::size_t &Covering) {
   std::vector<std::size_t> First;
-  std::array<std::vector<std::size_t>, 3> Kinds; // classes, small combinations, checks
+  std::array<std::vector<std::size_t>, 3> Kinds; // the second tier of classes, small combinations, checks
   for (std::size_t I = 0; I < Runs.size(); ++I)
     if (I != Probe)
       (Runs[I].CheckOf >= 0 ? Kinds[2] : Runs[I].SmallCombination ? Kinds[1] : Runs[I].Tier ? Kinds[0] : First)
