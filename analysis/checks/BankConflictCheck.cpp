@@ -52,7 +52,7 @@ std::vector<LintFinding> checkBankConflicts(const std::vector<LintSite> &Sites) 
     F.Loc = S.Loc;
     F.Message = fmt::format("{}{}-way bank conflict on shared {} '{}'{}{}", S.UncertainMask ? "up to " : "", Degree,
                             accessPhrase(S), S.Source, Detail.empty() ? "" : " (" + Detail + ")",
-                            sizeCondition(S.Wavefronts));
+                            sizeCondition(S, S.Wavefronts));
     if (S.UncertainMask)
       F.Message += " if every lane takes it (the lanes that do depend on a condition the lint cannot evaluate)";
     if (!S.Wavefronts.MaxWhen.empty())

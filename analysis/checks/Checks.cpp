@@ -36,13 +36,20 @@ const std::vector<CheckInfo> &allChecks() {
   return Checks;
 }
 
-std::string sizeCondition(const SizeRange &R) {
+std::string sizeCondition(const LintSite &S, const SizeRange &R) {
   // A sampled worst with no condition was met at every size tried, not
-  // proven at every size (texture_3d.cu's 6 sectors: 4 at its own pitch).
+  // proven at every size.
   const char *Tried = R.Sampled ? " (at the sizes tried, sampled)" : "";
-  if (R.Min == R.Max || R.MaxWhen.empty())
+  if (R.Min == R.Max)
     return Tried;
-  return fmt::format(" when {}{}", R.MaxWhen, Tried);
+  if (!R.MaxWhen.empty())
+    return fmt::format(" when {}{}", R.MaxWhen, Tried);
+  // Some size class's worst warp is cheaper: the worst needs some sizes.
+  bool Varies = false;
+  if (!S.Domain.empty())
+    for (const auto &[Cost, Classes] : S.Costs.Bars)
+      Varies = Varies || (Classes > 0 && Cost < R.Max);
+  return fmt::format("{}{}", Varies ? " at some sizes" : "", Tried);
 }
 
 const KernelTrace *CheckedProgram::traceOf(const std::string &Name) const {

@@ -24,7 +24,7 @@ std::vector<LintFinding> checkUncoalesced(const std::vector<LintSite> &Sites) {
     F.Message = fmt::format("{}uncoalesced global {} '{}': {} sectors per request, {} at best ({} 128-byte "
                             "lines{}){}",
                             S.UncertainMask ? "possibly " : "", accessPhrase(S), S.Source, S.Sectors.Max, Ideal,
-                            S.Lines.Max, Stride, sizeCondition(S.Sectors));
+                            S.Lines.Max, Stride, sizeCondition(S, S.Sectors));
     if (!S.Sectors.MaxWhen.empty())
       F.Notes.push_back({S.Loc, fmt::format("over every size of {}: {} sectors per request", S.Domain,
                                             S.Sectors.str())});

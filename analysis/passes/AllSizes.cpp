@@ -56,11 +56,19 @@ std::string rangesText(const std::vector<std::int64_t> &V) {
 
 } // namespace
 
-std::string residueCondition(const std::string &Name, const std::vector<bool> &Set) {
+std::string residueCondition(const std::string &Name, const std::vector<bool> &Set, bool Listed) {
   const std::int64_t L = static_cast<std::int64_t>(Set.size());
   const std::int64_t Count = std::count(Set.begin(), Set.end(), true);
   if (Count == 0 || Count == L)
     return "";
+  if (Listed) {
+    std::vector<std::int64_t> In;
+    for (std::int64_t R = 0; R < L; ++R)
+      if (Set[static_cast<std::size_t>(R)])
+        In.push_back(R);
+    return In.size() == 1 ? fmt::format("{} % {} == {}", Name, L, In[0])
+                          : fmt::format("{} % {} in {{{}}}", Name, L, rangesText(In));
+  }
   // The smallest modulus M dividing L with Set a union of classes mod M.
   for (std::int64_t M = 2; M <= L; ++M) {
     if (L % M != 0)
@@ -595,7 +603,12 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     Runs[I].Planned = I;
   std::size_t Covering = 1;
   if (Budget) {
-    reorderRuns(Runs, budgetOrder(Runs, ProbeIndex, Dep.size(), Covering));
+    const ir::Bindings CornerSizes = Sizes(Reps(0));
+    std::size_t Corner = Runs.size();
+    for (std::size_t I = 0; I < Runs.size() && Corner == Runs.size(); ++I)
+      if (Runs[I].CheckOf < 0 && !Runs[I].SmallCombination && Runs[I].Sizes == CornerSizes)
+        Corner = I;
+    reorderRuns(Runs, budgetOrder(Runs, ProbeIndex, Corner, Dep.size(), Covering));
     ProbeIndex = 0;
   }
   const std::size_t MinKept = std::max(Covering, static_cast<std::size_t>(std::max<std::int64_t>(Opts.MinRuns, 1)));
@@ -913,16 +926,36 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
         // not constrain: the condition describes the sizes that exist.
         // A size that only bounds the site does not change its figures
         // past the first block rows: no condition on it.
-        for (std::size_t Res = 0; Res < SeenMax[P].size(); ++Res) {
-          const bool Free = I < Joint.size() && !Joint[I][P];
-          if (!SeenMax[P][Res] || Free)
-            AtMax[P][Res] = true;
-          if (!SeenMin[P][Res] || Free)
-            AtMin[P][Res] = true;
-        }
-        if (auto C = residueCondition(Doms[P].Name, AtMax[P]); !C.empty())
+        //
+        // Under a budget a residue is known to reach the extreme (a size
+        // tried with it did), known not to (its class run missed it where
+        // the others' values reached it with another residue), or not
+        // known (not tried in such a run). A size with no residue known
+        // not to gets no condition: nothing shows that it matters. One
+        // with some lists only the residues seen to reach the extreme:
+        // listing the unknown ones too had printed oddEvenMergeSort.cu's
+        // 8 sectors "when stride % 32 in {1..8, 10, ...}", where only 1..7
+        // reach them.
+        // With unsettled residues the set is printed as a list ("in
+        // {...}" at L), so that it names none of them: a shorter form
+        // ("% 8 != 0") would say what they give.
+        const bool Free = I < Joint.size() && !Joint[I][P];
+        auto Settle = [&](std::vector<bool> &At, const std::vector<bool> &Seen) {
+          bool KnownNot = false, Unsettled = false;
+          for (std::size_t Res = 0; Res < Seen.size(); ++Res) {
+            KnownNot = KnownNot || (Seen[Res] && !At[Res]);
+            Unsettled = Unsettled || (!Seen[Res] && !At[Res]);
+          }
+          for (std::size_t Res = 0; Res < Seen.size(); ++Res)
+            if (Free || (Cut ? !KnownNot : !Seen[Res]))
+              At[Res] = true;
+          return Cut && KnownNot && Unsettled && !Free;
+        };
+        const bool ListMax = Settle(AtMax[P], SeenMax[P]);
+        const bool ListMin = Settle(AtMin[P], SeenMin[P]);
+        if (auto C = residueCondition(Doms[P].Name, AtMax[P], ListMax); !C.empty())
           MaxW.push_back(C);
-        if (auto C = residueCondition(Doms[P].Name, AtMin[P]); !C.empty())
+        if (auto C = residueCondition(Doms[P].Name, AtMin[P], ListMin); !C.empty())
           MinW.push_back(C);
       }
       Range->MaxWhen = fmt::format("{}", fmt::join(MaxW, " and "));

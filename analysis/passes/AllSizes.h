@@ -137,7 +137,9 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
 
 /// The residues in Set (a subset of 0..L-1) as a condition on Name, in the
 /// smallest modulus that describes it: {0} mod 32 -> "C % 32 == 0",
-/// {1..7} mod 8 -> "C % 8 != 0", everything -> "" (no condition).
-std::string residueCondition(const std::string &Name, const std::vector<bool> &Set);
+/// {1..7} mod 8 -> "C % 8 != 0", everything -> "" (no condition). Listed
+/// (a sample's residues seen at the extreme where others were not
+/// settled): "C % 32 in {...}" at L itself, naming no residue outside Set.
+std::string residueCondition(const std::string &Name, const std::vector<bool> &Set, bool Listed = false);
 
 } // namespace bankwise

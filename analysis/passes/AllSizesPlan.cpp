@@ -87,12 +87,14 @@ std::int64_t alignUp(std::int64_t X, std::int64_t Step) {
 /// of each site not yet covered (a site no size reaches through its value
 /// has one run in the plan): Covering is how many runs that takes, which a
 /// budget keeps whatever their work.
-std::vector<std::size_t> budgetOrder(const std::vector<Run> &Runs, std::size_t Probe, std::size_t NumSites,
-                                     std::size_t &Covering) {
+std::vector<std::size_t> budgetOrder(const std::vector<Run> &Runs, std::size_t Probe, std::size_t Corner,
+                                     std::size_t NumSites, std::size_t &Covering) {
+  if (Corner == Probe)
+    Corner = Runs.size();
   std::vector<std::size_t> First;
   std::array<std::vector<std::size_t>, 3> Kinds; // the second tier of classes, small combinations, checks
   for (std::size_t I = 0; I < Runs.size(); ++I)
-    if (I != Probe)
+    if (I != Probe && I != Corner)
       (Runs[I].CheckOf >= 0 ? Kinds[2] : Runs[I].SmallCombination ? Kinds[1] : Runs[I].Tier ? Kinds[0] : First)
           .push_back(I);
   Rng Draw(2028);
@@ -107,6 +109,10 @@ std::vector<std::size_t> budgetOrder(const std::vector<Run> &Runs, std::size_t P
   std::vector<bool> Placed(Runs.size(), false);
   std::vector<std::size_t> Order = {Probe};
   Placed[Probe] = true;
+  if (Corner < Runs.size()) {
+    Order.push_back(Corner);
+    Placed[Corner] = true;
+  }
   std::vector<bool> Covered(NumSites, false);
   auto Cover = [&](std::size_t I) {
     bool New = false;
@@ -118,6 +124,8 @@ std::vector<std::size_t> budgetOrder(const std::vector<Run> &Runs, std::size_t P
     return New;
   };
   Cover(Probe);
+  if (Corner < Runs.size())
+    Cover(Corner);
   for (const std::vector<std::size_t> *V : {&First, &Kinds[0], &Kinds[1]})
     for (std::size_t I : *V)
       if (!Placed[I] && Cover(I)) {

@@ -848,6 +848,11 @@ TEST_CASE("a budget of operations: a sample of the sizes, said so, the same what
   CHECK(S1.MaxWhen.find('H') == std::string::npos);
   CHECK(S1.MaxWhen.find('F') == std::string::npos);
   CHECK(S0.MaxWhen.find('H') == std::string::npos);
+  // Every residue the sample names is one the full plan names.
+  CHECK(!S1.MaxWhen.empty());
+  for (std::int64_t V = 1024; V < 1024 + 32; ++V)
+    if (conditionHolds(S1.MaxWhen, {{"W", V}, {"H", 1024}, {"F", 1024}}))
+      CHECK(conditionHolds(S0.MaxWhen, {{"W", V}, {"H", 1024}, {"F", 1024}}));
   // Runs handed out in the budget's order: the same runs kept whatever the threads.
   AllSizesOptions One = Cut, Four = Cut;
   One.Threads = 1;
@@ -863,6 +868,44 @@ TEST_CASE("a budget of operations: a sample of the sizes, said so, the same what
   CHECK(R2.Method == R0.Method);
   CHECK(R2.Tried == R0.Tried);
   CHECK(siteOf(R2, "a", true).Sectors.str() == S0.str());
+}
+
+TEST_CASE("a budget's condition lists only residues a size tried reached the worst with") {
+  // The stride is 9 words when W % 32 is 28..31, else 1: 4 of W's 32
+  // classes are worst. A cut leaves some classes untried; listing them as
+  // possibly worst (a necessary condition) printed oddEvenMergeSort.cu's
+  // 8 sectors "when stride % 32 in {1..8, 10, 12, ...}", false at 8.
+  const ir::Program P = parseOrFail("target sm_90\nparam W\nparam H\n"
+                                    "kernel k(a: global f32[1099511627776]) grid (4) block (32) {\n"
+                                    "  a[tx * 8 * ((W % 32) / 28) + tx + 32 * H] = 1\n}\n");
+  const AllSizesReport R0 = analyzeAllSizes(P, P.Kernels[0], fewThreads());
+  const SizeRange &S0 = siteOf(R0, "a", true).Sectors;
+  CAPTURE(R0.Method);
+  CAPTURE(S0.str());
+  for (std::int64_t V = 1024; V < 1024 + 32; ++V)
+    CHECK(conditionHolds(S0.MaxWhen, {{"W", V}, {"H", 1024}}) == (V % 32 >= 28));
+  int Named = 0;
+  for (const std::int64_t Budget : {2000, 4000, 8000, 16000, 32000}) {
+    AllSizesOptions Cut = fewThreads();
+    Cut.MaxOperations = Budget;
+    Cut.MinRuns = 4;
+    const AllSizesReport R1 = analyzeAllSizes(P, P.Kernels[0], Cut);
+    const SizeRange &S1 = siteOf(R1, "a", true).Sectors;
+    CAPTURE(Budget);
+    CAPTURE(R1.Method);
+    CAPTURE(S1.str());
+    if (R1.Bindings == R0.Bindings)
+      continue;
+    CHECK(S1.Sampled);
+    CHECK(S1.MaxWhen.find('H') == std::string::npos);
+    if (S1.MaxWhen.empty() || S1.Max != S0.Max)
+      continue;
+    ++Named;
+    for (std::int64_t V = 1024; V < 1024 + 32; ++V)
+      if (conditionHolds(S1.MaxWhen, {{"W", V}, {"H", 1024}}))
+        CHECK(V % 32 >= 28);
+  }
+  CHECK(Named > 0);
 }
 
 TEST_CASE("a budget keeps a run of every site: one no size reaches keeps its figures") {

@@ -69,9 +69,13 @@ constexpr std::int64_t RunOverhead = 250;
 /// sample of each kind. Before all of these, in that order, the first run
 /// of each site not yet covered (a site no size reaches through its value
 /// has one run in the plan): Covering is how many runs that takes, which a
-/// budget keeps whatever their work.
-std::vector<std::size_t> budgetOrder(const std::vector<Run> &Runs, std::size_t Probe, std::size_t NumSites,
-                                     std::size_t &Covering);
+/// budget keeps whatever their work. Corner (Runs.size(): none), second
+/// after Probe: every size at its first class, a multiple of the period,
+/// as real sizes often are (texture_3d.cu's pitch 256 and slice 16384:
+/// a sample without that joint class printed the 6 sectors of unaligned
+/// pitches, with no condition, for its 4).
+std::vector<std::size_t> budgetOrder(const std::vector<Run> &Runs, std::size_t Probe, std::size_t Corner,
+                                     std::size_t NumSites, std::size_t &Covering);
 
 /// Runs in the order Order (a permutation of their indices), each CheckOf
 /// following its run.
