@@ -275,7 +275,8 @@ std::optional<std::string> nvccSpelling(const std::string &Text) {
 /// Clang's errors on valid CUDA that nvcc accepts, made notes (none of them
 /// changes device code): in host-only functions, calls to functions of the
 /// system headers that Clang's CUDA headers overload otherwise than nvcc's
-/// (`max(int, unsigned)`, `max(float, float)`, `isfinite`), and, where a
+/// (`isfinite`; host `min` and `max` are declared as nvcc's in
+/// cuda-compat/bankwise_device_compat.h), and, where a
 /// header was not found (Missing, skipped), any error, one note per host
 /// function; and a `__shared__` object's default construction (nvcc does
 /// not run it and warns; Clang refuses it).

@@ -42,6 +42,9 @@ using namespace detail;
 
 struct LaunchSite {
   std::optional<Dim3> Block;
+  /// Where the block is not constant: its constant components (0 for the
+  /// others), when it has some.
+  std::optional<Dim3> PartBlock;
   /// The grid's components as IR expressions over the kernel's integer
   /// parameters (host variables passed to them), when they are.
   std::optional<std::array<Expr, 3>> Grid;
@@ -161,35 +164,36 @@ public:
              const std::map<const clang::ValueDecl *, std::int64_t> &Guards)
       : Ctx(Ctx), Args(Args), Defines(Defines), Guards(Guards) {}
 
-  std::optional<std::array<Expr, 3>> read(const clang::Expr *E, int Depth = 0) {
+  std::optional<std::array<Expr, 3>> read(const clang::Expr *E) {
+    const std::optional<Parts> P = readParts(E);
+    if (!P || !(*P)[0] || !(*P)[1] || !(*P)[2])
+      return std::nullopt;
+    return std::array<Expr, 3>{*(*P)[0], *(*P)[1], *(*P)[2]};
+  }
+
+  /// The components read one by one: a dim3 whose z is a host variable
+  /// (`dim3 block = {4, 8, block_size / 32}`) still gives its x and y.
+  using Parts = std::array<std::optional<Expr>, 3>;
+  std::optional<Parts> readParts(const clang::Expr *E, int Depth = 0) {
     if (!E || Depth > 8 || E->containsErrors())
       return std::nullopt;
     E = strip(E);
-    if (isIntegral(E->getType())) {
-      std::optional<Expr> X = scalar(E);
-      if (!X)
-        return std::nullopt;
-      return std::array<Expr, 3>{*X, ir::makeInt(1), ir::makeInt(1)};
-    }
+    if (isIntegral(E->getType()))
+      return Parts{scalar(E), ir::makeInt(1), ir::makeInt(1)};
     if (const auto *C = llvm::dyn_cast<clang::CXXConstructExpr>(E)) {
       if (C->getNumArgs() == 1 && !isIntegral(C->getArg(0)->getType()))
-        return read(C->getArg(0), Depth + 1); // copy or move
-      std::array<Expr, 3> Out{ir::makeInt(1), ir::makeInt(1), ir::makeInt(1)};
-      for (unsigned I = 0; I < C->getNumArgs() && I < 3; ++I) {
-        if (llvm::isa<clang::CXXDefaultArgExpr>(C->getArg(I)))
-          continue;
-        std::optional<Expr> X = scalar(C->getArg(I));
-        if (!X)
-          return std::nullopt;
-        Out[I] = *X;
-      }
+        return readParts(C->getArg(0), Depth + 1); // copy or move
+      Parts Out{ir::makeInt(1), ir::makeInt(1), ir::makeInt(1)};
+      for (unsigned I = 0; I < C->getNumArgs() && I < 3; ++I)
+        if (!llvm::isa<clang::CXXDefaultArgExpr>(C->getArg(I)))
+          Out[I] = scalar(C->getArg(I));
       return Out;
     }
     if (const auto *F = llvm::dyn_cast<clang::CastExpr>(E))
-      return read(F->getSubExpr(), Depth + 1);
+      return readParts(F->getSubExpr(), Depth + 1);
     if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(E))
       if (const auto *V = llvm::dyn_cast<clang::VarDecl>(D->getDecl()); V && V->getInit() && unchanged(V))
-        return read(V->getInit(), Depth + 1);
+        return readParts(V->getInit(), Depth + 1);
     return std::nullopt;
   }
 
@@ -277,8 +281,11 @@ public:
   }
 
   bool VisitCUDAKernelCallExpr(clang::CUDAKernelCallExpr *C) {
-    if (SM.isInMainFile(SM.getExpansionLoc(C->getBeginLoc())))
+    const clang::SourceLocation L = SM.getExpansionLoc(C->getBeginLoc());
+    if (SM.isInMainFile(L))
       Launches.push_back(C);
+    else if (!SM.isInSystemHeader(L))
+      HeaderLaunches.push_back(C);
     return true;
   }
 
@@ -316,6 +323,11 @@ public:
   std::vector<const clang::FunctionDecl *> Kernels;
   std::vector<const clang::FunctionDecl *> Templates;
   std::vector<const clang::CUDAKernelCallExpr *> Launches;
+  /// Launches in the user's headers: a kernel analyzed here takes its block
+  /// from one when the main file has none (llm.c's matmul.cuh launches its
+  /// kernels from host functions that train_gpt2.cu calls); one counts as
+  /// this file's launch only where this file uses its function.
+  std::vector<const clang::CUDAKernelCallExpr *> HeaderLaunches;
   /// Kernels (and templates) defined in an included header.
   std::set<const clang::FunctionDecl *> InHeader;
   std::map<const clang::VarDecl *, std::vector<const clang::Expr *>> Stores;
@@ -464,15 +476,34 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
     Out.Kernels.push_back(std::move(K));
   };
   std::map<const clang::CUDAKernelCallExpr *, LaunchTargets> Targets;
-  for (const clang::CUDAKernelCallExpr *C : Finder.Launches)
-    Targets[C] = launchTargets(C, Finder);
+  for (const auto *List : {&Finder.Launches, &Finder.HeaderLaunches})
+    for (const clang::CUDAKernelCallExpr *C : *List)
+      Targets[C] = launchTargets(C, Finder);
   auto Starts = [&](const clang::CUDAKernelCallExpr *C, const clang::FunctionDecl *F) {
     const std::vector<const clang::FunctionDecl *> &Ks = Targets.at(C).Kernels;
     return std::find(Ks.begin(), Ks.end(), F) != Ks.end();
   };
+  // A header's launch counts where this file uses the function that makes
+  // it (llm.c's train_gpt2.cu calls matmul_backward, which launches
+  // reduce_add_sum_kernel in llmc/matmul.cuh): otherwise no file analyzed
+  // that kernel. A header that is only included launches nothing here.
+  auto UsedHere = [&](const clang::CUDAKernelCallExpr *C) {
+    clang::DynTypedNode Node = clang::DynTypedNode::create(*static_cast<const clang::Stmt *>(C));
+    for (int Depth = 0; Depth < 256; ++Depth) {
+      const auto Parents = Ctx.getParents(Node);
+      if (Parents.empty())
+        return false;
+      if (const auto *Fn = Parents[0].get<clang::FunctionDecl>())
+        return Fn->isReferenced() || Fn->isMain();
+      Node = Parents[0];
+    }
+    return false;
+  };
   for (const clang::FunctionDecl *F : Finder.Kernels) {
     const bool Launched = std::any_of(Finder.Launches.begin(), Finder.Launches.end(),
-                                      [&](const clang::CUDAKernelCallExpr *C) { return Starts(C, F); });
+                                      [&](const clang::CUDAKernelCallExpr *C) { return Starts(C, F); }) ||
+                          std::any_of(Finder.HeaderLaunches.begin(), Finder.HeaderLaunches.end(),
+                                      [&](const clang::CUDAKernelCallExpr *C) { return Starts(C, F) && UsedHere(C); });
     if (!Finder.InHeader.count(F) || Launched || F->getTemplateInstantiationPattern()) {
       Kernels.push_back(F);
       continue;
@@ -502,6 +533,7 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
   std::vector<const clang::CUDAKernelCallExpr *> Ordered = Finder.Launches;
   std::stable_partition(Ordered.begin(), Ordered.end(),
                         [](const clang::CUDAKernelCallExpr *C) { return C->getDirectCallee() != nullptr; });
+  Ordered.insert(Ordered.end(), Finder.HeaderLaunches.begin(), Finder.HeaderLaunches.end());
   for (const clang::FunctionDecl *F : Kernels)
     for (const clang::CUDAKernelCallExpr *C : Ordered) {
       if (!Starts(C, F))
@@ -608,16 +640,20 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
       S.Through = Targets.at(C).Through;
       if (Cfg && Cfg->getNumArgs() >= 2) {
         S.Grid = R.read(Cfg->getArg(0));
-        if (auto B = R.read(Cfg->getArg(1))) {
+        if (auto B = R.readParts(Cfg->getArg(1))) {
           Dim3 D;
-          bool Const = true;
-          for (int I = 0; I < 3; ++I) {
-            const auto *V = (*B)[static_cast<std::size_t>(I)].as<ir::IntLit>();
-            Const &= V && V->Value > 0;
-            D[static_cast<std::size_t>(I)] = V ? V->Value : 0;
+          bool Const = true, Some = false;
+          for (std::size_t I = 0; I < 3; ++I) {
+            const auto *V = (*B)[I] ? (*B)[I]->as<ir::IntLit>() : nullptr;
+            const bool Known = V && V->Value > 0;
+            Const &= Known;
+            Some |= Known;
+            D[I] = Known ? V->Value : 0;
           }
           if (Const)
             S.Block = D;
+          else if (Some)
+            S.PartBlock = D;
         }
         if (Cfg->getNumArgs() >= 3 && !llvm::isa<clang::CXXDefaultArgExpr>(Cfg->getArg(2)))
           S.SharedBytes = evalInt(Ctx, Cfg->getArg(2));
@@ -642,6 +678,21 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
       Block = {*evalInt(Ctx, LB->getMaxThreads()), 1, 1};
       Info.Launch = LaunchSource::LaunchBounds;
       Info.LaunchNote = fmt::format("block {} from __launch_bounds__", dimText(Block));
+    } else if (Site && Site->PartBlock) {
+      // The launch's constant components, the others assumed: a warp's
+      // lanes are right wherever the known x (and y) hold 32 threads
+      // (llm.c's `dim3 block_dim = {4, 8, block_size / 32}`).
+      const Dim3 Assumed = {Dims[1] || Dims[2] ? 32 : 256, Dims[1] ? 8 : 1, Dims[2] ? 4 : 1};
+      std::vector<std::string> Known, Guessed;
+      for (std::size_t I = 0; I < 3; ++I) {
+        Block[I] = (*Site->PartBlock)[I] ? (*Site->PartBlock)[I] : Assumed[I];
+        ((*Site->PartBlock)[I] ? Known : Guessed).push_back(std::string(1, "xyz"[I]));
+      }
+      Info.Launch = LaunchSource::Implied;
+      Info.LaunchNote = fmt::format("block {}: {} from the launch at {}:{}:{}, {} assumed (not constant there); "
+                                    "give --block for its real shape",
+                                    dimText(Block), fmt::join(Known, " and "), Site->Loc.File, Site->Loc.Line,
+                                    Site->Loc.Col, fmt::join(Guessed, " and "));
     } else {
       Block = {Dims[1] || Dims[2] ? 32 : 256, Dims[1] ? 8 : 1, Dims[2] ? 4 : 1};
       Info.Launch = LaunchSource::Implied;

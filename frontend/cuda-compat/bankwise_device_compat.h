@@ -56,3 +56,31 @@ __BANKWISE_SURFACE(surf2DLayered, int x, int y, int layer)
 __BANKWISE_SURFACE(surfCubemap, int x, int y, int face)
 __BANKWISE_SURFACE(surfCubemapLayered, int x, int y, int layerface)
 #undef __BANKWISE_SURFACE
+
+// min and max for host code: nvcc declares them for both sides
+// (crt/math_functions.hpp: int, every mix of signed and unsigned int, long
+// and long long, float, double and their mixes); Clang's wrapper declares
+// them for device code only. A host `max(1, n)` was an error, and the
+// launches after it in that function were lost with it (llm.c's
+// matmul_backward: its kernel's block was then assumed). Declared, never
+// defined: nothing is run.
+#define __BANKWISE_MINMAX(R, A, B)                                                                  \
+  __host__ R min(A a, B b);                                                                         \
+  __host__ R max(A a, B b);
+__BANKWISE_MINMAX(int, int, int)
+__BANKWISE_MINMAX(unsigned int, unsigned int, unsigned int)
+__BANKWISE_MINMAX(unsigned int, int, unsigned int)
+__BANKWISE_MINMAX(unsigned int, unsigned int, int)
+__BANKWISE_MINMAX(long int, long int, long int)
+__BANKWISE_MINMAX(unsigned long int, unsigned long int, unsigned long int)
+__BANKWISE_MINMAX(unsigned long int, long int, unsigned long int)
+__BANKWISE_MINMAX(unsigned long int, unsigned long int, long int)
+__BANKWISE_MINMAX(long long int, long long int, long long int)
+__BANKWISE_MINMAX(unsigned long long int, unsigned long long int, unsigned long long int)
+__BANKWISE_MINMAX(unsigned long long int, long long int, unsigned long long int)
+__BANKWISE_MINMAX(unsigned long long int, unsigned long long int, long long int)
+__BANKWISE_MINMAX(float, float, float)
+__BANKWISE_MINMAX(double, double, double)
+__BANKWISE_MINMAX(double, float, double)
+__BANKWISE_MINMAX(double, double, float)
+#undef __BANKWISE_MINMAX
