@@ -2,11 +2,13 @@
 """Issue [13] item 6: `bankwise lint` on CUDA nobody here wrote.
 
     lint-realworld.py BANKWISE CORPUS_DIR [--out bench/results/lint-realworld]
-                      [--timeout 120] [-j 2] [--provenance FILE]
+                      [--timeout 120] [-j 2] [--lint-threads 1] [--provenance FILE]
 
 CORPUS_DIR holds one folder per public repository (owner+name, as the
 `fetch` tool names them), kept outside the repo. Every .cu file is linted
-alone (`bankwise lint FILE --format json -j 1`), with -I for the file's own
+alone (`bankwise lint FILE --format json -j T`, T = --lint-threads: 1 by
+default; 0 is the lint's own default, every core, which is what a user
+gets: run the files one at a time, -j 1, then), with -I for the file's own
 folder, the repository's root and, where it has them, its Common/ (NVIDIA's
 samples' helper headers), src/ and include/ folders. Per file: the exit code (a signal is a crash), the
 wall time, the kernels, the warnings by check and the summary's coverage.
@@ -50,10 +52,10 @@ def nvcc_accepts(root, path, timeout):
     return p.returncode == 0, first[:200]
 
 
-def lint_one(bw, root, path, timeout):
+def lint_one(bw, root, path, timeout, threads):
     rel = os.path.relpath(path, root)
     repo = rel.split(os.sep)[0]
-    args = [bw, "lint", path, "--format", "json", "-j", "1", "--"] + includes(root, path)
+    args = [bw, "lint", path, "--format", "json", "-j", str(threads), "--"] + includes(root, path)
     t0 = time.monotonic()
     try:
         p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, errors="replace")
@@ -88,6 +90,7 @@ def main():
     ap.add_argument("--out", default="bench/results/lint-realworld")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("--lint-threads", type=int, default=1, help="each lint's -j (0: every core)")
     ap.add_argument("--provenance", help="a file of 'owner/name commit' lines for the table")
     a = ap.parse_args()
     files = sorted(os.path.join(d, f) for d, _, fs in os.walk(a.corpus) for f in fs if f.endswith(".cu"))
@@ -95,7 +98,7 @@ def main():
         print("lint-realworld: no .cu file under", a.corpus, file=sys.stderr)
         return 2
     with ThreadPoolExecutor(a.j) as ex:
-        rows = list(ex.map(lambda f: lint_one(a.bankwise, a.corpus, f, a.timeout), files))
+        rows = list(ex.map(lambda f: lint_one(a.bankwise, a.corpus, f, a.timeout, a.lint_threads), files))
     # Exit 2 is a defect only where nvcc compiles the file (item 3): ask it.
     for r in rows:
         if r["rc"] == 2:
@@ -128,7 +131,8 @@ def main():
         repos[r["repo"]] = repos.get(r["repo"], 0) + 1
     L = ["# bankwise lint on public CUDA (issue [13] item 6)", "",
          "`scripts/lint-realworld.py` on the 2-core development machine; each file linted alone, "
-         "`-j 1`, %d at a time. The corpus is kept outside the repo." % a.j, ""]
+         "`-j %d`%s, %d at a time. The corpus is kept outside the repo." % (
+             a.lint_threads, " (every core)" if a.lint_threads == 0 else "", a.j), ""]
     L += ["## Provenance", "", "| repository | .cu files | commit |", "|---|---:|---|"]
     prov = {}
     if a.provenance and os.path.exists(a.provenance):
