@@ -706,14 +706,16 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
       GridExprs = {ir::makeInt((*Opts.Grid)[0]), ir::makeInt((*Opts.Grid)[1]), ir::makeInt((*Opts.Grid)[2])};
     else if (Site && Site->Grid)
       GridExprs = *Site->Grid;
-    else
+    else {
       // The figures per request do not depend on the grid; the launch's
       // totals do: say what was assumed.
+      Info.GridAssumed = true;
       Info.LaunchNote += fmt::format("; grid assumed ({}, {}, 1): {}; give --grid or -D for its real size",
                                      AssumedX, AssumedY,
                                      Site ? "the launch's grid is neither constant nor built from the kernel's "
                                             "arguments"
                                           : "no launch gives one");
+    }
     std::vector<std::string> Bound;
     for (const clang::ParmVarDecl *P : F->parameters())
       if (const auto It = ConstArgs.find(P); It != ConstArgs.end())

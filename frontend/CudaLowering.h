@@ -80,6 +80,9 @@ struct LoweredKernel {
   /// How the launch was found, for diagnostics: "block (32, 8, 1) from the
   /// launch at t.cu:40:3", "assumed block (256, 1, 1): no launch found".
   std::string LaunchNote;
+  /// The grid was assumed (no launch gives one the lint can read): with an
+  /// assumed block (Launch == Implied) the launch's totals are not known.
+  bool GridAssumed = false;
   /// What was not understood, located (accesses left out of the IR, loops
   /// analyzed for one iteration, ...).
   std::vector<Diagnostic> Notes;

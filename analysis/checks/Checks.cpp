@@ -37,9 +37,11 @@ const std::vector<CheckInfo> &allChecks() {
 }
 
 std::string sizeCondition(const LintSite &S, const SizeRange &R) {
-  // A sampled worst with no condition was met at every size tried, not
-  // proven at every size.
-  const char *Tried = R.Sampled ? " (at the sizes tried, sampled)" : "";
+  // A sampled worst is the worst of the sizes tried: a lower bound of the
+  // worst, which a fifth hand check read as the figure at every size its
+  // condition names (attention_backward.cu's 6 sectors "when d % 32 in
+  // {1, ...}": d = 33 moves 7, d = 1 moves 32).
+  const char *Tried = R.Sampled ? " (at the sizes tried, sampled; other sizes may cost more)" : "";
   if (R.Min == R.Max)
     return Tried;
   if (!R.MaxWhen.empty())

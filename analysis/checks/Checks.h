@@ -114,12 +114,12 @@ inline const char *accessPhrase(const LintSite &S) {
 }
 
 /// " when n % 8 != 0" for a figure whose worst case is reached only at
-/// some sizes (with " (at the sizes tried, sampled)" where the all-sizes
-/// analysis sampled them); " at some sizes" where the worst differs
+/// some sizes (with " (at the sizes tried, sampled; other sizes may cost
+/// more)" where the all-sizes analysis sampled them); " at some sizes" where the worst differs
 /// between size classes (S.Costs over all sizes) but no condition on one
 /// size's residues says where (texture_3d.cu's 6 sectors need pitch or
-/// pitchSlice unaligned: 4 at its own); " (at the sizes tried, sampled)"
-/// alone for a sampled worst case met at every size tried; empty when the
+/// pitchSlice unaligned: 4 at its own); the sampled text alone for a
+/// sampled worst case met at every size tried; empty when the
 /// worst case holds at every size.
 std::string sizeCondition(const LintSite &S, const SizeRange &R);
 

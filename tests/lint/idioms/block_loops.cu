@@ -62,7 +62,7 @@ __global__ void even_sum(const float *in, float *out, int n) {
   __shared__ float partial[256];
   float sum = 0.0f;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; 2 * i < n; i += blockDim.x * gridDim.x)
-    // CHECK: warning: uncoalesced global load from 'in': 8 sectors per request, 4 at best (2 128-byte lines) (at the sizes tried, sampled) [bankwise-uncoalesced]
+    // CHECK: warning: uncoalesced global load from 'in': 8 sectors per request, 4 at best (2 128-byte lines) (at the sizes tried, sampled; other sizes may cost more) [bankwise-uncoalesced]
     sum += in[2 * i];
   partial[threadIdx.x] = sum;
   __syncthreads();

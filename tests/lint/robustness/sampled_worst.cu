@@ -17,7 +17,7 @@ __global__ void fill_volume(unsigned char *surface, int width, int height, int d
     return;
   for (int z = 0; z < depth; ++z) {
     unsigned char *pixel = surface + z * pitchSlice + y * pitch + 4 * x;
-    pixel[3] = 255;  // CHECK: warning: uncoalesced global store to 'surface': 6 sectors per request, 1 at best (4 128-byte lines; lanes stride 1 words) at some sizes (at the sizes tried, sampled) [bankwise-uncoalesced]
+    pixel[3] = 255;  // CHECK: warning: uncoalesced global store to 'surface': 6 sectors per request, 1 at best (4 128-byte lines; lanes stride 1 words) at some sizes (at the sizes tried, sampled; other sizes may cost more) [bankwise-uncoalesced]
   }
 }
 
