@@ -12,6 +12,7 @@
 #include "driver/Commands.h"
 #include "driver/CompilationDatabase.h"
 #include "driver/KernelFiguresKey.h"
+#include "driver/LintResults.h"
 #include "driver/Output.h"
 #include "driver/ProgramInput.h"
 #include "frontend/CudaLowering.h"
@@ -96,44 +97,6 @@ const char *severityName(Severity S) {
   return S == Severity::Error ? "error" : S == Severity::Warning ? "warning" : "note";
 }
 
-/// A finding with the kernels it was found in (a __device__ function or a
-/// template instantiated twice reports once).
-struct FileFinding {
-  LintFinding F;
-  std::vector<std::string> Kernels;
-  /// Distinct findings folded into this one (instantiations of one
-  /// template whose notes differ only in names and numbers): the summary
-  /// counts each, as it did before they were folded.
-  std::size_t Folded = 1;
-};
-
-struct KernelResult {
-  std::string Name, Display;
-  SourceLoc Loc;
-  std::string Launch;
-  std::string LaunchFrom;
-  bool Analyzed = false;
-  std::string Why; ///< when not analyzed
-  /// The kernel whose figures these are, when another kernel of the file
-  /// lowered to the same IR and was analyzed instead (figuresKey).
-  std::string FiguresOf;
-  std::vector<LintSite> Sites;
-};
-
-struct FileResult {
-  std::string File;
-  bool Readable = true;
-  std::vector<FileFinding> Findings;
-  /// The space of each access-not-analyzed finding, by frontend::accessNoteKey.
-  std::map<std::string, frontend::AccessSpace> AccessSpaces;
-  std::vector<KernelResult> Kernels;
-  std::string Bw; ///< --emit-bw
-  std::string FixSummary;
-  /// --timing: Clang, lowering, and each lowered kernel's figures and checks
-  /// (name, seconds of lintSites, seconds of the correctness checks).
-  double ClangSeconds = 0, LowerSeconds = 0;
-  std::vector<std::tuple<std::string, double, double>> KernelSeconds;
-};
 
 const char *launchKind(frontend::LaunchSource S) {
   switch (S) {
@@ -742,118 +705,6 @@ std::string htmlReport(const std::vector<FileResult> &Results) {
     }
   }
   return report::renderHtml(D);
-}
-
-/// What a run covered (issue [13] items 5 and 6): files, kernels, warnings
-/// by check, and the memory accesses that got figures (by space) against
-/// those left unanalyzed (by cause, the note's reason with names elided).
-struct Coverage {
-  std::size_t Files = 0, FilesFailed = 0, Kernels = 0, KernelsUnanalyzed = 0;
-  std::map<std::string, std::size_t> WarningsByCheck;
-  std::size_t SharedSites = 0, GlobalSites = 0, Unanalyzed = 0;
-  /// Unanalyzed accesses by the space their source shows (Unanalyzed is
-  /// their sum): shared, global, other (constant, local), unknown.
-  std::size_t SharedUnanalyzed = 0, GlobalUnanalyzed = 0, OtherUnanalyzed = 0, UnknownUnanalyzed = 0;
-  std::map<std::string, std::size_t> UnanalyzedByCause;
-  /// Texture and surface reads: neither shared nor global accesses, so
-  /// outside both counts, and said so.
-  std::size_t TextureFetches = 0;
-};
-
-/// "the index of 's' is not understood (a call to 'f')" -> "the index of '…'
-/// is not understood (a call to '…')": one cause for every array and name.
-std::string causeOf(const std::string &Why) {
-  std::string Out;
-  bool InQuote = false;
-  for (char C : Why) {
-    if (C == '\'') {
-      Out += InQuote ? "…'" : "'";
-      InQuote = !InQuote;
-    } else if (!InQuote) {
-      Out += C;
-    }
-  }
-  return Out;
-}
-
-Coverage coverageOf(const std::vector<FileResult> &Results, const std::vector<std::string> &Errors) {
-  Coverage C;
-  const std::string Prefix = "access not analyzed: ";
-  const std::string Texture = "texture fetch, not priced: ";
-  for (std::size_t I = 0; I < Results.size(); ++I) {
-    const FileResult &R = Results[I];
-    ++C.Files;
-    bool Failed = !R.Readable || !Errors[I].empty();
-    for (const KernelResult &K : R.Kernels) {
-      ++C.Kernels;
-      C.KernelsUnanalyzed += !K.Analyzed;
-      for (const LintSite &S : K.Sites)
-        ++(S.Space == ir::MemSpace::Shared ? C.SharedSites : C.GlobalSites);
-    }
-    for (const FileFinding &F : R.Findings) {
-      Failed |= F.F.Check == "clang-diagnostic-error";
-      if (F.F.Sev == Severity::Warning)
-        ++C.WarningsByCheck[F.F.Check];
-      if (F.F.Check == "bankwise-unanalyzed" && F.F.Message.rfind(Prefix, 0) == 0) {
-        C.Unanalyzed += F.Folded;
-        C.UnanalyzedByCause[causeOf(F.F.Message.substr(Prefix.size()))] += F.Folded;
-        const auto It = R.AccessSpaces.find(frontend::accessNoteKey(F.F.Loc, F.F.Message));
-        switch (It == R.AccessSpaces.end() ? frontend::AccessSpace::Unknown : It->second) {
-        case frontend::AccessSpace::Shared: C.SharedUnanalyzed += F.Folded; break;
-        case frontend::AccessSpace::Global: C.GlobalUnanalyzed += F.Folded; break;
-        case frontend::AccessSpace::Other: C.OtherUnanalyzed += F.Folded; break;
-        case frontend::AccessSpace::Unknown: C.UnknownUnanalyzed += F.Folded; break;
-        }
-      }
-      if (F.F.Check == "bankwise-unanalyzed" && F.F.Message.rfind(Texture, 0) == 0)
-        C.TextureFetches += F.Folded;
-    }
-    C.FilesFailed += Failed;
-  }
-  return C;
-}
-
-nlohmann::json coverageJson(const Coverage &C) {
-  nlohmann::json J = {{"files", C.Files},
-                      {"files_failed", C.FilesFailed},
-                      {"kernels", C.Kernels},
-                      {"kernels_not_analyzed", C.KernelsUnanalyzed},
-                      {"warnings_by_check", C.WarningsByCheck},
-                      {"shared_accesses_with_figures", C.SharedSites},
-                      {"global_accesses_with_figures", C.GlobalSites},
-                      {"accesses_not_analyzed", C.Unanalyzed},
-                      {"accesses_not_analyzed_by_space",
-                       {{"shared", C.SharedUnanalyzed},
-                        {"global", C.GlobalUnanalyzed},
-                        {"other", C.OtherUnanalyzed},
-                        {"unknown", C.UnknownUnanalyzed}}},
-                      {"accesses_not_analyzed_by_cause", C.UnanalyzedByCause},
-                      {"texture_fetches_not_priced", C.TextureFetches}};
-  return J;
-}
-
-std::string coverageText(const Coverage &C) {
-  std::size_t Warnings = 0;
-  std::vector<std::string> ByCheck;
-  for (const auto &[Check, N] : C.WarningsByCheck) {
-    Warnings += N;
-    ByCheck.push_back(fmt::format("{} {}", N, Check));
-  }
-  std::string Out = fmt::format("lint summary: {} files ({} failed), {} kernels ({} not analyzed), {} warnings{}\n",
-                                C.Files, C.FilesFailed, C.Kernels, C.KernelsUnanalyzed, Warnings,
-                                ByCheck.empty() ? "" : fmt::format(" ({})", fmt::join(ByCheck, ", ")));
-  Out += fmt::format("lint summary: accesses with figures: {} shared, {} global; not analyzed: {} ({} shared, {} "
-                     "global, {} constant or local, {} through pointers of unknown space){}\n",
-                     C.SharedSites, C.GlobalSites, C.Unanalyzed, C.SharedUnanalyzed, C.GlobalUnanalyzed,
-                     C.OtherUnanalyzed, C.UnknownUnanalyzed,
-                     C.TextureFetches ? fmt::format("; texture fetches, not priced: {}", C.TextureFetches) : "");
-  std::vector<std::pair<std::size_t, std::string>> Causes;
-  for (const auto &[Cause, N] : C.UnanalyzedByCause)
-    Causes.push_back({N, Cause});
-  std::stable_sort(Causes.begin(), Causes.end(), [](const auto &A, const auto &B) { return A.first > B.first; });
-  for (const auto &[N, Cause] : Causes)
-    Out += fmt::format("lint summary:   {} not analyzed: {}\n", N, Cause);
-  return Out;
 }
 
 /// --timing: where one file's wall time went, the slowest kernels first.
