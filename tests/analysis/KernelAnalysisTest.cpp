@@ -466,22 +466,32 @@ TEST_CASE("a step refusal on the warp-by-warp path says why the kernel went warp
   CHECK(R.EvaluationSteps == 2 * 2048); // a step a warp and one an access
 }
 
-TEST_CASE("a local that a long loop changes from trip to trip sends the kernel warp by warp; an accumulator does not") {
+TEST_CASE("a local that a long loop changes from trip to trip is counted at every trip, an accumulator by class") {
   // One symbolic run of a loop of more than 64 trips stands for every trip:
   // `c += 1` would keep its first trip's value there (4 sectors at every
   // trip, where o[c + tx] is misaligned at 28 of the 32 values of c mod 32).
+  // Such a loop first went warp by warp; class counting (191d5c8) now
+  // follows it. The name had a ';', which CMake's list split, so CTest ran
+  // no test case here and the stale path check went unseen: the figures are
+  // held to the warp-by-warp evaluation instead of to a path.
   const ir::Program P = testing::parseOrFail("target sm_90\n"
                                              "kernel k(a: global f32[256], o: global f32[256]) grid (1) block (32) {\n"
                                              "  let c = 0\n"
                                              "  for j in 0..100 {\n    o[c + tx] = a[tx]\n    c += 1\n  }\n"
                                              "}\n");
   const KernelReport R = analyzeKernel(P, P.Kernels[0]);
-  CHECK_FALSE(R.FastPath);
-  CHECK(R.FallbackReason == "a loop that changes a local from trip to trip");
   REQUIRE(R.Sites.size() == 2);
   const AccessSiteReport &O = R.Sites[0].Array == "o" ? R.Sites[0] : R.Sites[1];
   CHECK(O.Sectors.Max == 5);
   CHECK(O.Sectors.Min == 4);
+  AnalysisOptions Walk;
+  Walk.Exhaustive = true;
+  const KernelReport E = analyzeKernel(P, P.Kernels[0], Walk);
+  REQUIRE(E.Sites.size() == R.Sites.size());
+  for (std::size_t I = 0; I < R.Sites.size(); ++I) {
+    CHECK(R.Sites[I].Sectors == E.Sites[I].Sectors);
+    CHECK(R.Sites[I].Lines == E.Sites[I].Lines);
+  }
   // Data summed over the trips reaches nothing but itself: counted by class.
   const ir::Program Q = testing::parseOrFail("target sm_90\n"
                                              "kernel k(a: global f32[3200], o: global f32[32]) grid (1) block (32) {\n"

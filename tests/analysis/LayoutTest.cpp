@@ -141,7 +141,7 @@ TEST_CASE("CuTe swizzles: bijections, and xor is Swizzle<log2 C, 0, log2 C>") {
 
 // The IR's layout value and its one address function (analysis and codegen
 // both call arrayLayout).
-TEST_CASE("ir::Layout spells its value; arrayLayout maps it, located on error") {
+TEST_CASE("ir::Layout spells its value, arrayLayout maps it, located on error") {
   ir::Layout L;
   CHECK(L.str() == "raw");
   L.Kind = ir::LayoutKind::Pad;

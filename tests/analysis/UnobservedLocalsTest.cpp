@@ -29,7 +29,7 @@ std::set<std::string> unobservedIn(const std::string &Body) {
 
 } // namespace
 
-TEST_CASE("unobserved locals: sums and stored values; indices and conditions, through other locals") {
+TEST_CASE("unobserved locals: sums and stored values, indices and conditions, through other locals") {
   // s is summed and stored; i is an index; the loop variable is never listed.
   CHECK(unobservedIn("  let i = bx * 64 + tx\n"
                      "  let s = 0\n"
