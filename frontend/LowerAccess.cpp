@@ -15,6 +15,7 @@
 #include <fmt/ranges.h>
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <set>
 
 namespace bankwise::frontend::detail {
@@ -442,6 +443,15 @@ std::optional<PtrVal> KernelLowering::viewAs(PtrVal P, clang::QualType To, const
     for (std::size_t I = P.Idx.size(); I < A.Shape.size(); ++I)
       Flat = binary(BinaryOp::Mul, Flat, ir::makeInt(A.Shape[I]), L);
   const std::int64_t From = ir::byteSize(A.Elem), ToBytes = ir::byteSize(*E);
+  // A wider element must be aligned to its width: where the offset is not
+  // at some sizes, the program faults there (LowerAlignment.cpp).
+  if (ToBytes > From && ToBytes % From == 0) {
+    const SourceLoc &At = L.File != KernelStmt.File && KernelStmt.Line > 0 ? KernelStmt : L;
+    AlignUses.push_back({Flat, ToBytes / From,
+                         fmt::format("the {}-byte '{}' access at {}:{} is aligned only there", ToBytes,
+                                     To.getUnqualifiedType().getAsString(),
+                                     std::filesystem::path(At.File).filename().string(), At.Line)});
+  }
   Expr Index = binary(BinaryOp::Div, binary(BinaryOp::Mul, Flat, ir::makeInt(From), L), ir::makeInt(ToBytes), L);
   const std::string Key = P.Array + "/" + ir::spelling(*E);
   std::string View;

@@ -97,6 +97,7 @@ void KernelLowering::lower(const clang::FunctionDecl *F, ir::Kernel &K, const Di
     K.Body.push_back(std::move(S));
   for (ir::Stmt &S : Body)
     K.Body.push_back(std::move(S));
+  K.Requires = alignmentMultiples(Prog, K, AlignUses);
 }
 
 std::size_t KernelLowering::note(const SourceLoc &Where, std::string Msg, clang::SourceLocation CL) {

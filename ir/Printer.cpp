@@ -343,6 +343,8 @@ std::string print(const Program &P) {
     for (const Array &A : K.Params)
       Params += fmt::format("{}{}: {} {}", Params.empty() ? "" : ", ", A.Name,
                             spelling(A.Space), printArrayType(A));
+    for (const SizeMultiple &R : K.Requires)
+      Out += fmt::format("// {} runs only where {} % {} == 0: {}\n", K.Name, R.Param, R.Multiple, R.Why);
     Out +=
         fmt::format("kernel {}({}) {}{} ", K.Name, Params, printGeometry(K.Geo),
                     K.Schedule == KernelSchedule::None ? std::string() : " schedule " + std::string(spelling(K.Schedule)));

@@ -249,6 +249,18 @@ struct Geometry {
 enum class KernelSchedule { None, Colored, Bits, Auto };
 std::string_view spelling(KernelSchedule S);
 
+/// A size the kernel runs only at multiples of, for a reason its body does
+/// not state: the lint's vector cast (`reinterpret_cast<float4 *>(&A[r * K
+/// + c])`) faults unless K % 4 == 0, so the all-sizes analysis ranges over
+/// those sizes only (frontend/LowerAlignment.cpp). Not written in .bw
+/// source; the printer shows it as a comment.
+struct SizeMultiple {
+  std::string Param;
+  std::int64_t Multiple = 1;
+  std::string Why; ///< "the float4 access at line 47 is 16-byte aligned only there"
+  bool operator==(const SizeMultiple &) const = default;
+};
+
 struct Kernel {
   std::string Name;
   std::vector<Array> Params;
@@ -256,6 +268,7 @@ struct Kernel {
   KernelSchedule Schedule = KernelSchedule::None;
   ir::Block Body;
   NodeLoc Loc;
+  std::vector<SizeMultiple> Requires;
   bool operator==(const Kernel &) const = default;
 
   /// The arrays the kernel declares: its parameters, then the shared and

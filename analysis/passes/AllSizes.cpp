@@ -41,6 +41,15 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
     bool LoGiven = false;
     if (P.Where)
       readConstraint(*P.Where, Env, D, LoGiven);
+    // What the kernel needs of the size beyond the program's `where` (a
+    // vector access aligned only at multiples): sizes where it faults
+    // are no execution to price.
+    std::vector<std::string> Needs;
+    for (const ir::SizeMultiple &R : K.Requires)
+      if (R.Param == D.Name && R.Multiple > 1 && D.Step % R.Multiple != 0) {
+        D.Step = std::lcm(D.Step, R.Multiple);
+        Needs.push_back(R.Why);
+      }
     Doms.push_back(D);
     std::string T = fmt::format("{} >= {}", D.Name, D.Lo);
     if (D.Hi)
@@ -49,6 +58,8 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       T += fmt::format(", a multiple of {}", D.Step);
     if (P.Where)
       T += fmt::format(" (where {})", ir::print(*P.Where));
+    if (!Needs.empty())
+      T += fmt::format(" ({})", fmt::join(Needs, "; "));
     DomainText.push_back(T);
   }
   if (Doms.empty())
@@ -880,9 +891,9 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
         };
         const bool ListMax = Settle(AtMax[P], SeenMax[P]);
         const bool ListMin = Settle(AtMin[P], SeenMin[P]);
-        if (auto C = residueCondition(Doms[P].Name, AtMax[P], ListMax); !C.empty())
+        if (auto C = residueCondition(Doms[P].Name, AtMax[P], ListMax, Doms[P].Step); !C.empty())
           MaxW.push_back(C);
-        if (auto C = residueCondition(Doms[P].Name, AtMin[P], ListMin); !C.empty())
+        if (auto C = residueCondition(Doms[P].Name, AtMin[P], ListMin, Doms[P].Step); !C.empty())
           MinW.push_back(C);
       }
       Range->MaxWhen = fmt::format("{}", fmt::join(MaxW, " and "));

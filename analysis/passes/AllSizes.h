@@ -140,6 +140,10 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
 /// {1..7} mod 8 -> "C % 8 != 0", everything -> "" (no condition). Listed
 /// (a sample's residues seen at the extreme where others were not
 /// settled): "C % 32 in {...}" at L itself, naming no residue outside Set.
-std::string residueCondition(const std::string &Name, const std::vector<bool> &Set, bool Listed = false);
+/// A size whose values are multiples of Step has only the residues that
+/// are multiples of gcd(Step, L): the others are described by neither
+/// side ({4, 12, 20, 28} of multiples of 4 -> "C % 8 == 4").
+std::string residueCondition(const std::string &Name, const std::vector<bool> &Set, bool Listed = false,
+                             std::int64_t Step = 1);
 
 } // namespace bankwise

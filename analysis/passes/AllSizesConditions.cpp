@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <numeric>
 
 namespace bankwise {
 
@@ -43,31 +44,51 @@ std::string rangesText(const std::vector<std::int64_t> &V) {
 
 } // namespace
 
-std::string residueCondition(const std::string &Name, const std::vector<bool> &Set, bool Listed) {
+std::string residueCondition(const std::string &Name, const std::vector<bool> &Set, bool Listed, std::int64_t Step) {
   const std::int64_t L = static_cast<std::int64_t>(Set.size());
-  const std::int64_t Count = std::count(Set.begin(), Set.end(), true);
-  if (Count == 0 || Count == L)
+  // Only the residues a size of the domain has (multiples of gcd(Step, L),
+  // the domain's values being multiples of Step) are described; the others
+  // are no size at all.
+  const std::int64_t G = std::gcd(std::max<std::int64_t>(Step, 1), std::max<std::int64_t>(L, 1));
+  auto Exists = [&](std::int64_t R) { return R % G == 0; };
+  std::int64_t Count = 0, Existing = 0;
+  for (std::int64_t R = 0; R < L; ++R)
+    if (Exists(R)) {
+      ++Existing;
+      Count += Set[static_cast<std::size_t>(R)] ? 1 : 0;
+    }
+  if (Count == 0 || Count == Existing)
     return "";
   if (Listed) {
     std::vector<std::int64_t> In;
     for (std::int64_t R = 0; R < L; ++R)
-      if (Set[static_cast<std::size_t>(R)])
+      if (Exists(R) && Set[static_cast<std::size_t>(R)])
         In.push_back(R);
     return In.size() == 1 ? fmt::format("{} % {} == {}", Name, L, In[0])
                           : fmt::format("{} % {} in {{{}}}", Name, L, rangesText(In));
   }
-  // The smallest modulus M dividing L with Set a union of classes mod M.
+  // The smallest modulus M dividing L with Set, on the residues that
+  // exist, a union of classes mod M; a class no size has is named in
+  // neither list.
   for (std::int64_t M = 2; M <= L; ++M) {
     if (L % M != 0)
       continue;
+    std::vector<int> Class(static_cast<std::size_t>(M), -1); // -1 none, 0 out, 1 in
     bool Union = true;
-    for (std::int64_t R = 0; R < L && Union; ++R)
-      Union = Set[static_cast<std::size_t>(R)] == Set[static_cast<std::size_t>(R % M)];
+    for (std::int64_t R = 0; R < L && Union; ++R) {
+      if (!Exists(R))
+        continue;
+      int &C = Class[static_cast<std::size_t>(R % M)];
+      const int V = Set[static_cast<std::size_t>(R)] ? 1 : 0;
+      Union = C < 0 || C == V;
+      C = V;
+    }
     if (!Union)
       continue;
     std::vector<std::int64_t> In, Out;
     for (std::int64_t R = 0; R < M; ++R)
-      (Set[static_cast<std::size_t>(R)] ? In : Out).push_back(R);
+      if (Class[static_cast<std::size_t>(R)] >= 0)
+        (Class[static_cast<std::size_t>(R)] ? In : Out).push_back(R);
     if (M == 2)
       return fmt::format("{} is {}", Name, In[0] == 0 ? "even" : "odd");
     if (In.size() == 1)

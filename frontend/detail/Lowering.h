@@ -125,6 +125,20 @@ struct Group {
   std::int64_t Size = 0; ///< a tile's threads
 };
 
+/// An offset (in elements of its array) that a widening cast needs to be
+/// a multiple of Quantum: `reinterpret_cast<float4 *>(&A[i])` needs i % 4
+/// == 0, or the access faults.
+struct AlignedOffset {
+  Expr Offset;
+  std::int64_t Quantum = 1;
+  std::string Why; ///< "the 16-byte 'float4' access at line 47 is aligned only there"
+};
+
+/// The multiples of K's runtime sizes at which every offset in Uses is
+/// aligned, for offsets whose terms force one (LowerAlignment.cpp).
+std::vector<ir::SizeMultiple> alignmentMultiples(const ir::Program &Prog, const ir::Kernel &K,
+                                                 const std::vector<AlignedOffset> &Uses);
+
 //===-- Kernel lowering ----------------------------------------------------===//
 
 class KernelLowering {
@@ -165,6 +179,7 @@ private:
   /// function, say) names the same dynamic memory.
   std::map<std::string, std::string> DynamicArrays;
   ir::Block SharedDecls;
+  std::vector<AlignedOffset> AlignUses; ///< widening casts' offsets
   int InlineDepth = 0;
   /// The call lowerEffect is lowering: its value is dropped (an atomic's
   /// old value unused, ir::Atomic::OldValueUsed).

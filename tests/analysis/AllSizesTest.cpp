@@ -75,6 +75,19 @@ TEST_CASE("residue conditions name the smallest modulus that describes a set") {
   CHECK(residueCondition("C", Set(32, {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31})) == "C is odd");
   CHECK(residueCondition("R", Set(32, {1, 2, 3, 4, 5, 6, 7, 8})) == "R % 32 in {1..8}");
   CHECK(residueCondition("R", std::vector<bool>(32, true)).empty());
+  // Multiples of 4 (a float4 cast's alignment): the residues no size has
+  // are in neither list, whatever the set holds there.
+  std::vector<bool> Four = Set(32, {4, 12, 20, 28});
+  CHECK(residueCondition("K", Four, false, 4) == "K % 8 == 4");
+  CHECK(residueCondition("K", Four) == "K % 8 == 4");
+  for (std::size_t R = 0; R < 32; ++R)
+    if (R % 4 != 0)
+      Four[R] = true; // residues without a size, taken as reaching it
+  CHECK(residueCondition("K", Four, false, 4) == "K % 8 == 4");
+  CHECK(residueCondition("K", Four) == "K % 8 != 0"); // every size: the misaligned ones too
+  CHECK(residueCondition("K", Four, true, 4) == "K % 32 in {4, 12, 20, 28}");
+  CHECK(residueCondition("K", Set(32, {0, 4, 8, 12, 16, 20, 24, 28}), false, 4).empty());
+  CHECK(residueCondition("K", Set(32, {4}), false, 4) == "K % 32 == 4");
 }
 
 TEST_CASE("ANALYSIS.md example 1: the padded tile's column read is 1 wavefront for every size") {
