@@ -44,8 +44,11 @@ std::string sizeCondition(const LintSite &S, const SizeRange &R) {
   const char *Tried = R.Sampled ? " (at the sizes tried, sampled; other sizes may cost more)" : "";
   if (R.Min == R.Max)
     return Tried;
+  // A condition the worst needs but that some size inside it does not
+  // reach (NV12toBGRandResize's store, worst by H * W % 32, printed as
+  // "height % 32 != 0 and width % 32 != 0"): only some of its sizes.
   if (!R.MaxWhen.empty())
-    return fmt::format(" when {}{}", R.MaxWhen, Tried);
+    return fmt::format(" {} {}{}", R.MaxWhenPartial ? "at some sizes where" : "when", R.MaxWhen, Tried);
   // Some size class's worst warp is cheaper: the worst needs some sizes.
   bool Varies = false;
   if (!S.Domain.empty())

@@ -57,8 +57,12 @@ void mergeRange(SizeRange &Into, const SizeRange &O) {
   if (O.Max > Into.Max) {
     Into.Max = O.Max;
     Into.MaxWhen = O.MaxWhen;
+    Into.MaxWhenPartial = O.MaxWhenPartial;
   } else if (O.Max == Into.Max && O.MaxWhen != Into.MaxWhen) {
     Into.MaxWhen.clear();
+    Into.MaxWhenPartial = false;
+  } else if (O.Max == Into.Max) {
+    Into.MaxWhenPartial = Into.MaxWhenPartial || O.MaxWhenPartial;
   }
   if (O.Min < Into.Min) {
     Into.Min = O.Min;

@@ -898,6 +898,25 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       }
       Range->MaxWhen = fmt::format("{}", fmt::join(MaxW, " and "));
       Range->MinWhen = fmt::format("{}", fmt::join(MinW, " and "));
+      // Each size's residues reach the worst with some values of the
+      // others; whether every evaluated size inside all of them does (a
+      // small combination aside: fewer lanes, not another class).
+      Range->MaxWhenPartial = false;
+      if (!MaxW.empty())
+        for (const Run &R : Runs) {
+          if (!R.Rep || I >= R.Rep->Sites.size() || R.SmallCombination)
+            continue;
+          const CostStats *Stats = Models(A, R.Rep->Sites[I])[M].second;
+          if (Stats->Count == 0 || Stats->Max == Range->Max)
+            continue;
+          bool Inside = true;
+          for (std::size_t P = 0; P < Doms.size() && Inside; ++P)
+            Inside = AtMax[P][static_cast<std::size_t>(((R.Sizes.at(Doms[P].Name) % L) + L) % L)];
+          if (Inside) {
+            Range->MaxWhenPartial = true;
+            break;
+          }
+        }
     }
   }
   // Proven or sampled, per site: its set's classes and small combinations

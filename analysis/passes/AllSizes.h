@@ -40,6 +40,10 @@ struct SizeRange {
   std::int64_t Min = 0, Max = 0;
   bool Any = false;
   std::string MaxWhen, MinWhen;
+  /// MaxWhen holds where Max is reached (each size's residues), but not
+  /// at every size it names: some evaluated size inside it cost less (the
+  /// worst needs the sizes together, `H * W % 32`, not each alone).
+  bool MaxWhenPartial = false;
   bool Sampled = false;
   /// "4 for every size", "1..5 for every size (5 only when C % 8 != 0; 1
   /// only when ...)", or "1..5 at the sizes tried, sampled (...)".
