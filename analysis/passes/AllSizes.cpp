@@ -899,12 +899,18 @@ AllSizesReport analyzeAllSizes(const ir::Program &Prog, const ir::Kernel &K,
       Range->MaxWhen = fmt::format("{}", fmt::join(MaxW, " and "));
       Range->MinWhen = fmt::format("{}", fmt::join(MinW, " and "));
       // Each size's residues reach the worst with some values of the
-      // others; whether every evaluated size inside all of them does (a
-      // small combination aside: fewer lanes, not another class).
+      // others; whether every evaluated size inside all of them does. A
+      // condition on one size is not held to its values under the period
+      // (matrixMul's wB = 17 has rows that share sectors: fewer lanes'
+      // worth, not another class, and the rest of its class is worst); one
+      // on several is, a budget's sample rarely holding the large pair
+      // that shows the worst needs the sizes together.
       Range->MaxWhenPartial = false;
       if (!MaxW.empty())
         for (const Run &R : Runs) {
-          if (!R.Rep || I >= R.Rep->Sites.size() || R.SmallCombination)
+          if (!R.Rep || I >= R.Rep->Sites.size() || R.SmallCombination ||
+              (MaxW.size() < 2 &&
+               std::any_of(Doms.begin(), Doms.end(), [&](const Domain &D) { return R.Sizes.at(D.Name) < L; })))
             continue;
           const CostStats *Stats = Models(A, R.Rep->Sites[I])[M].second;
           if (Stats->Count == 0 || Stats->Max == Range->Max)
