@@ -130,14 +130,10 @@ public:
 private:
   std::set<std::string> Runtime;
   std::map<std::string, std::int64_t> Bound;
-  /// A local's values: its `let` and every assignment, each either a value
-  /// or an increment (`x = x + d`: d).
-  struct Def {
-    const ir::Expr *Value = nullptr;
-    bool Increment = false;
-    bool Negated = false;
-  };
-  std::map<std::string, std::vector<Def>> Defs;
+  /// A local's values: its `let`, every value assigned to it, and for an
+  /// increment (`x = x + d`) d, which counts some number of times (an
+  /// opaque factor that may be 1: d's terms as they are).
+  std::map<std::string, std::vector<const ir::Expr *>> Defs;
   std::set<std::string> Expanding;
 
   Terms opaque(const ir::Expr &E) const {
@@ -151,7 +147,7 @@ private:
   void collect(const ir::Block &B) {
     for (const ir::Stmt &S : B) {
       if (const auto *L = S.as<ir::Let>()) {
-        Defs[L->Name].push_back({&L->Init});
+        Defs[L->Name].push_back(&L->Init);
       } else if (const auto *A = S.as<ir::Assign>()) {
         const auto *T = std::get_if<ir::VarRef>(&A->Target);
         if (!T)
@@ -161,12 +157,13 @@ private:
           const auto *V = X.as<ir::VarRef>();
           return V && V->Name == T->Name;
         };
+        // The sign of an increment does not change what it needs.
         if (Bin && (Bin->Op == ir::BinaryOp::Add || Bin->Op == ir::BinaryOp::Sub) && Self(*Bin->Lhs))
-          Defs[T->Name].push_back({&*Bin->Rhs, true, Bin->Op == ir::BinaryOp::Sub});
+          Defs[T->Name].push_back(&*Bin->Rhs);
         else if (Bin && Bin->Op == ir::BinaryOp::Add && Self(*Bin->Rhs))
-          Defs[T->Name].push_back({&*Bin->Lhs, true, false});
+          Defs[T->Name].push_back(&*Bin->Lhs);
         else
-          Defs[T->Name].push_back({&A->Value});
+          Defs[T->Name].push_back(&A->Value);
       } else if (const auto *F = S.as<ir::For>()) {
         collect(F->Body);
       } else if (const auto *W = S.as<ir::While>()) {
@@ -185,19 +182,14 @@ private:
     Expanding.insert(Name);
     Terms Out;
     bool Ok = true;
-    for (const Def &D : It->second) {
-      std::optional<Terms> T = expand(*D.Value, Depth + 1);
+    for (const ir::Expr *D : It->second) {
+      std::optional<Terms> T = expand(*D, Depth + 1);
       if (!T || Out.size() + T->size() > MaxTerms) {
         Ok = false;
         break;
       }
-      // An increment counts some number of times: an opaque factor,
-      // which may be 1.
-      for (Term &X : *T) {
-        if (D.Negated)
-          X.Coef = reduce(-X.Coef);
+      for (Term &X : *T)
         Out.push_back(std::move(X));
-      }
     }
     Expanding.erase(Name);
     if (!Ok)
