@@ -745,6 +745,7 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
       K.Geo.GridDim[I] = G && *G > 0 ? *G : 1;
     }
     KernelLowering Lowering(Ctx, Out.Program, Info, ScalarParams, ProgramNames);
+    Lowering.MergeVectors = !Opts.AsWritten;
     Lowering.lower(F, K, Block, GridExprs, Site && Site->SharedBytes ? *Site->SharedBytes : 0);
     Out.Program.Kernels.push_back(std::move(K));
     Out.Kernels.push_back(std::move(Info));

@@ -42,6 +42,10 @@ struct LowerOptions {
   /// -p: a directory with compile_commands.json; its -I, -D, -U, -isystem,
   /// -include and -std= arguments for the file are added to Cuda's.
   std::string BuildDir;
+  /// --as-written: every access as the source writes it, without nvcc
+  /// -O3's merge of an unrolled loop's consecutive shared accesses into
+  /// vector ones (what `nvcc -Xcicc -O1 -Xptxas -O0` keeps).
+  bool AsWritten = false;
 };
 
 /// Where a kernel's block shape came from.
@@ -86,6 +90,10 @@ struct LoweredKernel {
   /// What was not understood, located (accesses left out of the IR, loops
   /// analyzed for one iteration, ...).
   std::vector<Diagnostic> Notes;
+  /// What nvcc -O3 is modelled to do to the source's accesses (an unrolled
+  /// loop's consecutive shared loads merged into 16-byte ones), at each
+  /// access whose figures it changes (the lint's bankwise-vector-merge).
+  std::vector<Diagnostic> CompilerNotes;
   /// The space of each access-not-analyzed note, by accessNoteKey (keys of
   /// notes a trial lowering took back may remain; look up, do not iterate).
   std::map<std::string, AccessSpace> AccessNoteSpaces;

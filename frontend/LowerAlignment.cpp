@@ -21,6 +21,7 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <numeric>
 #include <set>
 
@@ -50,14 +51,18 @@ constexpr int MaxDepth = 12;
 
 class Expander {
 public:
-  Expander(const ir::Program &Prog, const ir::Kernel &K) {
+  /// CompilerView: what nvcc knows when it compiles the kernel, where
+  /// every kernel parameter is unknown (a -D or a launch's constant binds
+  /// it for the lint, not for the compiler): an opaque factor.
+  Expander(const ir::Program &Prog, const ir::Block &Body, bool CompilerView = false)
+      : CompilerView(CompilerView) {
     for (const ir::Param &P : Prog.Params) {
       if (P.Runtime && !P.Init)
         Runtime.insert(P.Name);
       else
         Bound[P.Name] = P.Value;
     }
-    collect(K.Body);
+    collect(Body);
   }
 
   std::optional<Terms> expand(const ir::Expr &E, int Depth = 0) {
@@ -67,6 +72,8 @@ public:
       return Terms{{reduce(I->Value), {}, false}};
     if (const auto *V = E.as<ir::VarRef>()) {
       if (V->Kind == ir::VarKind::Param) {
+        if (CompilerView)
+          return opaque(E);
         if (Runtime.count(V->Name))
           return Terms{{1, {V->Name}, false}};
         if (auto It = Bound.find(V->Name); It != Bound.end())
@@ -128,6 +135,7 @@ public:
   }
 
 private:
+  bool CompilerView = false;
   std::set<std::string> Runtime;
   std::map<std::string, std::int64_t> Bound;
   /// A local's values: its `let`, every value assigned to it, and for an
@@ -203,7 +211,7 @@ private:
 std::vector<ir::SizeMultiple> alignmentMultiples(const ir::Program &Prog, const ir::Kernel &K,
                                                  const std::vector<AlignedOffset> &Uses) {
   std::map<std::string, std::pair<std::int64_t, std::string>> Need; // size -> multiple, why
-  Expander X(Prog, K);
+  Expander X(Prog, K.Body);
   for (const AlignedOffset &U : Uses) {
     if (U.Quantum <= 1 || Modulus % U.Quantum != 0)
       continue;
@@ -226,6 +234,342 @@ std::vector<ir::SizeMultiple> alignmentMultiples(const ir::Program &Prog, const 
   for (const auto &[Name, MW] : Need)
     Out.push_back({Name, MW.first, MW.second});
   return Out;
+}
+
+
+//===-- nvcc's merge of unrolled consecutive shared accesses ----------------===//
+//
+// nvcc -O3 unrolls a counted loop of a constant trip count (fully, or in
+// groups when the trip count is large) and merges the copies' shared
+// accesses at consecutive addresses into one 8- or 16-byte access where it
+// can prove the first address aligned: `acc += As[ty][k]` for k < 16 is
+// four LDS.128, `regN[i] = Bs[c * 8 + i]` for i < 8 two. Measured with
+// cuobjdump on sm_90 (docs/lint.md, "Vector merges"): merged are loads, or
+// stores, of 4- or 8-byte elements of any shared array (static arrays are
+// placed 16-byte aligned, dynamic ones start so), in a loop of a constant
+// trip count whose body is straight-line and small or under `#pragma
+// unroll`; not merged are a body with a branch, a barrier, or shared loads
+// beside shared stores, an offset nvcc cannot prove aligned (a kernel
+// parameter's multiple, a row of 33 floats), a loop under `#pragma unroll
+// 1`, and a runtime trip count (which nvcc unrolls with a remainder, not
+// modelled: its accesses stay as written).
+
+namespace {
+
+/// Bodies under this size (LoopUnroll::Cost) are taken to be unrolled by
+/// nvcc -O3 in groups of at least four copies: a loop of 256 trips with a
+/// one-line body (about 30) is, eight LDS.128 per unrolled trip; one whose
+/// body calls sinf (a call of a function without a body counts 100) is not
+/// unrolled at all. The one-line bodies of tests/lint/vector-merge/ and of
+/// the GEMM register tiles measure 20 to 50.
+constexpr std::int64_t UnrollCostLimit = 100;
+
+/// Calls Fn on E and every subexpression, parents first; Fn may not
+/// replace what it is given (the walk goes on into the node).
+void forEachExprMut(ir::Expr &E, const std::function<void(ir::Expr &)> &Fn) {
+  Fn(E);
+  std::visit(
+      [&](auto &N) {
+        using T = std::decay_t<decltype(N)>;
+        if constexpr (std::is_same_v<T, ir::Unary>) {
+          forEachExprMut(*N.Operand, Fn);
+        } else if constexpr (std::is_same_v<T, ir::Binary>) {
+          forEachExprMut(*N.Lhs, Fn);
+          forEachExprMut(*N.Rhs, Fn);
+        } else if constexpr (std::is_same_v<T, ir::Call>) {
+          for (ir::Expr &A : N.Args)
+            forEachExprMut(A, Fn);
+        } else if constexpr (std::is_same_v<T, ir::ArrayRead>) {
+          for (ir::Expr &I : N.Indices)
+            forEachExprMut(I, Fn);
+        } else if constexpr (std::is_same_v<T, ir::PermApply>) {
+          forEachExprMut(*N.Arg, Fn);
+        } else if constexpr (std::is_same_v<T, ir::Select>) {
+          forEachExprMut(*N.Cond, Fn);
+          forEachExprMut(*N.Then, Fn);
+          forEachExprMut(*N.Else, Fn);
+        } else if constexpr (std::is_same_v<T, ir::Atomic>) {
+          for (ir::Expr &I : N.Target.Indices)
+            forEachExprMut(I, Fn);
+          for (ir::Expr &A : N.Args)
+            forEachExprMut(A, Fn);
+        } else if constexpr (std::is_same_v<T, ir::Shuffle>) {
+          forEachExprMut(*N.Value, Fn);
+          forEachExprMut(*N.Lane, Fn);
+        }
+      },
+      E.Node);
+}
+
+bool isVar(const ir::Expr &E, const std::string &Name) {
+  const auto *V = E.as<ir::VarRef>();
+  return V && V->Name == Name;
+}
+
+/// Whether Var is an added term of E (`a + (b + Var)`, `Var - c`), not
+/// subtracted, scaled or inside anything else.
+bool addedTerm(const ir::Expr &E, const std::string &Var) {
+  if (isVar(E, Var))
+    return true;
+  if (const auto *B = E.as<ir::Binary>()) {
+    if (B->Op == ir::BinaryOp::Add)
+      return addedTerm(*B->Lhs, Var) || addedTerm(*B->Rhs, Var);
+    if (B->Op == ir::BinaryOp::Sub)
+      return addedTerm(*B->Lhs, Var);
+  }
+  return false;
+}
+
+std::size_t countVar(const ir::Expr &E, const std::string &Var) {
+  std::size_t N = 0;
+  ir::forEachSubexpr(E, [&](const ir::Expr &X) { N += isVar(X, Var); });
+  return N;
+}
+
+ir::Expr substituteVar(ir::Expr E, const std::string &Var, std::int64_t Value) {
+  forEachExprMut(E, [&](ir::Expr &X) {
+    if (isVar(X, Var))
+      X.Node = ir::IntLit{Value};
+  });
+  return E;
+}
+
+/// The pieces nvcc splits T consecutive accesses into, the first aligned
+/// to W elements: {first iteration, elements}, W at a time, then halves;
+/// a last single element stays a scalar access (width 1).
+std::vector<std::pair<std::int64_t, std::int64_t>> mergePieces(std::int64_t T, std::int64_t W) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> Out;
+  std::int64_t P = 0;
+  for (std::int64_t Width = W; Width >= 1; Width /= 2)
+    while (T - P >= Width && (Width == W || Width == 1 || Out.empty() || Out.back().second > Width)) {
+      Out.push_back({P, Width});
+      P += Width;
+    }
+  return Out;
+}
+
+} // namespace
+
+void KernelLowering::mergeUnrolledAccesses(ir::Block &Body) {
+  std::function<void(ir::Block &)> Walk = [&](ir::Block &B) {
+    for (ir::Stmt &S : B) {
+      if (auto *F = S.as<ir::For>()) {
+        Walk(F->Body);
+        mergeLoop(*F, Body);
+      } else if (auto *W = S.as<ir::While>()) {
+        Walk(W->Body);
+      } else if (auto *I = S.as<ir::If>()) {
+        Walk(I->Then);
+        Walk(I->Else);
+      }
+    }
+  };
+  Walk(Body);
+}
+
+bool KernelLowering::mergeLoop(ir::For &F, const ir::Block &Whole) {
+  const auto U = Unrolls.find(F.Var);
+  if (U == Unrolls.end() || U->second.H == LoopUnroll::Disable ||
+      (U->second.H == LoopUnroll::None && U->second.Cost >= UnrollCostLimit))
+    return false;
+  const auto *B = F.Begin.as<ir::IntLit>();
+  const auto *E = F.End.as<ir::IntLit>();
+  const auto *St = F.Step ? F.Step->as<ir::IntLit>() : nullptr;
+  if (!B || !E || (F.Step && (!St || St->Value != 1)) || E->Value - B->Value < 2)
+    return false;
+  const std::int64_t Begin = B->Value, Trips = E->Value - B->Value;
+
+  // Straight-line: lets and assignments, no atomic; shared loads and
+  // shared stores not both (a store between loads keeps them apart).
+  std::set<std::string> BodyLocals;
+  std::vector<ir::Expr *> Reads;
+  std::vector<ir::Stmt *> Stores;
+  bool Atomic = false;
+  auto SharedArray = [&](const std::string &Name) -> const ArrayInfo * {
+    const auto It = Arrays.find(Name);
+    return It != Arrays.end() && It->second.Space == ir::MemSpace::Shared ? &It->second : nullptr;
+  };
+  auto Scan = [&](ir::Expr &X) {
+    forEachExprMut(X, [&](ir::Expr &Y) {
+      if (const auto *R = Y.as<ir::ArrayRead>(); R && SharedArray(R->Array))
+        Reads.push_back(&Y);
+      Atomic |= Y.is<ir::Atomic>();
+    });
+  };
+  for (ir::Stmt &S : F.Body) {
+    if (auto *L = S.as<ir::Let>()) {
+      BodyLocals.insert(L->Name);
+      Scan(L->Init);
+    } else if (auto *A = S.as<ir::Assign>()) {
+      Scan(A->Value);
+      if (const auto *T = std::get_if<ir::VarRef>(&A->Target)) {
+        BodyLocals.insert(T->Name);
+      } else {
+        auto &R = std::get<ir::ArrayRead>(A->Target);
+        for (ir::Expr &I : R.Indices)
+          Scan(I);
+        if (SharedArray(R.Array))
+          Stores.push_back(&S);
+      }
+    } else {
+      return false;
+    }
+  }
+  if (Atomic || (!Reads.empty() && !Stores.empty()))
+    return false;
+
+  // One access: its array, its indices, and what becomes of it.
+  struct Candidate {
+    const ir::ArrayRead *Access;
+    ir::NodeLoc Loc;
+    std::int64_t W = 1; ///< elements in 16 bytes
+  };
+  auto Check = [&](const ir::ArrayRead &R, const ir::NodeLoc &Loc) -> std::optional<Candidate> {
+    const ArrayInfo *A = SharedArray(R.Array);
+    if (!A || A->Split > 1 || A->Elem.Lanes != 1)
+      return std::nullopt;
+    const std::int64_t Bytes = ir::byteSize(A->Elem);
+    if (Bytes != 4 && Bytes != 8)
+      return std::nullopt;
+    const ir::Array *Decl = nullptr;
+    for (const ir::Stmt &S : SharedDecls)
+      if (const auto *D = S.as<ir::ArrayDecl>(); D && D->Decl.Name == R.Array)
+        Decl = &D->Decl;
+    const std::int64_t W = 16 / Bytes;
+    if (!Decl || Decl->ViewOf || Decl->Lay.Kind != ir::LayoutKind::Raw || R.Indices.size() != Decl->Shape.size() ||
+        Decl->Shape.back() % W != 0)
+      return std::nullopt;
+    std::size_t Uses = 0;
+    for (const ir::Expr &I : R.Indices) {
+      Uses += countVar(I, F.Var);
+      if (ir::anySubexpr(I, [&](const ir::Expr &X) {
+            const auto *V = X.as<ir::VarRef>();
+            return X.is<ir::ArrayRead>() || (V && BodyLocals.count(V->Name));
+          }))
+        return std::nullopt; // data, or a value the body computes
+    }
+    if (Uses != 1 || !addedTerm(R.Indices.back(), F.Var))
+      return std::nullopt;
+    // The first address's alignment as nvcc can prove it: the gcd of the
+    // terms' coefficients (a thread index, a kernel parameter or an outer
+    // counter may be anything; a constant is itself).
+    ir::Expr Flat = ir::makeInt(0);
+    std::int64_t Stride = 1;
+    for (std::size_t I = R.Indices.size(); I-- > 0;) {
+      Flat = binary(BinaryOp::Add, binary(BinaryOp::Mul, substituteVar(R.Indices[I], F.Var, Begin), ir::makeInt(Stride)),
+                    Flat);
+      Stride *= Decl->Shape[I];
+    }
+    Expander X(Prog, Whole, /*CompilerView=*/true);
+    const std::optional<Terms> T = X.expand(Flat);
+    if (!T)
+      return std::nullopt;
+    std::int64_t G = Modulus;
+    for (const Term &Y : *T)
+      G = std::gcd(G, Y.Coef);
+    if (G % W != 0)
+      return std::nullopt;
+    return Candidate{&R, Loc, W};
+  };
+
+  // Views of the array as vectors of 2 or 4 (or 2 of 8 bytes), per width.
+  auto ViewOf = [&](const std::string &Array, std::int64_t Width, const SourceLoc &L) {
+    const ArrayInfo &A = Arrays.at(Array);
+    const std::string Key = fmt::format("{}/merged x{}", Array, Width);
+    if (const auto It = Views.find(Key); It != Views.end())
+      return It->second;
+    ir::ElemType Vec = A.Elem;
+    Vec.Lanes = static_cast<int>(Width);
+    std::vector<std::int64_t> Shape = A.Shape;
+    Shape.back() /= Width;
+    const std::string Name = freshName(fmt::format("{}_{}", Array, ir::spelling(Vec)), Used);
+    addArray(Name, A.Source, Vec, Shape, ir::MemSpace::Shared, L, -1, Array);
+    Views[Key] = Name;
+    return Name;
+  };
+  auto Rel = [&](const SourceLoc &L) {
+    ir::Expr I = ir::makeVar(F.Var, ir::VarKind::Loop, L);
+    return Begin == 0 ? I : binary(BinaryOp::Sub, std::move(I), ir::makeInt(Begin, L), L);
+  };
+  // The condition of a piece {P, Width} of Pieces, for the iteration that
+  // makes its access.
+  auto PieceCond = [&](const std::vector<std::pair<std::int64_t, std::int64_t>> &Pieces, std::size_t I,
+                       std::int64_t W, const SourceLoc &L) {
+    const auto [P, Width] = Pieces[I];
+    if (Width != W)
+      return binary(BinaryOp::Eq, Rel(L), ir::makeInt(P, L), L);
+    ir::Expr C = binary(BinaryOp::Eq, binary(BinaryOp::Mod, Rel(L), ir::makeInt(W, L), L), ir::makeInt(0, L), L);
+    const std::int64_t MainEnd = P + W * static_cast<std::int64_t>(std::count_if(
+                                         Pieces.begin(), Pieces.end(), [&](const auto &Q) { return Q.second == W; }));
+    if (MainEnd < Trips)
+      C = binary(BinaryOp::LogAnd, std::move(C), binary(BinaryOp::Lt, Rel(L), ir::makeInt(MainEnd, L), L), L);
+    return C;
+  };
+  auto Access = [&](const ir::ArrayRead &R, std::int64_t Width, const SourceLoc &L) {
+    if (Width == 1)
+      return R;
+    ir::ArrayRead V{ViewOf(R.Array, Width, L), R.Indices};
+    V.Indices.back() = binary(BinaryOp::Div, V.Indices.back(), ir::makeInt(Width, L), L);
+    return V;
+  };
+  auto Describe = [&](const Candidate &C, bool Store, std::int64_t Pieces) {
+    const ArrayInfo &A = Arrays.at(C.Access->Array);
+    Info.CompilerNotes.push_back(
+        {Severity::Note, C.Loc,
+         fmt::format("nvcc -O3 unrolls the loop over '{}' and merges its {} consecutive {}-byte {} '{}' into {} "
+                     "wider ones (16 bytes where aligned: {}.128); the figures are per merged {} (--as-written "
+                     "prices them as written)",
+                     U->second.Counter, Trips, ir::byteSize(A.Elem), Store ? "stores to" : "loads from", A.Source,
+                     Pieces, Store ? "STS" : "LDS", Store ? "store" : "load"),
+         {}});
+    markUnderstood(C.Access->Array, false); // padding would break the alignment the merge needs
+  };
+
+  bool Merged = false;
+  if (!Reads.empty()) {
+    for (ir::Expr *X : Reads) {
+      const std::optional<Candidate> C = Check(*X->as<ir::ArrayRead>(), X->Loc);
+      if (!C)
+        continue;
+      const auto Pieces = mergePieces(Trips, C->W);
+      const SourceLoc L = X->Loc;
+      // Innermost first: the last piece's access, else nothing (0).
+      ir::Expr Value = ir::makeInt(0, L);
+      for (std::size_t I = Pieces.size(); I-- > 0;) {
+        if (Pieces[I].second == C->W && I > 0 && Pieces[I - 1].second == C->W)
+          continue; // the main pieces share one condition
+        Value = node(ir::Select{PieceCond(Pieces, I, C->W, L),
+                                node(Access(*C->Access, Pieces[I].second, L), L), std::move(Value)},
+                     L);
+      }
+      Describe(*C, false, static_cast<std::int64_t>(Pieces.size()));
+      *X = std::move(Value);
+      Merged = true;
+    }
+  } else {
+    for (ir::Stmt *S : Stores) {
+      auto &A = *S->as<ir::Assign>();
+      if (A.Compound)
+        continue; // a read as well
+      const std::optional<Candidate> C = Check(std::get<ir::ArrayRead>(A.Target), S->Loc);
+      if (!C)
+        continue;
+      const auto Pieces = mergePieces(Trips, C->W);
+      const SourceLoc L = S->Loc;
+      ir::Block Else;
+      for (std::size_t I = Pieces.size(); I-- > 0;) {
+        if (Pieces[I].second == C->W && I > 0 && Pieces[I - 1].second == C->W)
+          continue;
+        ir::Assign Piece{Access(*C->Access, Pieces[I].second, L), A.Value, std::nullopt};
+        ir::If Branch{PieceCond(Pieces, I, C->W, L), {ir::Stmt{std::move(Piece), ir::NodeLoc(L)}}, std::move(Else)};
+        Else = {ir::Stmt{std::move(Branch), ir::NodeLoc(L)}};
+      }
+      Describe(*C, true, static_cast<std::int64_t>(Pieces.size()));
+      *S = std::move(Else.front());
+      Merged = true;
+    }
+  }
+  return Merged;
 }
 
 } // namespace bankwise::frontend::detail

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 namespace bankwise::frontend::detail {
 
@@ -93,7 +94,37 @@ void KernelLowering::lowerOpaqueLoop(const clang::Stmt *Loop, const clang::Expr 
     --Uncertain;
 }
 
+namespace {
+
+/// The size of S for the unroller: its AST nodes, a call's callee's body
+/// (a few levels deep), 100 for a call to a function without one (a
+/// libdevice function such as sinf's __nv_sinf: large, with branches).
+std::int64_t unrollCost(const clang::Stmt *S, int Depth) {
+  if (!S)
+    return 0;
+  std::int64_t C = 1;
+  if (const auto *Call = llvm::dyn_cast<clang::CallExpr>(S))
+    if (const clang::FunctionDecl *F = Call->getDirectCallee()) {
+      // CUDA's sinf is a library builtin with a body calling __nv_sinf;
+      // a target builtin (__nvvm_*, __builtin_*) is one instruction.
+      const clang::FunctionDecl *Def = nullptr;
+      const std::string Name = F->getNameAsString();
+      if (F->hasBody(Def) && Def) {
+        if (Depth < 4)
+          C += unrollCost(Def->getBody(), Depth + 1);
+      } else if (Name.rfind("__builtin_", 0) != 0 && Name.rfind("__nvvm_", 0) != 0) {
+        C += 100;
+      }
+    }
+  for (const clang::Stmt *Child : S->children())
+    C += unrollCost(Child, Depth);
+  return C;
+}
+
+} // namespace
+
 void KernelLowering::lowerFor(const clang::ForStmt *F, ir::Block &Out) {
+  const LoopUnroll::Hint Hint = std::exchange(PendingHint, LoopUnroll::None);
   const clang::ValueDecl *Var = nullptr;
   const clang::Expr *Begin = nullptr;
   if (const auto *DS = llvm::dyn_cast_or_null<clang::DeclStmt>(F->getInit());
@@ -141,6 +172,7 @@ void KernelLowering::lowerFor(const clang::ForStmt *F, ir::Block &Out) {
       const std::optional<LocalInfo> Saved =
           Locals.count(Var) ? std::optional<LocalInfo>(Locals[Var]) : std::nullopt;
       Locals[Var] = {IrName, ir::VarKind::Loop, true, false, {}, {}};
+      Unrolls[IrName] = {Hint, unrollCost(F->getBody(), 0), Var->getName().str()};
       ir::Block Body;
       lowerStmt(F->getBody(), Body);
       ir::For For;

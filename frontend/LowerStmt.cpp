@@ -93,6 +93,8 @@ void KernelLowering::lower(const clang::FunctionDecl *F, ir::Kernel &K, const Di
   if (const auto *CS = llvm::dyn_cast_or_null<clang::CompoundStmt>(F->getBody()))
     lowerStmts({CS->body_begin(), CS->body_end()}, Body);
   // Shared arrays first, wherever the source declares them.
+  if (MergeVectors)
+    mergeUnrolledAccesses(Body); // its views join SharedDecls
   for (ir::Stmt &S : SharedDecls)
     K.Body.push_back(std::move(S));
   for (ir::Stmt &S : Body)
@@ -420,8 +422,22 @@ void KernelLowering::lowerStmt(const clang::Stmt *S, ir::Block &Out) {
     KernelStmt = loc(S);
   if (const auto *C = llvm::dyn_cast<clang::CompoundStmt>(S))
     return lowerStmts({C->body_begin(), C->body_end()}, Out);
-  if (const auto *A = llvm::dyn_cast<clang::AttributedStmt>(S))
-    return lowerStmt(A->getSubStmt(), Out);
+  if (const auto *A = llvm::dyn_cast<clang::AttributedStmt>(S)) {
+    for (const clang::Attr *At : A->getAttrs()) {
+      const auto *H = llvm::dyn_cast<clang::LoopHintAttr>(At);
+      if (!H)
+        continue;
+      if (H->getOption() == clang::LoopHintAttr::Unroll) {
+        PendingHint = H->getState() == clang::LoopHintAttr::Disable ? LoopUnroll::Disable : LoopUnroll::Full;
+      } else if (H->getOption() == clang::LoopHintAttr::UnrollCount) {
+        const std::optional<std::int64_t> N = H->getValue() ? evalInt(Ctx, H->getValue()) : std::nullopt;
+        PendingHint = N && *N <= 1 ? LoopUnroll::Disable : LoopUnroll::Full;
+      }
+    }
+    lowerStmt(A->getSubStmt(), Out);
+    PendingHint = LoopUnroll::None; // a hint is its own loop's only
+    return;
+  }
   if (const auto *D = llvm::dyn_cast<clang::DeclStmt>(S)) {
     for (const clang::Decl *Dc : D->decls())
       if (const auto *V = llvm::dyn_cast<clang::VarDecl>(Dc))

@@ -119,6 +119,7 @@ for f in tests/lint/*/*.cu; do
   stem=$(echo "$rel" | sed 's#/#_#; s#\.cu$##')
   stems+=("$stem")
   cp "bench/lint-corpus/$stem.lint.json" "$work/$stem.lint.json" 2>/dev/null || { log "no prediction for $f"; continue; }
+  [ -f "bench/lint-corpus/$stem.as-written.lint.json" ] && cp "bench/lint-corpus/$stem.as-written.lint.json" "$work/"
   if [ -n "${GPU_LINT_ONLY:-}" ] && [[ " $GPU_LINT_ONLY " != *" $stem "* ]]; then
     [ -f "$work/$stem.cuda-sass.csv" ] || log "$f: not in GPU_LINT_ONLY and not in the committed exports"
     continue
@@ -176,7 +177,7 @@ report=$build/bench/verify/lint-verify-report
   --date "$(date -u +%Y-%m-%d)" "${stems[@]}"
 rc=$?
 "$report" --dir "$work" --out "$out/lint-corpus-faithful" --gpu "${gpu:-unknown GPU}" \
-  --build "nvcc -Xcicc -O1 -Xptxas -O0 -lineinfo" --csv-suffix .faithful.cuda-sass.csv \
+  --build "nvcc -Xcicc -O1 -Xptxas -O0 -lineinfo" --csv-suffix .faithful.cuda-sass.csv --as-written \
   --date "$(date -u +%Y-%m-%d)" "${stems[@]}" || rc=1
 # The trimmed exports, so the report can be rerun (and tested) without a GPU.
 mkdir -p "$out/lint-corpus-ncu"

@@ -3,6 +3,9 @@
 //
 //   F.lint.json       `bankwise lint F --format json -D n=...` (made where
 //                     Clang is: bench/lint-corpus/, checked current by CTest)
+//   F.as-written.lint.json  the same with --as-written, where it differs
+//                     (read with --as-written, for a build that keeps the
+//                     source's accesses)
 //   F.cuda-sass.csv   ncu's source page of a run of F's launch functions
 //                     (scripts/gpu-lint-corpus.sh), absent when F did not build
 //
@@ -174,7 +177,11 @@ int main(int argc, char **argv) {
   std::string Dir, Out, Gpu = "unknown GPU", Date = "unknown", Build = "nvcc -O3 -lineinfo",
                          Suffix = ".cuda-sass.csv";
   std::vector<std::string> Files;
+  bool AsWritten = false;
   App.add_option("--dir", Dir, "predictions and ncu exports")->required();
+  App.add_flag("--as-written", AsWritten,
+               "judge the lint's --as-written predictions (F.as-written.lint.json where there is one): for a "
+               "build that keeps the source's accesses");
   App.add_option("--out", Out, "writes OUT.md and OUT.json")->required();
   App.add_option("--gpu", Gpu);
   App.add_option("--date", Date);
@@ -196,7 +203,8 @@ int main(int argc, char **argv) {
   bool BadInput = false;
   for (const std::string &F : Files) {
     std::string Text;
-    if (!v::readFile(Dir + "/" + F + ".lint.json", Text)) {
+    if ((!AsWritten || !v::readFile(Dir + "/" + F + ".as-written.lint.json", Text)) &&
+        !v::readFile(Dir + "/" + F + ".lint.json", Text)) {
       std::cerr << "lint-verify-report: " << Dir << "/" << F << ".lint.json is missing\n";
       BadInput = true;
       continue;
@@ -359,7 +367,7 @@ int main(int argc, char **argv) {
       "# bankwise lint against Nsight Compute: the lint corpus\n\n"
       "{}, {}, built with `{}`. Every kernel of `tests/lint/` that nvcc builds, run through its own launch "
       "functions (`scripts/gpu-lint-corpus.sh`, n = 1024) and profiled with `ncu --section SourceCounters`. "
-      "Predictions: `bankwise lint FILE --format json -D n=1024` (`bench/lint-corpus/`). "
+      "Predictions: `bankwise lint FILE --format json -D n=1024{}` (`bench/lint-corpus/`). "
       "Per CUDA line and kind of access, the SASS instructions ncu attributes to the line are summed. "
       "At the launch's fixed sizes the lint gives the launch's sums (`requests`, "
       "`sm90_wavefronts_total`, `sm90_sectors_total`): those are compared with ncu's `L1 Wavefronts "
@@ -367,8 +375,8 @@ int main(int argc, char **argv) {
       "request is the sum over the lint's requests. ncu's `Instructions Executed` also counts warps "
       "whose lanes a guard turned all off (predicated instructions issue and move nothing), so "
       "wavefronts per instruction executed is shown but not judged. Without sums, the measured mean "
-      "per instruction is held to the lint's per-request value or range. The lint models the source's "
-      "accesses; where nvcc merged several into one vector instruction (`LDS.64`, `LDS.128`) or removed a "
+      "per instruction is held to the lint's per-request value or range. {}Where nvcc merged accesses "
+      "the lint keeps apart into one vector instruction (`LDS.64`, `LDS.128`) or removed a "
       "reload, the hardware moves fewer, and the row says which the SASS shows; where nvcc turned a guard "
       "into predicated instructions (`@P0 STS`), warps whose lanes are all off lower the mean per "
       "instruction, and the row says so. Shared atomics are judged where ATOMS carries them (the -O3 "
@@ -380,7 +388,12 @@ int main(int argc, char **argv) {
       "{} shared atomic groups of a ptxas -O0 build (not judged).\n\n"
       "| file | kernel | line | access | predicted | measured | SASS instr | verdict |\n"
       "|---|---|---:|---|---|---|---:|---|\n",
-      Gpu, Date, Build, T.ExactOk, T.Exact, T.Transformed, T.Exact - T.ExactOk - T.Transformed, T.RangeOk, T.Range, T.RangePredicated, T.Kernels, T.Profiled, T.DataDependent, T.Unpaired,
+      Gpu, Date, Build,
+      AsWritten ? " --as-written" : "",
+      AsWritten ? "The lint prices the source's accesses as written (`--as-written`). "
+                : "The lint prices an unrolled loop's consecutive shared accesses as the vector ones nvcc -O3 "
+                  "merges them into (`bankwise-vector-merge` notes), and every other access as written. ",
+      T.ExactOk, T.Exact, T.Transformed, T.Exact - T.ExactOk - T.Transformed, T.RangeOk, T.Range, T.RangePredicated, T.Kernels, T.Profiled, T.DataDependent, T.Unpaired,
       T.NoSass, T.AtomicsO0);
   std::ofstream(Out + ".md", std::ios::binary) << Head << Md;
   json J = {{"gpu", Gpu},

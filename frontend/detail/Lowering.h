@@ -139,6 +139,16 @@ struct AlignedOffset {
 std::vector<ir::SizeMultiple> alignmentMultiples(const ir::Program &Prog, const ir::Kernel &K,
                                                  const std::vector<AlignedOffset> &Uses);
 
+/// How nvcc -O3 is expected to unroll a counted loop: what a `#pragma
+/// unroll` says, and the size of its body (Clang AST nodes; a call to a
+/// function whose body the file does not have counts 100, its code being
+/// large or unknown). LowerAlignment.cpp's mergeUnrolledAccesses reads it.
+struct LoopUnroll {
+  enum Hint { None, Full, Disable } H = None;
+  std::int64_t Cost = 0;
+  std::string Counter; ///< as the source names it
+};
+
 //===-- Kernel lowering ----------------------------------------------------===//
 
 class KernelLowering {
@@ -148,6 +158,10 @@ public:
                  std::set<std::string> ProgramNames)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), Prog(Prog), Info(Info),
         ScalarParams(ScalarParams), Used(std::move(ProgramNames)) {}
+
+  /// Model nvcc -O3's merge of an unrolled loop's consecutive shared
+  /// accesses into 8- and 16-byte ones (LowerOptions::AsWritten off).
+  bool MergeVectors = true;
 
   /// Lowers F into K (whose Geo is set); notes go to Info.
   void lower(const clang::FunctionDecl *F, ir::Kernel &K, const Dim3 &Block,
@@ -192,6 +206,19 @@ private:
   int Nested = 0;        ///< inside an if, loop or switch of the source
   bool AfterReturn = false; ///< a lane may have returned early
   int TempCount = 0;
+  /// Each IR `for` loop's unrolling (by its counter's IR name), and the
+  /// hint of a `#pragma unroll` the next loop takes.
+  std::map<std::string, LoopUnroll> Unrolls;
+  LoopUnroll::Hint PendingHint = LoopUnroll::None;
+
+  /// nvcc -O3 unrolls a `for` of a constant trip count with a small body
+  /// and merges its copies' consecutive, provably aligned 4- or 8-byte
+  /// shared loads (or stores) into 8- and 16-byte ones (LDS.64, LDS.128):
+  /// each such access becomes a read (write) of a vector view of its array
+  /// at the first iteration of each merged group, and none at the others
+  /// (LowerAlignment.cpp).
+  void mergeUnrolledAccesses(ir::Block &Body);
+  bool mergeLoop(ir::For &F, const ir::Block &Whole);
 
   /// What `this` is in the member functions being inlined, innermost
   /// last: an element of a modelled array (`(float)in[i]` of a bf16

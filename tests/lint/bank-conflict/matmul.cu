@@ -19,7 +19,7 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C) {
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < T; ++k)
-      acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+      acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];  // CHECK: note: nvcc -O3 unrolls the loop over 'k' and merges its 16 consecutive 4-byte loads from 'As' into 4 wider ones (16 bytes where aligned: LDS.128); the figures are per merged load (--as-written prices them as written) [bankwise-vector-merge]
     __syncthreads();
   }
   C[row * N + col] = acc;
