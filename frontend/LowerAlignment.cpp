@@ -248,8 +248,9 @@ std::vector<ir::SizeMultiple> alignmentMultiples(const ir::Program &Prog, const 
 // stores, of 4- or 8-byte elements of any shared array (static arrays are
 // placed 16-byte aligned, dynamic ones start so), in a loop of a constant
 // trip count whose body is straight-line and small or under `#pragma
-// unroll`; not merged are a body with a branch, a barrier, or shared loads
-// beside shared stores, an offset nvcc cannot prove aligned (a kernel
+// unroll`; not merged are a body with a branch (a call of a function
+// without a body, such as sinf's __nv_sinf, has some: not merged even under
+// `#pragma unroll`), a barrier, or shared loads beside shared stores, an offset nvcc cannot prove aligned (a kernel
 // parameter's multiple, a row of 33 floats), a loop under `#pragma unroll
 // 1`, and a runtime trip count (which nvcc unrolls with a remainder, not
 // modelled: its accesses stay as written).
@@ -369,7 +370,7 @@ void KernelLowering::mergeUnrolledAccesses(ir::Block &Body) {
 
 bool KernelLowering::mergeLoop(ir::For &F, const ir::Block &Whole) {
   const auto U = Unrolls.find(F.Var);
-  if (U == Unrolls.end() || U->second.H == LoopUnroll::Disable ||
+  if (U == Unrolls.end() || U->second.H == LoopUnroll::Disable || U->second.OpaqueCall ||
       (U->second.H == LoopUnroll::None && U->second.Cost >= UnrollCostLimit))
     return false;
   const auto *B = F.Begin.as<ir::IntLit>();
@@ -378,6 +379,16 @@ bool KernelLowering::mergeLoop(ir::For &F, const ir::Block &Whole) {
   if (!B || !E || (F.Step && (!St || St->Value != 1)) || E->Value - B->Value < 2)
     return false;
   const std::int64_t Begin = B->Value, Trips = E->Value - B->Value;
+  // `#pragma unroll N` below the trip count leaves a loop of N copies,
+  // whose counter ptxas does not know to be a multiple of N: it merges the
+  // 4-byte accesses in pairs (LDS.64), measured at N = 2 and 4 for 8
+  // trips. Other element sizes, and N not dividing the trips, are not
+  // modelled: the accesses stay as written.
+  const std::int64_t N = U->second.Count;
+  const bool Partial = N > 0 && N < Trips;
+  if (Partial && (Trips % N != 0 || N % 2 != 0))
+    return false;
+  const std::int64_t MaxPiece = Partial ? 2 : 16;
 
   // Straight-line: lets and assignments, no atomic; shared loads and
   // shared stores not both (a store between loads keeps them apart).
@@ -429,13 +440,13 @@ bool KernelLowering::mergeLoop(ir::For &F, const ir::Block &Whole) {
     if (!A || A->Split > 1 || A->Elem.Lanes != 1)
       return std::nullopt;
     const std::int64_t Bytes = ir::byteSize(A->Elem);
-    if (Bytes != 4 && Bytes != 8)
+    if ((Bytes != 4 && Bytes != 8) || (Partial && Bytes != 4))
       return std::nullopt;
     const ir::Array *Decl = nullptr;
     for (const ir::Stmt &S : SharedDecls)
       if (const auto *D = S.as<ir::ArrayDecl>(); D && D->Decl.Name == R.Array)
         Decl = &D->Decl;
-    const std::int64_t W = 16 / Bytes;
+    const std::int64_t W = std::min(16 / Bytes, MaxPiece);
     if (!Decl || Decl->ViewOf || Decl->Lay.Kind != ir::LayoutKind::Raw || R.Indices.size() != Decl->Shape.size() ||
         Decl->Shape.back() % W != 0)
       return std::nullopt;
@@ -517,10 +528,11 @@ bool KernelLowering::mergeLoop(ir::For &F, const ir::Block &Whole) {
     Info.CompilerNotes.push_back(
         {Severity::Note, C.Loc,
          fmt::format("nvcc -O3 unrolls the loop over '{}' and merges its {} consecutive {}-byte {} '{}' into {} "
-                     "wider ones (16 bytes where aligned: {}.128); the figures are per merged {} (--as-written "
+                     "wider ones ({} bytes where aligned: {}.{}); the figures are per merged {} (--as-written "
                      "prices them as written)",
                      U->second.Counter, Trips, ir::byteSize(A.Elem), Store ? "stores to" : "loads from", A.Source,
-                     Pieces, Store ? "STS" : "LDS", Store ? "store" : "load"),
+                     Pieces, C.W * ir::byteSize(A.Elem), Store ? "STS" : "LDS", 8 * C.W * ir::byteSize(A.Elem),
+                     Store ? "store" : "load"),
          {}});
     markUnderstood(C.Access->Array, false); // padding would break the alignment the merge needs
   };

@@ -99,7 +99,7 @@ namespace {
 /// The size of S for the unroller: its AST nodes, a call's callee's body
 /// (a few levels deep), 100 for a call to a function without one (a
 /// libdevice function such as sinf's __nv_sinf: large, with branches).
-std::int64_t unrollCost(const clang::Stmt *S, int Depth) {
+std::int64_t unrollCost(const clang::Stmt *S, int Depth, bool &OpaqueCall) {
   if (!S)
     return 0;
   std::int64_t C = 1;
@@ -111,13 +111,14 @@ std::int64_t unrollCost(const clang::Stmt *S, int Depth) {
       const std::string Name = F->getNameAsString();
       if (F->hasBody(Def) && Def) {
         if (Depth < 4)
-          C += unrollCost(Def->getBody(), Depth + 1);
+          C += unrollCost(Def->getBody(), Depth + 1, OpaqueCall);
       } else if (Name.rfind("__builtin_", 0) != 0 && Name.rfind("__nvvm_", 0) != 0) {
         C += 100;
+        OpaqueCall = true;
       }
     }
   for (const clang::Stmt *Child : S->children())
-    C += unrollCost(Child, Depth);
+    C += unrollCost(Child, Depth, OpaqueCall);
   return C;
 }
 
@@ -125,6 +126,7 @@ std::int64_t unrollCost(const clang::Stmt *S, int Depth) {
 
 void KernelLowering::lowerFor(const clang::ForStmt *F, ir::Block &Out) {
   const LoopUnroll::Hint Hint = std::exchange(PendingHint, LoopUnroll::None);
+  const std::int64_t Count = std::exchange(PendingCount, 0);
   const clang::ValueDecl *Var = nullptr;
   const clang::Expr *Begin = nullptr;
   if (const auto *DS = llvm::dyn_cast_or_null<clang::DeclStmt>(F->getInit());
@@ -172,7 +174,9 @@ void KernelLowering::lowerFor(const clang::ForStmt *F, ir::Block &Out) {
       const std::optional<LocalInfo> Saved =
           Locals.count(Var) ? std::optional<LocalInfo>(Locals[Var]) : std::nullopt;
       Locals[Var] = {IrName, ir::VarKind::Loop, true, false, {}, {}};
-      Unrolls[IrName] = {Hint, unrollCost(F->getBody(), 0), Var->getName().str()};
+      bool OpaqueCall = false;
+      const std::int64_t Cost = unrollCost(F->getBody(), 0, OpaqueCall);
+      Unrolls[IrName] = {Hint, Count, Cost, OpaqueCall, Var->getName().str()};
       ir::Block Body;
       lowerStmt(F->getBody(), Body);
       ir::For For;

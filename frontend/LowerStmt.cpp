@@ -432,10 +432,12 @@ void KernelLowering::lowerStmt(const clang::Stmt *S, ir::Block &Out) {
       } else if (H->getOption() == clang::LoopHintAttr::UnrollCount) {
         const std::optional<std::int64_t> N = H->getValue() ? evalInt(Ctx, H->getValue()) : std::nullopt;
         PendingHint = N && *N <= 1 ? LoopUnroll::Disable : LoopUnroll::Full;
+        PendingCount = N && *N > 1 ? *N : 0;
       }
     }
     lowerStmt(A->getSubStmt(), Out);
     PendingHint = LoopUnroll::None; // a hint is its own loop's only
+    PendingCount = 0;
     return;
   }
   if (const auto *D = llvm::dyn_cast<clang::DeclStmt>(S)) {

@@ -145,7 +145,13 @@ std::vector<ir::SizeMultiple> alignmentMultiples(const ir::Program &Prog, const 
 /// large or unknown). LowerAlignment.cpp's mergeUnrolledAccesses reads it.
 struct LoopUnroll {
   enum Hint { None, Full, Disable } H = None;
+  /// `#pragma unroll N` (N >= 2): copies made N at a time, 0 for any other.
+  std::int64_t Count = 0;
   std::int64_t Cost = 0;
+  /// The body calls a function whose body the file does not have (sinf's
+  /// __nv_sinf): its branches keep the unrolled copies' accesses apart,
+  /// even under `#pragma unroll`.
+  bool OpaqueCall = false;
   std::string Counter; ///< as the source names it
 };
 
@@ -210,6 +216,7 @@ private:
   /// hint of a `#pragma unroll` the next loop takes.
   std::map<std::string, LoopUnroll> Unrolls;
   LoopUnroll::Hint PendingHint = LoopUnroll::None;
+  std::int64_t PendingCount = 0;
 
   /// nvcc -O3 unrolls a `for` of a constant trip count with a small body
   /// and merges its copies' consecutive, provably aligned 4- or 8-byte

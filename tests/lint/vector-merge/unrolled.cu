@@ -206,6 +206,54 @@ __global__ void heavy_body(const float *in, float *out) {
   out[threadIdx.x] = acc;
 }
 
+// `#pragma unroll 2` and `4` below the trip count leave a loop whose
+// counter ptxas does not know to be a multiple of 4: pairs, LDS.64.
+__global__ void unroll_two(const float *in, float *out) {
+  __shared__ float s[32 * 8];
+  for (int r = 0; r < 8; ++r)
+    s[r * 32 + threadIdx.x] = in[r * 32 + threadIdx.x];
+  __syncthreads();
+  float acc = 0.0f;
+#pragma unroll 2
+  for (int k = 0; k < 8; ++k)
+    // CHECK: note: nvcc -O3 unrolls the loop over 'k' and merges its 8 consecutive 4-byte loads from 's' into 4 wider ones (8 bytes where aligned: LDS.64); the figures are per merged load (--as-written prices them as written) [bankwise-vector-merge]
+    // CHECK: warning: 4-way bank conflict on shared load from 's' (8 wavefronts per request, 2 at best for 8-byte elements; lanes stride 8 words) [bankwise-bank-conflict]
+    // REQUESTS: 4 (an LDS.64 per pair)
+    acc += s[threadIdx.x * 8 + k];
+  out[threadIdx.x] = acc;
+}
+
+__global__ void unroll_four(const float *in, float *out) {
+  __shared__ float s[32 * 8];
+  for (int r = 0; r < 8; ++r)
+    s[r * 32 + threadIdx.x] = in[r * 32 + threadIdx.x];
+  __syncthreads();
+  float acc = 0.0f;
+#pragma unroll 4
+  for (int k = 0; k < 8; ++k)
+    // CHECK: note: nvcc -O3 unrolls the loop over 'k' and merges its 8 consecutive 4-byte loads from 's' into 4 wider ones (8 bytes where aligned: LDS.64); the figures are per merged load (--as-written prices them as written) [bankwise-vector-merge]
+    // CHECK: warning: 4-way bank conflict on shared load from 's' (8 wavefronts per request, 2 at best for 8-byte elements; lanes stride 8 words) [bankwise-bank-conflict]
+    // REQUESTS: 4
+    acc += s[threadIdx.x * 8 + k];
+  out[threadIdx.x] = acc;
+}
+
+// Under `#pragma unroll` as well, sinf's branches keep the copies' loads
+// apart: eight 4-byte loads as written (the SASS: six LDS, one LDS.64).
+__global__ void unroll_heavy(const float *in, float *out) {
+  __shared__ float s[32 * 8];
+  for (int r = 0; r < 8; ++r)
+    s[r * 32 + threadIdx.x] = in[r * 32 + threadIdx.x];
+  __syncthreads();
+  float acc = 0.0f;
+#pragma unroll
+  for (int k = 0; k < 8; ++k)
+    // CHECK: warning: 8-way bank conflict on shared load from 's' (lanes stride 8 words) [bankwise-bank-conflict]
+    // REQUESTS: 8
+    acc += s[threadIdx.x * 8 + k] * sinf(acc * k);
+  out[threadIdx.x] = acc;
+}
+
 void launch(const float *in, float *out, const double *din, double *dout, const int *iin, int *iout, int K, int n) {
   tile_rows<<<1, dim3(16, 16)>>>(in, out);
   extern_columns<<<1, 32, 32 * 32 * sizeof(float)>>>(in, out);
@@ -220,4 +268,7 @@ void launch(const float *in, float *out, const double *din, double *dout, const 
   guarded_body<<<1, 32>>>(in, out, n);
   unroll_one<<<1, 32>>>(in, out);
   heavy_body<<<1, 32>>>(in, out);
+  unroll_two<<<1, 32>>>(in, out);
+  unroll_four<<<1, 32>>>(in, out);
+  unroll_heavy<<<1, 32>>>(in, out);
 }
