@@ -236,7 +236,6 @@ std::vector<ir::SizeMultiple> alignmentMultiples(const ir::Program &Prog, const 
   return Out;
 }
 
-
 //===-- nvcc's merge of unrolled consecutive shared accesses ----------------===//
 //
 // nvcc -O3 unrolls a counted loop of a constant trip count (fully, or in
@@ -248,12 +247,12 @@ std::vector<ir::SizeMultiple> alignmentMultiples(const ir::Program &Prog, const 
 // stores, of 4- or 8-byte elements of any shared array (static arrays are
 // placed 16-byte aligned, dynamic ones start so), in a loop of a constant
 // trip count whose body is straight-line and small or under `#pragma
-// unroll`; not merged are a body with a branch (a call of a function
-// without a body, such as sinf's __nv_sinf, has some: not merged even under
-// `#pragma unroll`), a barrier, or shared loads beside shared stores, an offset nvcc cannot prove aligned (a kernel
-// parameter's multiple, a row of 33 floats), a loop under `#pragma unroll
-// 1`, and a runtime trip count (which nvcc unrolls with a remainder, not
-// modelled: its accesses stay as written).
+// unroll`. Not merged: a body with a branch (a call of a function without
+// a body, such as sinf's __nv_sinf, has some, even under `#pragma
+// unroll`), a barrier, or shared loads beside shared stores; an offset nvcc
+// cannot prove aligned (a kernel parameter's multiple, a row of 33
+// floats); a loop under `#pragma unroll 1`. Not modelled (the accesses stay
+// as written): a runtime trip count, which nvcc unrolls with a remainder.
 
 namespace {
 
@@ -541,12 +540,16 @@ bool KernelLowering::mergeLoop(ir::For &F, const ir::Block &Whole) {
   if (!Reads.empty()) {
     for (ir::Expr *X : Reads) {
       const std::optional<Candidate> C = Check(*X->as<ir::ArrayRead>(), X->Loc);
-      if (!C)
+      // Floating-point elements only: the iterations that read nothing
+      // take a floating-point literal, data that never becomes an index
+      // (an integer read might, and a literal would make it known).
+      const ir::ScalarType Scalar = C ? Arrays.at(C->Access->Array).Elem.Scalar : ir::ScalarType::I32;
+      if (!C || (Scalar != ir::ScalarType::F32 && Scalar != ir::ScalarType::F64))
         continue;
       const auto Pieces = mergePieces(Trips, C->W);
       const SourceLoc L = X->Loc;
-      // Innermost first: the last piece's access, else nothing (0).
-      ir::Expr Value = ir::makeInt(0, L);
+      // Innermost first: the last piece's access, else nothing (data).
+      ir::Expr Value = node(ir::FloatLit{0.0}, L);
       for (std::size_t I = Pieces.size(); I-- > 0;) {
         if (Pieces[I].second == C->W && I > 0 && Pieces[I - 1].second == C->W)
           continue; // the main pieces share one condition

@@ -92,9 +92,9 @@ void KernelLowering::lower(const clang::FunctionDecl *F, ir::Kernel &K, const Di
   ir::Block Body;
   if (const auto *CS = llvm::dyn_cast_or_null<clang::CompoundStmt>(F->getBody()))
     lowerStmts({CS->body_begin(), CS->body_end()}, Body);
-  // Shared arrays first, wherever the source declares them.
   if (MergeVectors)
     mergeUnrolledAccesses(Body); // its views join SharedDecls
+  // Shared arrays first, wherever the source declares them.
   for (ir::Stmt &S : SharedDecls)
     K.Body.push_back(std::move(S));
   for (ir::Stmt &S : Body)
