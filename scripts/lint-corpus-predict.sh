@@ -21,15 +21,15 @@ for f in "$root"/tests/lint/*/*.cu; do
   rel=${f#"$root"/}
   stem=$(echo "${rel#tests/lint/}" | sed 's#/#_#; s#\.cu$##')
   for variant in "" .as-written; do
-  set +e
-  (cd "$root" && "$bw" lint "$rel" --format json -D n=1024 ${variant:+--as-written} 2>/dev/null) >"$out/$stem$variant.lint.json.tmp"
-  rc=$?
-  set -e
-  # A file that is not valid CUDA (the corpus's broken files) exits 2 with
-  # Clang's errors in its report, which is kept; any other failure stops here.
-  if [ "$rc" -eq 2 ] && grep -q '"check":"clang-diagnostic-error"' "$out/$stem$variant.lint.json.tmp"; then rc=0; fi
-  [ "$rc" -le 1 ] || { echo "lint-corpus-predict: lint failed on $rel (exit $rc)" >&2; exit 1; }
-  python3 - "$out/$stem$variant.lint.json.tmp" "$root/" <<'PY'
+    set +e
+    (cd "$root" && "$bw" lint "$rel" --format json -D n=1024 ${variant:+--as-written} 2>/dev/null) >"$out/$stem$variant.lint.json.tmp"
+    rc=$?
+    set -e
+    # A file that is not valid CUDA (the corpus's broken files) exits 2 with
+    # Clang's errors in its report, which is kept; any other failure stops here.
+    if [ "$rc" -eq 2 ] && grep -q '"check":"clang-diagnostic-error"' "$out/$stem$variant.lint.json.tmp"; then rc=0; fi
+    [ "$rc" -le 1 ] || { echo "lint-corpus-predict: lint failed on $rel (exit $rc)" >&2; exit 1; }
+    python3 - "$out/$stem$variant.lint.json.tmp" "$root/" <<'PY'
 import json, sys
 path, root = sys.argv[1], sys.argv[2]
 def strip(x):
@@ -41,11 +41,11 @@ d = strip(json.load(open(path)))
 d.pop("summary", None)  # coverage totals: the files above hold every figure they count
 open(path, "w").write(json.dumps(d, indent=1, sort_keys=True) + "\n")
 PY
-  if [ -n "$variant" ] && cmp -s "$out/$stem$variant.lint.json.tmp" "$out/$stem.lint.json"; then
-    rm -f "$out/$stem$variant.lint.json.tmp" "$out/$stem$variant.lint.json"
-  else
-    mv "$out/$stem$variant.lint.json.tmp" "$out/$stem$variant.lint.json"
-  fi
+    if [ -n "$variant" ] && cmp -s "$out/$stem$variant.lint.json.tmp" "$out/$stem.lint.json"; then
+      rm -f "$out/$stem$variant.lint.json.tmp" "$out/$stem$variant.lint.json"
+    else
+      mv "$out/$stem$variant.lint.json.tmp" "$out/$stem$variant.lint.json"
+    fi
   done
 done
 echo "lint-corpus-predict: $(ls "$out"/*.lint.json | wc -l) files -> $out"
