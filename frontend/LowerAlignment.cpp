@@ -432,7 +432,7 @@ bool KernelLowering::mergeLoop(ir::For &F, const ir::Block &Whole) {
   struct Candidate {
     const ir::ArrayRead *Access;
     ir::NodeLoc Loc;
-    std::int64_t W = 1; ///< elements in 16 bytes
+    std::int64_t W = 1; ///< elements in a full piece (16 bytes; 8 under a partial unroll)
   };
   auto Check = [&](const ir::ArrayRead &R, const ir::NodeLoc &Loc) -> std::optional<Candidate> {
     const ArrayInfo *A = SharedArray(R.Array);
