@@ -434,9 +434,16 @@ bool KernelLowering::mergeLoop(ir::For &F, const ir::Block &Whole) {
     ir::NodeLoc Loc;
     std::int64_t W = 1; ///< elements in a full piece (16 bytes; 8 under a partial unroll)
   };
-  auto Check = [&](const ir::ArrayRead &R, const ir::NodeLoc &Loc) -> std::optional<Candidate> {
+  // The alignment of every candidate's first address is read through the
+  // same definitions of the kernel's locals: one expander for the loop.
+  std::optional<Expander> Align;
+  // Loads of floating-point elements only: the iterations that read
+  // nothing take a floating-point literal, data that never becomes an index
+  // (an integer read might, and a literal would make it known).
+  auto Check = [&](const ir::ArrayRead &R, const ir::NodeLoc &Loc, bool Load) -> std::optional<Candidate> {
     const ArrayInfo *A = SharedArray(R.Array);
-    if (!A || A->Split > 1 || A->Elem.Lanes != 1)
+    if (!A || A->Split > 1 || A->Elem.Lanes != 1 ||
+        (Load && A->Elem.Scalar != ir::ScalarType::F32 && A->Elem.Scalar != ir::ScalarType::F64))
       return std::nullopt;
     const std::int64_t Bytes = ir::byteSize(A->Elem);
     if ((Bytes != 4 && Bytes != 8) || (Partial && Bytes != 4))
@@ -470,8 +477,9 @@ bool KernelLowering::mergeLoop(ir::For &F, const ir::Block &Whole) {
                     Flat);
       Stride *= Decl->Shape[I];
     }
-    Expander X(Prog, Whole, /*CompilerView=*/true);
-    const std::optional<Terms> T = X.expand(Flat);
+    if (!Align)
+      Align.emplace(Prog, Whole, /*CompilerView=*/true);
+    const std::optional<Terms> T = Align->expand(Flat);
     if (!T)
       return std::nullopt;
     std::int64_t G = Modulus;
@@ -539,12 +547,8 @@ bool KernelLowering::mergeLoop(ir::For &F, const ir::Block &Whole) {
   bool Merged = false;
   if (!Reads.empty()) {
     for (ir::Expr *X : Reads) {
-      const std::optional<Candidate> C = Check(*X->as<ir::ArrayRead>(), X->Loc);
-      // Floating-point elements only: the iterations that read nothing
-      // take a floating-point literal, data that never becomes an index
-      // (an integer read might, and a literal would make it known).
-      const ir::ScalarType Scalar = C ? Arrays.at(C->Access->Array).Elem.Scalar : ir::ScalarType::I32;
-      if (!C || (Scalar != ir::ScalarType::F32 && Scalar != ir::ScalarType::F64))
+      const std::optional<Candidate> C = Check(*X->as<ir::ArrayRead>(), X->Loc, true);
+      if (!C)
         continue;
       const auto Pieces = mergePieces(Trips, C->W);
       const SourceLoc L = X->Loc;
@@ -566,7 +570,7 @@ bool KernelLowering::mergeLoop(ir::For &F, const ir::Block &Whole) {
       auto &A = *S->as<ir::Assign>();
       if (A.Compound)
         continue; // a read as well
-      const std::optional<Candidate> C = Check(std::get<ir::ArrayRead>(A.Target), S->Loc);
+      const std::optional<Candidate> C = Check(std::get<ir::ArrayRead>(A.Target), S->Loc, false);
       if (!C)
         continue;
       const auto Pieces = mergePieces(Trips, C->W);
