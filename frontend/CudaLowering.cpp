@@ -263,6 +263,18 @@ public:
   explicit KernelFinder(const clang::SourceManager &SM) : SM(SM) {}
   bool shouldVisitTemplateInstantiations() const { return true; }
 
+  // Declarations of system headers (CUDA's, the C++ library's, thrust's and
+  // cub's) are not walked: every visit below ignores what lies there, and
+  // walking them (and their instantiations) was a tenth of a thrust file's
+  // time. A user template instantiated from library code is still reached
+  // through its own declaration, which is in the user's file.
+  bool TraverseDecl(clang::Decl *D) {
+    if (D && !llvm::isa<clang::TranslationUnitDecl>(D) && D->getLocation().isValid() &&
+        SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
+      return true;
+    return clang::RecursiveASTVisitor<KernelFinder>::TraverseDecl(D);
+  }
+
   bool VisitFunctionDecl(clang::FunctionDecl *F) {
     if (!F->hasAttr<clang::CUDAGlobalAttr>() || !F->doesThisDeclarationHaveABody())
       return true;
@@ -458,6 +470,15 @@ void lowerUnit(clang::ASTContext &Ctx, const LowerOptions &Opts, LoweredFile &Ou
   const clang::SourceManager &SM = Ctx.getSourceManager();
   KernelFinder Finder(SM);
   Finder.TraverseDecl(Ctx.getTranslationUnitDecl());
+  // The parents the lowering asks for (the ifs around a launch, a header
+  // launch's function) are in the user's code: the parent map covers the
+  // declarations outside system headers only. Built over the whole unit it
+  // was most of the lowering's time in a file that includes thrust.
+  std::vector<clang::Decl *> UserDecls;
+  for (clang::Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (D->getLocation().isInvalid() || !SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
+      UserDecls.push_back(D);
+  Ctx.setTraversalScope(UserDecls);
 
   // Every kernel to lower: plain ones and every instantiation of templates.
   // A header's kernel is this file's when the file launches it or
