@@ -326,20 +326,34 @@ private:
   /// Reads (or, IsWrite, writes) element R of the current thread; the value
   /// read when known.
   std::optional<std::int64_t> access(const ir::ArrayRead &R, const SourceLoc &Loc, bool IsWrite) {
-    std::vector<std::int64_t> Idx;
-    bool Known = true;
-    for (const ir::Expr &I : R.Indices) {
-      const std::optional<std::int64_t> V = eval(I);
-      Known = Known && V;
-      Idx.push_back(V.value_or(0));
+    // The indices, in a buffer on the stack (an index may read an array:
+    // this function runs inside itself).
+    constexpr std::size_t Inline = 8;
+    std::int64_t IdxInline[Inline];
+    std::vector<std::int64_t> IdxHeap;
+    std::int64_t *Idx = IdxInline;
+    if (R.Indices.size() > Inline) {
+      IdxHeap.resize(R.Indices.size());
+      Idx = IdxHeap.data();
     }
-    const auto AIt = Arrays.find(R.Array);
-    if (AIt == Arrays.end())
-      runtimeError(Loc, fmt::format("unknown array '{}'", R.Array));
-    const ArrayRt &A = AIt->second;
+    bool Known = true;
+    for (std::size_t D = 0; D < R.Indices.size(); ++D) {
+      const std::optional<std::int64_t> V = eval(R.Indices[D]);
+      Known = Known && V;
+      Idx[D] = V.value_or(0);
+    }
+    // The node's array and site, looked up by name once per node.
+    auto NIt = Resolved.find(&R);
+    if (NIt == Resolved.end()) {
+      const auto AIt = Arrays.find(R.Array);
+      if (AIt == Arrays.end())
+        runtimeError(Loc, fmt::format("unknown array '{}'", R.Array));
+      const auto SIt = SiteOf.find(&R);
+      NIt = Resolved.emplace(&R, NodeArray{&AIt->second, SIt == SiteOf.end() ? -1 : SIt->second}).first;
+    }
+    const ArrayRt &A = *NIt->second.Array;
     const ArrayRt &Mem = A.Base ? *A.Base : A; // whose elements these are
-    const auto SIt = SiteOf.find(&R);
-    const int Site = SIt == SiteOf.end() ? -1 : SIt->second;
+    const int Site = NIt->second.Site;
     if (!Known) {
       if (Site >= 0 && CurShared) {
         ++Out.DataDependent[static_cast<std::size_t>(Site)];
@@ -353,7 +367,7 @@ private:
     }
     std::int64_t Elem = 0;
     const std::vector<std::int64_t> &Shape = A.Decl->Shape;
-    for (std::size_t D = 0; D < Idx.size() && D < Shape.size(); ++D) {
+    for (std::size_t D = 0; D < R.Indices.size() && D < Shape.size(); ++D) {
       if (Idx[D] < 0 || Idx[D] >= Shape[D])
         runtimeError(Loc, fmt::format("index {} of '{}' is {}, outside 0..{}", D, R.Array, Idx[D], Shape[D] - 1));
       Elem = Elem * Shape[D] + Idx[D];
@@ -496,6 +510,13 @@ private:
   PermutationTables Perms;
   std::vector<TraceSite> Sites;
   std::unordered_map<const ir::ArrayRead *, int> SiteOf;
+  /// Each accessed node's array (into Arrays, whose elements stay put) and
+  /// site (-1: none), filled as nodes are first accessed.
+  struct NodeArray {
+    const ArrayRt *Array = nullptr;
+    int Site = -1;
+  };
+  std::unordered_map<const ir::ArrayRead *, NodeArray> Resolved;
   std::unordered_map<const ir::Shuffle *, std::int32_t> ShuffleOf;
   std::array<std::int64_t, 3> BlockDim{1, 1, 1}, Grid{1, 1, 1};
   std::int64_t Tpb = 1, Warp = 32;
