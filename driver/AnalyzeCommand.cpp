@@ -76,6 +76,7 @@ PipelineOptions pipelineOptions(const AnalyzeOptions &O, const AnalysisOptions &
   PipelineOptions PO;
   PO.Layouts.Seed = O.Seed;
   PO.Layouts.Analysis = AO;
+  PO.Checks.OnlyKernel = O.Kernel;
   PO.dumpAfter(O.DumpAfter, std::cerr);
   return PO;
 }
@@ -130,20 +131,6 @@ std::string decidedArray(const LayoutDecision &D, const std::vector<LayoutDecisi
   return fmt::format("'{}' in kernel '{}'", D.Array, D.Kernels.front());
 }
 
-/// The array Name of any kernel of P, or a top-level one.
-/// Every `layout auto` of Generic takes the layout chosen in Bound (the same
-/// program with its runtime sizes bound).
-void copyLayouts(ir::Program &Generic, const ir::Program &Bound) {
-  for (std::size_t I = 0; I < Generic.Arrays.size(); ++I)
-    Generic.Arrays[I].Lay = Bound.Arrays[I].Lay;
-  for (std::size_t K = 0; K < Generic.Kernels.size(); ++K) {
-    std::vector<ir::Array *> G = Generic.Kernels[K].arrays();
-    std::vector<const ir::Array *> B = Bound.Kernels[K].arrays();
-    for (std::size_t I = 0; I < G.size() && I < B.size(); ++I)
-      G[I]->Lay = B[I]->Lay;
-  }
-}
-
 nlohmann::json rangeJson(const SizeRange &R) {
   if (!R.Any)
     return nullptr;
@@ -151,15 +138,12 @@ nlohmann::json rangeJson(const SizeRange &R) {
           {"min_when", R.MinWhen}, {"sampled", R.Sampled}};
 }
 
-/// The correctness checks of Prog (analysis/checks/Checks.h), under
-/// "diagnostics" in the JSON report and, without --json (whose readers take
-/// stdout and stderr together as often as not), on stderr; true when one is
-/// an error.
-bool runChecks(const AnalyzeOptions &O, const ir::Program &Prog, const AnalysisOptions &AO, nlohmann::json &J) {
-  CorrectnessOptions CO;
-  CO.Data = &AO.Data;
-  CO.OnlyKernel = O.Kernel;
-  const std::vector<LintFinding> Findings = sortedFindings(runCorrectnessChecks(Prog, CO));
+/// The findings of the pipeline's check pass (analysis/checks/Checks.h),
+/// under "diagnostics" in the JSON report and, without --json (whose
+/// readers take stdout and stderr together as often as not), on stderr;
+/// true when one is an error.
+bool reportChecks(const AnalyzeOptions &O, const PipelineResult &P, nlohmann::json &J) {
+  const std::vector<LintFinding> Findings = sortedFindings(P.Findings);
   J["diagnostics"] = findingsJson(Findings);
   if (O.Json)
     return std::any_of(Findings.begin(), Findings.end(), [](const LintFinding &F) { return F.Sev == Severity::Error; });
@@ -171,10 +155,11 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOption
   // Layout choice needs sizes: it runs at the representative sizes compile
   // uses, and the generic program takes its decisions.
   PipelineOptions PO = pipelineOptions(O, AO);
-  PO.Passes = {PassId::BindSizes, PassId::LayoutAuto};
+  PO.Checks.Data = &AO.Data;
+  PO.Passes = {PassId::BindSizes, PassId::LayoutAuto, PassId::Check};
   const PipelineResult P = runPipeline(Prog, PO);
   const std::vector<LayoutDecision> &Decisions = P.Layouts;
-  copyLayouts(Prog, P.Program);
+  Prog = *P.Generic; // as read, with the layouts chosen
   std::vector<std::string> At;
   for (const auto &[Name, Value] : P.RepresentativeSizes)
     At.push_back(fmt::format("{} = {}", Name, Value));
@@ -183,7 +168,7 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOption
   J["file"] = O.File;
   J["seed"] = O.Seed;
   J["runtime_params"] = Prog.runtimeParams();
-  const bool CheckErrors = runChecks(O, Prog, AO, J);
+  const bool CheckErrors = reportChecks(O, P, J);
   std::string Text = fmt::format("{}: runtime sizes {}; figures over every size (give them with -D for "
                                  "one size's counts and model time)\n",
                                  O.File, fmt::join(Prog.runtimeParams(), ", "));
@@ -292,7 +277,9 @@ int runAnalyze(const AnalyzeOptions &O) {
   // layout auto and schedule colored, keeping the program as written for
   // --transformed (a colored kernel as written is the copy it describes).
   const ir::Program Written = Prog;
-  PipelineResult P = runPipeline(std::move(Prog), pipelineOptions(O, AO));
+  PipelineOptions PO = pipelineOptions(O, AO);
+  PO.Checks.Data = &AO.Data;
+  PipelineResult P = runPipeline(std::move(Prog), PO);
   Prog = std::move(P.Program);
   const std::vector<ColoredScheduleReport> &Colored = P.Colored;
   const std::vector<LayoutDecision> &Decisions = P.Layouts;
@@ -300,7 +287,7 @@ int runAnalyze(const AnalyzeOptions &O) {
   nlohmann::json J;
   J["file"] = O.File;
   J["seed"] = O.Seed;
-  const bool CheckErrors = runChecks(O, Prog, AO, J);
+  const bool CheckErrors = reportChecks(O, P, J);
   std::string Text = fmt::format("{}: seed {} (RAP tables of layout auto)\n", O.File, O.Seed);
   for (const ColoredScheduleReport &C : Colored) {
     if (C.Auto) {
@@ -572,7 +559,7 @@ void registerAnalyzeCommand(CLI::App &App, Action &Run) {
   Cmd->add_option("--html", O->Html,
                   "also write a self-contained HTML report to FILE: per site, the worst warp's bank map, the "
                   "cost's histogram, the layouts before and after, the source lines");
-  Cmd->add_option("--dump-ir-after", O->DumpAfter, DumpIrAfterHelp);
+  Cmd->add_option("--dump-ir-after", O->DumpAfter, dumpIrAfterHelp());
   addLimitOptions(Cmd, O->Limits);
   addThreadsOption(*Cmd);
   Cmd->callback([O, &Run] { Run = [O] { return runAnalyze(*O); }; });

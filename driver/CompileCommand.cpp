@@ -5,8 +5,8 @@
 //   bankwise compile samples/transpose_any_shape.bw --torch ext/ [--torch-module NAME]
 //
 // The script: parse, run the pipeline (pipeline/Pipeline.h: bind-sizes,
-// schedule-colored, layout-auto; --dump-ir-after prints the program after a
-// pass), emit (codegen/), write the outputs atomically (a temporary file
+// schedule-colored, layout-auto, check; --dump-ir-after prints the program
+// after a pass), emit (codegen/), write the outputs atomically (a temporary file
 // renamed into place), so a failed run never leaves a half-written file.
 // --torch DIR writes a PyTorch extension of the module (docs/torch.md): its
 // files all appear together, renamed into place once all are written.
@@ -298,19 +298,13 @@ int runCompile(const CompileOptions &O) {
   PO.Sizes = Given;
   PO.Layouts.Seed = O.Seed;
   PO.Layouts.Analysis = AO;
+  PO.Checks.Data = &AO.Data;
   PO.dumpAfter(O.DumpAfter, std::cerr);
-  // The correctness checks: a racy or divergent-barrier program is never
-  // emitted. Runtime sizes are checked at their representative sizes (and
-  // one above), the constant ones after the passes, so that kernels a
-  // schedule generates are checked too.
-  std::optional<ir::Program> Generic;
-  if (!Read->runtimeParams().empty())
-    Generic = *Read;
   const PipelineResult P = runPipeline(std::move(*Read), PO);
   const ir::Program &Prog = P.Program;
-  CorrectnessOptions Checks;
-  Checks.Data = &AO.Data;
-  if (printFindings(std::cerr, sortedFindings(runCorrectnessChecks(Generic ? *Generic : Prog, Checks))))
+  // The check pass's findings: a racy or divergent-barrier program is
+  // never emitted.
+  if (printFindings(std::cerr, sortedFindings(P.Findings)))
     return 2;
   // schedule auto's choices, with the estimates behind them.
   for (const ColoredScheduleReport &C : P.Colored) {
@@ -393,7 +387,7 @@ void registerCompileCommand(CLI::App &App, Action &Run) {
   Cmd->add_option("--data", O->Data,
                   "contents of an array an index reads, for exact predictions in comments and report: "
                   "--data p=p.bin (repeatable; the format of analyze --data)");
-  Cmd->add_option("--dump-ir-after", O->DumpAfter, DumpIrAfterHelp);
+  Cmd->add_option("--dump-ir-after", O->DumpAfter, dumpIrAfterHelp());
   addLimitOptions(Cmd, O->Limits);
   addThreadsOption(*Cmd);
   Cmd->callback([O, &Run] {

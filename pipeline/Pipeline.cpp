@@ -4,40 +4,144 @@
 #include "support/Diagnostic.h"
 
 #include <algorithm>
-#include <optional>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 namespace bankwise {
 
-std::string_view passName(PassId P) {
-  switch (P) {
-  case PassId::BindSizes:
-    return "bind-sizes";
-  case PassId::ScheduleColored:
-    return "schedule-colored";
-  case PassId::LayoutAuto:
-    return "layout-auto";
+/// A run's state: the program as it goes through the passes, what they
+/// decided so far, and what the later passes need of the earlier ones.
+struct PipelineRun {
+  const PipelineOptions &Opts;
+  ir::Program Prog;
+  PipelineResult R;
+  LayoutChoiceOptions LayoutOpts;
+  /// The program before bind-sizes, when it bound runtime params.
+  std::optional<ir::Program> Unbound;
+};
+
+namespace {
+
+/// Each layout auto decision of Bound's arrays onto Generic's arrays of the
+/// same kernel and name (kernels a schedule generated have none there).
+void copyLayouts(ir::Program &Generic, const ir::Program &Bound) {
+  for (ir::Array &A : Generic.Arrays)
+    for (const ir::Array &B : Bound.Arrays)
+      if (A.Name == B.Name)
+        A.Lay = B.Lay;
+  for (ir::Kernel &K : Generic.Kernels) {
+    const ir::Kernel *BK = Bound.findKernel(K.Name);
+    if (!BK)
+      continue;
+    const std::vector<const ir::Array *> B = BK->arrays();
+    for (ir::Array *A : K.arrays())
+      for (const ir::Array *X : B)
+        if (A->Name == X->Name)
+          A->Lay = X->Lay;
   }
+}
+
+void bindSizes(PipelineRun &Run) {
+  PipelineResult &R = Run.R;
+  if (R.RuntimeParams.empty() && !Run.Opts.Sizes.empty())
+    throw UserError(fmt::format("--size {}: the program has no runtime params (every size is a constant)",
+                                Run.Opts.Sizes.begin()->first));
+  if (R.RuntimeParams.empty())
+    return;
+  R.RepresentativeSizes = ir::representativeSizes(Run.Prog, Run.Opts.Sizes);
+  Run.Unbound = Run.Prog;
+  // Layout auto measures its candidates at size samples around the
+  // representative sizes (analysis/passes/LayoutChoice.h) of the program
+  // before binding; with --size, the passes decide at the given sizes alone.
+  if (Run.Opts.Sizes.empty()) {
+    Run.LayoutOpts.Unbound = &*Run.Unbound;
+    Run.LayoutOpts.SizeSamples =
+        layoutSizeSamples(*Run.Unbound, R.RepresentativeSizes, &Run.LayoutOpts.SamplesText);
+  }
+  Run.Prog = ir::bindParams(Run.Prog, R.RepresentativeSizes);
+}
+
+void scheduleColored(PipelineRun &Run) {
+  ColoredScheduling C = applyColoredSchedules(Run.Prog);
+  Run.Prog = std::move(C.Program);
+  if (!C.Reports.empty()) // the samples would lack the schedules: decide at the bound sizes
+    Run.LayoutOpts.SizeSamples.clear();
+  Run.R.Colored = std::move(C.Reports);
+}
+
+void layoutAuto(PipelineRun &Run) {
+  LayoutChoice L = chooseLayouts(Run.Prog, Run.LayoutOpts);
+  Run.Prog = std::move(L.Program);
+  Run.R.Layouts = std::move(L.Decisions);
+}
+
+void check(PipelineRun &Run) {
+  // With runtime params, on the program as read (at the representative
+  // sizes and one above, runCorrectnessChecks), with the layouts chosen;
+  // else on the program after the passes, schedules' kernels included.
+  Run.R.Findings = runCorrectnessChecks(Run.Unbound ? *Run.Unbound : Run.Prog, Run.Opts.Checks);
+  Run.R.Checked = true;
+}
+
+} // namespace
+
+const std::vector<PassInfo> &allPasses() {
+  static const std::vector<PassInfo> Passes = {
+      {PassId::BindSizes, "bind-sizes",
+       "runtime params (`param R`) bound to representative sizes (--size, else the smallest the constraints "
+       "allow), so that the passes below see concrete shapes; the generated code keeps them as arguments",
+       bindSizes},
+      {PassId::ScheduleColored, "schedule-colored",
+       "`schedule colored` copies: shared ones rewritten through seed 003's S and D tables; global ones "
+       "replaced by seed 001's three pass kernels and a `launch` of them under the kernel's name",
+       scheduleColored},
+      {PassId::LayoutAuto, "layout-auto", "every `layout auto` array given its chosen layout", layoutAuto},
+      {PassId::Check, "check",
+       "the correctness checks (races, barriers under divergent conditions, uninitialized reads, unwritten "
+       "outputs): over the program as read where it has runtime sizes; the program is not changed",
+       check},
+  };
+  return Passes;
+}
+
+std::vector<PassId> allPassIds() {
+  std::vector<PassId> Out;
+  for (const PassInfo &P : allPasses())
+    Out.push_back(P.Id);
+  return Out;
+}
+
+std::string_view passName(PassId P) {
+  for (const PassInfo &I : allPasses())
+    if (I.Id == P)
+      return I.Name;
   return "?";
+}
+
+std::string dumpIrAfterHelp() {
+  std::vector<std::string_view> Names;
+  for (const PassInfo &P : allPasses())
+    Names.push_back(P.Name);
+  return fmt::format("print the program as .bw text to stderr after these passes: {} (comma-separated), or all",
+                     fmt::join(Names, ", "));
 }
 
 std::vector<PassId> parsePassList(std::string_view Names) {
   if (Names == "all")
-    return {AllPasses.begin(), AllPasses.end()};
+    return allPassIds();
   std::vector<PassId> Out;
   while (true) {
     const std::size_t Comma = Names.find(',');
     const std::string_view Name = Names.substr(0, Comma);
-    const auto It = std::find_if(AllPasses.begin(), AllPasses.end(),
-                                 [&](PassId P) { return passName(P) == Name; });
-    if (It == AllPasses.end()) {
+    const auto It = std::find_if(allPasses().begin(), allPasses().end(),
+                                 [&](const PassInfo &P) { return P.Name == Name; });
+    if (It == allPasses().end()) {
       std::vector<std::string_view> Known;
-      for (PassId P : AllPasses)
-        Known.push_back(passName(P));
+      for (const PassInfo &P : allPasses())
+        Known.push_back(P.Name);
       throw UserError(fmt::format("unknown pass '{}' (the passes: {}, or all)", Name, fmt::join(Known, ", ")));
     }
-    Out.push_back(*It);
+    Out.push_back(It->Id);
     if (Comma == std::string_view::npos)
       return Out;
     Names.remove_prefix(Comma + 1);
@@ -59,53 +163,26 @@ void PipelineResult::decisionsInto(codegen::CodegenOptions &Opts) const {
 }
 
 PipelineResult runPipeline(ir::Program Prog, const PipelineOptions &Opts) {
-  PipelineResult R;
-  R.RuntimeParams = Prog.runtimeParams();
-  auto Runs = [&](PassId P) {
-    return std::find(Opts.Passes.begin(), Opts.Passes.end(), P) != Opts.Passes.end();
-  };
-  auto After = [&](PassId P) {
-    if (Opts.DumpStream &&
-        std::find(Opts.DumpAfter.begin(), Opts.DumpAfter.end(), P) != Opts.DumpAfter.end())
-      *Opts.DumpStream << "# bankwise: the program after pass '" << passName(P) << "'\n"
-                       << ir::print(Prog) << std::flush;
-  };
-  // Layout auto measures its candidates at size samples around the
-  // representative sizes (analysis/passes/LayoutChoice.h) of the program
-  // before binding; with --size, the passes decide at the given sizes alone.
-  std::optional<ir::Program> Unbound;
-  LayoutChoiceOptions LayoutOpts = Opts.Layouts;
-  if (Runs(PassId::BindSizes)) {
-    if (R.RuntimeParams.empty() && !Opts.Sizes.empty())
-      throw UserError(fmt::format("--size {}: the program has no runtime params (every size is a constant)",
-                                  Opts.Sizes.begin()->first));
-    if (!R.RuntimeParams.empty()) {
-      R.RepresentativeSizes = ir::representativeSizes(Prog, Opts.Sizes);
-      if (Opts.Sizes.empty()) {
-        Unbound = Prog;
-        LayoutOpts.Unbound = &*Unbound;
-        LayoutOpts.SizeSamples = layoutSizeSamples(*Unbound, R.RepresentativeSizes, &LayoutOpts.SamplesText);
-      }
-      Prog = ir::bindParams(Prog, R.RepresentativeSizes);
-    }
-    After(PassId::BindSizes);
+  PipelineRun Run{Opts, std::move(Prog), {}, Opts.Layouts, std::nullopt};
+  Run.R.RuntimeParams = Run.Prog.runtimeParams();
+  for (const PassInfo &P : allPasses()) {
+    if (std::find(Opts.Passes.begin(), Opts.Passes.end(), P.Id) == Opts.Passes.end())
+      continue;
+    // The generic program takes layout-auto's decisions before the check
+    // pass reads it.
+    if (P.Id == PassId::Check && Run.Unbound)
+      copyLayouts(*Run.Unbound, Run.Prog);
+    P.Run(Run);
+    if (Opts.DumpStream && std::find(Opts.DumpAfter.begin(), Opts.DumpAfter.end(), P.Id) != Opts.DumpAfter.end())
+      *Opts.DumpStream << "# bankwise: the program after pass '" << P.Name << "'\n"
+                       << ir::print(Run.Prog) << std::flush;
   }
-  if (Runs(PassId::ScheduleColored)) {
-    ColoredScheduling C = applyColoredSchedules(Prog);
-    Prog = std::move(C.Program);
-    if (!C.Reports.empty()) // the samples would lack the schedules: decide at the bound sizes
-      LayoutOpts.SizeSamples.clear();
-    R.Colored = std::move(C.Reports);
-    After(PassId::ScheduleColored);
+  if (Run.Unbound) {
+    copyLayouts(*Run.Unbound, Run.Prog);
+    Run.R.Generic = std::move(Run.Unbound);
   }
-  if (Runs(PassId::LayoutAuto)) {
-    LayoutChoice L = chooseLayouts(Prog, LayoutOpts);
-    Prog = std::move(L.Program);
-    R.Layouts = std::move(L.Decisions);
-    After(PassId::LayoutAuto);
-  }
-  R.Program = std::move(Prog);
-  return R;
+  Run.R.Program = std::move(Run.Prog);
+  return std::move(Run.R);
 }
 
 } // namespace bankwise

@@ -660,7 +660,41 @@ TEST_CASE("--dump-ir-after prints every pass's program, which parses back") {
   CHECK(contains(R.Out, "after pass 'layout-auto'"));
   R = bankwise("compile " + Sample + " -o " + tmp("dump.cu") + " --dump-ir-after=parse");
   CHECK(R.Code == 2);
-  CHECK(contains(R.Out, "unknown pass 'parse' (the passes: bind-sizes, schedule-colored, layout-auto, or all)"));
+  CHECK(contains(R.Out, "unknown pass 'parse' (the passes: bind-sizes, schedule-colored, layout-auto, check, or all)"));
+}
+
+// The passes are one table (pipeline/Pipeline.cpp): the help of
+// --dump-ir-after names each, in order, and `all` dumps after each, the
+// check pass last (it changes nothing: the program it checked).
+TEST_CASE("--dump-ir-after's help and 'all' follow the pass table, check pass included") {
+  const std::vector<std::string> Passes = {"bind-sizes", "schedule-colored", "layout-auto", "check"};
+  for (const char *Command : {"analyze", "compile"}) {
+    CAPTURE(Command);
+    const Result Help = bankwise(std::string(Command) + " --help");
+    REQUIRE(Help.Code == 0);
+    const std::size_t Option = Help.Out.find("--dump-ir-after");
+    REQUIRE(Option != std::string::npos);
+    const std::string Line = Help.Out.substr(Option, Help.Out.find('\n', Option) - Option);
+    CHECK(contains(Line, "bind-sizes, schedule-colored, layout-auto, check (comma-separated), or all"));
+  }
+  const std::string Sample = std::string(BANKWISE_SOURCE_DIR) + "/samples/transpose_tiled.bw";
+  const Result R = bankwise("compile " + Sample + " -o " + tmp("passes.cu") + " --dump-ir-after=all");
+  REQUIRE(R.Code == 0);
+  std::size_t Last = 0;
+  for (const std::string &P : Passes) {
+    CAPTURE(P);
+    const std::size_t At = R.Out.find("# bankwise: the program after pass '" + P + "'");
+    REQUIRE(At != std::string::npos);
+    CHECK(At >= Last);
+    Last = At;
+  }
+  // The check pass leaves the program as layout-auto made it.
+  const std::size_t LayoutBody = R.Out.find('\n', R.Out.find("after pass 'layout-auto'")) + 1,
+                    Check = R.Out.find("# bankwise: the program after pass 'check'"),
+                    CheckBody = R.Out.find('\n', Check) + 1;
+  const std::string AfterLayout = R.Out.substr(LayoutBody, Check - LayoutBody);
+  CHECK(!AfterLayout.empty());
+  CHECK(R.Out.compare(CheckBody, AfterLayout.size(), AfterLayout) == 0);
 }
 
 TEST_CASE("analyze and compile: CUDA's atomics name the DSL's spelling, exit 2, never a crash") {

@@ -55,8 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *Data, std::size_t Size
     const ir::Program Bound = ir::bindParams(Prog, Sizes);
     if (tooLarge(Bound))
       return 0;
-    (void)runCorrectnessChecks(Prog);
-    PipelineOptions PO;
+    PipelineOptions PO; // the check pass included
     PipelineResult R = runPipeline(Prog, PO);
     if (!R.RuntimeParams.empty())
       for (const ir::Kernel &K : R.Program.Kernels)
