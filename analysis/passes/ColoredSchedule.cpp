@@ -550,408 +550,493 @@ ir::Kernel hmmPassKernel(const ir::Kernel &K, const HmmSchedule &Sched, int Pass
 
 } // namespace
 
-ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
-  ColoredScheduling Result{Input, {}};
-  ir::Program &Prog = Result.Program;
-  std::vector<ColoredScheduleReport> &Out = Result.Reports;
-  // Global copies become three kernels each, put in place of the kernel
-  // once every kernel has been read.
-  std::map<std::size_t, std::vector<ir::Kernel>> Lowered;
-  std::vector<ir::Permutation> AddedPerms;
-  for (std::size_t KIndex = 0; KIndex < Prog.Kernels.size(); ++KIndex) {
-    ir::Kernel &K = Prog.Kernels[KIndex];
-    if (K.Schedule == ir::KernelSchedule::None)
-      continue;
-    const bool Auto = K.Schedule == ir::KernelSchedule::Auto;
-    bool Bits = K.Schedule == ir::KernelSchedule::Bits;
-    const std::string How = "schedule " + std::string(ir::spelling(K.Schedule));
-    const SourceLoc KLoc = K.Loc;
-    auto Fail = [&](const SourceLoc &L, const std::string &Msg) {
-      throw UserError(L, fmt::format("kernel '{}': {}", K.Name, Msg));
-    };
-    // The body: declarations of nothing else, and one copy.
-    ir::Assign *Copy = nullptr;
-    for (ir::Stmt &S : K.Body) {
-      auto *A = S.as<ir::Assign>();
-      if (!A || Copy)
-        Fail(S.Loc, How + " needs a body of exactly one copy 'dst[...] = src[...]'" +
+namespace {
+
+/// A `schedule` kernel's copy `dst[f(tid)] = src[g(tid)]`, checked: what
+/// every lowering needs of it.
+struct ScheduledCopy {
+  ir::Kernel *K = nullptr;
+  bool Auto = false, Bits = false, Global = false;
+  std::string How; ///< "schedule colored", for the messages
+  SourceLoc KLoc, CopyLoc;
+  ir::Assign *Copy = nullptr;
+  ir::ArrayRead *Dst = nullptr, *Src = nullptr;
+  const ir::Array *DA = nullptr, *SA = nullptr;
+  std::int64_t N = 0; ///< elements and threads
+  std::int64_t W = 0; ///< banks
+  HmmShape Shape;     ///< seed 001's shape (global, colored)
+  /// schedule auto: why colored does not apply (empty: it does).
+  std::string WhyNotColored;
+
+  [[noreturn]] void fail(const SourceLoc &L, const std::string &Msg) const {
+    throw UserError(L, fmt::format("kernel '{}': {}", K->Name, Msg));
+  }
+  /// What rules colored out: an error, or for schedule auto a reason.
+  void failColored(const SourceLoc &L, const std::string &Msg) {
+    if (!Auto)
+      fail(L, Msg);
+    if (WhyNotColored.empty())
+      WhyNotColored = Msg;
+  }
+};
+
+/// K's body is one copy between two one-dimensional arrays of one element
+/// per thread, both shared or both global (and what else the schedule
+/// needs); throws UserError, located, otherwise.
+ScheduledCopy checkCopy(const ir::Program &Prog, ir::Kernel &K) {
+  ScheduledCopy C;
+  C.K = &K;
+  C.Auto = K.Schedule == ir::KernelSchedule::Auto;
+  C.Bits = K.Schedule == ir::KernelSchedule::Bits;
+  C.How = "schedule " + std::string(ir::spelling(K.Schedule));
+  C.KLoc = K.Loc;
+  const std::string &How = C.How;
+  const bool Bits = C.Bits, Auto = C.Auto;
+  // The body: declarations of nothing else, and one copy.
+  for (ir::Stmt &S : K.Body) {
+    auto *A = S.as<ir::Assign>();
+    if (!A || C.Copy)
+      C.fail(S.Loc, How + " needs a body of exactly one copy 'dst[...] = src[...]'" +
                         (Bits || Auto ? " between global arrays" : " between shared arrays"));
-      Copy = A;
-    }
-    if (!Copy)
-      Fail(KLoc, How + " needs a body of one copy 'dst[...] = src[...]'");
-    auto *Dst = std::get_if<ir::ArrayRead>(&Copy->Target);
-    auto *Src = Copy->Value.as<ir::ArrayRead>();
-    const SourceLoc CopyLoc = K.Body.front().Loc;
-    if (!Dst || !Src)
-      Fail(CopyLoc, How + " needs a copy from one array element to another "
-                    "(between shared arrays, or between global arrays)");
-    const ir::Array *DA = Prog.findArray(K, Dst->Array);
-    const ir::Array *SA = Prog.findArray(K, Src->Array);
-    const std::int64_t N = K.Geo.GridDim[0] * K.Geo.GridDim[1] * K.Geo.GridDim[2] *
-                           K.Geo.threadsPerBlock();
-    // Global to global: seed 001's scheduled permutation of global memory.
-    HmmShape Shape;
-    const bool Global = SA && DA && SA->Space == ir::MemSpace::Global &&
-                        DA->Space == ir::MemSpace::Global;
-    if (Bits && !Global)
-      Fail(CopyLoc, "schedule bits moves a bit permutation between two one-dimensional global "
-                    "arrays in one tiled pass; for shared arrays use schedule colored");
-    if (Auto && !Global)
-      Fail(CopyLoc, "schedule auto chooses how to move a permutation between two one-dimensional global "
-                    "arrays (scatter, gather, bits or colored); for shared arrays use schedule colored");
-    for (const ir::Array *A : {SA, DA}) {
-      if (!A || (A->Space != (Global ? ir::MemSpace::Global : ir::MemSpace::Shared)) ||
-          A->Shape.size() != 1)
-        Fail(CopyLoc, "schedule colored copies between one-dimensional shared arrays "
-                      "(seed 003) or between one-dimensional global arrays (seed 001)");
-      if (A->numElements() != N)
-        Fail(A->Loc, fmt::format("'{}' has {} elements; {} moves one "
+    C.Copy = A;
+  }
+  if (!C.Copy)
+    C.fail(C.KLoc, How + " needs a body of one copy 'dst[...] = src[...]'");
+  C.Dst = std::get_if<ir::ArrayRead>(&C.Copy->Target);
+  C.Src = C.Copy->Value.as<ir::ArrayRead>();
+  C.CopyLoc = K.Body.front().Loc;
+  if (!C.Dst || !C.Src)
+    C.fail(C.CopyLoc, How + " needs a copy from one array element to another "
+                      "(between shared arrays, or between global arrays)");
+  const ir::Array *DA = C.DA = Prog.findArray(K, C.Dst->Array);
+  const ir::Array *SA = C.SA = Prog.findArray(K, C.Src->Array);
+  const std::int64_t N = C.N = K.Geo.GridDim[0] * K.Geo.GridDim[1] * K.Geo.GridDim[2] * K.Geo.threadsPerBlock();
+  // Global to global: seed 001's scheduled permutation of global memory.
+  const bool Global = C.Global =
+      SA && DA && SA->Space == ir::MemSpace::Global && DA->Space == ir::MemSpace::Global;
+  if (Bits && !Global)
+    C.fail(C.CopyLoc, "schedule bits moves a bit permutation between two one-dimensional global "
+                      "arrays in one tiled pass; for shared arrays use schedule colored");
+  if (Auto && !Global)
+    C.fail(C.CopyLoc, "schedule auto chooses how to move a permutation between two one-dimensional global "
+                      "arrays (scatter, gather, bits or colored); for shared arrays use schedule colored");
+  for (const ir::Array *A : {SA, DA}) {
+    if (!A || (A->Space != (Global ? ir::MemSpace::Global : ir::MemSpace::Shared)) || A->Shape.size() != 1)
+      C.fail(C.CopyLoc, "schedule colored copies between one-dimensional shared arrays "
+                        "(seed 003) or between one-dimensional global arrays (seed 001)");
+    if (A->numElements() != N)
+      C.fail(A->Loc, fmt::format("'{}' has {} elements; {} moves one "
                                  "element per thread, and the kernel has {} threads",
                                  A->Name, A->numElements(), How, N));
-    }
-    if (Global) {
-      if (SA == DA)
-        Fail(CopyLoc, fmt::format("{} on global memory needs two arrays: "
-                                  "'{}' is both the source and the destination",
-                                  How, SA->Name));
-      if (Prog.Mach && Prog.Mach->Kind != ir::MachineKind::Target)
-        Fail(KLoc, Bits ? "schedule bits on global arrays plans a kernel for a CUDA target (sm_90); "
-                          "this program runs on a memory machine"
-                   : Auto ? "schedule auto on global arrays weighs kernels for a CUDA target (sm_90); "
+  }
+  if (Global) {
+    if (SA == DA)
+      C.fail(C.CopyLoc, fmt::format("{} on global memory needs two arrays: "
+                                    "'{}' is both the source and the destination",
+                                    How, SA->Name));
+    if (Prog.Mach && Prog.Mach->Kind != ir::MachineKind::Target)
+      C.fail(C.KLoc, Bits ? "schedule bits on global arrays plans a kernel for a CUDA target (sm_90); "
                             "this program runs on a memory machine"
-                          : "schedule colored on global arrays plans seed 001's passes for a CUDA "
-                            "target (sm_90); this program runs on a memory machine");
-    }
-    // schedule auto: colored is one candidate among others, so what rules
-    // it out is a reason, not an error.
-    std::string WhyNotColored;
-    auto FailColored = [&](const SourceLoc &L, const std::string &Msg) {
-      if (!Auto)
-        Fail(L, Msg);
-      if (WhyNotColored.empty())
-        WhyNotColored = Msg;
-    };
-    if (Global && !Bits) {
-      if (Prog.Mach) {
-        const auto Info = ir::targetInfo(Prog.Mach->Target);
-        if (!Info || Info->MaxSharedPerBlock < static_cast<std::int64_t>(Sm90SharedBytesPerBlock))
-          FailColored(KLoc, fmt::format("schedule colored on global arrays uses sm_90's shape "
-                                 "(227 KB of shared memory per block); target {} has {} bytes",
-                                 Prog.Mach->Target, Info ? Info->MaxSharedPerBlock : 0));
-      }
-      for (const ir::Array *A : {SA, DA}) {
-        if (ir::byteSize(A->Elem) != 4 && ir::byteSize(A->Elem) != 8)
-          FailColored(A->Loc, fmt::format("schedule colored on global arrays moves 4- or 8-byte "
-                                   "elements (f32, i32, u32, f64, i64, u64 or a vector of 4 or 8 "
-                                   "bytes): the sm_90 shape puts 8 or 4 of them, one 32-byte "
-                                   "sector, in a strip row, and keeps a warp's 32 indices in 32 "
-                                   "banks; '{}' is {} ({} bytes)",
-                                   A->Name, ir::spelling(A->Elem), ir::byteSize(A->Elem)));
-        if (A->Lay.Kind != ir::LayoutKind::Raw && A->Lay.Kind != ir::LayoutKind::Auto)
-          FailColored(A->Loc, fmt::format("schedule colored on global arrays needs row-major ('raw') "
-                                   "arrays; '{}' has another layout",
-                                   A->Name));
-      }
+                     : Auto ? "schedule auto on global arrays weighs kernels for a CUDA target (sm_90); "
+                              "this program runs on a memory machine"
+                            : "schedule colored on global arrays plans seed 001's passes for a CUDA "
+                              "target (sm_90); this program runs on a memory machine");
+  }
+  return C;
+}
+
+/// Whether seed 001's passes can move a global copy (failColored: an
+/// error, or schedule auto's reason), and their shape.
+void checkColoredApplies(const ir::Program &Prog, ScheduledCopy &C) {
+  if (!C.Global || C.Bits)
+    return;
+  const ir::Array *SA = C.SA, *DA = C.DA;
+  if (Prog.Mach) {
+    const auto Info = ir::targetInfo(Prog.Mach->Target);
+    if (!Info || Info->MaxSharedPerBlock < static_cast<std::int64_t>(Sm90SharedBytesPerBlock))
+      C.failColored(C.KLoc, fmt::format("schedule colored on global arrays uses sm_90's shape "
+                                        "(227 KB of shared memory per block); target {} has {} bytes",
+                                        Prog.Mach->Target, Info ? Info->MaxSharedPerBlock : 0));
+  }
+  for (const ir::Array *A : {SA, DA}) {
+    if (ir::byteSize(A->Elem) != 4 && ir::byteSize(A->Elem) != 8)
+      C.failColored(A->Loc, fmt::format("schedule colored on global arrays moves 4- or 8-byte "
+                                        "elements (f32, i32, u32, f64, i64, u64 or a vector of 4 or 8 "
+                                        "bytes): the sm_90 shape puts 8 or 4 of them, one 32-byte "
+                                        "sector, in a strip row, and keeps a warp's 32 indices in 32 "
+                                        "banks; '{}' is {} ({} bytes)",
+                                        A->Name, ir::spelling(A->Elem), ir::byteSize(A->Elem)));
+    if (A->Lay.Kind != ir::LayoutKind::Raw && A->Lay.Kind != ir::LayoutKind::Auto)
+      C.failColored(A->Loc, fmt::format("schedule colored on global arrays needs row-major ('raw') "
+                                        "arrays; '{}' has another layout",
+                                        A->Name));
+  }
+  try {
+    C.Shape = chooseSm90Shape(static_cast<std::uint64_t>(C.N), static_cast<int>(ir::byteSize(SA->Elem)));
+    validateHmmShape(C.Shape, static_cast<std::uint64_t>(C.N));
+  } catch (const UserError &E) {
+    int Largest = 0; // the largest power of two with a shape, for the message
+    for (int Log = 40; Log > 0 && !Largest; --Log)
       try {
-        Shape = chooseSm90Shape(static_cast<std::uint64_t>(N), static_cast<int>(ir::byteSize(SA->Elem)));
-        validateHmmShape(Shape, static_cast<std::uint64_t>(N));
-      } catch (const UserError &E) {
-        int Largest = 0; // the largest power of two with a shape, for the message
-        for (int Log = 40; Log > 0 && !Largest; --Log)
-          try {
-            chooseSm90Shape(std::uint64_t(1) << Log, static_cast<int>(ir::byteSize(SA->Elem)));
-            Largest = Log;
-          } catch (const UserError &) {
-          }
-        FailColored(KLoc, fmt::format("schedule colored on global arrays: {}{}", E.diagnostic().Message,
+        chooseSm90Shape(std::uint64_t(1) << Log, static_cast<int>(ir::byteSize(SA->Elem)));
+        Largest = Log;
+      } catch (const UserError &) {
+      }
+    C.failColored(C.KLoc, fmt::format("schedule colored on global arrays: {}{}", E.diagnostic().Message,
                                       Largest ? fmt::format(" (of the powers of two, 2^{} is the largest n "
                                                             "with a shape for these elements)",
                                                             Largest)
                                               : std::string()));
-      }
+  }
+}
+
+/// The copy's elements are one type, and its threads whole warps.
+void checkElementsAndWarps(const ir::Program &Prog, ScheduledCopy &C) {
+  if (C.Global && C.SA->Elem != C.DA->Elem)
+    C.fail(C.CopyLoc, fmt::format("{} copies bits: '{}' is {} and '{}' is {}", C.How, C.SA->Name,
+                                  ir::spelling(C.SA->Elem), C.DA->Name, ir::spelling(C.DA->Elem)));
+  C.W = C.Global ? 32 : Prog.Mach ? Prog.Mach->warpSize() : 32;
+  if (C.N % C.W != 0)
+    C.fail(C.KLoc, fmt::format("{} needs the {} threads to fill whole "
+                               "warps of {}",
+                               C.How, C.N, C.W));
+}
+
+/// The copy's map P (b[P(i)] = a[i]): through the tables its indices apply
+/// to tid where both are chains of them, else thread by thread, checked
+/// one-to-one.
+struct CopyMap {
+  /// The tables of a direct map, in order (g's inverted, then f's).
+  std::vector<TableRef> StepRefs;
+  bool Direct = false;
+  /// A global copy through one table: P is that table, Map stays empty.
+  const Permutation *Whole = nullptr;
+  std::vector<std::uint32_t> Map;
+};
+
+CopyMap copyMap(const ir::Program &Prog, const ScheduledCopy &C, PermutationTables &Perms) {
+  CopyMap M;
+  const ir::Kernel &K = *C.K;
+  const std::int64_t N = C.N;
+  // P(g(t)) = f(t), checked one-to-one.
+  ThreadIndexer Indexer(Prog, K, Perms);
+  const ir::Expr &GE = C.Src->Indices.front(), &FE = C.Dst->Indices.front();
+  // Both indices tables of n entries applied to tid (b[P(tid)] = a[tid],
+  // b[tid] = a[Q(tid)], or chains of those): each is a bijection of
+  // 0..n-1, so the copy is one-to-one with no check, and Map = f o g^-1
+  // is computed entry after entry, through the tables' inverses (closed
+  // forms where they exist, cached in Perms).
+  std::vector<const Permutation *> Steps;
+  if (const auto GChain = tableChain(GE, Prog, K), FChain = tableChain(FE, Prog, K); GChain && FChain) {
+    for (const TableRef &R : *GChain)
+      M.StepRefs.push_back({R.Name, !R.Inverse});
+    for (auto It = FChain->rbegin(); It != FChain->rend(); ++It)
+      M.StepRefs.push_back(*It);
+    for (const TableRef &R : M.StepRefs)
+      Steps.push_back(&Perms.get(R.Name, R.Inverse));
+    M.Direct = std::all_of(Steps.begin(), Steps.end(),
+                           [&](const Permutation *P) { return P->size() == static_cast<std::uint64_t>(N); });
+  }
+  // A global copy through one table (b[P(tid)] = a[tid]) is scheduled
+  // from the table itself, not from a copy of it (n entries, 256 MB of
+  // fresh pages at n = 2^26).
+  M.Whole = M.Direct && C.Global && Steps.size() == 1 ? Steps.front() : nullptr;
+  if (M.Whole)
+    return M;
+  std::vector<std::uint32_t> &Map = M.Map;
+  Map.resize(static_cast<std::size_t>(N));
+  if (M.Direct) {
+    for (std::uint64_t X = 0; X < static_cast<std::uint64_t>(N); ++X) {
+      std::uint64_t V = X;
+      for (const Permutation *P : Steps)
+        V = (*P)(V);
+      Map[X] = static_cast<std::uint32_t>(V);
     }
-    if (Global && SA->Elem != DA->Elem)
-      Fail(CopyLoc, fmt::format("{} copies bits: '{}' is {} and '{}' is {}", How,
-                                SA->Name, ir::spelling(SA->Elem), DA->Name,
-                                ir::spelling(DA->Elem)));
-    const std::int64_t W = Global ? 32 : Prog.Mach ? Prog.Mach->warpSize() : 32;
-    if (N % W != 0)
-      Fail(KLoc, fmt::format("{} needs the {} threads to fill whole "
-                             "warps of {}",
-                             How, N, W));
-    // P(g(t)) = f(t), checked one-to-one.
-    PermutationTables Perms(Prog);
-    ThreadIndexer Indexer(Prog, K, Perms);
-    std::vector<std::uint32_t> Map;
-    const ir::Expr &GE = Src->Indices.front(), &FE = Dst->Indices.front();
-    // Both indices tables of n entries applied to tid (b[P(tid)] = a[tid],
-    // b[tid] = a[Q(tid)], or chains of those): each is a bijection of
-    // 0..n-1, so the copy is one-to-one with no check, and Map = f o g^-1
-    // is computed entry after entry, through the tables' inverses (closed
-    // forms where they exist, cached in Perms).
-    std::vector<const Permutation *> Steps;
-    std::vector<TableRef> StepRefs;
-    bool Direct = false;
-    if (const auto GChain = tableChain(GE, Prog, K), FChain = tableChain(FE, Prog, K);
-        GChain && FChain) {
-      for (const TableRef &R : *GChain)
-        StepRefs.push_back({R.Name, !R.Inverse});
-      for (auto It = FChain->rbegin(); It != FChain->rend(); ++It)
-        StepRefs.push_back(*It);
-      for (const TableRef &R : StepRefs)
-        Steps.push_back(&Perms.get(R.Name, R.Inverse));
-      Direct = std::all_of(Steps.begin(), Steps.end(), [&](const Permutation *P) {
-        return P->size() == static_cast<std::uint64_t>(N);
-      });
+    return M;
+  }
+  // Compiled forms where the index has one (the interpreter reports any
+  // thread they cannot compute, with its message and location).
+  const auto GC = ThreadIndexer::compile(GE, Prog, K, Perms);
+  const auto FC = ThreadIndexer::compile(FE, Prog, K, Perms);
+  auto IndexOf = [&](const ir::Expr &E, const std::optional<ThreadIndexer::Compiled> &Cf, std::int64_t T) {
+    const std::optional<std::int64_t> V = Cf ? (*Cf)(T) : std::nullopt;
+    return V ? *V : Indexer.at(E, T);
+  };
+  // Element X is read (written) by thread T alone: one bit per element;
+  // the earlier thread is searched for only to name it in the error.
+  std::vector<std::uint64_t> Read((static_cast<std::size_t>(N) + 63) / 64),
+      Written((static_cast<std::size_t>(N) + 63) / 64);
+  auto Claim = [&](std::int64_t X, std::vector<std::uint64_t> &Seen, const char *What, const ir::Expr &E,
+                   const std::optional<ThreadIndexer::Compiled> &Cf, std::int64_t T) {
+    if (X < 0 || X >= N)
+      C.fail(E.Loc, fmt::format("thread tid = {} {} element {}, outside 0..{}", T, What, X, N - 1));
+    std::uint64_t &Word = Seen[static_cast<std::size_t>(X) / 64];
+    const std::uint64_t Bit = std::uint64_t(1) << (X % 64);
+    if (Word & Bit) {
+      std::int64_t Prev = 0;
+      while (Prev < T && IndexOf(E, Cf, Prev) != X)
+        ++Prev;
+      C.fail(E.Loc, fmt::format("{} needs a one-to-one copy, but threads "
+                                "tid = {} and tid = {} both {} element {}",
+                                C.How, Prev, T, What, X));
     }
-    // A global copy through one table (b[P(tid)] = a[tid]) is scheduled
-    // from the table itself, not from a copy of it (n entries, 256 MB of
-    // fresh pages at n = 2^26).
-    const Permutation *Whole = Direct && Global && Steps.size() == 1 ? Steps.front() : nullptr;
-    if (!Whole)
-      Map.resize(static_cast<std::size_t>(N));
-    if (Direct && !Whole) {
-      for (std::uint64_t X = 0; X < static_cast<std::uint64_t>(N); ++X) {
-        std::uint64_t V = X;
-        for (const Permutation *P : Steps)
-          V = (*P)(V);
-        Map[X] = static_cast<std::uint32_t>(V);
-      }
-    } else if (!Direct) {
-      // Compiled forms where the index has one (the interpreter reports any
-      // thread they cannot compute, with its message and location).
-      const auto GC = ThreadIndexer::compile(GE, Prog, K, Perms);
-      const auto FC = ThreadIndexer::compile(FE, Prog, K, Perms);
-      auto IndexOf = [&](const ir::Expr &E, const std::optional<ThreadIndexer::Compiled> &C,
-                         std::int64_t T) {
-        const std::optional<std::int64_t> V = C ? (*C)(T) : std::nullopt;
-        return V ? *V : Indexer.at(E, T);
-      };
-      // Element X is read (written) by thread T alone: one bit per element;
-      // the earlier thread is searched for only to name it in the error.
-      std::vector<std::uint64_t> Read((static_cast<std::size_t>(N) + 63) / 64),
-          Written((static_cast<std::size_t>(N) + 63) / 64);
-      auto Claim = [&](std::int64_t X, std::vector<std::uint64_t> &Seen, const char *What,
-                       const ir::Expr &E, const std::optional<ThreadIndexer::Compiled> &C,
-                       std::int64_t T) {
-        if (X < 0 || X >= N)
-          Fail(E.Loc, fmt::format("thread tid = {} {} element {}, outside 0..{}", T, What, X, N - 1));
-        std::uint64_t &Word = Seen[static_cast<std::size_t>(X) / 64];
-        const std::uint64_t Bit = std::uint64_t(1) << (X % 64);
-        if (Word & Bit) {
-          std::int64_t Prev = 0;
-          while (Prev < T && IndexOf(E, C, Prev) != X)
-            ++Prev;
-          Fail(E.Loc, fmt::format("{} needs a one-to-one copy, but threads "
-                                  "tid = {} and tid = {} both {} element {}",
-                                  How, Prev, T, What, X));
-        }
-        Word |= Bit;
-      };
-      for (std::int64_t T = 0; T < N; ++T) {
-        const std::int64_t G = IndexOf(GE, GC, T), F = IndexOf(FE, FC, T);
-        Claim(G, Read, "reads", GE, GC, T);
-        Claim(F, Written, "writes", FE, FC, T);
-        Map[static_cast<std::size_t>(G)] = static_cast<std::uint32_t>(F);
-      }
-    }
-    // Add P (as a list), S and D, and rewrite the copy.
-    ColoredScheduleReport Rep;
-    Rep.Kernel = K.Name;
-    Rep.Loc = KLoc;
-    Rep.Src = SA->Name;
-    Rep.Dst = DA->Name;
-    Rep.N = N;
-    Rep.W = W;
-    // P as a list permutation named Name (a pass-built list: values, no
-    // expressions).
-    auto MapList = [&](const std::string &Name) {
-      ir::Permutation P;
-      P.Name = Name;
-      P.Kind = ir::PermKind::List;
-      P.ArgValues.assign(Map.begin(), Map.end());
-      P.Size = N;
-      P.Loc = KLoc;
-      return P;
-    };
-    if (Auto) {
-      // The calibrated model (analysis/models/StrategyModel.h) weighs every
-      // strategy on P itself; the kernel is then lowered as the chosen one.
-      const std::shared_ptr<const Permutation> PM =
-          Whole ? Perms.share(StepRefs.front().Name, StepRefs.front().Inverse)
-                : std::make_shared<const Permutation>(Direct ? Permutation::ofBijection(Map) : Permutation(Map));
-      const std::shared_ptr<const Permutation> Inv =
-          Whole ? Perms.share(StepRefs.front().Name, !StepRefs.front().Inverse)
-                : std::make_shared<const Permutation>(inverse(*PM));
-      // Index bytes per element: none for a closed form, else the narrowest
-      // table codegen stores.
-      const int TableBytes = N <= 256 ? 1 : N <= 65536 ? 2 : 4;
-      bool ClosedForm = false;
-      if (Whole)
-        if (const ir::Permutation *D = Prog.findPerm(StepRefs.front().Name))
-          ClosedForm = ir::hasClosedForm(D->Kind);
-      StrategyInputs In;
-      In.P = PM.get();
-      In.Inv = Inv.get();
-      In.ElemBytes = static_cast<int>(ir::byteSize(SA->Elem));
-      In.BlockThreads = static_cast<int>(K.Geo.threadsPerBlock());
-      In.ScatterTableBytes = In.GatherTableBytes = ClosedForm ? 0 : TableBytes;
-      const std::optional<BitPermutation> Bpc = asBitPermutation(*PM);
-      In.IsBits = Bpc && Bpc->Bits >= 10;
-      In.WhyNotBits = In.IsBits ? std::string()
-                      : Bpc     ? fmt::format("n = {} is below the 1,024 of a 32 x 32 tile", N)
-                                : "not a bit permutation: " + whyNotBitPermutation(*PM);
-      In.ColoredApplies = WhyNotColored.empty();
-      In.WhyNotColored = WhyNotColored;
-      auto Choice = std::make_shared<StrategyChoice>(chooseStrategy(In));
-      Rep.Auto = Choice;
-      const Strategy Chosen = Choice->Chosen;
-      if (Chosen == Strategy::Bits)
-        Bits = true;
-      else if (Chosen == Strategy::Scatter || Chosen == Strategy::Gather) {
-        // dst[P(tid)] = src[tid] or dst[tid] = src[inverse(P)(tid)], P the
-        // table the copy went through or the map as a list.
-        TableRef Ref = Whole ? StepRefs.front() : TableRef{"auto_" + K.Name + "_P", false};
-        if (!Whole)
-          AddedPerms.push_back(MapList(Ref.Name));
-        const SourceLoc SrcLoc = Src->Indices.front().Loc, DstLoc = Dst->Indices.front().Loc;
-        auto Tid = [](const SourceLoc &L) { return ir::Expr{ir::BuiltinRef{ir::Builtin::Tid}, ir::NodeLoc(L)}; };
-        auto Apply = [&](bool Inverse, const SourceLoc &L) {
-          ir::PermApply A;
-          A.Perm = Ref.Name;
-          A.Inverse = Inverse;
-          A.Arg = Tid(L);
-          return ir::Expr{std::move(A), ir::NodeLoc(L)};
-        };
-        // A table goes in as a kernel array that holds it (loaded like any
-        // `holds` table), so its read is an access site the analysis counts
-        // and the report shows: q[tid] of TableBytes bytes, one per thread.
-        auto Index = [&](bool Inverse, const SourceLoc &L) {
-          if (ClosedForm)
-            return Apply(Inverse, L);
-          std::set<std::string> Taken = takenNames(Prog, &K);
-          std::string Name = "q";
-          while (Taken.count(Name))
-            Name += "_";
-          const IrBuilder B{L};
-          ir::Array T = B.array(Name, ir::MemSpace::Global,
-                                ir::ElemType{TableBytes == 1   ? ir::ScalarType::U8
-                                             : TableBytes == 2 ? ir::ScalarType::U16
-                                                               : ir::ScalarType::U32,
-                                             1},
-                                N);
-          T.Dims = SA->Dims; // n as the program writes it
-          T.Holds = ir::PermRef{Ref.Name, Inverse};
-          K.Params.push_back(std::move(T));
-          return B.read(Name, Tid(L));
-        };
-        const bool Scatter = Chosen == Strategy::Scatter;
-        Dst->Indices.front() = Scatter ? Index(Ref.Inverse, DstLoc) : Tid(DstLoc);
-        Src->Indices.front() = Scatter ? Tid(SrcLoc) : Index(!Ref.Inverse, SrcLoc);
-        K.Schedule = ir::KernelSchedule::None;
-        Out.push_back(std::move(Rep));
-        continue;
-      }
-    }
-    if (Bits) {
-      // One tiled pass (analysis/passes/ColoredSchedule.h): P must permute
-      // the bits of the index.
-      std::optional<Permutation> Own;
-      const Permutation &PM =
-          Whole ? *Whole
-                : *(Own = Direct ? Permutation::ofBijection(std::move(Map)) : Permutation(std::move(Map)));
-      const std::optional<BitPermutation> Bpc = asBitPermutation(PM);
-      if (!Bpc)
-        Fail(CopyLoc, fmt::format("schedule bits needs a copy whose map permutes the bits of the index "
+    Word |= Bit;
+  };
+  for (std::int64_t T = 0; T < N; ++T) {
+    const std::int64_t G = IndexOf(GE, GC, T), F = IndexOf(FE, FC, T);
+    Claim(G, Read, "reads", GE, GC, T);
+    Claim(F, Written, "writes", FE, FC, T);
+    Map[static_cast<std::size_t>(G)] = static_cast<std::uint32_t>(F);
+  }
+  return M;
+}
+
+/// The pass's output as it is built: the program, the reports, and what is
+/// added to the program once every kernel has been read (global copies
+/// become three kernels each, put in place of the kernel).
+struct ScheduleRun {
+  ir::Program &Prog;
+  PermutationTables *Perms = nullptr; ///< the current kernel's
+  std::map<std::size_t, std::vector<ir::Kernel>> Lowered;
+  std::vector<ir::Permutation> AddedPerms;
+
+  /// P as a list permutation named Name (a pass-built list: values, no
+  /// expressions).
+  ir::Permutation mapList(const std::string &Name, const ScheduledCopy &C, const CopyMap &M) const {
+    ir::Permutation P;
+    P.Name = Name;
+    P.Kind = ir::PermKind::List;
+    P.ArgValues.assign(M.Map.begin(), M.Map.end());
+    P.Size = C.N;
+    P.Loc = C.KLoc;
+    return P;
+  }
+  /// P itself, for the lowerings that read it whole.
+  std::shared_ptr<const Permutation> ownMap(CopyMap &M) const {
+    return std::make_shared<const Permutation>(M.Direct ? Permutation::ofBijection(std::move(M.Map))
+                                                        : Permutation(std::move(M.Map)));
+  }
+};
+
+/// schedule auto: the calibrated model (analysis/models/StrategyModel.h)
+/// weighs every strategy on P itself. A scatter or gather rewrites the copy
+/// in place (returns true); bits and colored are lowered as written (C.Bits
+/// set for bits).
+bool lowerAuto(ScheduleRun &Run, ScheduledCopy &C, CopyMap &M, ColoredScheduleReport &Rep) {
+  ir::Program &Prog = Run.Prog;
+  ir::Kernel &K = *C.K;
+  const std::int64_t N = C.N;
+  const std::shared_ptr<const Permutation> PM =
+      M.Whole ? Run.Perms->share(M.StepRefs.front().Name, M.StepRefs.front().Inverse)
+              : std::make_shared<const Permutation>(M.Direct ? Permutation::ofBijection(M.Map) : Permutation(M.Map));
+  const std::shared_ptr<const Permutation> Inv =
+      M.Whole ? Run.Perms->share(M.StepRefs.front().Name, !M.StepRefs.front().Inverse)
+              : std::make_shared<const Permutation>(inverse(*PM));
+  // Index bytes per element: none for a closed form, else the narrowest
+  // table codegen stores.
+  const int TableBytes = N <= 256 ? 1 : N <= 65536 ? 2 : 4;
+  bool ClosedForm = false;
+  if (M.Whole)
+    if (const ir::Permutation *D = Prog.findPerm(M.StepRefs.front().Name))
+      ClosedForm = ir::hasClosedForm(D->Kind);
+  StrategyInputs In;
+  In.P = PM.get();
+  In.Inv = Inv.get();
+  In.ElemBytes = static_cast<int>(ir::byteSize(C.SA->Elem));
+  In.BlockThreads = static_cast<int>(K.Geo.threadsPerBlock());
+  In.ScatterTableBytes = In.GatherTableBytes = ClosedForm ? 0 : TableBytes;
+  const std::optional<BitPermutation> Bpc = asBitPermutation(*PM);
+  In.IsBits = Bpc && Bpc->Bits >= 10;
+  In.WhyNotBits = In.IsBits ? std::string()
+                  : Bpc     ? fmt::format("n = {} is below the 1,024 of a 32 x 32 tile", N)
+                            : "not a bit permutation: " + whyNotBitPermutation(*PM);
+  In.ColoredApplies = C.WhyNotColored.empty();
+  In.WhyNotColored = C.WhyNotColored;
+  auto Choice = std::make_shared<StrategyChoice>(chooseStrategy(In));
+  Rep.Auto = Choice;
+  const Strategy Chosen = Choice->Chosen;
+  if (Chosen == Strategy::Bits)
+    C.Bits = true;
+  if (Chosen != Strategy::Scatter && Chosen != Strategy::Gather)
+    return false;
+  // dst[P(tid)] = src[tid] or dst[tid] = src[inverse(P)(tid)], P the
+  // table the copy went through or the map as a list.
+  TableRef Ref = M.Whole ? M.StepRefs.front() : TableRef{"auto_" + K.Name + "_P", false};
+  if (!M.Whole)
+    Run.AddedPerms.push_back(Run.mapList(Ref.Name, C, M));
+  const SourceLoc SrcLoc = C.Src->Indices.front().Loc, DstLoc = C.Dst->Indices.front().Loc;
+  auto Tid = [](const SourceLoc &L) { return ir::Expr{ir::BuiltinRef{ir::Builtin::Tid}, ir::NodeLoc(L)}; };
+  auto Apply = [&](bool Inverse, const SourceLoc &L) {
+    ir::PermApply A;
+    A.Perm = Ref.Name;
+    A.Inverse = Inverse;
+    A.Arg = Tid(L);
+    return ir::Expr{std::move(A), ir::NodeLoc(L)};
+  };
+  // A table goes in as a kernel array that holds it (loaded like any
+  // `holds` table), so its read is an access site the analysis counts
+  // and the report shows: q[tid] of TableBytes bytes, one per thread.
+  auto Index = [&](bool Inverse, const SourceLoc &L) {
+    if (ClosedForm)
+      return Apply(Inverse, L);
+    std::set<std::string> Taken = takenNames(Prog, &K);
+    std::string Name = "q";
+    while (Taken.count(Name))
+      Name += "_";
+    const IrBuilder B{L};
+    ir::Array T = B.array(Name, ir::MemSpace::Global,
+                          ir::ElemType{TableBytes == 1   ? ir::ScalarType::U8
+                                       : TableBytes == 2 ? ir::ScalarType::U16
+                                                         : ir::ScalarType::U32,
+                                       1},
+                          N);
+    T.Dims = C.SA->Dims; // n as the program writes it
+    T.Holds = ir::PermRef{Ref.Name, Inverse};
+    K.Params.push_back(std::move(T));
+    return B.read(Name, Tid(L));
+  };
+  const bool Scatter = Chosen == Strategy::Scatter;
+  C.Dst->Indices.front() = Scatter ? Index(Ref.Inverse, DstLoc) : Tid(DstLoc);
+  C.Src->Indices.front() = Scatter ? Tid(SrcLoc) : Index(!Ref.Inverse, SrcLoc);
+  K.Schedule = ir::KernelSchedule::None;
+  return true;
+}
+
+/// schedule bits: one tiled pass (ColoredSchedule.h); P must permute the
+/// bits of the index.
+void lowerBits(ScheduleRun &Run, ScheduledCopy &C, CopyMap &M, ColoredScheduleReport &Rep) {
+  std::optional<Permutation> Own;
+  const Permutation &PM =
+      M.Whole ? *M.Whole
+              : *(Own = M.Direct ? Permutation::ofBijection(std::move(M.Map)) : Permutation(std::move(M.Map)));
+  const std::optional<BitPermutation> Bpc = asBitPermutation(PM);
+  if (!Bpc)
+    C.fail(C.CopyLoc, fmt::format("schedule bits needs a copy whose map permutes the bits of the index "
                                   "(a BPC permutation: transpose, bit reversal, shuffle, ...); {}",
                                   whyNotBitPermutation(PM)));
-      if (Bpc->Bits < 10)
-        Fail(KLoc, fmt::format("schedule bits moves 32 x 32 tiles: it needs n >= 1024, and n = {}", N));
-      auto L = std::make_shared<BitLowering>();
-      L->Bpc = *Bpc;
-      Rep.Bits = L;
-      K = bitPermutationKernel(Prog, K, *Bpc, *SA, *DA, CopyLoc);
-      Out.push_back(std::move(Rep));
-      continue;
-    }
-    if (Global) {
-      // Seed 001: the schedule of the map (through the table itself when the
-      // copy goes through one), and the kernel as three pass kernels run by
-      // one launch under its name.
-      const HmmNames Nm = hmmNames(Prog, K);
-      TableRef Base{Whole ? StepRefs.front().Name : "colored_" + K.Name + "_P",
-                    Whole ? StepRefs.front().Inverse : false};
-      if (!Whole)
-        AddedPerms.push_back(MapList(Base.Name));
-      auto L = std::make_shared<HmmLowering>();
-      L->ElemBytes = ir::byteSize(SA->Elem);
-      L->Shape = Shape;
-      L->Schedule = sharedHmmSchedule(
-          Whole ? Perms.share(Base.Name, Base.Inverse)
-                : std::make_shared<const Permutation>(Direct ? Permutation::ofBijection(std::move(Map))
-                                                             : Permutation(std::move(Map))),
-          static_cast<int>(L->ElemBytes));
-      L->ScheduleSeconds = hmmScheduleSeconds(*L->Schedule);
-      std::vector<ir::Kernel> Passes;
-      for (int Pass = 0; Pass < HmmSchedule::NumPasses; ++Pass) {
-        for (const auto &[Name, Kind] : {std::pair(Nm.SPerm[Pass], ir::PermKind::HmmSrc),
-                                         std::pair(Nm.DPerm[Pass], ir::PermKind::HmmDst)}) {
-          ir::Permutation T;
-          T.Name = Name;
-          T.Kind = Kind;
-          T.Base = Base.Name;
-          T.BaseInverse = Base.Inverse;
-          T.Args = {ir::makeInt(Pass, KLoc)};
-          T.ArgValues = {Pass};
-          if (L->ElemBytes != 4) { // hmm_src(P, pass: k, bytes: 8)
-            T.Args.push_back(ir::makeInt(L->ElemBytes, KLoc));
-            T.ArgValues.push_back(L->ElemBytes);
-          }
-          T.Size = N;
-          T.Loc = KLoc;
-          AddedPerms.push_back(std::move(T));
-        }
-        Passes.push_back(hmmPassKernel(K, *L->Schedule, Pass, *SA, *DA, Nm, Copy->Value.Loc, CopyLoc));
-        L->PassKernels.push_back(Nm.Kernel[Pass]);
+  if (Bpc->Bits < 10)
+    C.fail(C.KLoc, fmt::format("schedule bits moves 32 x 32 tiles: it needs n >= 1024, and n = {}", C.N));
+  auto L = std::make_shared<BitLowering>();
+  L->Bpc = *Bpc;
+  Rep.Bits = L;
+  *C.K = bitPermutationKernel(Run.Prog, *C.K, *Bpc, *C.SA, *C.DA, C.CopyLoc);
+}
+
+/// Seed 001 on a global copy: the schedule of the map (through the table
+/// itself when the copy goes through one), and the kernel as three pass
+/// kernels run by one launch under its name (put in place at the end).
+void lowerGlobal(ScheduleRun &Run, std::size_t KIndex, ScheduledCopy &C, CopyMap &M, ColoredScheduleReport &Rep) {
+  ir::Program &Prog = Run.Prog;
+  const ir::Kernel &K = *C.K;
+  const HmmNames Nm = hmmNames(Prog, K);
+  TableRef Base{M.Whole ? M.StepRefs.front().Name : "colored_" + K.Name + "_P",
+                M.Whole ? M.StepRefs.front().Inverse : false};
+  if (!M.Whole)
+    Run.AddedPerms.push_back(Run.mapList(Base.Name, C, M));
+  auto L = std::make_shared<HmmLowering>();
+  L->ElemBytes = ir::byteSize(C.SA->Elem);
+  L->Shape = C.Shape;
+  L->Schedule = sharedHmmSchedule(M.Whole ? Run.Perms->share(Base.Name, Base.Inverse) : Run.ownMap(M),
+                                  static_cast<int>(L->ElemBytes));
+  L->ScheduleSeconds = hmmScheduleSeconds(*L->Schedule);
+  std::vector<ir::Kernel> Passes;
+  for (int Pass = 0; Pass < HmmSchedule::NumPasses; ++Pass) {
+    for (const auto &[Name, Kind] : {std::pair(Nm.SPerm[Pass], ir::PermKind::HmmSrc),
+                                     std::pair(Nm.DPerm[Pass], ir::PermKind::HmmDst)}) {
+      ir::Permutation T;
+      T.Name = Name;
+      T.Kind = Kind;
+      T.Base = Base.Name;
+      T.BaseInverse = Base.Inverse;
+      T.Args = {ir::makeInt(Pass, C.KLoc)};
+      T.ArgValues = {Pass};
+      if (L->ElemBytes != 4) { // hmm_src(P, pass: k, bytes: 8)
+        T.Args.push_back(ir::makeInt(L->ElemBytes, C.KLoc));
+        T.ArgValues.push_back(L->ElemBytes);
       }
-      Prog.Launches.push_back({K.Name, L->PassKernels, K.Loc});
-      Lowered[KIndex] = std::move(Passes);
-      Rep.Hmm = std::move(L);
-      Out.push_back(std::move(Rep));
-      continue;
+      T.Size = C.N;
+      T.Loc = C.KLoc;
+      Run.AddedPerms.push_back(std::move(T));
     }
-    Rep.PermName = "colored_" + K.Name + "_P";
-    Rep.SrcName = "colored_" + K.Name + "_S";
-    Rep.DstName = "colored_" + K.Name + "_D";
-    Prog.Perms.push_back(MapList(Rep.PermName));
-    for (const auto &[Name, Kind] : {std::pair(Rep.SrcName, ir::PermKind::ScheduleSrc),
-                                     std::pair(Rep.DstName, ir::PermKind::ScheduleDst)}) {
-      ir::Permutation S;
-      S.Name = Name;
-      S.Kind = Kind;
-      S.Base = Rep.PermName;
-      S.Args = {ir::makeInt(W)};
-      S.ArgValues = {W};
-      S.Size = N;
-      S.Loc = KLoc;
-      Prog.Perms.push_back(S);
-    }
-    auto Apply = [&](const std::string &Perm, const SourceLoc &L) {
-      ir::PermApply A;
-      A.Perm = Perm;
-      A.Arg = ir::Expr{ir::BuiltinRef{ir::Builtin::Tid}, ir::NodeLoc(L)};
-      return ir::Expr{std::move(A), ir::NodeLoc(L)};
-    };
-    const SourceLoc SrcLoc = Src->Indices.front().Loc, DstLoc = Dst->Indices.front().Loc;
-    Src->Indices.front() = Apply(Rep.SrcName, SrcLoc);
-    Dst->Indices.front() = Apply(Rep.DstName, DstLoc);
-    K.Schedule = ir::KernelSchedule::None;
-    Out.push_back(Rep);
+    Passes.push_back(hmmPassKernel(K, *L->Schedule, Pass, *C.SA, *C.DA, Nm, C.Copy->Value.Loc, C.CopyLoc));
+    L->PassKernels.push_back(Nm.Kernel[Pass]);
   }
-  for (ir::Permutation &P : AddedPerms)
+  Prog.Launches.push_back({K.Name, L->PassKernels, K.Loc});
+  Run.Lowered[KIndex] = std::move(Passes);
+  Rep.Hmm = std::move(L);
+}
+
+/// Seed 003 on a shared copy: P, S and D added, the copy rewritten as
+/// dst[D(tid)] = src[S(tid)].
+void lowerShared(ScheduleRun &Run, ScheduledCopy &C, const CopyMap &M, ColoredScheduleReport &Rep) {
+  ir::Program &Prog = Run.Prog;
+  const std::string &KName = C.K->Name;
+  Rep.PermName = "colored_" + KName + "_P";
+  Rep.SrcName = "colored_" + KName + "_S";
+  Rep.DstName = "colored_" + KName + "_D";
+  Prog.Perms.push_back(Run.mapList(Rep.PermName, C, M));
+  for (const auto &[Name, Kind] : {std::pair(Rep.SrcName, ir::PermKind::ScheduleSrc),
+                                   std::pair(Rep.DstName, ir::PermKind::ScheduleDst)}) {
+    ir::Permutation S;
+    S.Name = Name;
+    S.Kind = Kind;
+    S.Base = Rep.PermName;
+    S.Args = {ir::makeInt(C.W)};
+    S.ArgValues = {C.W};
+    S.Size = C.N;
+    S.Loc = C.KLoc;
+    Prog.Perms.push_back(S);
+  }
+  auto Apply = [&](const std::string &Perm, const SourceLoc &L) {
+    ir::PermApply A;
+    A.Perm = Perm;
+    A.Arg = ir::Expr{ir::BuiltinRef{ir::Builtin::Tid}, ir::NodeLoc(L)};
+    return ir::Expr{std::move(A), ir::NodeLoc(L)};
+  };
+  const SourceLoc SrcLoc = C.Src->Indices.front().Loc, DstLoc = C.Dst->Indices.front().Loc;
+  C.Src->Indices.front() = Apply(Rep.SrcName, SrcLoc);
+  C.Dst->Indices.front() = Apply(Rep.DstName, DstLoc);
+  C.K->Schedule = ir::KernelSchedule::None;
+}
+
+} // namespace
+
+ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
+  ColoredScheduling Result{Input, {}};
+  ir::Program &Prog = Result.Program;
+  ScheduleRun Run{Prog, nullptr, {}, {}};
+  for (std::size_t KIndex = 0; KIndex < Prog.Kernels.size(); ++KIndex) {
+    ir::Kernel &K = Prog.Kernels[KIndex];
+    if (K.Schedule == ir::KernelSchedule::None)
+      continue;
+    ScheduledCopy C = checkCopy(Prog, K);
+    checkColoredApplies(Prog, C);
+    checkElementsAndWarps(Prog, C);
+    PermutationTables Perms(Prog);
+    Run.Perms = &Perms;
+    CopyMap M = copyMap(Prog, C, Perms);
+    ColoredScheduleReport Rep;
+    Rep.Kernel = K.Name;
+    Rep.Loc = C.KLoc;
+    Rep.Src = C.SA->Name;
+    Rep.Dst = C.DA->Name;
+    Rep.N = C.N;
+    Rep.W = C.W;
+    if (C.Auto && lowerAuto(Run, C, M, Rep)) {
+      // a scatter or gather: the copy rewritten in place
+    } else if (C.Bits) {
+      lowerBits(Run, C, M, Rep);
+    } else if (C.Global) {
+      lowerGlobal(Run, KIndex, C, M, Rep);
+    } else {
+      lowerShared(Run, C, M, Rep);
+    }
+    Result.Reports.push_back(std::move(Rep));
+    Run.Perms = nullptr;
+  }
+  for (ir::Permutation &P : Run.AddedPerms)
     Prog.Perms.push_back(std::move(P));
-  for (auto It = Lowered.rbegin(); It != Lowered.rend(); ++It) {
+  for (auto It = Run.Lowered.rbegin(); It != Run.Lowered.rend(); ++It) {
     const auto At = Prog.Kernels.begin() + static_cast<std::ptrdiff_t>(It->first);
     Prog.Kernels.insert(Prog.Kernels.erase(At), std::make_move_iterator(It->second.begin()),
                         std::make_move_iterator(It->second.end()));
