@@ -125,6 +125,55 @@ std::vector<ir::Bindings> layoutSizeSamples(const ir::Program &Unbound, const ir
   return Out;
 }
 
+namespace {
+
+/// The candidates for A, in tie order: raw; for arrays of two or more
+/// dimensions pad(1), pad(2), xor (a power-of-two row), diagonal and RAP.
+std::vector<ir::Layout> candidateLayouts(const ir::Array &A, std::uint64_t Seed) {
+  std::vector<ir::Layout> Cands = {makeIrLayout(ir::LayoutKind::Raw, 0)};
+  if (A.Shape.size() >= 2) {
+    Cands.push_back(makeIrLayout(ir::LayoutKind::Pad, 1));
+    Cands.push_back(makeIrLayout(ir::LayoutKind::Pad, 2));
+    if (std::has_single_bit(static_cast<std::uint64_t>(A.Shape.back())))
+      Cands.push_back(makeIrLayout(ir::LayoutKind::Xor, 0));
+    Cands.push_back(makeIrLayout(ir::LayoutKind::Diagonal, 0));
+    Cands.push_back(makeIrLayout(ir::LayoutKind::Rap, static_cast<std::int64_t>(Seed)));
+  }
+  return Cands;
+}
+
+/// The chosen candidate: the lowest cost among those that fit; the
+/// candidates are already in tie order except that pad's footprint ranks
+/// after equal-cost raw (index order holds). Over size samples (Sampled),
+/// the lowest worst sample first (no size left with a conflict another
+/// candidate avoids), then the lowest pooled cost.
+std::size_t bestCandidate(const std::vector<LayoutCandidate> &Cs, bool Sampled) {
+  auto Better = [&](const LayoutCandidate &X, const LayoutCandidate &Y) {
+    if (Sampled) {
+      constexpr double Tol = 1e-9;
+      if (X.Worst < Y.Worst - Tol)
+        return true;
+      if (X.Worst > Y.Worst + Tol)
+        return false;
+    }
+    return X.Cost < Y.Cost;
+  };
+  std::size_t Best = 0;
+  bool Any = false;
+  for (std::size_t I = 0; I < Cs.size(); ++I) {
+    const LayoutCandidate &C = Cs[I];
+    if (!C.Fits)
+      continue;
+    if (!Any || Better(C, Cs[Best])) {
+      Best = I;
+      Any = true;
+    }
+  }
+  return Best;
+}
+
+} // namespace
+
 LayoutChoice chooseLayouts(const ir::Program &Input, const LayoutChoiceOptions &Opts) {
   LayoutChoice Result{Input, {}};
   ir::Program &Prog = Result.Program;
@@ -160,15 +209,7 @@ LayoutChoice chooseLayouts(const ir::Program &Input, const LayoutChoiceOptions &
     D.Samples = Samples.size();
     for (const ir::Kernel *K : S.Kernels)
       D.Kernels.push_back(K->Name);
-    std::vector<ir::Layout> Cands = {makeIrLayout(ir::LayoutKind::Raw, 0)};
-    if (A.Shape.size() >= 2) {
-      Cands.push_back(makeIrLayout(ir::LayoutKind::Pad, 1));
-      Cands.push_back(makeIrLayout(ir::LayoutKind::Pad, 2));
-      if (std::has_single_bit(static_cast<std::uint64_t>(A.Shape.back())))
-        Cands.push_back(makeIrLayout(ir::LayoutKind::Xor, 0));
-      Cands.push_back(makeIrLayout(ir::LayoutKind::Diagonal, 0));
-      Cands.push_back(makeIrLayout(ir::LayoutKind::Rap, static_cast<std::int64_t>(Opts.Seed)));
-    }
+    const std::vector<ir::Layout> Cands = candidateLayouts(A, Opts.Seed);
     // Each candidate at each place (the bound program alone, or every size
     // sample): its cost, warp executions and fit. The places are measured
     // in parallel, each on its own program; the sums below run in candidate
@@ -248,33 +289,8 @@ LayoutChoice chooseLayouts(const ir::Program &Input, const LayoutChoiceOptions &
       D.Executions = Execs;
       D.Candidates.push_back(C);
     }
-    // Lowest cost among those that fit; Cands is already in tie order except
-    // that pad's footprint ranks after equal-cost raw (index order holds).
-    // Over size samples, the lowest worst sample first (no size left with a
-    // conflict another candidate avoids), then the lowest pooled cost.
-    auto Better = [&](const LayoutCandidate &X, const LayoutCandidate &Y) {
-      if (!Samples.empty()) {
-        constexpr double Tol = 1e-9;
-        if (X.Worst < Y.Worst - Tol)
-          return true;
-        if (X.Worst > Y.Worst + Tol)
-          return false;
-      }
-      return X.Cost < Y.Cost;
-    };
-    std::size_t Best = 0;
-    bool Any = false;
-    for (std::size_t I = 0; I < D.Candidates.size(); ++I) {
-      const LayoutCandidate &C = D.Candidates[I];
-      if (!C.Fits)
-        continue;
-      if (!Any || Better(C, D.Candidates[Best])) {
-        Best = I;
-        Any = true;
-      }
-    }
-    D.Chosen = Best;
-    A.Lay = D.Candidates[Best].Layout;
+    D.Chosen = bestCandidate(D.Candidates, !Samples.empty());
+    A.Lay = D.Candidates[D.Chosen].Layout;
     for (ir::Program &P : Samples)
       arrayAt(P, S).Lay = A.Lay;
     Out.push_back(std::move(D));
