@@ -73,6 +73,10 @@ void layoutAuto(PipelineRun &Run) {
   LayoutChoice L = chooseLayouts(Run.Prog, Run.LayoutOpts);
   Run.Prog = std::move(L.Program);
   Run.R.Layouts = std::move(L.Decisions);
+  // The generic program takes the decisions (the check pass and analyze's
+  // all-sizes figures read it).
+  if (Run.Unbound)
+    copyLayouts(*Run.Unbound, Run.Prog);
 }
 
 void check(PipelineRun &Run) {
@@ -120,10 +124,14 @@ std::string_view passName(PassId P) {
 
 std::string dumpIrAfterHelp() {
   std::vector<std::string_view> Names;
-  for (const PassInfo &P : allPasses())
+  std::string Each;
+  for (const PassInfo &P : allPasses()) {
     Names.push_back(P.Name);
-  return fmt::format("print the program as .bw text to stderr after these passes: {} (comma-separated), or all",
-                     fmt::join(Names, ", "));
+    Each += fmt::format("\n{}: {}", P.Name, P.Help);
+  }
+  return fmt::format("print the program as .bw text to stderr after these passes: {} (comma-separated), or "
+                     "all. The passes, in order:{}",
+                     fmt::join(Names, ", "), Each);
 }
 
 std::vector<PassId> parsePassList(std::string_view Names) {
@@ -168,19 +176,12 @@ PipelineResult runPipeline(ir::Program Prog, const PipelineOptions &Opts) {
   for (const PassInfo &P : allPasses()) {
     if (std::find(Opts.Passes.begin(), Opts.Passes.end(), P.Id) == Opts.Passes.end())
       continue;
-    // The generic program takes layout-auto's decisions before the check
-    // pass reads it.
-    if (P.Id == PassId::Check && Run.Unbound)
-      copyLayouts(*Run.Unbound, Run.Prog);
     P.Run(Run);
     if (Opts.DumpStream && std::find(Opts.DumpAfter.begin(), Opts.DumpAfter.end(), P.Id) != Opts.DumpAfter.end())
       *Opts.DumpStream << "# bankwise: the program after pass '" << P.Name << "'\n"
                        << ir::print(Run.Prog) << std::flush;
   }
-  if (Run.Unbound) {
-    copyLayouts(*Run.Unbound, Run.Prog);
-    Run.R.Generic = std::move(Run.Unbound);
-  }
+  Run.R.Generic = std::move(Run.Unbound);
   Run.R.Program = std::move(Run.Prog);
   return std::move(Run.R);
 }

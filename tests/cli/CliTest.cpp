@@ -676,6 +676,13 @@ TEST_CASE("--dump-ir-after's help and 'all' follow the pass table, check pass in
     REQUIRE(Option != std::string::npos);
     const std::string Line = Help.Out.substr(Option, Help.Out.find('\n', Option) - Option);
     CHECK(contains(Line, "bind-sizes, schedule-colored, layout-auto, check (comma-separated), or all"));
+    // Each pass's own line, in order.
+    std::size_t Last = Option;
+    for (const std::string &P : Passes) {
+      const std::size_t At = Help.Out.find(P + ": ", Last);
+      CHECK_MESSAGE(At != std::string::npos, P);
+      Last = At == std::string::npos ? Last : At;
+    }
   }
   const std::string Sample = std::string(BANKWISE_SOURCE_DIR) + "/samples/transpose_tiled.bw";
   const Result R = bankwise("compile " + Sample + " -o " + tmp("passes.cu") + " --dump-ir-after=all");
