@@ -19,7 +19,7 @@
 //
 // `schedule bits` on a global copy whose map is a bit permutation (BPC;
 // asBitPermutation) replaces the kernel, under its name, by one tiled pass
-// (bitPermutationKernel in the .cpp): no schedule, no tables.
+// (bitPermutationKernel, detail/ScheduleKernels.h): no schedule, no tables.
 //
 // `schedule auto` on a global copy weighs scatter (dst[P(tid)] =
 // src[tid]), gather (dst[tid] = src[inverse(P)(tid)]), bits and colored by
