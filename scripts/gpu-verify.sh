@@ -9,8 +9,8 @@
 # with the .bw access sites whose markers codegen wrote above its statement
 # and compares measured shared wavefronts per instruction and global sectors
 # per request with the model's prediction, per site. Writes gpu-verify.md,
-# gpu-verify.json and ncu-source/ (trimmed inputs of the report, enough to
-# rerun it) to $OUT when set, else bench/results/. Samples with runtime
+# gpu-verify.json and ncu-source.tgz (trimmed inputs of the report, enough
+# to rerun it) to $OUT when set, else bench/results/. Samples with runtime
 # sizes (`param R`) are compiled once; the harness and ncu run at the
 # representative sizes the predictions were made at, and the same binary
 # then runs at each size of runtime_sizes below, one row per size and kernel
@@ -297,15 +297,18 @@ driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null
 "$report" --dir "$work/report" --out "$out/gpu-verify" --gpu "${gpu:-unknown GPU}" --driver "${driver:-unknown}" \
   --date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${samples[@]}" "${labels[@]}"
 status=$?
-# The report's inputs, trimmed to what it reads (rerun it with
-# `gpu-verify-report --dir $out/ncu-source --out X SAMPLE...`).
-rm -rf "$out/ncu-source.new"
-if "$report" --dir "$work/report" --trim-fixture "$out/ncu-source.new" "${samples[@]}" "${labels[@]}"; then
-  [ -f "$out/ncu-source/README.md" ] && cp "$out/ncu-source/README.md" "$out/ncu-source.new/"
-  rm -rf "$out/ncu-source" && mv "$out/ncu-source.new" "$out/ncu-source"
+# The report's inputs, trimmed to what it reads, as one archive (rerun the
+# report with `tar xzf $out/ncu-source.tgz -C D && gpu-verify-report --dir
+# D/ncu-source --out X SAMPLE...`; tests/verify reads the same archive). The
+# archive is reproducible: sorted names, no times or owners.
+rm -rf "$work/ncu-source"
+if "$report" --dir "$work/report" --trim-fixture "$work/ncu-source" "${samples[@]}" "${labels[@]}"; then
+  cp "$root/bench/verify/ncu-source.README.md" "$work/ncu-source/README.md"
+  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - -C "$work" ncu-source | gzip -n -9 >"$out/ncu-source.tgz.new" &&
+    mv "$out/ncu-source.tgz.new" "$out/ncu-source.tgz"
 else
-  log "could not write $out/ncu-source"
+  log "could not write $out/ncu-source.tgz"
 fi
 [ $sizes_status -eq 0 ] || { log "a runtime-sized run failed (see gpu-verify-sizes.jsonl)"; [ $status -ne 0 ] || status=1; }
-log "wrote $out/gpu-verify.md, $out/gpu-verify.json, gpu-verify-sizes.md and $out/ncu-source/ (exit $status)"
+log "wrote $out/gpu-verify.md, $out/gpu-verify.json, gpu-verify-sizes.md and $out/ncu-source.tgz (exit $status)"
 exit $status

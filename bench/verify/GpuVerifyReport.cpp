@@ -7,7 +7,7 @@
 //   gpu-verify-report --dir DIR --out PREFIX [--gpu G] [--driver D] [--date T] SAMPLE...
 //
 // With --trim-fixture DEST, writes SAMPLE.{report.json,cu,cuda-sass.csv,run.json}
-// of DIR to DEST cut down to what the report reads (tests/verify/fixtures).
+// of DIR to DEST cut down to what the report reads (bench/results/ncu-source.tgz, read by tests/verify).
 #include "Report.h"
 
 #include <CLI/CLI.hpp>
