@@ -23,8 +23,7 @@ log() { echo "fuzz: $*" >&2; }
 
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
-configure=(cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo
-           -DCMAKE_CXX_COMPILER=clang++-19 -DBANKWISE_FUZZ=ON -DBANKWISE_BUILD_TESTS=OFF)
+configure=(cmake -S "$root" --preset fuzz -B "$build" "${generator[@]}")
 # A tree already configured with BANKWISE_FUZZ (scripts/sanitize.sh's, tests
 # and all) is built as it is.
 grep -q '^BANKWISE_FUZZ:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null && configure=(true)

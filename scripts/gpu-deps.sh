@@ -5,9 +5,9 @@
 # these libraries nor network access: the GPU machine. Run it here (apt and
 # the Debian mirrors reachable); then, on the GPU machine,
 #
-#   cmake -S . -B build-gpu -DCMAKE_PREFIX_PATH=$PWD/.deps/usr -DBANKWISE_ENABLE_FRONTEND=OFF
+#   cmake --preset gpu     # build-gpu/, CMAKE_PREFIX_PATH=.deps/usr, no LLVM
 #
-# (scripts/gpu-verify.sh does that). fmt's package config also names the
+# (bench/gpu-verify.sh does that). fmt's package config also names the
 # shared library, which CMake insists exists, so libfmt9 comes along; bankwise
 # links fmt::fmt-header-only only, and the script checks that this works.
 set -euo pipefail

@@ -2,7 +2,7 @@
 # Installs dependencies, builds, and runs bankwise's main job on a sample:
 # analyze the CUDA-style tiled transpose written in the DSL (layout auto pads
 # its tile), compile it to CUDA with a checking harness, and build that with
-# nvcc when nvcc is present (running it needs a GPU: scripts/gpu-verify.sh).
+# nvcc when nvcc is present (running it needs a GPU: bench/gpu-verify.sh).
 # Also shows the memory-machine models on seed 001's worked example.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

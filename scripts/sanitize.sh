@@ -17,17 +17,16 @@ build=${BANKWISE_SAN_BUILD:-$root/build-san}
 cxx=${BANKWISE_SAN_CXX:-clang++-19}
 secs=${BANKWISE_FUZZ_SECONDS:-60}
 "$root/scripts/setup.sh"
+# Presets "sanitize" (Clang: with the fuzz targets; Clang 19 with GCC 12's
+# libstdc++ warns inside the library's own headers (get_temporary_buffer),
+# so -Werror is the GCC build's) and "sanitize-gcc".
 if [[ $cxx == clang* ]]; then
-  flags=(-DCMAKE_CXX_COMPILER="$cxx" -DBANKWISE_FUZZ=ON
-         "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG"
-         # Clang 19 with GCC 12's libstdc++ warns inside the library's own
-         # headers (get_temporary_buffer); -Werror is the GCC build's.
-         -DBANKWISE_WERROR=OFF)
+  preset=sanitize
 else
-  flags=(-DCMAKE_CXX_COMPILER="$cxx" -DBANKWISE_SANITIZE=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG")
+  preset=sanitize-gcc
   secs=0
 fi
-BANKWISE_BUILD_DIR=$build "$root/scripts/build.sh" "${flags[@]}"
+BANKWISE_PRESET=$preset BANKWISE_BUILD_DIR=$build "$root/scripts/build.sh" -DCMAKE_CXX_COMPILER="$cxx"
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
   ctest --test-dir "$build" --output-on-failure -j "$(nproc)"

@@ -16,7 +16,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BANKWISE_TSAN_BUILD:-$root/build-tsan}
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
-cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBANKWISE_TSAN=ON "$@"
+(cd "$root" && cmake --preset tsan -B "$build" "${generator[@]}" "$@")
 cmake --build "$build" -j "$(nproc)"
 # The random-kernel oracles evaluate every warp of hundreds of kernels: the
 # same code on one thread, and hours under TSan.

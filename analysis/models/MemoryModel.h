@@ -82,7 +82,7 @@ enum class SharedOp { Load, Store };
 ///
 /// The rule, measured on an H100 for every lane pattern class of 1- to
 /// 16-byte loads and stores (bench/results/h100/shared-rules.md, 740 of 740
-/// patterns; scripts/gpu-shared-rules.sh):
+/// patterns; bench/gpu-shared-rules.sh):
 /// - a part of the warp served together costs max over the 32 banks of the
 ///   distinct 4-byte words the part touches in that bank (identical words
 ///   merge), and never fewer than its bytes moved / 128;

@@ -71,7 +71,7 @@ SectorTraffic sectorTraffic(const Permutation &X, int ElemBytes, std::uint64_t B
 
 StrategyCosts StrategyCosts::sm90() {
   // Fitted on an H100 80GB HBM3 (strategies.md of 2026-11-24: six P at
-  // n = 2^20 and 2^26, f32, blocks of 256); scripts/fit-strategy-model.py
+  // n = 2^20 and 2^26, f32, blocks of 256); bench/fit-strategy-model.py
   // prints the fit and each row's estimate against its median.
   StrategyCosts C;
   C.LaunchUs = 5.8;

@@ -24,7 +24,7 @@
 // and the whole-sector traffic of the other array and of the index table.
 // The time is a sum of those counts times per-sector costs fitted to the
 // strategies measured side by side on an H100 (bench/results/h100/
-// strategies.md; the fit is scripts/fit-strategy-model.py), plus a launch
+// strategies.md; the fit is bench/fit-strategy-model.py), plus a launch
 // cost per pass; a working set that fits in L2 (the same buffers moved
 // again, as a benchmark or a training loop does) moves at L2's rate.
 #pragma once
@@ -60,7 +60,7 @@ SectorTraffic sectorTraffic(const Permutation &X, int ElemBytes, std::uint64_t B
 
 /// The H100 (sm_90) constants: microseconds per launch, bytes per
 /// microsecond, microseconds per sector or line. Fitted to the medians of
-/// bench/results/h100/strategies.md (scripts/fit-strategy-model.py).
+/// bench/results/h100/strategies.md (bench/fit-strategy-model.py).
 struct StrategyCosts {
   double LaunchUs = 0;
   double L2Bytes = 0;            ///< the working set L2 holds between runs

@@ -1,6 +1,6 @@
 // How nvcc issues a warp's atomic on a CUDA target (sm_90, CUDA 13, -O3),
 // as measured on H200 (bench/results/h100/atomic-aggregation.md, made by
-// scripts/gpu-atomic-aggregation.sh from bench/atomics/aggregation.cu):
+// bench/gpu-atomic-aggregation.sh from bench/atomics/aggregation.cu):
 //
 //   atomicAdd(&s, v)              s the same in every thread: REDUX.SUM, one
 //                                 ATOMS.ADD per warp (1 wavefront)

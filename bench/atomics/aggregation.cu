@@ -1,4 +1,4 @@
-// Probe kernels for scripts/gpu-atomic-aggregation.sh: which atomics does
+// Probe kernels for bench/gpu-atomic-aggregation.sh: which atomics does
 // nvcc (ptxas) aggregate across a warp on sm_90, and what do they cost in
 // shared-memory wavefronts and instructions? Each kernel runs one atomic
 // statement (marked ATOM) once per thread; blocks of 256 threads. Written

@@ -1,5 +1,5 @@
 // One warp, one shared-memory instruction per launch, at lane addresses read
-// from a pattern file: the probe behind scripts/gpu-shared-rules.sh, which
+// from a pattern file: the probe behind bench/gpu-shared-rules.sh, which
 // profiles each launch with Nsight Compute and tells which rule the sm_90
 // shared-memory pipeline follows for 1-, 2-, 4-, 8- and 16-byte accesses.
 //

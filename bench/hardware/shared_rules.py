@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Lane patterns that tell the sm_90 shared-memory rules apart, and the
-table of what Nsight Compute measured for each (scripts/gpu-shared-rules.sh).
+table of what Nsight Compute measured for each (bench/gpu-shared-rules.sh).
 
   shared_rules.py patterns > patterns.txt
   shared_rules.py report patterns.txt launches.txt ncu.csv OUT.md OUT.jsonl

@@ -1,4 +1,4 @@
-// Aggregates a scripts/gpu-verify.sh run into gpu-verify.json and
+// Aggregates a bench/gpu-verify.sh run into gpu-verify.json and
 // gpu-verify.md (Report.h): per kernel whether it is correct and its time,
 // per access site the model's prediction beside Nsight Compute's source
 // counters. Exit code 0 when every kernel is correct and every exact site
@@ -59,7 +59,7 @@ int main(int Argc, char **Argv) {
   std::string Prefix, TrimTo;
   bool Quiet = false;
   CLI::App App{"gpu-verify's report: per-site predictions against Nsight Compute's source counters"};
-  App.add_option("--dir", In.Dir, "directory laid out by scripts/gpu-verify.sh")->required();
+  App.add_option("--dir", In.Dir, "directory laid out by bench/gpu-verify.sh")->required();
   App.add_option("--out", Prefix, "writes PREFIX.md and PREFIX.json");
   App.add_option("--gpu", In.Gpu, "GPU name for the header");
   App.add_option("--driver", In.Driver, "driver version for the header");

@@ -7,7 +7,7 @@
 //                     (read with --as-written, for a build that keeps the
 //                     source's accesses)
 //   F.cuda-sass.csv   ncu's source page of a run of F's launch functions
-//                     (scripts/gpu-lint-corpus.sh), absent when F did not build
+//                     (bench/gpu-lint-corpus.sh), absent when F did not build
 //
 // Per kernel, per (CUDA line, shared/global, load/store): the SASS
 // instructions ncu attributes to the line, summed, beside the lint sites on
@@ -366,7 +366,7 @@ int main(int argc, char **argv) {
   std::string Head = fmt::format(
       "# bankwise lint against Nsight Compute: the lint corpus\n\n"
       "{}, {}, built with `{}`. Every kernel of `tests/lint/` that nvcc builds, run through its own launch "
-      "functions (`scripts/gpu-lint-corpus.sh`, n = 1024) and profiled with `ncu --section SourceCounters`. "
+      "functions (`bench/gpu-lint-corpus.sh`, n = 1024) and profiled with `ncu --section SourceCounters`. "
       "Predictions: `bankwise lint FILE --format json -D n=1024{}` (`bench/lint-corpus/`). "
       "Per CUDA line and kind of access, the SASS instructions ncu attributes to the line are summed. "
       "At the launch's fixed sizes the lint gives the launch's sums (`requests`, "

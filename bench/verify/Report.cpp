@@ -297,7 +297,7 @@ ReportOutput buildReport(const ReportInput &In) {
   std::ostringstream Md;
   Md << "# gpu-verify\n\n"
      << "GPU: " << In.Gpu << "; driver " << In.Driver << "; " << In.Date << ".\n\n"
-     << "`scripts/gpu-verify.sh`: every sample compiled by `bankwise compile --harness`, run (every output element "
+     << "`bench/gpu-verify.sh`: every sample compiled by `bankwise compile --harness`, run (every output element "
         "checked against the CPU reference; median of 21 timed runs after 3 warm-ups), and profiled once on a "
         "small launch with `ncu --clock-control none --section SourceCounters` (nvcc `-lineinfo`). Each SASS "
         "memory instruction is attributed to the CUDA line ncu lists it under, and each CUDA statement to the "

@@ -13,7 +13,7 @@
 
 namespace bankwise::verify {
 
-/// For each sample S, Dir holds (as scripts/gpu-verify.sh lays it out):
+/// For each sample S, Dir holds (as bench/gpu-verify.sh lays it out):
 ///   S.report.json    predictions of the launch ncu profiled (bankwise compile --report)
 ///   S.cu             the CUDA that was profiled (nvcc -lineinfo)
 ///   S.cuda-sass.csv  ncu --import ... --csv --page source --print-source cuda,sass

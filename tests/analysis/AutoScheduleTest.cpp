@@ -123,7 +123,7 @@ TEST_CASE("the sm_90 strategy model reproduces the H100 medians it was calibrate
   // bench/results/h100/strategies.jsonl: scatter (P's table for random, a
   // closed form otherwise), gather (a 4-byte table q), bits and colored,
   // for six P at n = 2^20 and 2^26. The model is fitted to these rows
-  // (scripts/fit-strategy-model.py); each estimate must stay within 25%,
+  // (bench/fit-strategy-model.py); each estimate must stay within 25%,
   // or 2.5 us at 2^20, where runs of 8 us differ by 1-2 us from one day to
   // the next.
   std::ifstream In(std::string(BANKWISE_SOURCE_DIR) + "/bench/results/h100/strategies.jsonl");

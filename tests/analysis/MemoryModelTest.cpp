@@ -469,7 +469,7 @@ TEST_CASE("sm_90 shared: f64 16(l%2) + l/2 + 32w -> 4 wavefronts (half warps)") 
   CHECK(meanWavefronts(8, [](int L, int W) -> Address { return 16 * (L % 2) + L / 2 + 32 * W; }) == 4.0);
 }
 
-// Every pattern scripts/gpu-shared-rules.sh profiled on the H100: one warp,
+// Every pattern bench/gpu-shared-rules.sh profiled on the H100: one warp,
 // one shared load or store of 1-16 bytes per lane, the wavefronts Nsight
 // Compute counted (bench/results/h100/shared-rules.md).
 TEST_CASE("sm_90 shared: the model reproduces every measured lane pattern") {

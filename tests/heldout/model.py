@@ -1028,7 +1028,7 @@ MEASURED_RULES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", 
 
 def self_check():
     """Mismatches of the model against HARDWARE_ROWS and against every lane
-    pattern scripts/gpu-shared-rules.sh measured (empty: none)."""
+    pattern bench/gpu-shared-rules.sh measured (empty: none)."""
     bad = []
     with open(MEASURED_RULES) as f:
         for line in f:

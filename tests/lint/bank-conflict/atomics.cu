@@ -1,5 +1,5 @@
 // Shared atomics as nvcc -O3 issues them on sm_90 (measured on H200 with
-// scripts/gpu-atomic-aggregation.sh: bench/results/h100/atomic-aggregation.md):
+// bench/gpu-atomic-aggregation.sh: bench/results/h100/atomic-aggregation.md):
 //   - at an address the same in every thread, a 32-bit add, min, max, and,
 //     or, xor: the warp's values combined (REDUX, POPC), one atomic, one
 //     wavefront;

@@ -38,7 +38,7 @@ grep '^launch ' "$work/ncu.csv" >"$work/launches.txt" || true
   echo "instruction of the pattern (inline PTX \`ld.shared\`/\`st.shared\`, .u8 to .v4.u32);"
   echo "measured = \`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum\` of that launch"
   echo "(\`smsp__sass_inst_executed_op_shared_*\` checked to be 1). Made by"
-  echo "\`scripts/gpu-shared-rules.sh\`; the rule columns are computed in"
+  echo "\`bench/gpu-shared-rules.sh\`; the rule columns are computed in"
   echo "\`bench/hardware/shared_rules.py\` from their statements (**x** = differs from"
   echo "the measurement). SASS shared instructions in the probe:"
   echo

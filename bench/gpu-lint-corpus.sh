@@ -9,14 +9,14 @@
 # profiled with `ncu --section SourceCounters`; bench/verify's
 # lint-verify-report then pairs each CUDA line's shared and global
 # instructions with the lint's predictions for that line
-# (bench/lint-corpus/, made by scripts/lint-corpus-predict.sh where Clang
+# (bench/lint-corpus/, made by bench/lint-corpus-predict.sh where Clang
 # is). Writes lint-corpus{,-faithful}.{md,json} to $OUT, else
 # bench/results/. Exit code 0 when every judged figure holds (in the -O3
 # build, fewer wavefronts where the SASS shows nvcc's vector instructions
 # or removed reloads are listed as such, not failures).
 #
-#   scripts/gpu-lint-corpus.sh
-#   GPU_LINT_ONLY="stem stem..." scripts/gpu-lint-corpus.sh
+#   bench/gpu-lint-corpus.sh
+#   GPU_LINT_ONLY="stem stem..." bench/gpu-lint-corpus.sh
 #
 # GPU_LINT_ONLY (stems as in bench/lint-corpus/, e.g. robustness_nvcc_spellings):
 # only those files are built and profiled; every other file keeps its
@@ -38,8 +38,7 @@ ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/
 
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
-cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$root/.deps/usr" -DBANKWISE_ENABLE_FRONTEND=OFF -DBANKWISE_BUILD_TESTS=OFF >"$work/cmake.log" 2>&1 ||
+cmake -S "$root" --preset gpu -B "$build" "${generator[@]}" >"$work/cmake.log" 2>&1 ||
   { log "cmake failed"; tail -20 "$work/cmake.log"; exit 2; }
 cmake --build "$build" -j "$(nproc)" --target lint_verify_report >"$work/build.log" 2>&1 ||
   { log "build failed"; tail -20 "$work/build.log"; exit 2; }

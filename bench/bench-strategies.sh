@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine after scripts/gpu-verify.sh built bankwise into
+# Runs on the GPU machine after bench/gpu-verify.sh built bankwise into
 # build-gpu/: the ways bankwise can move one offline permutation b[P(i)] =
 # a[i] of f32 (STRATEGY_DTYPE=f64 for 8-byte elements), side by side, for
 # several P and n (issue [8] goals 2, 3, 5):
@@ -25,7 +25,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bw=${BANKWISE:-$root/build-gpu/driver/bankwise}
 out=${OUT:-$root/bench/results/h100}
 work=$(mktemp -d)
-[ -x "$bw" ] || { echo "bench-strategies: build bankwise first (scripts/gpu-verify.sh)" >&2; exit 2; }
+[ -x "$bw" ] || { echo "bench-strategies: build bankwise first (bench/gpu-verify.sh)" >&2; exit 2; }
 read -r -a sizes <<<"${STRATEGY_SIZES:-20 23 26}"
 dt=${STRATEGY_DTYPE:-f32}
 # name | permutation declaration (N is the length) | is it a bit permutation
@@ -149,7 +149,7 @@ gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format
                      capture_output=True, text=True).stdout.strip().splitlines()[0]
 strategies = ["scatter", "gather", "bits", "colored"] + (["auto"] if has_auto else [])
 lines = ["# One permutation b[P(i)] = a[i] of %s, every strategy, side by side\n" % dt,
-         "GPU: %s; %s. One run of `scripts/bench-strategies.sh`: each program generated from its template, "
+         "GPU: %s; %s. One run of `bench/bench-strategies.sh`: each program generated from its template, "
          "compiled by `bankwise compile --harness`; every output element of every kernel checked against the "
          "CPU reference; medians of 21 timed runs after 3 warm-ups (CUDA events). ms per strategy; `-` where "
          "it does not apply (bits: P is not a bit permutation). best = the fastest of scatter, gather, bits "

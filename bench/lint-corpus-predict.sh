@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The lint's predictions for every file of its corpus (tests/lint/*/*.cu) at
-# n = 1024, the size scripts/gpu-lint-corpus.sh runs them at on the GPU
+# n = 1024, the size bench/gpu-lint-corpus.sh runs them at on the GPU
 # (which has no Clang, so the predictions travel with the repo). Paths in
 # the JSON are made relative to the repository. CTest
 # (lint.corpus-predictions-current) runs this into a scratch directory and
 # compares, so the committed files cannot fall behind the lint.
 #
-#   scripts/lint-corpus-predict.sh [BUILD_DIR] [OUT_DIR]   # default build/, bench/lint-corpus/
+#   bench/lint-corpus-predict.sh [BUILD_DIR] [OUT_DIR]   # default build/, bench/lint-corpus/
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}

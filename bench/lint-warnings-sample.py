@@ -4,7 +4,7 @@ hand check.
 
     lint-warnings-sample.py RUN.jsonl CORPUS_DIR [-n 30] [--seed 13]
 
-RUN.jsonl is scripts/lint-realworld.py's output (each row keeps its
+RUN.jsonl is bench/lint-realworld.py's output (each row keeps its
 file's warnings). Draws N warnings, every check represented in proportion
 (at least one each), deterministically for the seed, and prints each with
 its file, line, message and the five source lines ending at it, as a

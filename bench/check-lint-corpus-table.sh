@@ -4,10 +4,10 @@
 # makes today from the committed ncu exports (lint-corpus-ncu.tgz) and the
 # committed predictions (bench/lint-corpus/): a change to the lint's figures
 # or to the report that the GPU run has not seen fails here (CTest
-# lint.hardware-tables-current). Rerun scripts/gpu-lint-corpus.sh on the GPU
+# lint.hardware-tables-current). Rerun bench/gpu-lint-corpus.sh on the GPU
 # to refresh them.
 #
-#   scripts/check-lint-corpus-table.sh BUILD_DIR SCRATCH_DIR
+#   bench/check-lint-corpus-table.sh BUILD_DIR SCRATCH_DIR
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$1
@@ -27,7 +27,7 @@ for f in "$root"/bench/lint-corpus/*.lint.json; do
   if [ -f "$scratch/lint-corpus-ncu/$stem.cuda-sass.csv" ] || grep -q "$stem" "$results/lint-corpus.md"; then
     stems+=("$stem")
   else
-    echo "check-lint-corpus-table: $stem not measured on the GPU yet (rerun scripts/gpu-lint-corpus.sh)"
+    echo "check-lint-corpus-table: $stem not measured on the GPU yet (rerun bench/gpu-lint-corpus.sh)"
   fi
 done
 field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }

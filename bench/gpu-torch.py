@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks and times the PyTorch extensions `bankwise compile --torch` made of
-the transpose, permute and bit-reversal samples (scripts/gpu-torch.sh builds
+the transpose, permute and bit-reversal samples (bench/gpu-torch.sh builds
 them): every op against PyTorch's own result on many shapes and dtypes, its
 out= form and a side stream, the errors its checks raise, then each op and
 its PyTorch counterpart side by side (CUDA events, median of many runs).
@@ -263,7 +263,7 @@ def write_table(errors):
     with open(os.path.join(OUT, "torch.json"), "w") as f:
         json.dump(result, f, indent=1)
     md = [f"# bankwise ops in PyTorch (`compile --torch`) against PyTorch, {dev}", "",
-          f"`scripts/gpu-torch.sh` on {time.strftime('%Y-%m-%d')}: torch {torch.__version__}, CUDA {torch.version.cuda}. "
+          f"`bench/gpu-torch.sh` on {time.strftime('%Y-%m-%d')}: torch {torch.__version__}, CUDA {torch.version.cuda}. "
           f"{checks} checks, {len(failures)} failed: every op against PyTorch's own result (`torch.equal`) on "
           f"{len(t_shapes)} transpose shapes x 4 dtypes, {len(p_shapes)} shapes x 3 permutes, bit reversal at "
           "n = 2^10 .. 2^26 (both kernels), the out= forms, a side stream, a CUDA graph capture and replay, and "

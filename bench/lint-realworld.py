@@ -130,7 +130,7 @@ def main():
     for r in rows:
         repos[r["repo"]] = repos.get(r["repo"], 0) + 1
     L = ["# bankwise lint on public CUDA (issue [13] item 6)", "",
-         "`scripts/lint-realworld.py` on the 2-core development machine; each file linted alone, "
+         "`bench/lint-realworld.py` on the 2-core development machine; each file linted alone, "
          "`-j %d`%s, %d at a time. The corpus is kept outside the repo." % (
              a.lint_threads, " (every core)" if a.lint_threads == 0 else "", a.j), ""]
     L += ["## Provenance", "", "| repository | .cu files | commit |", "|---|---:|---|"]

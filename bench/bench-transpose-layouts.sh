@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine after scripts/gpu-verify.sh built bankwise into
+# Runs on the GPU machine after bench/gpu-verify.sh built bankwise into
 # build-gpu/: the tiled transpose of samples/transpose_tiled.bw (8192 x 8192
 # f32) with each tile layout, every output checked by the harness, side by
 # side with PyTorch's x.t().contiguous() in the same run. One line each to

@@ -17,8 +17,8 @@ done
 # schedule auto away from the sizes its model was fitted on, and the spread
 # of every strategy over ten random P (issue [8] goals 3 and 5).
 STRATEGY_NAME=strategies-validation STRATEGY_SIZES="22 23 24" STRATEGY_PERMS="random blockrandom windowrandom transpose" \
-  bash "$root/scripts/bench-strategies.sh" || { echo "bench-all: strategies-validation failed" >&2; status=1; }
+  bash "$root/bench/bench-strategies.sh" || { echo "bench-all: strategies-validation failed" >&2; status=1; }
 STRATEGY_NAME=strategies-random-spread STRATEGY_SIZES=26 STRATEGY_RANDOM_SEEDS="1 2 3 4 5 6 8 9 10" \
   STRATEGY_PERMS="random random_s1 random_s2 random_s3 random_s4 random_s5 random_s6 random_s8 random_s9 random_s10" \
-  bash "$root/scripts/bench-strategies.sh" || { echo "bench-all: strategies-random-spread failed" >&2; status=1; }
+  bash "$root/bench/bench-strategies.sh" || { echo "bench-all: strategies-random-spread failed" >&2; status=1; }
 exit $status

@@ -7,11 +7,11 @@
 # every op against PyTorch's own result on many shapes and dtypes, builds
 # bit_reversal's again through its emitted setup.py (build_ext --inplace, and
 # pip install) and checks those, and times each op beside its PyTorch
-# counterpart (scripts/gpu-torch.py). Writes
+# counterpart (bench/gpu-torch.py). Writes
 # torch.md and torch.json to $OUT when set, else bench/results/h100/. Exit
 # code 0 when every check passed.
 #
-#   scripts/gpu-torch.sh
+#   bench/gpu-torch.sh
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
@@ -35,8 +35,7 @@ if [ -z "$emitted" ]; then
   fi
   generator=()
   command -v ninja >/dev/null && generator=(-G Ninja)
-  cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_PREFIX_PATH="$root/.deps/usr" -DBANKWISE_ENABLE_FRONTEND=OFF -DBANKWISE_BUILD_TESTS=OFF >"$work/cmake.log" 2>&1 ||
+  cmake -S "$root" --preset gpu -B "$build" "${generator[@]}" >"$work/cmake.log" 2>&1 ||
     { log "cmake failed (see $work/cmake.log)"; tail -20 "$work/cmake.log"; exit 2; }
   cmake --build "$build" -j "$jobs" --target bankwise >"$work/build.log" 2>&1 ||
     { log "build failed (see $work/build.log)"; tail -20 "$work/build.log"; exit 2; }
@@ -70,4 +69,4 @@ done
 log "built the extensions in $((SECONDS - t0)) s"
 
 # 3. Checks and times.
-python3 "$root/scripts/gpu-torch.py" "$work" "$out"
+python3 "$root/bench/gpu-torch.py" "$work" "$out"

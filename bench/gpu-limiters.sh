@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine after scripts/gpu-verify.sh built bankwise into
+# Runs on the GPU machine after bench/gpu-verify.sh built bankwise into
 # build-gpu/: Nsight Compute's view of what limits the generated kernels
 # that miss an issue [8] goal (bench/results/h100/bench-kernels.md), so the
 # next step is clear. Each kernel is built by `bankwise compile --harness`,
@@ -20,7 +20,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bw=$root/build-gpu/driver/bankwise
 out=${OUT:-$root/bench/results/h100}
 work=$(mktemp -d)
-[ -x "$bw" ] || { echo "gpu-limiters: build bankwise first (scripts/gpu-verify.sh)" >&2; exit 2; }
+[ -x "$bw" ] || { echo "gpu-limiters: build bankwise first (bench/gpu-verify.sh)" >&2; exit 2; }
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1 || true)
 [ -n "$ncu" ] || { echo "gpu-limiters: ncu not found" >&2; exit 2; }
 
@@ -72,7 +72,7 @@ for j in "${jobs[@]}"; do
 done
 
 # One CSV with every profile, each section headed "# label|bytes needed";
-# scripts/limiters-report.py makes the table from it (and can remake it
+# bench/limiters-report.py makes the table from it (and can remake it
 # from the committed limiters.csv).
 : >"$work/limiters.csv"
 while IFS='|' read -r label bytes csvpath; do
@@ -81,6 +81,6 @@ while IFS='|' read -r label bytes csvpath; do
 done <"$work/index"
 mkdir -p "$out"
 cp "$work/limiters.csv" "$out/limiters.csv"
-python3 "$root/scripts/limiters-report.py" "$out/limiters.csv" --date "$(date -u +%Y-%m-%d)" >"$out/limiters.md" || status=1
+python3 "$root/bench/limiters-report.py" "$out/limiters.csv" --date "$(date -u +%Y-%m-%d)" >"$out/limiters.md" || status=1
 cat "$out/limiters.md"
 exit $status

@@ -2,12 +2,12 @@
 # On the GPU machine (nvcc, cuobjdump, ncu): which atomics nvcc aggregates
 # across a warp, measured. Builds bench/atomics/aggregation.cu twice (nvcc
 # -O3, and the source-faithful -Xcicc -O1 -Xptxas -O0 of
-# scripts/gpu-lint-corpus.sh), lists each probe kernel's atomic-related
+# bench/gpu-lint-corpus.sh), lists each probe kernel's atomic-related
 # SASS (ATOMS/ATOM/RED/POPC/REDUX/VOTE/...), profiles each launch (64
 # blocks of 256 threads: 512 warps) with ncu, and writes
 # $OUT/atomic-aggregation.md (else bench/results/h100/).
 #
-#   OUT=dir scripts/gpu-atomic-aggregation.sh
+#   OUT=dir bench/gpu-atomic-aggregation.sh
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/bench/results/h100}
@@ -76,7 +76,7 @@ def per(vals):
 short = {m: m.split('__')[1].replace('.sum', '') for m in metrics}
 with open(dst, 'w') as f:
     f.write('# Which atomics nvcc aggregates across a warp\n\n')
-    f.write(f'GPU: {gpu}; {nvccv}. `scripts/gpu-atomic-aggregation.sh` on `bench/atomics/aggregation.cu`: each probe kernel runs one atomic statement once per thread, 64 blocks of 256 threads (512 warps, 16,384 threads); `v` is data (`in[i] = (7i + 3) % 29`, odd in some lanes), `p` a kernel argument (5). SASS: the atomic-related instructions cuobjdump lists (ATOMS/ATOM/RED, POPC, REDUX, VOTE, FLO, S2R of lane masks). Counters: ncu `--metrics` totals over the launch.\n\n')
+    f.write(f'GPU: {gpu}; {nvccv}. `bench/gpu-atomic-aggregation.sh` on `bench/atomics/aggregation.cu`: each probe kernel runs one atomic statement once per thread, 64 blocks of 256 threads (512 warps, 16,384 threads); `v` is data (`in[i] = (7i + 3) % 29`, odd in some lanes), `p` a kernel argument (5). SASS: the atomic-related instructions cuobjdump lists (ATOMS/ATOM/RED, POPC, REDUX, VOTE, FLO, S2R of lane masks). Counters: ncu `--metrics` totals over the launch.\n\n')
     for b, what in (('O3', 'nvcc -O3 (what users build)'), ('faithful', 'nvcc -Xcicc -O1 -Xptxas -O0 (the lint corpus\'s source-faithful build)')):
         f.write(f'## {what}\n\n| kernel | statement | SASS | ' + ' | '.join(f'`{short[m]}`' for m in metrics) + ' | shared wavefronts per instruction |\n|' + '---|' * (4 + len(metrics)) + '\n')
         for k, st in stmts.items():

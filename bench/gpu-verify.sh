@@ -24,7 +24,7 @@
 # Exit code 0 when every kernel is correct at every size and every exact
 # site matches, at the representative sizes and at every profiled size.
 #
-#   scripts/gpu-verify.sh [SAMPLE...]      # default: every samples/*.bw
+#   bench/gpu-verify.sh [SAMPLE...]      # default: every samples/*.bw
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
@@ -45,8 +45,7 @@ ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/
 # 1. The core, without LLVM and without the test suites, and the report tool.
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
-cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$root/.deps/usr" -DBANKWISE_ENABLE_FRONTEND=OFF -DBANKWISE_BUILD_TESTS=OFF >"$work/cmake.log" 2>&1 ||
+cmake -S "$root" --preset gpu -B "$build" "${generator[@]}" >"$work/cmake.log" 2>&1 ||
   { log "cmake failed (see $work/cmake.log)"; tail -20 "$work/cmake.log"; exit 2; }
 cmake --build "$build" -j "$jobs" --target bankwise gpu_verify_report >"$work/build.log" 2>&1 ||
   { log "build failed (see $work/build.log)"; tail -20 "$work/build.log"; exit 2; }

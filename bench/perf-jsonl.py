@@ -5,7 +5,7 @@ memcpy_ms (a device-to-device copy of the same bytes, same run), of_memcpy,
 baselines (name -> ms, same run), correct (every output element checked by
 the harness), checked (elements), date and command.
 
-  scripts/perf-jsonl.py bench/results/h100/bench-kernels.jsonl --date 2026-11-24 > perf.jsonl
+  bench/perf-jsonl.py bench/results/h100/bench-kernels.jsonl --date 2026-11-24 > perf.jsonl
 """
 import argparse
 import json

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The table of scripts/gpu-limiters.sh from its limiters.csv: every section
+"""The table of bench/gpu-limiters.sh from its limiters.csv: every section
 is headed "# label|bytes the kernel must move" and holds ncu's raw page
 (`--csv --page raw`: metric names, units, one row per profiled launch).
 
-  python3 scripts/limiters-report.py bench/results/h100/limiters.csv --date 2026-11-24
+  python3 bench/limiters-report.py bench/results/h100/limiters.csv --date 2026-11-24
 """
 import argparse, csv, io, sys
 
@@ -62,7 +62,7 @@ for label, need, text in sections:
                      num("launch__registers_per_thread"), stalls))
 
 out = ["# What limits the kernels that miss an issue [8] goal (Nsight Compute)\n",
-       "%s, one run of `scripts/gpu-limiters.sh` (`python3 scripts/limiters-report.py limiters.csv` remakes this table "
+       "%s, one run of `bench/gpu-limiters.sh` (`python3 bench/limiters-report.py limiters.csv` remakes this table "
        "from the raw profiles beside it). Each kernel profiled on one launch of its harness (`--check-only`: every "
        "output checked), `--clock-control none`. DRAM MB = ncu's DRAM bytes per second x duration (read and written); "
        "need MB = what the kernel must move (its input once and output once; for the scheduled passes also their s "

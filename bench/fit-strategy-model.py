@@ -16,7 +16,7 @@ per block of 256), and fits, by non-negative least squares weighted by
 
 The bench's gather reads a 4-byte table q; its scatter reads P's table for
 random P only (closed forms otherwise). Usage:
-  scripts/fit-strategy-model.py [--bankwise build/driver/bankwise] [--jsonl ...]
+  bench/fit-strategy-model.py [--bankwise build/driver/bankwise] [--jsonl ...]
 """
 import argparse, itertools, json, os, subprocess, sys, tempfile
 
