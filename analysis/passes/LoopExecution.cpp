@@ -291,19 +291,10 @@ void Analyzer::execSymbolicWhile(const ir::While &Wh, const SourceLoc &Loc, Mask
 }
 
 void Analyzer::runCounterLoop(const CounterLoop &L, const SourceLoc &Loc, Mask M) {
-  const Val &K0 = L.K0, &Step = L.Step, &Bound = L.Bound;
+  const Val &K0 = L.K0;
   const std::size_t KIndex = L.KIndex;
-  const int First = std::countr_zero(M);
-  bool UniformStep = Step.concrete();
-  for (int Ln = 0; Ln < Lanes && UniformStep; ++Ln)
-    UniformStep = !((M >> Ln) & 1) || Step.lane(Ln) == Step.lane(First);
-  if (!UniformStep)
-    throw NotAffine{"a while loop whose counter's step depends on the thread, the block or a loop"};
-  std::int64_t S = Step.lane(First);
-  if (L.Subtract && mulOv(S, -1, S))
-    throw NotAffine{"overflow in a while loop's step"};
-  const bool Up = L.Op == ir::BinaryOp::Lt || L.Op == ir::BinaryOp::Le;
-  if (S == 0 || (S > 0) != Up) {
+  const std::optional<CounterTrips> Bounds = counterTrips(L, Loc, M);
+  if (!Bounds) {
     // The counter moves away from its bound: every lane runs no trip or
     // never stops, which the trip-by-trip run tells apart.
     if (!L.Unrolled)
@@ -311,39 +302,8 @@ void Analyzer::runCounterLoop(const CounterLoop &L, const SourceLoc &Loc, Mask M
     L.Unrolled(M);
     return;
   }
-  // Lane l stays while D(l) - |S| t > 0 (`<`, `>`) or >= 0 (`<=`, `>=`),
-  // D = Bound - k0 counting up, k0 - Bound counting down.
-  const Val D = Up ? evalBinary(ir::BinaryOp::Sub, Bound, K0, M, Loc)
-                   : evalBinary(ir::BinaryOp::Sub, K0, Bound, M, Loc);
-  if (D.Pred >= 0 || D.Lt >= 0 || D.Sel >= 0)
-    throw NotAffine{"a while loop whose trip count is a guard, a table read or a per-lane choice"};
-  const auto URange = D.U.isConst() ? std::optional(std::make_pair(Wide(D.U.C), Wide(D.U.C))) : rangeOf(D.U);
-  if (!URange)
-    throw NotAffine{"a while loop whose trip count has no known bound"};
-  Wide DMin = 0, DMax = 0;
-  bool Any = false;
-  for (int Ln = 0; Ln < Lanes; ++Ln)
-    if ((M >> Ln) & 1) {
-      const Wide V = D.HasV ? D.V[static_cast<std::size_t>(Ln)] : 0;
-      DMin = Any ? std::min(DMin, V) : V;
-      DMax = Any ? std::max(DMax, V) : V;
-      Any = true;
-    }
-  DMin += URange->first;
-  DMax += URange->second;
-  const Wide AbsS = S > 0 ? Wide(S) : -Wide(S);
-  const bool Strict = L.Op == ir::BinaryOp::Lt || L.Op == ir::BinaryOp::Gt;
-  auto TripsFor = [&](Wide Dist) -> Wide {
-    if (Strict)
-      return Dist <= 0 ? 0 : (Dist + AbsS - 1) / AbsS;
-    return Dist < 0 ? 0 : Dist / AbsS + 1;
-  };
-  // Every lane of every warp runs the first TMin trips; none runs more
-  // than TMax.
-  const Wide TMin = L.Conjunct ? 0 : TripsFor(DMin), TMax = TripsFor(DMax);
-  if (TMax > MaxWhileTrips)
-    throw NotAffine{fmt::format("a while loop that may run more than {} times (the limit is checked warp by warp)",
-                                MaxWhileTrips)};
+  const std::int64_t S = Bounds->S;
+  const Wide TMin = Bounds->TMin, TMax = Bounds->TMax;
   // k at trip T (a number or a loop variable's term).
   auto CounterAt = [&](const Affine &T) {
     Val R = K0;
@@ -447,7 +407,68 @@ void Analyzer::runCounterLoop(const CounterLoop &L, const SourceLoc &Loc, Mask M
   Segment(0, Lo, false);
   Segment(Lo, Hi, true);
   WhileCounters.pop_back();
-  // After the loop: k0 + S * (the lane's trips) when they are known.
+  Locals[KIndex].second = counterAfter(K0, S, Trips, Exact);
+}
+
+/// The counter's step S and the trips of L: every lane of every warp runs
+/// the first TMin, none more than TMax; nullopt when the counter moves away
+/// from its bound.
+std::optional<Analyzer::CounterTrips> Analyzer::counterTrips(const CounterLoop &L, const SourceLoc &Loc, Mask M) {
+  const Val &K0 = L.K0, &Step = L.Step, &Bound = L.Bound;
+  const int First = std::countr_zero(M);
+  bool UniformStep = Step.concrete();
+  for (int Ln = 0; Ln < Lanes && UniformStep; ++Ln)
+    UniformStep = !((M >> Ln) & 1) || Step.lane(Ln) == Step.lane(First);
+  if (!UniformStep)
+    throw NotAffine{"a while loop whose counter's step depends on the thread, the block or a loop"};
+  std::int64_t S = Step.lane(First);
+  if (L.Subtract && mulOv(S, -1, S))
+    throw NotAffine{"overflow in a while loop's step"};
+  const bool Up = L.Op == ir::BinaryOp::Lt || L.Op == ir::BinaryOp::Le;
+  if (S == 0 || (S > 0) != Up)
+    return std::nullopt;
+  // Lane l stays while D(l) - |S| t > 0 (`<`, `>`) or >= 0 (`<=`, `>=`),
+  // D = Bound - k0 counting up, k0 - Bound counting down.
+  const Val D = Up ? evalBinary(ir::BinaryOp::Sub, Bound, K0, M, Loc)
+                   : evalBinary(ir::BinaryOp::Sub, K0, Bound, M, Loc);
+  if (D.Pred >= 0 || D.Lt >= 0 || D.Sel >= 0)
+    throw NotAffine{"a while loop whose trip count is a guard, a table read or a per-lane choice"};
+  const auto URange = D.U.isConst() ? std::optional(std::make_pair(Wide(D.U.C), Wide(D.U.C))) : rangeOf(D.U);
+  if (!URange)
+    throw NotAffine{"a while loop whose trip count has no known bound"};
+  Wide DMin = 0, DMax = 0;
+  bool Any = false;
+  for (int Ln = 0; Ln < Lanes; ++Ln)
+    if ((M >> Ln) & 1) {
+      const Wide V = D.HasV ? D.V[static_cast<std::size_t>(Ln)] : 0;
+      DMin = Any ? std::min(DMin, V) : V;
+      DMax = Any ? std::max(DMax, V) : V;
+      Any = true;
+    }
+  DMin += URange->first;
+  DMax += URange->second;
+  const Wide AbsS = S > 0 ? Wide(S) : -Wide(S);
+  const bool Strict = L.Op == ir::BinaryOp::Lt || L.Op == ir::BinaryOp::Gt;
+  auto TripsFor = [&](Wide Dist) -> Wide {
+    if (Strict)
+      return Dist <= 0 ? 0 : (Dist + AbsS - 1) / AbsS;
+    return Dist < 0 ? 0 : Dist / AbsS + 1;
+  };
+  // Every lane of every warp runs the first TMin trips; none runs more
+  // than TMax.
+  CounterTrips R;
+  R.S = S;
+  R.TMin = L.Conjunct ? 0 : TripsFor(DMin);
+  R.TMax = TripsFor(DMax);
+  if (R.TMax > MaxWhileTrips)
+    throw NotAffine{fmt::format("a while loop that may run more than {} times (the limit is checked warp by warp)",
+                                MaxWhileTrips)};
+  return R;
+}
+
+/// The counter after the loop: k0 + S * (the lane's trips) when they are
+/// known (Exact), else poisoned (a read of it leaves the fast path).
+Val Analyzer::counterAfter(const Val &K0, std::int64_t S, const LaneArr &Trips, bool Exact) const {
   Val After = K0;
   if (Exact) {
     After.HasV = true;
@@ -462,7 +483,7 @@ void Analyzer::runCounterLoop(const CounterLoop &L, const SourceLoc &Loc, Mask M
     After = Val{};
     After.Poison = true;
   }
-  Locals[KIndex].second = After;
+  return After;
 }
 
 void Analyzer::leaveSampledLoop() {

@@ -75,73 +75,145 @@ Val Analyzer::evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
       throw NotAffine{"a table read per lane combined with a per-lane choice"};
     return selectBinary(Op, A, B, M, Loc);
   }
-  if (A.Lt >= 0 || B.Lt >= 0) {
-    // A table value per lane: sums and constant multiples keep it.
-    auto IsConstV = [](const Val &X) { return X.concrete() && !X.HasV; };
-    if ((Op == ir::BinaryOp::Add || Op == ir::BinaryOp::Sub) && (A.Lt < 0 || B.Lt < 0)) {
-      const std::int64_t Sign = Op == ir::BinaryOp::Add ? 1 : -1;
-      Val R;
-      R.U = affineAdd(A.U, B.U, Sign);
-      R.HasV = true;
-      for (int L = 0; L < Lanes; ++L) {
-        const std::int64_t X = A.Lt < 0 && A.HasV ? A.V[static_cast<std::size_t>(L)] : 0;
-        const std::int64_t Y = B.Lt < 0 && B.HasV ? B.V[static_cast<std::size_t>(L)] : 0;
-        if (addOv(X, Y * Sign, R.V[static_cast<std::size_t>(L)]))
-          throw NotAffine{"overflow in a lane offset"};
-      }
-      R.Lt = A.Lt >= 0 ? A.Lt : B.Lt;
-      R.LtScale = A.Lt >= 0 ? A.LtScale : B.LtScale * Sign;
-      // The lane-table operand's own V is the additive part: keep it.
-      const Val &T = A.Lt >= 0 ? A : B;
-      const std::int64_t TSign = A.Lt >= 0 ? 1 : Sign;
-      for (int L = 0; L < Lanes; ++L)
-        if (addOv(R.V[static_cast<std::size_t>(L)], T.V[static_cast<std::size_t>(L)] * TSign,
-                  R.V[static_cast<std::size_t>(L)]))
-          throw NotAffine{"overflow in a lane offset"};
-      return R;
-    }
-    if (Op == ir::BinaryOp::Mul && (IsConstV(A) || IsConstV(B))) {
-      const Val &T = A.Lt >= 0 ? A : B;
-      const std::int64_t K = A.Lt >= 0 ? B.U.C : A.U.C;
-      Val R;
-      R.U = affineScale(T.U, K);
-      R.HasV = true;
-      for (int L = 0; L < Lanes; ++L)
-        if (mulOv(T.V[static_cast<std::size_t>(L)], K, R.V[static_cast<std::size_t>(L)]))
-          throw NotAffine{"overflow in a lane offset"};
-      R.Lt = T.Lt;
-      if (mulOv(T.LtScale, K, R.LtScale))
-        throw NotAffine{"overflow in a lane offset"};
-      return R;
-    }
-    throw NotAffine{"a table read per lane used in a non-affine operation"};
-  }
-  if (A.concrete() && B.concrete()) {
-    int Lane = 0;
-    auto Apply = [&](std::int64_t X, std::int64_t Y) {
-      // The common operations without building a result (applyBinary
-      // words the error when there is one).
-      std::int64_t Fast = 0;
-      if (ir::tryApplyBinary(Op, X, Y, Fast))
-        return Fast;
-      const ir::EvalResult R = ir::applyBinary(Op, X, Y, Loc);
-      if (!R.ok())
-        runtimeError(R.Loc.Line ? R.Loc : Loc, R.Message, Lane);
-      return R.Value;
-    };
-    if (!A.HasV && !B.HasV) {
-      Val R;
-      Lane = -1;
-      R.U.C = Apply(A.U.C, B.U.C);
-      return R;
-    }
+  if (A.Lt >= 0 || B.Lt >= 0)
+    return laneTableBinary(Op, A, B);
+  if (A.concrete() && B.concrete())
+    return concreteBinary(Op, A, B, M, Loc);
+  return symbolicBinary(Op, A, B, M, Loc);
+}
+
+/// A Op B where one operand is a table value per lane: sums and constant
+/// multiples keep it; anything else leaves the affine domain.
+Val Analyzer::laneTableBinary(ir::BinaryOp Op, const Val &A, const Val &B) {
+  // A table value per lane: sums and constant multiples keep it.
+  auto IsConstV = [](const Val &X) { return X.concrete() && !X.HasV; };
+  if ((Op == ir::BinaryOp::Add || Op == ir::BinaryOp::Sub) && (A.Lt < 0 || B.Lt < 0)) {
+    const std::int64_t Sign = Op == ir::BinaryOp::Add ? 1 : -1;
     Val R;
+    R.U = affineAdd(A.U, B.U, Sign);
     R.HasV = true;
-    for (Lane = 0; Lane < Lanes; ++Lane)
-      R.V[static_cast<std::size_t>(Lane)] =
-          (M >> Lane) & 1 ? Apply(A.lane(Lane), B.lane(Lane)) : 0;
+    for (int L = 0; L < Lanes; ++L) {
+      const std::int64_t X = A.Lt < 0 && A.HasV ? A.V[static_cast<std::size_t>(L)] : 0;
+      const std::int64_t Y = B.Lt < 0 && B.HasV ? B.V[static_cast<std::size_t>(L)] : 0;
+      if (addOv(X, Y * Sign, R.V[static_cast<std::size_t>(L)]))
+        throw NotAffine{"overflow in a lane offset"};
+    }
+    R.Lt = A.Lt >= 0 ? A.Lt : B.Lt;
+    R.LtScale = A.Lt >= 0 ? A.LtScale : B.LtScale * Sign;
+    // The lane-table operand's own V is the additive part: keep it.
+    const Val &T = A.Lt >= 0 ? A : B;
+    const std::int64_t TSign = A.Lt >= 0 ? 1 : Sign;
+    for (int L = 0; L < Lanes; ++L)
+      if (addOv(R.V[static_cast<std::size_t>(L)], T.V[static_cast<std::size_t>(L)] * TSign,
+                R.V[static_cast<std::size_t>(L)]))
+        throw NotAffine{"overflow in a lane offset"};
     return R;
   }
+  if (Op == ir::BinaryOp::Mul && (IsConstV(A) || IsConstV(B))) {
+    const Val &T = A.Lt >= 0 ? A : B;
+    const std::int64_t K = A.Lt >= 0 ? B.U.C : A.U.C;
+    Val R;
+    R.U = affineScale(T.U, K);
+    R.HasV = true;
+    for (int L = 0; L < Lanes; ++L)
+      if (mulOv(T.V[static_cast<std::size_t>(L)], K, R.V[static_cast<std::size_t>(L)]))
+        throw NotAffine{"overflow in a lane offset"};
+    R.Lt = T.Lt;
+    if (mulOv(T.LtScale, K, R.LtScale))
+      throw NotAffine{"overflow in a lane offset"};
+    return R;
+  }
+  throw NotAffine{"a table read per lane used in a non-affine operation"};
+}
+
+/// A Op B of known values, per active lane (a failing lane is a runtime
+/// error at Loc).
+Val Analyzer::concreteBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M, const SourceLoc &Loc) {
+  int Lane = 0;
+  auto Apply = [&](std::int64_t X, std::int64_t Y) {
+    // The common operations without building a result (applyBinary
+    // words the error when there is one).
+    std::int64_t Fast = 0;
+    if (ir::tryApplyBinary(Op, X, Y, Fast))
+      return Fast;
+    const ir::EvalResult R = ir::applyBinary(Op, X, Y, Loc);
+    if (!R.ok())
+      runtimeError(R.Loc.Line ? R.Loc : Loc, R.Message, Lane);
+    return R.Value;
+  };
+  if (!A.HasV && !B.HasV) {
+    Val R;
+    Lane = -1;
+    R.U.C = Apply(A.U.C, B.U.C);
+    return R;
+  }
+  Val R;
+  R.HasV = true;
+  for (Lane = 0; Lane < Lanes; ++Lane)
+    R.V[static_cast<std::size_t>(Lane)] =
+        (M >> Lane) & 1 ? Apply(A.lane(Lane), B.lane(Lane)) : 0;
+  return R;
+}
+
+/// X + Sign * Y in the lane parts only (the uniform part left 0).
+Val Analyzer::lanePartSum(const Val &X, const Val &Y, std::int64_t Sign) const {
+  Val R;
+  R.HasV = X.HasV || Y.HasV;
+  for (int L = 0; L < Lanes && R.HasV; ++L) {
+    const std::int64_t XV = X.HasV ? X.V[static_cast<std::size_t>(L)] : 0;
+    const std::int64_t YV = Y.HasV ? Y.V[static_cast<std::size_t>(L)] : 0;
+    if (addOv(XV, YV * Sign, R.V[static_cast<std::size_t>(L)]))
+      throw NotAffine{"overflow in a lane offset"};
+  }
+  return R;
+}
+
+/// K * X, uniform and lane parts.
+Val Analyzer::scaleLanes(const Val &X, std::int64_t K) const {
+  Val R;
+  R.U = affineScale(X.U, K);
+  R.HasV = X.HasV;
+  for (int L = 0; L < Lanes && X.HasV; ++L)
+    if (mulOv(X.V[static_cast<std::size_t>(L)], K, R.V[static_cast<std::size_t>(L)]))
+      throw NotAffine{"overflow in a lane offset"};
+  return R;
+}
+
+/// (U + V) / C and (U + V) % C with C dividing every symbolic coefficient:
+/// write U = C*U' + Q*C + Rm, then the quotient is U' + Q + (Rm + V) / C;
+/// where C does not divide a coefficient and X has lanes, wrappingDivMod.
+Val Analyzer::affineDivMod(const Val &X, std::int64_t C, bool WantDiv) {
+  for (auto [Var, Coef] : X.U.Terms)
+    if (Coef % C != 0) {
+      if (X.HasV)
+        return wrappingDivMod(X, C, WantDiv);
+      throw NotAffine{fmt::format("division by {} of a value whose block or "
+                                  "loop coefficient {} it does not divide",
+                                  C, Coef)};
+    }
+  Val R;
+  const std::int64_t Q = floorDiv(X.U.C, C), Rm = floorMod(X.U.C, C);
+  if (WantDiv) {
+    for (auto [Var, Coef] : X.U.Terms)
+      R.U.Terms.push_back({Var, Coef / C});
+    R.U.C = Q;
+    R.HasV = X.HasV;
+    for (int L = 0; L < Lanes && X.HasV; ++L)
+      R.V[static_cast<std::size_t>(L)] = floorDiv(Rm + X.V[static_cast<std::size_t>(L)], C);
+  } else {
+    R.U.C = X.HasV ? 0 : Rm;
+    R.HasV = X.HasV;
+    for (int L = 0; L < Lanes && X.HasV; ++L)
+      R.V[static_cast<std::size_t>(L)] = floorMod(Rm + X.V[static_cast<std::size_t>(L)], C);
+  }
+  return R;
+}
+
+/// A Op B of symbolic operands (block indices, loop variables, opaque
+/// values): affine where it stays so, a guard for a comparison, an opaque
+/// value for a uniform result outside the affine domain.
+Val Analyzer::symbolicBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M, const SourceLoc &Loc) {
+  using ir::BinaryOp;
   // Symbolic operands: stay affine or give up.
   // A lane part the same in every lane is uniform: folded into the uniform
   // part, an operation that leaves the affine domain gives one opaque value
@@ -170,54 +242,6 @@ Val Analyzer::evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
     return evalBinary(Op, Fold(A), Fold(B), M, Loc);
   }
   auto IsConst = [](const Val &X) { return X.concrete() && !X.HasV; };
-  auto LanePart = [&](const Val &X, const Val &Y, std::int64_t Sign) {
-    Val R;
-    R.HasV = X.HasV || Y.HasV;
-    for (int L = 0; L < Lanes && R.HasV; ++L) {
-      const std::int64_t XV = X.HasV ? X.V[static_cast<std::size_t>(L)] : 0;
-      const std::int64_t YV = Y.HasV ? Y.V[static_cast<std::size_t>(L)] : 0;
-      if (addOv(XV, YV * Sign, R.V[static_cast<std::size_t>(L)]))
-        throw NotAffine{"overflow in a lane offset"};
-    }
-    return R;
-  };
-  auto Scale = [&](const Val &X, std::int64_t K) {
-    Val R;
-    R.U = affineScale(X.U, K);
-    R.HasV = X.HasV;
-    for (int L = 0; L < Lanes && X.HasV; ++L)
-      if (mulOv(X.V[static_cast<std::size_t>(L)], K, R.V[static_cast<std::size_t>(L)]))
-        throw NotAffine{"overflow in a lane offset"};
-    return R;
-  };
-  // (U + V) / C and (U + V) % C with C dividing every symbolic coefficient:
-  // write U = C*U' + Q*C + Rm, then the quotient is U' + Q + (Rm + V) / C.
-  auto DivMod = [&](const Val &X, std::int64_t C, bool WantDiv) {
-    for (auto [Var, Coef] : X.U.Terms)
-      if (Coef % C != 0) {
-        if (X.HasV)
-          return wrappingDivMod(X, C, WantDiv);
-        throw NotAffine{fmt::format("division by {} of a value whose block or "
-                                    "loop coefficient {} it does not divide",
-                                    C, Coef)};
-      }
-    Val R;
-    const std::int64_t Q = floorDiv(X.U.C, C), Rm = floorMod(X.U.C, C);
-    if (WantDiv) {
-      for (auto [Var, Coef] : X.U.Terms)
-        R.U.Terms.push_back({Var, Coef / C});
-      R.U.C = Q;
-      R.HasV = X.HasV;
-      for (int L = 0; L < Lanes && X.HasV; ++L)
-        R.V[static_cast<std::size_t>(L)] = floorDiv(Rm + X.V[static_cast<std::size_t>(L)], C);
-    } else {
-      R.U.C = X.HasV ? 0 : Rm;
-      R.HasV = X.HasV;
-      for (int L = 0; L < Lanes && X.HasV; ++L)
-        R.V[static_cast<std::size_t>(L)] = floorMod(Rm + X.V[static_cast<std::size_t>(L)], C);
-    }
-    return R;
-  };
   const bool Uniform = !A.HasV && !B.HasV;
   switch (Op) {
   case BinaryOp::Lt:
@@ -228,7 +252,7 @@ Val Analyzer::evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
   case BinaryOp::Ne: {
     // A guard: lane l holds when (A - B)(l) Op 0; the mask is decided per
     // class of warps when counting.
-    Val D = LanePart(A, B, -1);
+    Val D = lanePartSum(A, B, -1);
     D.U = affineAdd(A.U, B.U, -1);
     Val R;
     R.Pred = atom(D, Op);
@@ -242,34 +266,34 @@ Val Analyzer::evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
     case BinaryOp::Add:
     case BinaryOp::Sub: {
       const std::int64_t Sign = Op == BinaryOp::Add ? 1 : -1;
-      Val R = LanePart(A, B, Sign);
+      Val R = lanePartSum(A, B, Sign);
       R.U = euclid(affineAdd(A.U, B.U, Sign));
       return R;
     }
     case BinaryOp::Mul:
       if (IsConst(B))
-        return Scale(A, B.U.C);
+        return scaleLanes(A, B.U.C);
       if (IsConst(A))
-        return Scale(B, A.U.C);
+        return scaleLanes(B, A.U.C);
       break;
     case BinaryOp::Shl:
       if (IsConst(B) && B.U.C >= 0 && B.U.C < 62)
-        return Scale(A, std::int64_t(1) << B.U.C);
+        return scaleLanes(A, std::int64_t(1) << B.U.C);
       break;
     case BinaryOp::Div:
     case BinaryOp::Mod:
       if (IsConst(B) && B.U.C > 0)
-        return DivMod(A, B.U.C, Op == BinaryOp::Div);
+        return affineDivMod(A, B.U.C, Op == BinaryOp::Div);
       break;
     case BinaryOp::Shr:
       if (IsConst(B) && B.U.C >= 0 && B.U.C < 62)
-        return DivMod(A, std::int64_t(1) << B.U.C, true);
+        return affineDivMod(A, std::int64_t(1) << B.U.C, true);
       break;
     case BinaryOp::BitAnd:
       if (IsConst(B) && B.U.C >= 0 && std::has_single_bit(static_cast<std::uint64_t>(B.U.C) + 1))
-        return DivMod(A, B.U.C + 1, false);
+        return affineDivMod(A, B.U.C + 1, false);
       if (IsConst(A) && A.U.C >= 0 && std::has_single_bit(static_cast<std::uint64_t>(A.U.C) + 1))
-        return DivMod(B, A.U.C + 1, false);
+        return affineDivMod(B, A.U.C + 1, false);
       break;
     default:
       break;
@@ -353,305 +377,23 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
           R.U.C = N.Value;
           return R;
         } else if constexpr (std::is_same_v<T, VarRef>) {
-          if (N.Kind == VarKind::Param) {
-            Val R;
-            R.U.C = Prog.findParam(N.Name)->Value;
-            return R;
-          }
-          if (Val *V = findLocal(N.Name)) {
-            if (V->Poison)
-              throw NotAffine{"a while loop's counter read after lanes left it at trips that depend on "
-                              "block indices or loop variables"};
-            return *V;
-          }
-          throw UserError(E.Loc, fmt::format("unknown name '{}'", N.Name));
+          return evalVarRef(N, E.Loc);
         } else if constexpr (std::is_same_v<T, BuiltinRef>) {
-          Val R;
-          // In a warp family's run a thread index is warp 0's per lane plus
-          // terms in the warp position variables.
-          auto WarpTerms = [&](const std::array<std::int64_t, 3> &Coef) {
-            if (!Symbolic || !Family)
-              return;
-            for (int K = 0; K < 3; ++K)
-              if (Family->N[static_cast<std::size_t>(K)] > 1 && Coef[static_cast<std::size_t>(K)] != 0)
-                R.U.Terms.push_back({VarWx + K, Coef[static_cast<std::size_t>(K)]});
-          };
-          // The warp's index in its block, and the thread offset it makes.
-          auto WarpIndexTerms = [&](std::int64_t Scale) {
-            const auto &Nw = Family->N;
-            WarpTerms({Scale, Scale * Nw[0], Scale * Nw[0] * Nw[1]});
-          };
-          auto Lanes3 = [&](const LaneArr &A, int Dim) {
-            R.HasV = true;
-            R.V = A;
-            if (Symbolic && Family)
-              WarpTerms(Family->Coef[static_cast<std::size_t>(Dim)]);
-          };
-          auto Block = [&](int Dim) {
-            if (Symbolic && Grid[static_cast<std::size_t>(Dim)] > 1)
-              R.U.Terms.push_back({VarBx + Dim, 1});
-            else
-              R.U.C = CurBlockIdx[static_cast<std::size_t>(Dim)];
-          };
-          switch (N.Which) {
-          case Builtin::Tx:
-            Lanes3(Tx, 0);
-            break;
-          case Builtin::Ty:
-            Lanes3(Ty, 1);
-            break;
-          case Builtin::Tz:
-            Lanes3(Tz, 2);
-            break;
-          case Builtin::Bx:
-            Block(0);
-            break;
-          case Builtin::By:
-            Block(1);
-            break;
-          case Builtin::Bz:
-            Block(2);
-            break;
-          case Builtin::Warp:
-            R.U.C = CurWib;
-            if (Symbolic && Family)
-              WarpIndexTerms(1);
-            break;
-          case Builtin::Lane:
-            R.HasV = true;
-            for (int L = 0; L < Lanes; ++L)
-              R.V[static_cast<std::size_t>(L)] = L;
-            break;
-          case Builtin::Tid: {
-            // tid = block * threadsPerBlock + t, block = bx + by*Gx + bz*Gx*Gy.
-            R.HasV = true;
-            R.V = LinT;
-            if (Symbolic) {
-              const std::int64_t Strides[3] = {Tpb, Tpb * Grid[0], Tpb * Grid[0] * Grid[1]};
-              for (int D = 0; D < 3; ++D)
-                if (Grid[static_cast<std::size_t>(D)] > 1)
-                  R.U.Terms.push_back({VarBx + D, Strides[D]});
-              if (Family)
-                WarpIndexTerms(W); // after the block terms: terms stay sorted by variable
-            } else {
-              R.U.C = CurBlock * Tpb;
-            }
-            break;
-          }
-          }
-          return R;
+          return evalBuiltin(N.Which);
         } else if constexpr (std::is_same_v<T, Unary>) {
-          Val X = eval(*N.Operand, M);
-          Val Zero;
-          if (X.Pred >= 0 && N.Op == UnaryOp::Not) {
-            Val R;
-            R.Pred = predNot(X.Pred);
-            return R;
-          }
-          switch (N.Op) {
-          case UnaryOp::Neg:
-            return evalBinary(BinaryOp::Sub, Zero, X, M, E.Loc);
-          case UnaryOp::Not:
-            return evalBinary(BinaryOp::Eq, X, Zero, M, E.Loc);
-          case UnaryOp::BitNot: {
-            Val MinusOne;
-            MinusOne.U.C = -1;
-            return evalBinary(BinaryOp::Sub, MinusOne, X, M, E.Loc);
-          }
-          }
-          return X;
+          return evalUnary(N, M, E.Loc);
         } else if constexpr (std::is_same_v<T, Binary>) {
           const Val A = eval(*N.Lhs, M);
-          if (N.Op == BinaryOp::LogAnd || N.Op == BinaryOp::LogOr) {
-            // Short-circuit per lane: evaluate the right side only on the
-            // lanes that need it.
-            if (A.Unknown)
-              return plainData(A);
-            const bool IsAnd = N.Op == BinaryOp::LogAnd;
-            auto Combine = [&](int PA, int PB) {
-              PredNode C;
-              C.K = IsAnd ? PredNode::And : PredNode::Or;
-              C.A = PA;
-              C.B = PB;
-              Val R;
-              R.Pred = predNode(C);
-              return R;
-            };
-            if (!A.concrete()) {
-              // A guard on the left: the right side runs on every lane here,
-              // which is exact only when it reads no memory and cannot fail.
-              if (readsSite(*N.Rhs))
-                throw NotAffine{"memory read behind a guard on block indices "
-                                "or loop variables"};
-              Val B;
-              try {
-                B = eval(*N.Rhs, M);
-              } catch (const UserError &) {
-                throw NotAffine{"a guarded operand that fails on some lanes"};
-              }
-              if (B.Unknown)
-                return plainData(B);
-              return Combine(toPred(A, M), toPred(B, M));
-            }
-            Mask Need = 0;
-            for (int L = 0; L < Lanes; ++L)
-              if ((M >> L) & 1 && ((A.lane(L) != 0) == (N.Op == BinaryOp::LogAnd)))
-                Need |= Mask(1) << L;
-            Val B;
-            if (Need)
-              B = eval(*N.Rhs, Need);
-            if (B.Unknown) {
-              // Data decides the lanes that reach the right side; the
-              // others are known (`i < N && f[i] > 0` is 0 where i >= N).
-              B = plainData(B);
-              B.KnownZero = B.KnownOne = 0;
-              (IsAnd ? B.KnownZero : B.KnownOne) = M & ~Need;
-              return B;
-            }
-            if (!B.concrete()) {
-              // Lanes where A decides are constant; the rest follow B.
-              Mask ADecides = 0;
-              for (int L = 0; L < Lanes; ++L)
-                if ((M >> L) & 1 && (A.lane(L) != 0) != IsAnd)
-                  ADecides |= Mask(1) << L;
-              PredNode Known;
-              Known.K = PredNode::Lanes;
-              Known.Bits = IsAnd ? Need : ADecides; // && : A true; || : A true
-              return Combine(predNode(Known), toPred(B, Need));
-            }
-            Val R;
-            R.HasV = true;
-            for (int L = 0; L < Lanes; ++L) {
-              const bool Av = A.lane(L) != 0;
-              const bool Bv = (Need >> L) & 1 ? B.lane(L) != 0 : false;
-              R.V[static_cast<std::size_t>(L)] =
-                  N.Op == BinaryOp::LogAnd ? (Av && Bv) : (Av || Bv);
-            }
-            return R;
-          }
+          if (N.Op == BinaryOp::LogAnd || N.Op == BinaryOp::LogOr)
+            return evalShortCircuit(N, A, M);
           const Val B = eval(*N.Rhs, M);
           return evalBinary(N.Op, A, B, M, E.Loc);
         } else if constexpr (std::is_same_v<T, Call>) {
-          std::vector<Val> Args;
-          for (const Expr &A : N.Args)
-            Args.push_back(eval(A, M));
-          for (const Val &A : Args)
-            if (A.Unknown) {
-              // min, max, log2, bitrev of values alike in every lane.
-              const bool Alike = std::all_of(Args.begin(), Args.end(),
-                                             [&](const Val &X) { return sameInLanes(X, M); });
-              return Alike ? uniformData(A.UnknownSrc) : plainData(A);
-            }
-          bool AllConcrete = true, AnyLanes = false;
-          for (const Val &A : Args) {
-            if (A.Pred >= 0)
-              throw NotAffine{"a guard on block indices or loop variables used as a number"};
-            if (A.Sel >= 0 || A.Lt >= 0)
-              throw NotAffine{"a built-in function of a per-lane choice or a table read per lane"};
-            AllConcrete = AllConcrete && A.concrete();
-            AnyLanes = AnyLanes || A.HasV;
-          }
-          if (!AllConcrete) {
-            if (!AnyLanes) {
-              // Uniform: opaque, computed per block when counting.
-              OpaqueDef D;
-              D.K = OpaqueDef::Fn;
-              D.F = N.Fn;
-              for (const Val &A : Args)
-                D.Args.push_back(A.U);
-              return opaque(std::move(D));
-            }
-            if (N.Fn == Function::Bitrev && Args[1].concrete() && !Args[1].HasV)
-              if (auto R = splitBitrev(Args[0], Args[1].U.C, M))
-                return *R;
-            if (N.Fn == Function::Min || N.Fn == Function::Max) {
-              // Per lane: min(A, B) is A where A - B < 0, max where > 0.
-              Val Diff;
-              Diff.U = affineAdd(Args[0].U, Args[1].U, -1);
-              Diff.HasV = true;
-              for (int L = 0; L < Lanes; ++L)
-                if (__builtin_sub_overflow(Args[0].HasV ? Args[0].V[static_cast<std::size_t>(L)] : 0,
-                                           Args[1].HasV ? Args[1].V[static_cast<std::size_t>(L)] : 0,
-                                           &Diff.V[static_cast<std::size_t>(L)]))
-                  throw NotAffine{"overflow in a lane offset"};
-              const int P = atom(Diff, N.Fn == Function::Min ? BinaryOp::Lt : BinaryOp::Gt);
-              return laneSelect(Preds[static_cast<std::size_t>(P)].A, Args[0], Args[1]);
-            }
-            throw NotAffine{"a built-in function of block indices or loop variables"};
-          }
-          int Lane = -1;
-          auto F = [&](std::int64_t X, std::int64_t Y) -> std::int64_t {
-            switch (N.Fn) {
-            case Function::Min:
-              return std::min(X, Y);
-            case Function::Max:
-              return std::max(X, Y);
-            case Function::Log2:
-            case Function::Bitrev: {
-              const ir::EvalResult R =
-                  N.Fn == Function::Log2 ? ir::applyCall(N.Fn, {X}, E.Loc)
-                                         : ir::applyCall(N.Fn, {X, Y}, E.Loc);
-              if (!R.ok())
-                runtimeError(E.Loc, R.Message, Lane);
-              return R.Value;
-            }
-            }
-            return 0;
-          };
-          const Val &A = Args[0];
-          const Val B = Args.size() > 1 ? Args[1] : Val{};
-          if (!A.HasV && !B.HasV) {
-            Val R;
-            R.U.C = F(A.U.C, B.U.C);
-            return R;
-          }
-          Val R;
-          R.HasV = true;
-          for (Lane = 0; Lane < Lanes; ++Lane)
-            if ((M >> Lane) & 1)
-              R.V[static_cast<std::size_t>(Lane)] = F(A.lane(Lane), B.lane(Lane));
-          return R;
+          return evalCall(N, M, E.Loc);
         } else if constexpr (std::is_same_v<T, ArrayRead>) {
           return readArray(N, E.Loc, M, false);
         } else if constexpr (std::is_same_v<T, PermApply>) {
-          const Val X = eval(*N.Arg, M);
-          const bankwise::Permutation &P = permutation(N.Perm, N.Inverse);
-          if (!X.Unknown && !X.concrete() && X.HasV && X.Pred < 0) {
-            // Closed forms keep the lanes: identity, and bitreverse(n) as
-            // bitrev of log2(n) bits (its own inverse).
-            const ir::Permutation *Decl = Prog.findPerm(N.Perm);
-            bool InRange = Decl && Decl->Size;
-            if (InRange) { // every active lane's index in 0..n-1, provably
-              const auto Rg = rangeOf(X.U);
-              InRange = Rg.has_value();
-              for (int L = 0; L < Lanes && InRange; ++L)
-                if ((M >> L) & 1)
-                  InRange = Rg->first + X.V[static_cast<std::size_t>(L)] >= 0 &&
-                            Rg->second + X.V[static_cast<std::size_t>(L)] < *Decl->Size;
-            }
-            if (InRange) {
-              if (Decl->Kind == ir::PermKind::Identity)
-                return X;
-              if (Decl->Kind == ir::PermKind::Bitreverse)
-                if (auto R = splitBitrev(X, std::countr_zero(static_cast<std::uint64_t>(*Decl->Size)), M))
-                  return *R;
-            }
-          }
-          if (!X.Unknown && !X.concrete() && !X.HasV && X.Pred < 0) {
-            OpaqueDef D;
-            D.K = OpaqueDef::Perm;
-            D.Args = {X.U};
-            D.Ref = &P;
-            return opaque(std::move(D));
-          }
-          if (auto R = laneTable(X, M, &P, true, static_cast<std::int64_t>(P.size())))
-            return *R;
-          return lookupTable(X, M, E.Loc, fmt::format("permutation '{}' of size {}", N.Perm, P.size()),
-                             [&](std::int64_t I) -> std::optional<std::int64_t> {
-                               if (I < 0 || static_cast<std::uint64_t>(I) >= P.size())
-                                 return std::nullopt;
-                               return static_cast<std::int64_t>(P(static_cast<std::uint64_t>(I)));
-                             });
+          return evalPermApply(N, M, E.Loc);
         } else if constexpr (std::is_same_v<T, FloatLit>) {
           // Data arithmetic only (Sema keeps it out of indices, bounds and
           // conditions): no integer value.
@@ -660,54 +402,7 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
           R.UnknownSrc = "a floating-point value";
           return R;
         } else if constexpr (std::is_same_v<T, Select>) {
-          // Each lane evaluates only the arm it chooses, so an arm's reads
-          // are accesses of the lanes that choose it.
-          const Val C = eval(*N.Cond, M);
-          if (C.Unknown) {
-            // Data chooses: each arm runs on every lane that may choose it
-            // (a data guard, as an `if`), and the value is data.
-            Guards.push_back({C.UnknownSrc, E.Loc, Locals.size(), false, false, {}});
-            if (const Mask Then = M & ~C.KnownZero)
-              eval(*N.Then, Then);
-            if (const Mask Else = M & ~C.KnownOne)
-              eval(*N.Else, Else);
-            Guards.pop_back();
-            Val R;
-            R.Unknown = true;
-            R.UnknownSrc = C.UnknownSrc;
-            return R;
-          }
-          if (!C.concrete())
-            return symbolicChoice(C, M, [&] { return eval(*N.Then, M); }, [&] { return eval(*N.Else, M); });
-          Mask Then = 0;
-          for (int L = 0; L < Lanes; ++L)
-            if ((M >> L) & 1 && C.lane(L) != 0)
-              Then |= Mask(1) << L;
-          if (Then == M)
-            return eval(*N.Then, M);
-          if (Then == 0)
-            return eval(*N.Else, M);
-          const Val A = eval(*N.Then, Then), B = eval(*N.Else, M & ~Then);
-          if (A.Unknown || B.Unknown) // lanes take different arms
-            return plainData(A.Unknown ? A : B);
-          if (!A.concrete() || !B.concrete()) {
-            auto Plain = [](const Val &X) { return X.Pred < 0 && X.Lt < 0 && X.Sel < 0; };
-            if (!Plain(A) || !Plain(B))
-              throw NotAffine{"a '?:' whose lanes choose guards, table reads or per-lane choices"};
-            // A fixed choice of lanes: the atom 0 + G[l] < 0 with G[l] = -1
-            // on the lanes that take the first arm.
-            Val Which;
-            Which.HasV = true;
-            for (int L = 0; L < Lanes; ++L)
-              Which.V[static_cast<std::size_t>(L)] = (Then >> L) & 1 ? -1 : 0;
-            const int P = atom(Which, BinaryOp::Lt);
-            return laneSelect(Preds[static_cast<std::size_t>(P)].A, A, B);
-          }
-          Val R;
-          R.HasV = true;
-          for (int L = 0; L < Lanes; ++L)
-            R.V[static_cast<std::size_t>(L)] = (Then >> L) & 1 ? A.lane(L) : B.lane(L);
-          return R;
+          return evalSelect(N, M, E.Loc);
         } else if constexpr (std::is_same_v<T, Atomic>) {
           return evalAtomic(N, E.Loc, M);
         } else if constexpr (std::is_same_v<T, Shuffle>) {
@@ -715,6 +410,384 @@ Val Analyzer::eval(const ir::Expr &E, Mask M) {
         }
       },
       E.Node);
+}
+
+
+/// A variable's value: a param's, or a local's (not one a while loop left
+/// poisoned).
+Val Analyzer::evalVarRef(const ir::VarRef &N, const SourceLoc &Loc) {
+  using namespace ir;
+if (N.Kind == VarKind::Param) {
+  Val R;
+  R.U.C = Prog.findParam(N.Name)->Value;
+  return R;
+}
+if (Val *V = findLocal(N.Name)) {
+  if (V->Poison)
+    throw NotAffine{"a while loop's counter read after lanes left it at trips that depend on "
+                    "block indices or loop variables"};
+  return *V;
+}
+throw UserError(Loc, fmt::format("unknown name '{}'", N.Name));
+}
+
+/// A built-in index (threadIdx, blockIdx, the warp, the lane, tid): its
+/// lanes, or in a symbolic run its terms in the block and warp-position
+/// variables.
+Val Analyzer::evalBuiltin(ir::Builtin Which) {
+  using namespace ir;
+Val R;
+// In a warp family's run a thread index is warp 0's per lane plus
+// terms in the warp position variables.
+auto WarpTerms = [&](const std::array<std::int64_t, 3> &Coef) {
+  if (!Symbolic || !Family)
+    return;
+  for (int K = 0; K < 3; ++K)
+    if (Family->N[static_cast<std::size_t>(K)] > 1 && Coef[static_cast<std::size_t>(K)] != 0)
+      R.U.Terms.push_back({VarWx + K, Coef[static_cast<std::size_t>(K)]});
+};
+// The warp's index in its block, and the thread offset it makes.
+auto WarpIndexTerms = [&](std::int64_t Scale) {
+  const auto &Nw = Family->N;
+  WarpTerms({Scale, Scale * Nw[0], Scale * Nw[0] * Nw[1]});
+};
+auto Lanes3 = [&](const LaneArr &A, int Dim) {
+  R.HasV = true;
+  R.V = A;
+  if (Symbolic && Family)
+    WarpTerms(Family->Coef[static_cast<std::size_t>(Dim)]);
+};
+auto Block = [&](int Dim) {
+  if (Symbolic && Grid[static_cast<std::size_t>(Dim)] > 1)
+    R.U.Terms.push_back({VarBx + Dim, 1});
+  else
+    R.U.C = CurBlockIdx[static_cast<std::size_t>(Dim)];
+};
+switch (Which) {
+case Builtin::Tx:
+  Lanes3(Tx, 0);
+  break;
+case Builtin::Ty:
+  Lanes3(Ty, 1);
+  break;
+case Builtin::Tz:
+  Lanes3(Tz, 2);
+  break;
+case Builtin::Bx:
+  Block(0);
+  break;
+case Builtin::By:
+  Block(1);
+  break;
+case Builtin::Bz:
+  Block(2);
+  break;
+case Builtin::Warp:
+  R.U.C = CurWib;
+  if (Symbolic && Family)
+    WarpIndexTerms(1);
+  break;
+case Builtin::Lane:
+  R.HasV = true;
+  for (int L = 0; L < Lanes; ++L)
+    R.V[static_cast<std::size_t>(L)] = L;
+  break;
+case Builtin::Tid: {
+  // tid = block * threadsPerBlock + t, block = bx + by*Gx + bz*Gx*Gy.
+  R.HasV = true;
+  R.V = LinT;
+  if (Symbolic) {
+    const std::int64_t Strides[3] = {Tpb, Tpb * Grid[0], Tpb * Grid[0] * Grid[1]};
+    for (int D = 0; D < 3; ++D)
+      if (Grid[static_cast<std::size_t>(D)] > 1)
+        R.U.Terms.push_back({VarBx + D, Strides[D]});
+    if (Family)
+      WarpIndexTerms(W); // after the block terms: terms stay sorted by variable
+  } else {
+    R.U.C = CurBlock * Tpb;
+  }
+  break;
+}
+}
+return R;
+}
+
+/// -X, !X and ~X, as the binary operations they are (0 - X, X == 0, -1 - X).
+Val Analyzer::evalUnary(const ir::Unary &N, Mask M, const SourceLoc &Loc) {
+  using namespace ir;
+Val X = eval(*N.Operand, M);
+Val Zero;
+if (X.Pred >= 0 && N.Op == UnaryOp::Not) {
+  Val R;
+  R.Pred = predNot(X.Pred);
+  return R;
+}
+switch (N.Op) {
+case UnaryOp::Neg:
+  return evalBinary(BinaryOp::Sub, Zero, X, M, Loc);
+case UnaryOp::Not:
+  return evalBinary(BinaryOp::Eq, X, Zero, M, Loc);
+case UnaryOp::BitNot: {
+  Val MinusOne;
+  MinusOne.U.C = -1;
+  return evalBinary(BinaryOp::Sub, MinusOne, X, M, Loc);
+}
+}
+return X;
+}
+
+/// `&&` and `||`, short-circuit per lane: the right side is evaluated only
+/// on the lanes that need it (on every lane when the left is a guard on
+/// block indices or loop variables, where that is exact).
+Val Analyzer::evalShortCircuit(const ir::Binary &N, const Val &A, Mask M) {
+  using namespace ir;
+// Short-circuit per lane: evaluate the right side only on the
+// lanes that need it.
+if (A.Unknown)
+  return plainData(A);
+const bool IsAnd = N.Op == BinaryOp::LogAnd;
+auto Combine = [&](int PA, int PB) {
+  PredNode C;
+  C.K = IsAnd ? PredNode::And : PredNode::Or;
+  C.A = PA;
+  C.B = PB;
+  Val R;
+  R.Pred = predNode(C);
+  return R;
+};
+if (!A.concrete()) {
+  // A guard on the left: the right side runs on every lane here,
+  // which is exact only when it reads no memory and cannot fail.
+  if (readsSite(*N.Rhs))
+    throw NotAffine{"memory read behind a guard on block indices "
+                    "or loop variables"};
+  Val B;
+  try {
+    B = eval(*N.Rhs, M);
+  } catch (const UserError &) {
+    throw NotAffine{"a guarded operand that fails on some lanes"};
+  }
+  if (B.Unknown)
+    return plainData(B);
+  return Combine(toPred(A, M), toPred(B, M));
+}
+Mask Need = 0;
+for (int L = 0; L < Lanes; ++L)
+  if ((M >> L) & 1 && ((A.lane(L) != 0) == (N.Op == BinaryOp::LogAnd)))
+    Need |= Mask(1) << L;
+Val B;
+if (Need)
+  B = eval(*N.Rhs, Need);
+if (B.Unknown) {
+  // Data decides the lanes that reach the right side; the
+  // others are known (`i < N && f[i] > 0` is 0 where i >= N).
+  B = plainData(B);
+  B.KnownZero = B.KnownOne = 0;
+  (IsAnd ? B.KnownZero : B.KnownOne) = M & ~Need;
+  return B;
+}
+if (!B.concrete()) {
+  // Lanes where A decides are constant; the rest follow B.
+  Mask ADecides = 0;
+  for (int L = 0; L < Lanes; ++L)
+    if ((M >> L) & 1 && (A.lane(L) != 0) != IsAnd)
+      ADecides |= Mask(1) << L;
+  PredNode Known;
+  Known.K = PredNode::Lanes;
+  Known.Bits = IsAnd ? Need : ADecides; // && : A true; || : A true
+  return Combine(predNode(Known), toPred(B, Need));
+}
+Val R;
+R.HasV = true;
+for (int L = 0; L < Lanes; ++L) {
+  const bool Av = A.lane(L) != 0;
+  const bool Bv = (Need >> L) & 1 ? B.lane(L) != 0 : false;
+  R.V[static_cast<std::size_t>(L)] =
+      N.Op == BinaryOp::LogAnd ? (Av && Bv) : (Av || Bv);
+}
+return R;
+}
+
+/// A built-in function (min, max, log2, bitrev): per lane where its
+/// arguments are known, an opaque or per-lane choice where symbolic.
+Val Analyzer::evalCall(const ir::Call &N, Mask M, const SourceLoc &Loc) {
+  using namespace ir;
+std::vector<Val> Args;
+for (const Expr &A : N.Args)
+  Args.push_back(eval(A, M));
+for (const Val &A : Args)
+  if (A.Unknown) {
+    // min, max, log2, bitrev of values alike in every lane.
+    const bool Alike = std::all_of(Args.begin(), Args.end(),
+                                   [&](const Val &X) { return sameInLanes(X, M); });
+    return Alike ? uniformData(A.UnknownSrc) : plainData(A);
+  }
+bool AllConcrete = true, AnyLanes = false;
+for (const Val &A : Args) {
+  if (A.Pred >= 0)
+    throw NotAffine{"a guard on block indices or loop variables used as a number"};
+  if (A.Sel >= 0 || A.Lt >= 0)
+    throw NotAffine{"a built-in function of a per-lane choice or a table read per lane"};
+  AllConcrete = AllConcrete && A.concrete();
+  AnyLanes = AnyLanes || A.HasV;
+}
+if (!AllConcrete) {
+  if (!AnyLanes) {
+    // Uniform: opaque, computed per block when counting.
+    OpaqueDef D;
+    D.K = OpaqueDef::Fn;
+    D.F = N.Fn;
+    for (const Val &A : Args)
+      D.Args.push_back(A.U);
+    return opaque(std::move(D));
+  }
+  if (N.Fn == Function::Bitrev && Args[1].concrete() && !Args[1].HasV)
+    if (auto R = splitBitrev(Args[0], Args[1].U.C, M))
+      return *R;
+  if (N.Fn == Function::Min || N.Fn == Function::Max) {
+    // Per lane: min(A, B) is A where A - B < 0, max where > 0.
+    Val Diff;
+    Diff.U = affineAdd(Args[0].U, Args[1].U, -1);
+    Diff.HasV = true;
+    for (int L = 0; L < Lanes; ++L)
+      if (__builtin_sub_overflow(Args[0].HasV ? Args[0].V[static_cast<std::size_t>(L)] : 0,
+                                 Args[1].HasV ? Args[1].V[static_cast<std::size_t>(L)] : 0,
+                                 &Diff.V[static_cast<std::size_t>(L)]))
+        throw NotAffine{"overflow in a lane offset"};
+    const int P = atom(Diff, N.Fn == Function::Min ? BinaryOp::Lt : BinaryOp::Gt);
+    return laneSelect(Preds[static_cast<std::size_t>(P)].A, Args[0], Args[1]);
+  }
+  throw NotAffine{"a built-in function of block indices or loop variables"};
+}
+int Lane = -1;
+auto F = [&](std::int64_t X, std::int64_t Y) -> std::int64_t {
+  switch (N.Fn) {
+  case Function::Min:
+    return std::min(X, Y);
+  case Function::Max:
+    return std::max(X, Y);
+  case Function::Log2:
+  case Function::Bitrev: {
+    const ir::EvalResult R =
+        N.Fn == Function::Log2 ? ir::applyCall(N.Fn, {X}, Loc)
+                               : ir::applyCall(N.Fn, {X, Y}, Loc);
+    if (!R.ok())
+      runtimeError(Loc, R.Message, Lane);
+    return R.Value;
+  }
+  }
+  return 0;
+};
+const Val &A = Args[0];
+const Val B = Args.size() > 1 ? Args[1] : Val{};
+if (!A.HasV && !B.HasV) {
+  Val R;
+  R.U.C = F(A.U.C, B.U.C);
+  return R;
+}
+Val R;
+R.HasV = true;
+for (Lane = 0; Lane < Lanes; ++Lane)
+  if ((M >> Lane) & 1)
+    R.V[static_cast<std::size_t>(Lane)] = F(A.lane(Lane), B.lane(Lane));
+return R;
+}
+
+/// A permutation applied to an index: closed forms (identity, bit
+/// reversal) keep the lanes, a uniform index is opaque, else a table.
+Val Analyzer::evalPermApply(const ir::PermApply &N, Mask M, const SourceLoc &Loc) {
+  using namespace ir;
+const Val X = eval(*N.Arg, M);
+const bankwise::Permutation &P = permutation(N.Perm, N.Inverse);
+if (!X.Unknown && !X.concrete() && X.HasV && X.Pred < 0) {
+  // Closed forms keep the lanes: identity, and bitreverse(n) as
+  // bitrev of log2(n) bits (its own inverse).
+  const ir::Permutation *Decl = Prog.findPerm(N.Perm);
+  bool InRange = Decl && Decl->Size;
+  if (InRange) { // every active lane's index in 0..n-1, provably
+    const auto Rg = rangeOf(X.U);
+    InRange = Rg.has_value();
+    for (int L = 0; L < Lanes && InRange; ++L)
+      if ((M >> L) & 1)
+        InRange = Rg->first + X.V[static_cast<std::size_t>(L)] >= 0 &&
+                  Rg->second + X.V[static_cast<std::size_t>(L)] < *Decl->Size;
+  }
+  if (InRange) {
+    if (Decl->Kind == ir::PermKind::Identity)
+      return X;
+    if (Decl->Kind == ir::PermKind::Bitreverse)
+      if (auto R = splitBitrev(X, std::countr_zero(static_cast<std::uint64_t>(*Decl->Size)), M))
+        return *R;
+  }
+}
+if (!X.Unknown && !X.concrete() && !X.HasV && X.Pred < 0) {
+  OpaqueDef D;
+  D.K = OpaqueDef::Perm;
+  D.Args = {X.U};
+  D.Ref = &P;
+  return opaque(std::move(D));
+}
+if (auto R = laneTable(X, M, &P, true, static_cast<std::int64_t>(P.size())))
+  return *R;
+return lookupTable(X, M, Loc, fmt::format("permutation '{}' of size {}", N.Perm, P.size()),
+                   [&](std::int64_t I) -> std::optional<std::int64_t> {
+                     if (I < 0 || static_cast<std::uint64_t>(I) >= P.size())
+                       return std::nullopt;
+                     return static_cast<std::int64_t>(P(static_cast<std::uint64_t>(I)));
+                   });
+}
+
+/// `C ? A : B`: each lane evaluates only the arm it chooses.
+Val Analyzer::evalSelect(const ir::Select &N, Mask M, const SourceLoc &Loc) {
+  using namespace ir;
+// Each lane evaluates only the arm it chooses, so an arm's reads
+// are accesses of the lanes that choose it.
+const Val C = eval(*N.Cond, M);
+if (C.Unknown) {
+  // Data chooses: each arm runs on every lane that may choose it
+  // (a data guard, as an `if`), and the value is data.
+  Guards.push_back({C.UnknownSrc, Loc, Locals.size(), false, false, {}});
+  if (const Mask Then = M & ~C.KnownZero)
+    eval(*N.Then, Then);
+  if (const Mask Else = M & ~C.KnownOne)
+    eval(*N.Else, Else);
+  Guards.pop_back();
+  Val R;
+  R.Unknown = true;
+  R.UnknownSrc = C.UnknownSrc;
+  return R;
+}
+if (!C.concrete())
+  return symbolicChoice(C, M, [&] { return eval(*N.Then, M); }, [&] { return eval(*N.Else, M); });
+Mask Then = 0;
+for (int L = 0; L < Lanes; ++L)
+  if ((M >> L) & 1 && C.lane(L) != 0)
+    Then |= Mask(1) << L;
+if (Then == M)
+  return eval(*N.Then, M);
+if (Then == 0)
+  return eval(*N.Else, M);
+const Val A = eval(*N.Then, Then), B = eval(*N.Else, M & ~Then);
+if (A.Unknown || B.Unknown) // lanes take different arms
+  return plainData(A.Unknown ? A : B);
+if (!A.concrete() || !B.concrete()) {
+  auto Plain = [](const Val &X) { return X.Pred < 0 && X.Lt < 0 && X.Sel < 0; };
+  if (!Plain(A) || !Plain(B))
+    throw NotAffine{"a '?:' whose lanes choose guards, table reads or per-lane choices"};
+  // A fixed choice of lanes: the atom 0 + G[l] < 0 with G[l] = -1
+  // on the lanes that take the first arm.
+  Val Which;
+  Which.HasV = true;
+  for (int L = 0; L < Lanes; ++L)
+    Which.V[static_cast<std::size_t>(L)] = (Then >> L) & 1 ? -1 : 0;
+  const int P = atom(Which, BinaryOp::Lt);
+  return laneSelect(Preds[static_cast<std::size_t>(P)].A, A, B);
+}
+Val R;
+R.HasV = true;
+for (int L = 0; L < Lanes; ++L)
+  R.V[static_cast<std::size_t>(L)] = (Then >> L) & 1 ? A.lane(L) : B.lane(L);
+return R;
 }
 
 Val Analyzer::symbolicChoice(const Val &C, Mask M, const std::function<Val()> &Then,

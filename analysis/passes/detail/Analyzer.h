@@ -498,6 +498,15 @@ private:
 
   // Evaluation, shared by both paths.
   Val eval(const ir::Expr &E, Mask M);
+  // eval's cases (WarpEvaluation.cpp).
+  Val evalVarRef(const ir::VarRef &N, const SourceLoc &Loc);
+  Val evalBuiltin(ir::Builtin Which);
+  Val evalUnary(const ir::Unary &N, Mask M, const SourceLoc &Loc);
+  /// `&&` or `||` whose left side evaluated to A.
+  Val evalShortCircuit(const ir::Binary &N, const Val &A, Mask M);
+  Val evalCall(const ir::Call &N, Mask M, const SourceLoc &Loc);
+  Val evalPermApply(const ir::PermApply &N, Mask M, const SourceLoc &Loc);
+  Val evalSelect(const ir::Select &N, Mask M, const SourceLoc &Loc);
   /// E's accesses, in eval's order and with its masks, where E's value is
   /// not observed (unobservedLocals): arithmetic around the accesses is
   /// skipped; a choice of lanes around one (`?:`, `&&`, `||`, a shuffle)
@@ -507,6 +516,13 @@ private:
   static Val unobserved();
   Val evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
                  const SourceLoc &Loc);
+  // evalBinary's cases by operand kind (WarpEvaluation.cpp).
+  Val laneTableBinary(ir::BinaryOp Op, const Val &A, const Val &B);
+  Val concreteBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M, const SourceLoc &Loc);
+  Val symbolicBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M, const SourceLoc &Loc);
+  Val lanePartSum(const Val &X, const Val &Y, std::int64_t Sign) const;
+  Val scaleLanes(const Val &X, std::int64_t K) const;
+  Val affineDivMod(const Val &X, std::int64_t C, bool WantDiv);
   /// A with every pair K T (X / T) + K (X % T) of opaque values (one X, one
   /// number T) written K X: the index `b * T * C + t * C` of a row `b = idx
   /// / T`, `t = idx % T` is `idx * C`, affine where its parts are opaque.
@@ -542,6 +558,16 @@ private:
                   const std::function<std::optional<std::int64_t>(std::int64_t)> &F);
   void exec(const ir::Block &B, Mask M);
   void execStmt(const ir::Stmt &S, Mask M);
+  // execStmt's cases (StatementExecution.cpp).
+  void execAssign(const ir::Assign &Stmt, const SourceLoc &Loc, Mask M);
+  void execLet(const ir::Let &Stmt, Mask M);
+  void execFor(const ir::For &Stmt, const SourceLoc &Loc, Mask M);
+  void execSymbolicFor(const ir::For &Stmt, const SourceLoc &Loc, const Val &Begin, const Val &End,
+                       const Val &Step, Mask M);
+  void execIf(const ir::If &Stmt, const SourceLoc &Loc, Mask M);
+  void execSymbolicIf(const ir::If &Stmt, const Val &C, Mask M);
+  void execWhile(const ir::While &Stmt, const SourceLoc &Loc, Mask M);
+  void execSync();
   /// A while loop on the fast path: a counter loop (`while k < E { ...; k
   /// += S }`) runs as a counted loop, its trips guarded by the condition
   /// where they differ between lanes or warps; another runs trip by trip
@@ -567,6 +593,13 @@ private:
     std::function<void(Mask)> Unrolled;
   };
   void runCounterLoop(const CounterLoop &L, const SourceLoc &Loc, Mask M);
+  /// A counter loop's step (signed as the counter moves) and trip bounds.
+  struct CounterTrips {
+    std::int64_t S = 0;
+    Wide TMin = 0, TMax = 0;
+  };
+  std::optional<CounterTrips> counterTrips(const CounterLoop &L, const SourceLoc &Loc, Mask M);
+  Val counterAfter(const Val &K0, std::int64_t S, const LaneArr &Trips, bool Exact) const;
   /// Runs Fn on the fast path; where it leaves the affine domain
   /// (NotAffine), puts every part of the symbolic state back as it was
   /// before and returns false, so that the caller can run the same
