@@ -4,15 +4,15 @@ independent model, on programs written for it (tests/heldout/README.md).
 
     run.py BANKWISE [--work DIR] [--only NAME] [--random K] [--seed S] [--json FILE]
 
-For every program of model.PROGRAMS:
+For every program of model_programs.PROGRAMS:
 
 1. Fixed sizes. `bankwise analyze P.bw -D ... --json` at each of the
    program's SIZES (with --data for the arrays the program's DATA gives),
-   against model.py's count of every warp of the launch: per site, warp
-   executions and the min, mean and max of sm_90 wavefronts (shared) or
-   sectors and lines (global), DMM congestion, UMM groups and, for atomics,
-   same-address serialization. Without --data, the worst and expected
-   congestion of the data-dependent sites (model's nodata).
+   against model_programs.py's count of every warp of the launch: per
+   site, warp executions and the min, mean and max of sm_90 wavefronts
+   (shared) or sectors and lines (global), DMM congestion, UMM groups and,
+   for atomics, same-address serialization. Without --data, the worst and
+   expected congestion of the data-dependent sites (model's nodata).
 2. All sizes. `bankwise analyze P.bw --json` (no -D): every claimed figure
    (min, max, and the condition under which each is reached) is checked at
    the fixed sizes and at K random size tuples, jointly small and ragged,
@@ -34,7 +34,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import model  # noqa: E402
+import model_costs  # noqa: E402
+import model_programs  # noqa: E402
 
 TIME_LIMIT = 10.0
 # bankwise's JSON name of a figure -> the model's.
@@ -67,7 +68,7 @@ def data_files(prog, sizes, work):
     for name, (values, fmt) in prog.data(sizes).items():
         path = os.path.join(work, "%s_%s_%s.bin" % (prog.FILE[:-3], name, tag))
         with open(path, "wb") as f:
-            f.write(model.pack(values, fmt))
+            f.write(model_programs.pack(values, fmt))
         args += ["--data", "%s=%s" % (name, path)]
     return args
 
@@ -256,7 +257,7 @@ def check_program(cls, bankwise, work, n_random, seed, all_sizes):
     for sizes in cls.SIZES:
         js, args = fixed(sizes)
         stats["fixed_sizes"] += 1
-        modeled = {k: model.evaluate(prog, k, sizes) for k in prog.ARRAYS}
+        modeled = {k: model_programs.evaluate(prog, k, sizes) for k in prog.ARRAYS}
         got = {}
         if js is not None:
             for kj in js.get("kernels", []):
@@ -313,7 +314,7 @@ def check_program(cls, bankwise, work, n_random, seed, all_sizes):
             if bj is not None:
                 for kj in bj.get("kernels", []):
                     got[kj["kernel"]] = keyed_sites(kj, tags)
-            modeled = {k: model.evaluate(prog, k, sizes) for k in prog.ARRAYS}
+            modeled = {k: model_programs.evaluate(prog, k, sizes) for k in prog.ARRAYS}
             compare_fixed(cls, sizes, modeled, got, bargs, finding, stats)
             samples.append((sizes, modeled, got))
         check_claims(cls, js, tags, samples, args, finding, stats)
@@ -475,12 +476,12 @@ def main():
         return 2
     set_limit(a.time_limit)
     os.makedirs(a.work, exist_ok=True)
-    bad = model.self_check() + parser_self_check()
+    bad = model_costs.self_check() + parser_self_check()
     if bad:
         print("run.py: self-check failed (the model against HARDWARE.md, the condition parser):\n  "
               + "\n  ".join(bad), file=sys.stderr)
         return 1
-    progs = [c for c in model.PROGRAMS if not a.only or c.FILE in a.only]
+    progs = [c for c in model_programs.PROGRAMS if not a.only or c.FILE in a.only]
     bankwise = os.path.abspath(a.bankwise)
     start = time.monotonic()
     # Every all-sizes analysis first, one at a time with bankwise's default
