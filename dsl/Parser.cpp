@@ -2,6 +2,7 @@
 // param, permutation, arrays, kernels, launches) and its entry points; the
 // parser itself is declared in detail/ParserImpl.h.
 #include "dsl/Parser.h"
+#include "ir/Sites.h"
 
 #include "dsl/detail/ParserImpl.h"
 
@@ -395,6 +396,7 @@ Program parseProgram(std::string_view Source, const std::string &FileName,
   }
   if (!Src.capped())
     S.finish(SawTokens);
+  ir::numberSites(Out);
   if (Src.capped())
     Diags.error(SourceLoc{FileName, 0, 0},
                 "too many errors emitted, stopping now");

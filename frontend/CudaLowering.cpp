@@ -8,6 +8,7 @@
 // their launches and drives the lowering; LowerStmt.cpp and LowerExpr.cpp
 // hold KernelLowering (frontend/detail/Lowering.h).
 #include "frontend/CudaLowering.h"
+#include "ir/Sites.h"
 #include "frontend/ClangSupport.h"
 #include "frontend/detail/Lowering.h"
 
@@ -858,6 +859,7 @@ LoweredFile lowerCudaFile(const std::string &Path, const LowerOptions &Opts) {
   Out.Readable = runClangOnCudaFile(Path, O.Cuda, Out.ClangDiags, [&](clang::ASTContext &Ctx) {
     const Clock::time_point Lower = Clock::now();
     lowerUnit(Ctx, O, Out);
+    ir::numberSites(Out.Program);
     Out.LowerSeconds = std::chrono::duration<double>(Clock::now() - Lower).count();
   });
   Out.ClangSeconds = std::chrono::duration<double>(Clock::now() - Start).count() - Out.LowerSeconds;

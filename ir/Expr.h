@@ -151,6 +151,11 @@ struct Call {
 struct ArrayRead {
   std::string Array;
   std::vector<Expr> Indices;
+  /// The access site's id in its program (ir/Sites.h): given when the
+  /// program is made, kept by every copy and pass; 0 before numbering. Not
+  /// part of equality (two reads of one element at different sites are the
+  /// same expression).
+  int Site = 0;
   bool operator==(const ArrayRead &) const;
 };
 
@@ -216,7 +221,9 @@ struct Expr {
 };
 
 inline bool Call::operator==(const Call &) const = default;
-inline bool ArrayRead::operator==(const ArrayRead &) const = default;
+inline bool ArrayRead::operator==(const ArrayRead &O) const {
+  return Array == O.Array && Indices == O.Indices;
+}
 inline bool Atomic::operator==(const Atomic &) const = default;
 
 /// Makes an expression node; handy in tests and passes.

@@ -1,4 +1,5 @@
 #include "ir/Printer.h"
+#include "ir/Sites.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -145,10 +146,21 @@ struct ExprPrinter {
 
 std::string indent(int Level) { return std::string(2 * Level, ' '); }
 
-void printBlock(std::string &Out, const Block &B, int Level) {
-  Out += "{\n";
+/// `  # sites #1 out, #2 a` for S's own accesses, when asked for and S has any.
+std::string siteComment(const Stmt &S, const PrintOptions &Opts) {
+  if (!Opts.SiteIds)
+    return {};
+  std::string Out;
+  for (const ArrayRead *R : ownSites(S))
+    Out += fmt::format("{}#{} {}", Out.empty() ? "  # sites " : ", ", R->Site, R->Array);
+  return Out;
+}
+
+void printBlock(std::string &Out, const Block &B, int Level, const PrintOptions &Opts,
+                const std::string &HeaderComment = {}) {
+  Out += "{" + HeaderComment + "\n";
   for (const Stmt &S : B)
-    Out += print(S, Level + 1);
+    Out += print(S, Level + 1, Opts);
   Out += indent(Level) + "}";
 }
 
@@ -163,17 +175,18 @@ std::string printLayout(const Layout &L) {
   }
 }
 
-void printIf(std::string &Out, const If &N, int Level) {
+void printIf(std::string &Out, const Stmt &S, int Level, const PrintOptions &Opts) {
+  const If &N = *S.as<If>();
   Out += "if " + print(N.Cond) + " ";
-  printBlock(Out, N.Then, Level);
+  printBlock(Out, N.Then, Level, Opts, siteComment(S, Opts));
   if (N.Else.empty())
     return;
   Out += " else ";
   if (N.Else.size() == 1 && N.Else.front().is<If>()) {
-    printIf(Out, *N.Else.front().as<If>(), Level);
+    printIf(Out, N.Else.front(), Level, Opts);
     return;
   }
-  printBlock(Out, N.Else, Level);
+  printBlock(Out, N.Else, Level, Opts);
 }
 
 std::string printPermutation(const Permutation &P) {
@@ -243,7 +256,9 @@ std::string printArrayType(const Array &A) {
   return Out;
 }
 
-std::string print(const Stmt &S, int Level) {
+std::string print(const Stmt &S, int Level) { return print(S, Level, PrintOptions{}); }
+
+std::string print(const Stmt &S, int Level, const PrintOptions &Opts) {
   std::string Out = indent(Level);
   if (const auto *N = S.as<Assign>()) {
     Expr Target;
@@ -266,15 +281,18 @@ std::string print(const Stmt &S, int Level) {
     Out += " = " + print(N->Init);
   } else if (const auto *N = S.as<While>()) {
     Out += "while " + print(N->Cond) + " ";
-    printBlock(Out, N->Body, Level);
+    printBlock(Out, N->Body, Level, Opts, siteComment(S, Opts));
+    return Out + "\n";
   } else if (const auto *N = S.as<For>()) {
     Out += "for " + N->Var + " in " + print(N->Begin) + ".." + print(N->End);
     if (N->Step)
       Out += " step " + print(*N->Step);
     Out += " ";
-    printBlock(Out, N->Body, Level);
-  } else if (const auto *N = S.as<If>()) {
-    printIf(Out, *N, Level);
+    printBlock(Out, N->Body, Level, Opts, siteComment(S, Opts));
+    return Out + "\n";
+  } else if (S.is<If>()) {
+    printIf(Out, S, Level, Opts);
+    return Out + "\n";
   } else if (S.is<Sync>()) {
     Out += "sync";
   } else if (const auto *N = S.as<ExprStmt>()) {
@@ -288,10 +306,12 @@ std::string print(const Stmt &S, int Level) {
     Out += fmt::format("{} {}: {}", spelling(N->Decl.Space), N->Decl.Name,
                        printArrayType(N->Decl));
   }
-  return Out + "\n";
+  return Out + siteComment(S, Opts) + "\n";
 }
 
-std::string print(const Program &P) {
+std::string print(const Program &P) { return print(P, PrintOptions{}); }
+
+std::string print(const Program &P, const PrintOptions &Opts) {
   std::string Out;
   auto Section = [&]() {
     if (!Out.empty())
@@ -348,7 +368,7 @@ std::string print(const Program &P) {
     Out +=
         fmt::format("kernel {}({}) {}{} ", K.Name, Params, printGeometry(K.Geo),
                     K.Schedule == KernelSchedule::None ? std::string() : " schedule " + std::string(spelling(K.Schedule)));
-    printBlock(Out, K.Body, 0);
+    printBlock(Out, K.Body, 0, Opts);
     Out += "\n";
   }
   if (!P.Launches.empty()) {

@@ -1,4 +1,5 @@
 #include "pipeline/Pipeline.h"
+#include "ir/Sites.h"
 
 #include "ir/Printer.h"
 #include "support/Diagnostic.h"
@@ -172,14 +173,17 @@ void PipelineResult::decisionsInto(codegen::CodegenOptions &Opts) const {
 
 PipelineResult runPipeline(ir::Program Prog, const PipelineOptions &Opts) {
   PipelineRun Run{Opts, std::move(Prog), {}, Opts.Layouts, std::nullopt};
+  // A program made without the parser or the lowering gets its ids here.
+  int HighestSite = ir::numberSites(Run.Prog);
   Run.R.RuntimeParams = Run.Prog.runtimeParams();
   for (const PassInfo &P : allPasses()) {
     if (std::find(Opts.Passes.begin(), Opts.Passes.end(), P.Id) == Opts.Passes.end())
       continue;
     P.Run(Run);
+    HighestSite = ir::numberSites(Run.Prog, HighestSite); // the accesses the pass made
     if (Opts.DumpStream && std::find(Opts.DumpAfter.begin(), Opts.DumpAfter.end(), P.Id) != Opts.DumpAfter.end())
       *Opts.DumpStream << "# bankwise: the program after pass '" << P.Name << "'\n"
-                       << ir::print(Run.Prog) << std::flush;
+                       << ir::print(Run.Prog, ir::PrintOptions{.SiteIds = true}) << std::flush;
   }
   Run.R.Generic = std::move(Run.Unbound);
   Run.R.Program = std::move(Run.Prog);

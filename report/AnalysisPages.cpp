@@ -1,4 +1,5 @@
 #include "report/AnalysisPages.h"
+#include "ir/Sites.h"
 
 #include "analysis/passes/ArrayLayout.h"
 #include "report/SiteFigures.h"
@@ -122,7 +123,7 @@ Site allSizesSite(const AllSizesSite &S, const ir::Kernel &K, const ir::Program 
   if (!S.DataDependent)
     X.Costs = countsHistogram(S.WorstBySize, Shared, true, S.BySizeOf);
   const ir::Kernel *BK = Bound.findKernel(K.Name);
-  const ir::ArrayRead *BN = BK && S.Node ? correspondingNode(K, S.Node, *BK) : nullptr;
+  const ir::ArrayRead *BN = BK && S.Node ? ir::findSite(*BK, S.Node->Site) : nullptr;
   const std::optional<LayoutFn> Now = BN ? layoutOf(Bound, *BK, S.Array) : std::nullopt;
   if (!BN || !Now) {
     X.Notes.push_back("no warp drawn: the site was not found in the program at those sizes");

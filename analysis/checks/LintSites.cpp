@@ -1,4 +1,5 @@
 #include "analysis/checks/LintSites.h"
+#include "ir/Sites.h"
 
 #include "analysis/passes/ArrayLayout.h"
 #include "analysis/passes/KernelAnalysis.h"
@@ -289,7 +290,7 @@ SiteLanes siteLanes(const Figures &F, const ir::ArrayRead *Node, std::optional<i
     return {};
   }
   const ir::Kernel *BK = Bound->findKernel(F.StrideKernel->Name);
-  const ir::ArrayRead *BN = BK ? correspondingNode(*F.StrideKernel, Node, *BK) : nullptr;
+  const ir::ArrayRead *BN = BK ? ir::findSite(*BK, Node->Site) : nullptr;
   return BN ? sampleSiteLanes(*Bound, *BK, BN, {}) : SiteLanes{};
 }
 

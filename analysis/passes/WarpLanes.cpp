@@ -209,47 +209,6 @@ std::string blockText(const std::array<std::int64_t, 3> &B) { return fmt::format
 
 } // namespace
 
-namespace {
-
-/// Every access node of B (element reads, atomics' elements, assignment
-/// targets) in one fixed order.
-void accessNodes(const ir::Block &B, std::vector<const ir::ArrayRead *> &Out) {
-  ir::forEachStmtExpr(B, [&](const ir::Expr &E) {
-    ir::forEachSubexpr(E, [&](const ir::Expr &X) {
-      if (const auto *R = X.as<ir::ArrayRead>())
-        Out.push_back(R);
-      if (const auto *A = ir::atomicTarget(X))
-        Out.push_back(A);
-    });
-  });
-  for (const ir::Stmt &S : B) {
-    if (const auto *A = S.as<ir::Assign>()) {
-      if (const auto *R = std::get_if<ir::ArrayRead>(&A->Target))
-        Out.push_back(R);
-    } else if (const auto *F = S.as<ir::For>()) {
-      accessNodes(F->Body, Out);
-    } else if (const auto *I = S.as<ir::If>()) {
-      accessNodes(I->Then, Out);
-      accessNodes(I->Else, Out);
-    } else if (const auto *W = S.as<ir::While>()) {
-      accessNodes(W->Body, Out);
-    }
-  }
-}
-
-} // namespace
-
-const ir::ArrayRead *correspondingNode(const ir::Kernel &From, const ir::ArrayRead *Node, const ir::Kernel &To) {
-  std::vector<const ir::ArrayRead *> A, B;
-  accessNodes(From.Body, A);
-  accessNodes(To.Body, B);
-  const auto It = std::find(A.begin(), A.end(), Node);
-  if (It == A.end() || A.size() != B.size())
-    return nullptr;
-  const ir::ArrayRead *N = B[static_cast<std::size_t>(It - A.begin())];
-  return N->Array == Node->Array && N->Indices.size() == Node->Indices.size() ? N : nullptr;
-}
-
 std::vector<std::int64_t> threadSiteElements(const ir::Program &Prog, const ir::Kernel &K, const ir::ArrayRead *Node,
                                              const std::array<std::int64_t, 3> &Block, std::int64_t Thread,
                                              const ir::Bindings &Sizes, std::size_t MaxHits) {

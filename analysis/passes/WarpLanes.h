@@ -82,10 +82,6 @@ std::vector<std::int64_t> threadSiteElements(const ir::Program &Prog, const ir::
 SiteLanes sampleSiteLanes(const ir::Program &Prog, const ir::Kernel &K, const ir::ArrayRead *Node,
                           const ir::Bindings &Sizes, const LaneSampleOptions &Opts = {});
 
-/// The node of To at Node's place in From, To a copy of From (the same
-/// kernel with its sizes bound, say); null when they differ there.
-const ir::ArrayRead *correspondingNode(const ir::Kernel &From, const ir::ArrayRead *Node, const ir::Kernel &To);
-
 /// Element addresses of W's lanes under Layout: Layout.map of each lane's
 /// index (NoAccess for idle lanes, for unknown elements and for elements
 /// outside S.Shape).

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <filesystem>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <iterator>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <sys/wait.h>
 #include <vector>
@@ -640,6 +642,10 @@ TEST_CASE("--dump-ir-after prints every pass's program, which parses back") {
   CHECK(Bind < Colored);
   CHECK(Colored < Layout);
   const std::string AfterColored = R.Out.substr(Colored, Layout - Colored);
+  // Each access site's id (ir/Sites.h) as a comment: the shared rewrite
+  // keeps the copy's two accesses and their ids through every pass.
+  CHECK(contains(R.Out.substr(Bind, Colored - Bind), "  b[P(tid)] = a[tid]  # sites #1 b, #2 a\n"));
+  CHECK(contains(R.Out.substr(Layout), "  # sites #1 b, #2 a\n"));
   CHECK(contains(AfterColored, "schedule_src("));
   CHECK(!contains(AfterColored, "schedule colored"));
   {
@@ -661,6 +667,33 @@ TEST_CASE("--dump-ir-after prints every pass's program, which parses back") {
   R = bankwise("compile " + Sample + " -o " + tmp("dump.cu") + " --dump-ir-after=parse");
   CHECK(R.Code == 2);
   CHECK(contains(R.Out, "unknown pass 'parse' (the passes: bind-sizes, schedule-colored, layout-auto, check, or all)"));
+}
+
+// Site ids over the passes: the kernels schedule-colored writes in place of
+// a global copy get ids above every id the program had, so an id never
+// names two accesses (seed 001's three passes replace permute_random's
+// b[P(tid)] = a[tid], sites 1 and 2).
+TEST_CASE("--dump-ir-after: a pass's new accesses get ids no earlier access had") {
+  const std::string Sample = std::string(BANKWISE_SOURCE_DIR) + "/samples/offline_permutation_scheduled.bw";
+  const Result R = bankwise("analyze " + Sample + " -D N=65536 --dump-ir-after=bind-sizes,schedule-colored");
+  REQUIRE(R.Code == 0);
+  const std::size_t Colored = R.Out.find("# bankwise: the program after pass 'schedule-colored'");
+  REQUIRE(Colored != std::string::npos);
+  const std::string Before = R.Out.substr(0, Colored), After = R.Out.substr(Colored);
+  CHECK(contains(Before, "  b[P(tid)] = a[tid]  # sites #1 b, #2 a\n"));
+  CHECK(contains(Before, "  b[P(tid)] = a[tid]  # sites #5 b, #6 a\n"));
+  auto Ids = [](const std::string &Text) {
+    std::vector<int> Out;
+    for (std::size_t At = Text.find("#"); At != std::string::npos; At = Text.find("#", At + 1))
+      if (At + 1 < Text.size() && std::isdigit(static_cast<unsigned char>(Text[At + 1])))
+        Out.push_back(std::stoi(Text.substr(At + 1)));
+    return Out;
+  };
+  const std::vector<int> Old = Ids(Before), New = Ids(After);
+  REQUIRE(Old.size() == 6);
+  REQUIRE(!New.empty());
+  CHECK(*std::min_element(New.begin(), New.end()) == 7);
+  CHECK(std::set<int>(New.begin(), New.end()).size() == New.size()); // each id once
 }
 
 // The passes are one table (pipeline/Pipeline.cpp): the help of

@@ -205,7 +205,8 @@ std::string decisionLines(const PipelineResult &P) {
                          C.Fits ? "" : ", does not fit");
     }
   }
-  return Out + "# the program after the passes\n" + ir::print(P.Program);
+  return Out + "# the program after the passes, each access site with its id (ir/Sites.h)\n" +
+         ir::print(P.Program, ir::PrintOptions{.SiteIds = true});
 }
 
 /// The samples whose whole generated code is a golden: a padded tile, seed
