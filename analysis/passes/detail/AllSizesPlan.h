@@ -1,15 +1,20 @@
 // The plan of the all-sizes analysis (analyzeAllSizes, AllSizes.cpp): a
 // runtime size's domain as its `where` states it, the runs (one binding of
-// the sizes each) and the order in which a work budget takes them.
-// Internal: nothing outside analysis/ includes it.
+// the sizes each) and the order in which a work budget takes them; the
+// state its steps share, and the steps that plan the runs
+// (AllSizesRuns.cpp). Internal: nothing outside analysis/ includes it.
 #pragma once
 
+#include "analysis/passes/AllSizes.h"
 #include "analysis/passes/KernelAnalysis.h"
+#include "analysis/passes/SizeDependence.h"
 #include "ir/Bind.h"
 #include "ir/Eval.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -83,5 +88,76 @@ void reorderRuns(std::vector<Run> &Runs, const std::vector<std::size_t> &Order);
 
 /// The ClassOf marks of a run for the sites in Of: Mark on each.
 std::vector<std::uint8_t> classMarks(const std::vector<bool> &Of, std::uint8_t Mark);
+
+/// Per size: its residue-class representatives at a base magnitude past
+/// the first block rows, every small value, and the same classes one
+/// magnitude up and (where a gap is left) just past the small values, to
+/// check that the figures are periodic in between.
+struct Values {
+  std::vector<std::int64_t> Classes, Check, CheckLow, Small;
+};
+
+/// What the steps of analyzeAllSizes share: the kernel and the options, the
+/// sizes' domains and values, which sizes reach each site through their
+/// values, the runs, and the report the steps fill in.
+struct State {
+  const ir::Program &Prog;
+  const ir::Kernel &K;
+  const AllSizesOptions &Opts;
+  AllSizesReport Rep = {};
+  std::vector<Domain> Doms = {};
+  std::int64_t L = 32; ///< the residue period (AllSizesReport::Period)
+  std::vector<Values> Vals = {}; ///< per size, as Doms
+  std::vector<SiteSizeDependence> Dep = {};
+  /// Per site, per size: the size's classes are enumerated jointly for the
+  /// site (it reaches the site through its value, or every size does).
+  std::vector<std::vector<bool>> Joint = {};
+  std::set<std::vector<bool>> Sets = {}; ///< the sets of sizes enumerated jointly: Joint's rows
+  std::vector<Run> Runs = {};
+  std::size_t ClassRuns = 0; ///< the runs planned before the small combinations
+  std::map<std::vector<bool>, bool> SetSampled = {}; ///< per set: some class or small combination left out
+  std::vector<std::string> SmallText = {}; ///< per set with small values: which combinations, in words
+  std::size_t Planned = 0; ///< the runs planned, before a budget drops some
+  std::vector<bool> CutSites = {}; ///< per site: a run a budget dropped would have reached it
+  bool Aligned = false; ///< the dependence pass lists the sites the analysis reports
+  std::vector<bool> SitePeriodic = {}; ///< per site: its periodicity checks agreed
+};
+
+/// Reads the sizes to range over (the runtime params without an
+/// expression), their domains and the report's Params and Domain.
+void readDomains(State &S);
+
+/// Finds the residue period L of the kernel's arrays.
+void findResiduePeriod(State &S);
+
+/// Chooses each size's values: classes, checks and small values.
+void chooseValues(State &S);
+
+/// Groups the sites by the sizes that reach them through their values:
+/// Dep, Joint and Sets.
+void groupSitesBySizes(State &S);
+
+/// The sizes of Pick (one value per size, as Doms) as bindings.
+ir::Bindings bindingOf(const State &S, const std::vector<std::int64_t> &Pick);
+
+/// Every size at its Rep2-th class (its last where it has fewer).
+std::vector<std::int64_t> representatives(const State &S, std::size_t Rep2);
+
+/// Plans the runs of the joint residue classes of each set of sizes.
+void planClassRuns(State &S);
+
+/// Plans the runs of each size through its classes alone, for the sites it
+/// only bounds.
+void planBoundingRuns(State &S);
+
+/// Plans the runs of the small sizes of each set, every combination or a
+/// sample of them.
+void planSmallRuns(State &S);
+
+/// Plans the periodicity checks of some class and small runs.
+void planPeriodicityChecks(State &S);
+
+/// Merges the runs of the same sizes into one.
+void mergeRepeatedRuns(State &S);
 
 } // namespace bankwise::all_sizes
