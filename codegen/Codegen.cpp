@@ -282,69 +282,81 @@ SideFile sideFileOf(const ModuleState &Mod) {
       S.Tables.push_back(T);
   return S;
 }
-} // namespace
 
-CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts) {
-  const std::optional<ir::TargetInfo> Target = ir::targetInfo(Opts.Arch);
-  if (!Target)
-    throw UserError(fmt::format("unknown architecture '{}' (known: {})", Opts.Arch,
-                                fmt::join(ir::knownTargets(), ", ")));
-  const std::string Ns = cppIdentifier(Opts.Namespace);
-  for (const std::string &Name : Opts.RuntimeParams)
-    if (hostLocalNames().count(Name))
-      throw UserError(Prog.findParam(Name) ? static_cast<SourceLoc>(Prog.findParam(Name)->Loc) : SourceLoc{},
-                      fmt::format("codegen: runtime param '{}' would clash with a local of the generated host "
-                                  "code; rename it (reserved: {})",
-                                  Name, fmt::join(hostLocalNames(), ", ")));
-  ModuleState Mod(Prog, Opts);
+/// What the steps of compileToCuda share: the program and its options, the
+/// module's facts, and each kernel's facts, report and emitter (in the order
+/// of Prog.Kernels). Built in place, never copied: the emitters refer to it.
+struct ModuleBuild {
+  ModuleBuild(const ir::Program &Prog, const CodegenOptions &Opts)
+      : Prog(Prog), Opts(Opts), Ns(cppIdentifier(Opts.Namespace)), Mod(Prog, Opts) {}
+  ModuleBuild(const ModuleBuild &) = delete;
+  ModuleBuild &operator=(const ModuleBuild &) = delete;
+
+  const ir::Program &Prog;
+  const CodegenOptions &Opts;
+  const std::string Ns;
+  ModuleState Mod;
   std::vector<std::unique_ptr<KernelFacts>> Facts;
   std::vector<KernelReport> Reports;
-  for (const ir::Kernel &K : Prog.Kernels)
-    if (K.Schedule != ir::KernelSchedule::None)
-      throw UserError(K.Loc, fmt::format("kernel '{}' is still `schedule {}`: run the schedule-colored pass "
-                                         "(runPipeline) before codegen",
-                                         K.Name, ir::spelling(K.Schedule)));
-  // Every kernel's facts and tables first, then the analyses (the long
-  // part at n = 2^26), so that a side file can be written while they run.
-  for (const ir::Kernel &K : Prog.Kernels) {
-    Facts.push_back(std::make_unique<KernelFacts>(Prog, K, Mod));
-    planShared(*Facts.back(), *Target, Mod.Warnings);
-    Facts.back()->InLaunch = Prog.launchOf(K.Name);
-  }
-  const SideFile Side = sideFileOf(Mod);
-  if (!Side.empty() && Opts.SideFilePlanned)
-    Opts.SideFilePlanned(Side);
-  for (const ir::Kernel &K : Prog.Kernels)
-    Reports.push_back(analyzeKernel(Prog, K, Opts.Analysis));
   std::vector<KernelEmitter> Emitters;
-  for (std::size_t I = 0; I < Facts.size(); ++I)
-    Emitters.emplace_back(*Facts[I], Reports[I], Opts, Mod);
-  // The emitters of a launch's kernels, in its order.
-  auto stagesOf = [&](const ir::Launch &L) {
+  /// What the harness runs and --torch makes ops of (runnablesOf).
+  std::vector<Runnable> Runnables;
+  bool HasTables = false;
+
+  /// The emitters of a launch's kernels, in its order.
+  std::vector<const KernelEmitter *> stagesOf(const ir::Launch &L) const {
     std::vector<const KernelEmitter *> Stages;
     for (const std::string &Name : L.Kernels)
       for (std::size_t I = 0; I < Prog.Kernels.size(); ++I)
         if (Prog.Kernels[I].Name == Name)
           Stages.push_back(&Emitters[I]);
     return Stages;
-  };
+  }
+};
 
-  bool NeedLayout = false, ApiNeedsTypes = false;
-  for (const auto &F : Facts)
-    for (const ArrayPlan &A : F->Arrays) {
-      NeedLayout = NeedLayout || (A.usesLayoutObject() && !A.Local);
-      if (A.isApiParam() && (A.Decl->Elem.Lanes > 1 || isHalfLike(A.Decl->Elem)))
-        ApiNeedsTypes = true;
-    }
-  const bool HasTables = !Mod.Tables.empty();
+/// Throws the UserError of what codegen cannot compile: a runtime param named
+/// like a local of the generated host code, a kernel still `schedule`d.
+void rejectUncompilable(const ir::Program &Prog, const CodegenOptions &Opts) {
+  for (const std::string &Name : Opts.RuntimeParams)
+    if (hostLocalNames().count(Name))
+      throw UserError(Prog.findParam(Name) ? static_cast<SourceLoc>(Prog.findParam(Name)->Loc) : SourceLoc{},
+                      fmt::format("codegen: runtime param '{}' would clash with a local of the generated host "
+                                  "code; rename it (reserved: {})",
+                                  Name, fmt::join(hostLocalNames(), ", ")));
+  for (const ir::Kernel &K : Prog.Kernels)
+    if (K.Schedule != ir::KernelSchedule::None)
+      throw UserError(K.Loc, fmt::format("kernel '{}' is still `schedule {}`: run the schedule-colored pass "
+                                         "(runPipeline) before codegen",
+                                         K.Name, ir::spelling(K.Schedule)));
+}
 
-  // The header: parameters and the launch API.
-  const std::string Banner = fmt::format("// Generated by bankwise {} from {} for {}. Do not edit: rerun `bankwise compile`.\n",
-                                         "0.1.0", Opts.SourceName, Opts.Arch);
+/// Fills B's facts (shared memory planned for Target), reports and emitters,
+/// and tells Opts.SideFilePlanned the side file as soon as it is planned.
+void planKernels(ModuleBuild &B, const ir::TargetInfo &Target) {
+  // Every kernel's facts and tables first, then the analyses (the long
+  // part at n = 2^26), so that a side file can be written while they run.
+  for (const ir::Kernel &K : B.Prog.Kernels) {
+    B.Facts.push_back(std::make_unique<KernelFacts>(B.Prog, K, B.Mod));
+    planShared(*B.Facts.back(), Target, B.Mod.Warnings);
+    B.Facts.back()->InLaunch = B.Prog.launchOf(K.Name);
+  }
+  const SideFile Side = sideFileOf(B.Mod);
+  if (!Side.empty() && B.Opts.SideFilePlanned)
+    B.Opts.SideFilePlanned(Side);
+  for (const ir::Kernel &K : B.Prog.Kernels)
+    B.Reports.push_back(analyzeKernel(B.Prog, K, B.Opts.Analysis));
+  for (std::size_t I = 0; I < B.Facts.size(); ++I)
+    B.Emitters.emplace_back(*B.Facts[I], B.Reports[I], B.Opts, B.Mod);
+  B.HasTables = !B.Mod.Tables.empty();
+}
+
+/// The host API, in namespace Ns: the params, each kernel's and each launch's
+/// launch function, and the table functions.
+std::string moduleApi(const ModuleBuild &B) {
   std::string Api;
-  Api += fmt::format("namespace {} {{\n\n", Ns);
-  for (const ir::Param &P : Prog.Params) {
-    if (Mod.Runtime.count(P.Name)) {
+  Api += fmt::format("namespace {} {{\n\n", B.Ns);
+  for (const ir::Param &P : B.Prog.Params) {
+    if (B.Mod.Runtime.count(P.Name)) {
       if (P.Init)
         Api += fmt::format("// param {} = {}: runtime, computed by each launch function that uses it.\n", P.Name,
                            ir::print(*P.Init));
@@ -355,30 +367,49 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
     Api += fmt::format("inline constexpr long long {} = {}; // param{}\n", cName(P.Name), literal(P.Value, true),
                        P.Overridden ? " (set with -D)" : "");
   }
-  if (!Prog.Params.empty())
+  if (!B.Prog.Params.empty())
     Api += "\n";
-  for (const KernelEmitter &E : Emitters)
+  for (const KernelEmitter &E : B.Emitters)
     Api += E.declaration() + "\n";
-  for (const ir::Launch &L : Prog.Launches)
-    Api += KernelEmitter::launchSequence(L, stagesOf(L), true) + "\n";
-  if (HasTables)
+  for (const ir::Launch &L : B.Prog.Launches)
+    Api += KernelEmitter::launchSequence(L, B.stagesOf(L), true) + "\n";
+  if (B.HasTables)
     Api += "/// Reads the module's offline tables (permutations, schedules) and uploads them once; every\n"
            "/// launch function calls it. cudaErrorFileNotFound when the side file is missing or corrupt.\n"
            "cudaError_t load_tables();\n/// Frees the uploaded tables.\ncudaError_t free_tables();\n"
            "/// Where the side file is (default: its name when it was generated, relative to the working directory).\n"
            "void set_table_file(const char *path);\n\n";
-  Api += fmt::format("}} // namespace {}\n", Ns);
+  Api += fmt::format("}} // namespace {}\n", B.Ns);
+  return Api;
+}
 
+/// The API header: Banner, the includes, the element types when the API
+/// uses vectors or halves, then Api.
+std::string headerText(const ModuleBuild &B, const std::string &Banner, const std::string &Api) {
+  bool ApiNeedsTypes = false;
+  for (const auto &F : B.Facts)
+    for (const ArrayPlan &A : F->Arrays)
+      if (A.isApiParam() && (A.Decl->Elem.Lanes > 1 || isHalfLike(A.Decl->Elem)))
+        ApiNeedsTypes = true;
   std::string Header = Banner + fmt::format("// Host API of module '{}'.\n#pragma once\n\n#include <cstddef>\n#include <cstdint>\n\n"
                                             "#include <cuda_runtime_api.h>\n\n",
-                                            Ns);
+                                            B.Ns);
   if (ApiNeedsTypes)
     Header += embedTemplate("bankwise/arith.cuh") + embedTemplate("bankwise/types.cuh") + "\n";
   Header += Api;
+  return Header;
+}
 
-  // The source.
+/// The source up to the module's namespace opened: Banner, the includes, the
+/// templates the module uses and, without a header to include, Api.
+std::string sourcePreamble(const ModuleBuild &B, const std::string &Banner, const std::string &Api) {
+  const CodegenOptions &Opts = B.Opts;
+  bool NeedLayout = false;
+  for (const auto &F : B.Facts)
+    for (const ArrayPlan &A : F->Arrays)
+      NeedLayout = NeedLayout || (A.usesLayoutObject() && !A.Local);
   std::string Src = Banner;
-  Src += fmt::format("// Module '{}': {} kernel{}", Ns, Prog.Kernels.size(), Prog.Kernels.size() == 1 ? "" : "s");
+  Src += fmt::format("// Module '{}': {} kernel{}", B.Ns, B.Prog.Kernels.size(), B.Prog.Kernels.size() == 1 ? "" : "s");
   Src += Opts.Harness ? ", with a harness (main) that checks them against a CPU reference and times them.\n" : ".\n";
   if (!Opts.HeaderInclude.empty())
     Src += fmt::format("#include {}\n\n", cString(Opts.HeaderInclude));
@@ -387,78 +418,152 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   Src += embedTemplate("bankwise/arith.cuh") + embedTemplate("bankwise/types.cuh");
   if (NeedLayout)
     Src += embedTemplate("bankwise/layout.cuh");
-  if (HasTables)
+  if (B.HasTables)
     Src += embedTemplate("bankwise/tables.cuh");
   if (Opts.Harness)
     Src += embedTemplate("bankwise/harness.cuh");
   Src += "\n";
   if (Opts.HeaderInclude.empty())
     Src += Api + "\n";
-  Src += fmt::format("namespace {} {{\n\n", Ns);
-  if (HasTables)
-    Src += tableSection(Mod, Opts) + "\n";
-  for (std::size_t I = 0; I < Emitters.size(); ++I)
-    Src += Emitters[I].device() + "\n";
-  for (std::size_t I = 0; I < Emitters.size(); ++I)
-    Src += Emitters[I].launch() + "\n";
-  for (const ir::Launch &L : Prog.Launches)
-    Src += KernelEmitter::launchSequence(L, stagesOf(L), false) + "\n";
-  // What the harness runs, in program order: each kernel launched alone,
-  // and each launch where its first kernel is.
-  std::vector<Runnable> Runnables;
-  for (std::size_t I = 0; I < Prog.Kernels.size(); ++I) {
-    const ir::Launch *L = Facts[I]->InLaunch;
-    if (!L)
-      Runnables.push_back({Prog.Kernels[I].Name, Emitters[I].launchName(), {&Emitters[I]}, I});
-    else if (L->Kernels.front() == Prog.Kernels[I].Name)
-      Runnables.push_back({L->Name, "launch_" + L->Name, stagesOf(*L), I});
-  }
-  std::optional<TorchExtension> Torch;
-  if (!Opts.TorchModule.empty())
-    Torch = torchExtension(Opts, Ns, Runnables);
-  if (Opts.Harness) {
-    Src += HarnessMarker;
-    for (KernelEmitter &E : Emitters)
-      Src += E.reference() + "\n";
-    for (const Runnable &R : Runnables)
-      Src += KernelEmitter::harnessRunOf(R.Name, R.LaunchFn, R.Stages, R.SeedIndex) + "\n";
-  }
-  Src += fmt::format("}} // namespace {}\n", Ns);
-  if (Opts.Harness) {
-    // main: templates/bankwise/harness_main.cu.in with its holes filled.
-    const HarnessSizes Sizes = harnessSizes(Prog, Opts, Mod, *Facts.front());
-    std::string Runs;
-    for (std::size_t I = 0; I < Runnables.size(); ++I) {
-      if (I > 0)
-        Runs += "  Json += \",\";\n";
-      std::vector<std::string> Args;
-      for (const ir::Param *P : KernelEmitter::sizeArgsOf(Runnables[I].Stages))
-        Args.push_back(cName(P->Name));
-      Runs += fmt::format("  Ok = {}::run_{}(Seed, Runs, Time, Json{}) && Ok;\n", Ns, Runnables[I].Name,
-                          Args.empty() ? "" : fmt::format(", {}", fmt::join(Args, ", ")));
-    }
-    std::string Escaped;
-    for (char C : cString(Opts.SourceName))
-      Escaped += (C == '"' || C == '\\') ? std::string("\\") + C : std::string(1, C);
-    Src += fillHoles("bankwise/harness_main.cu.in",
-                     {{"SIZE_HELPER", Sizes.Helper},
-                      {"USAGE", Sizes.Usage},
-                      {"SEED", std::to_string(Opts.Seed)},
-                      {"SIZE_DECLS", Sizes.Decls},
-                      {"SIZE_PARSE", Sizes.Parse},
-                      {"SIZE_CHECKS", Sizes.Checks},
-                      {"RUN_KERNELS", Runs},
-                      {"FREE_TABLES", HasTables ? fmt::format("  BANKWISE_CHECK({}::free_tables());\n", Ns) : ""},
-                      {"SIZES_JSON", Sizes.JsonFormat},
-                      {"SIZES_ARGS", Sizes.JsonArgs.empty() ? "" : Sizes.JsonArgs + ", "},
-                      {"PROGRAM", Escaped}});
-  }
+  Src += fmt::format("namespace {} {{\n\n", B.Ns);
+  return Src;
+}
 
-  // The report: every site's prediction, the ones codegen added included.
+/// The module's code: the tables, each kernel's __global__ function and
+/// launch function, then each launch's launch function.
+std::string moduleCode(ModuleBuild &B) {
+  std::string Src;
+  if (B.HasTables)
+    Src += tableSection(B.Mod, B.Opts) + "\n";
+  for (std::size_t I = 0; I < B.Emitters.size(); ++I)
+    Src += B.Emitters[I].device() + "\n";
+  for (std::size_t I = 0; I < B.Emitters.size(); ++I)
+    Src += B.Emitters[I].launch() + "\n";
+  for (const ir::Launch &L : B.Prog.Launches)
+    Src += KernelEmitter::launchSequence(L, B.stagesOf(L), false) + "\n";
+  return Src;
+}
+
+/// What the harness runs, in program order: each kernel launched alone,
+/// and each launch where its first kernel is.
+std::vector<Runnable> runnablesOf(const ModuleBuild &B) {
+  std::vector<Runnable> Runnables;
+  for (std::size_t I = 0; I < B.Prog.Kernels.size(); ++I) {
+    const ir::Launch *L = B.Facts[I]->InLaunch;
+    if (!L)
+      Runnables.push_back({B.Prog.Kernels[I].Name, B.Emitters[I].launchName(), {&B.Emitters[I]}, I});
+    else if (L->Kernels.front() == B.Prog.Kernels[I].Name)
+      Runnables.push_back({L->Name, "launch_" + L->Name, B.stagesOf(*L), I});
+  }
+  return Runnables;
+}
+
+/// The harness's part of the module's namespace: the marker, each kernel's
+/// CPU reference, and the checked run of each of B's runnables.
+std::string harnessRuns(ModuleBuild &B) {
+  std::string Src = HarnessMarker;
+  for (KernelEmitter &E : B.Emitters)
+    Src += E.reference() + "\n";
+  for (const Runnable &R : B.Runnables)
+    Src += KernelEmitter::harnessRunOf(R.Name, R.LaunchFn, R.Stages, R.SeedIndex) + "\n";
+  return Src;
+}
+
+/// The harness's main: templates/bankwise/harness_main.cu.in with its holes
+/// filled (the runtime sizes, a call of each runnable's run).
+std::string harnessMain(const ModuleBuild &B) {
+  const CodegenOptions &Opts = B.Opts;
+  const HarnessSizes Sizes = harnessSizes(B.Prog, Opts, B.Mod, *B.Facts.front());
+  std::string Runs;
+  for (std::size_t I = 0; I < B.Runnables.size(); ++I) {
+    if (I > 0)
+      Runs += "  Json += \",\";\n";
+    std::vector<std::string> Args;
+    for (const ir::Param *P : KernelEmitter::sizeArgsOf(B.Runnables[I].Stages))
+      Args.push_back(cName(P->Name));
+    Runs += fmt::format("  Ok = {}::run_{}(Seed, Runs, Time, Json{}) && Ok;\n", B.Ns, B.Runnables[I].Name,
+                        Args.empty() ? "" : fmt::format(", {}", fmt::join(Args, ", ")));
+  }
+  std::string Escaped;
+  for (char C : cString(Opts.SourceName))
+    Escaped += (C == '"' || C == '\\') ? std::string("\\") + C : std::string(1, C);
+  return fillHoles("bankwise/harness_main.cu.in",
+                   {{"SIZE_HELPER", Sizes.Helper},
+                    {"USAGE", Sizes.Usage},
+                    {"SEED", std::to_string(Opts.Seed)},
+                    {"SIZE_DECLS", Sizes.Decls},
+                    {"SIZE_PARSE", Sizes.Parse},
+                    {"SIZE_CHECKS", Sizes.Checks},
+                    {"RUN_KERNELS", Runs},
+                    {"FREE_TABLES", B.HasTables ? fmt::format("  BANKWISE_CHECK({}::free_tables());\n", B.Ns) : ""},
+                    {"SIZES_JSON", Sizes.JsonFormat},
+                    {"SIZES_ARGS", Sizes.JsonArgs.empty() ? "" : Sizes.JsonArgs + ", "},
+                    {"PROGRAM", Escaped}});
+}
+
+/// Appends to JK's sites the copies codegen adds for F's staged arrays: in
+/// (and back, when written), each on its global and its shared side.
+void addStagingSites(nlohmann::json &JK, const KernelFacts &F) {
+  for (const ArrayPlan &A : F.Arrays) {
+    if (!A.Staged)
+      continue;
+    const StagingCost C = stagingCost(A, F.CudaThreads);
+    auto Point = [](std::int64_t V) { return nlohmann::json{{"min", V}, {"mean", V}, {"max", V}}; };
+    for (int Back = 0; Back < (A.Written ? 2 : 1); ++Back) {
+      for (int Global = 0; Global < 2; ++Global) {
+        nlohmann::json JS = {{"location", Back ? "staging-out" : "staging-in"},
+                             {"array", A.Decl->Name},
+                             {"space", Global ? "global" : "shared"},
+                             {"access", (Global != 0) == (Back != 0) ? "write" : "read"},
+                             {"layout", A.LayoutName},
+                             {"elem_bytes", ir::byteSize(A.Decl->Elem)},
+                             {"warp_executions", C.WarpExecutions},
+                             {"data_dependent", false},
+                             {"added_by_codegen", true}};
+        if (Global)
+          JS["sm90_sectors"] = Point(C.Sectors), JS["sm90_lines"] = Point(C.Lines);
+        else
+          JS["sm90_wavefronts"] = Point(C.Wavefronts);
+        JK["sites"].push_back(JS);
+      }
+    }
+  }
+}
+
+/// The report's entry of kernel I: its geometry, model time and sites.
+nlohmann::json kernelReportJson(const ModuleBuild &B, std::size_t I) {
+  const KernelFacts &F = *B.Facts[I];
+  const KernelReport &R = B.Reports[I];
+  nlohmann::json JK = {{"kernel", F.K.Name},
+                       {"threads", R.Threads},
+                       {"threads_per_block", F.CudaThreads},
+                       {"blocks", F.Blocks},
+                       {"index_type", F.indexType()},
+                       {"shared_bytes", F.StaticSmem},
+                       {"dynamic_shared", F.UseDynamic},
+                       {"model_time", R.TimeSimulated ? nlohmann::json(R.Time) : nlohmann::json()},
+                       {"time_machine", R.TimeMachine},
+                       {"sites", nlohmann::json::array()}};
+  if (F.InLaunch) // a stage: gpu-verify groups it under its launch
+    JK["program_kernel"] = F.InLaunch->Name;
+  for (const AccessSiteReport &S : R.Sites) {
+    nlohmann::json JS = siteJson(S, fmt::format("{}:{}:{}", B.Opts.SourceName, S.Loc.Line, S.Loc.Col));
+    JS["added_by_codegen"] = false;
+    if (F.ArrayIndex.count(S.Array) && F.array(S.Array).Demoted)
+      JS["device_space"] = "global";
+    JK["sites"].push_back(JS);
+  }
+  addStagingSites(JK, F);
+  return JK;
+}
+
+/// The report: every site's prediction, the ones codegen added included.
+nlohmann::json reportJson(const ModuleBuild &B) {
+  const CodegenOptions &Opts = B.Opts;
   nlohmann::json J;
   J["program"] = Opts.SourceName;
   J["arch"] = Opts.Arch;
-  J["namespace"] = Ns;
+  J["namespace"] = B.Ns;
   if (!Opts.RuntimeParams.empty()) {
     J["runtime_params"] = Opts.RuntimeParams;
     J["predicted_at"] = nlohmann::json::object();
@@ -466,61 +571,46 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
       J["predicted_at"][Name] = Value;
   }
   J["kernels"] = nlohmann::json::array();
-  for (std::size_t I = 0; I < Facts.size(); ++I) {
-    const KernelFacts &F = *Facts[I];
-    const KernelReport &R = Reports[I];
-    nlohmann::json JK = {{"kernel", F.K.Name},
-                         {"threads", R.Threads},
-                         {"threads_per_block", F.CudaThreads},
-                         {"blocks", F.Blocks},
-                         {"index_type", F.indexType()},
-                         {"shared_bytes", F.StaticSmem},
-                         {"dynamic_shared", F.UseDynamic},
-                         {"model_time", R.TimeSimulated ? nlohmann::json(R.Time) : nlohmann::json()},
-                         {"time_machine", R.TimeMachine},
-                         {"sites", nlohmann::json::array()}};
-    if (F.InLaunch) // a stage: gpu-verify groups it under its launch
-      JK["program_kernel"] = F.InLaunch->Name;
-    for (const AccessSiteReport &S : R.Sites) {
-      nlohmann::json JS = siteJson(S, fmt::format("{}:{}:{}", Opts.SourceName, S.Loc.Line, S.Loc.Col));
-      JS["added_by_codegen"] = false;
-      if (F.ArrayIndex.count(S.Array) && F.array(S.Array).Demoted)
-        JS["device_space"] = "global";
-      JK["sites"].push_back(JS);
-    }
-    for (const ArrayPlan &A : F.Arrays) {
-      if (!A.Staged)
-        continue;
-      const StagingCost C = stagingCost(A, F.CudaThreads);
-      auto Point = [](std::int64_t V) { return nlohmann::json{{"min", V}, {"mean", V}, {"max", V}}; };
-      for (int Back = 0; Back < (A.Written ? 2 : 1); ++Back) {
-        for (int Global = 0; Global < 2; ++Global) {
-          nlohmann::json JS = {{"location", Back ? "staging-out" : "staging-in"},
-                               {"array", A.Decl->Name},
-                               {"space", Global ? "global" : "shared"},
-                               {"access", (Global != 0) == (Back != 0) ? "write" : "read"},
-                               {"layout", A.LayoutName},
-                               {"elem_bytes", ir::byteSize(A.Decl->Elem)},
-                               {"warp_executions", C.WarpExecutions},
-                               {"data_dependent", false},
-                               {"added_by_codegen", true}};
-          if (Global)
-            JS["sm90_sectors"] = Point(C.Sectors), JS["sm90_lines"] = Point(C.Lines);
-          else
-            JS["sm90_wavefronts"] = Point(C.Wavefronts);
-          JK["sites"].push_back(JS);
-        }
-      }
-    }
-    J["kernels"].push_back(JK);
-  }
+  for (std::size_t I = 0; I < B.Facts.size(); ++I)
+    J["kernels"].push_back(kernelReportJson(B, I));
+  return J;
+}
+} // namespace
+
+CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts) {
+  const std::optional<ir::TargetInfo> Target = ir::targetInfo(Opts.Arch);
+  if (!Target)
+    throw UserError(fmt::format("unknown architecture '{}' (known: {})", Opts.Arch,
+                                fmt::join(ir::knownTargets(), ", ")));
+  rejectUncompilable(Prog, Opts);
+  ModuleBuild B(Prog, Opts);
+  planKernels(B, *Target);
+
+  // The header: parameters and the launch API.
+  const std::string Banner = fmt::format("// Generated by bankwise {} from {} for {}. Do not edit: rerun `bankwise compile`.\n",
+                                         "0.1.0", Opts.SourceName, Opts.Arch);
+  const std::string Api = moduleApi(B);
+  std::string Header = headerText(B, Banner, Api);
+
+  // The source.
+  std::string Src = sourcePreamble(B, Banner, Api);
+  Src += moduleCode(B);
+  B.Runnables = runnablesOf(B);
+  std::optional<TorchExtension> Torch;
+  if (!Opts.TorchModule.empty())
+    Torch = torchExtension(Opts, B.Ns, B.Runnables);
+  if (Opts.Harness)
+    Src += harnessRuns(B);
+  Src += fmt::format("}} // namespace {}\n", B.Ns);
+  if (Opts.Harness)
+    Src += harnessMain(B);
 
   CompileResult R;
   R.Source = std::move(Src);
   R.Header = std::move(Header);
-  R.SideFile = sideFileOf(Mod); // as planned above, unless a table came later
-  R.ReportJson = J.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; // paths may not be UTF-8
-  R.Warnings = Mod.Warnings;
+  R.SideFile = sideFileOf(B.Mod); // as planned above, unless a table came later
+  R.ReportJson = reportJson(B).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; // paths may not be UTF-8
+  R.Warnings = B.Mod.Warnings;
   R.Torch = std::move(Torch);
   return R;
 }

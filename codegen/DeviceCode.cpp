@@ -328,8 +328,7 @@ void KernelEmitter::deviceBlock(const ir::Block &B, int Indent) {
   }
 }
 
-std::string KernelEmitter::device() {
-  Out.clear();
+void KernelEmitter::deviceComment() {
   const auto &G = F.K.Geo;
   if (F.RuntimeUsed.empty())
     line(0, fmt::format("// Kernel '{}' ({}:{}:{}): grid ({}, {}, {}), block ({}, {}, {}), {} threads.",
@@ -366,6 +365,9 @@ std::string KernelEmitter::device() {
   line(0, fmt::format("// Index arithmetic in {} ({}).", F.indexType(),
                       F.LongIndex ? "some index value may exceed 32 bits"
                                   : "every index value of the kernel fits in 32 bits"));
+}
+
+void KernelEmitter::deviceSignature() {
   std::vector<std::string> Ps;
   for (const ArrayPlan &A : F.Arrays)
     if (A.isDeviceParam())
@@ -382,6 +384,10 @@ std::string KernelEmitter::device() {
       line(1, fmt::format("constexpr Index {} = {}; // param", cName(P.Name), literal(P.Value, F.LongIndex)));
   for (const std::string &D : derivedSizes(Dev, "Index"))
     line(1, D);
+}
+
+std::vector<std::string> KernelEmitter::threadBuiltins() {
+  const auto &G = F.K.Geo;
   // Thread built-ins.
   const bool Flat3 = G.BlockDim[1] * G.BlockDim[2] > 1;
   const std::string FlatT = Flat3 ? fmt::format("(static_cast<Index>(threadIdx.z) * {} + static_cast<Index>(threadIdx.y)) * {} + static_cast<Index>(threadIdx.x)",
@@ -427,9 +433,10 @@ std::string KernelEmitter::device() {
       Defs.push_back(fmt::format("const Index tid = ((static_cast<Index>(blockIdx.z) * {} + static_cast<Index>(blockIdx.y)) * {} + static_cast<Index>(blockIdx.x)) * {} + bw_t;",
                                  G.GridDim[1], G.GridDim[0], F.Threads));
   }
-  if (!F.Virtual)
-    for (const std::string &D : Defs)
-      line(1, D);
+  return Defs;
+}
+
+void KernelEmitter::deviceArrays() {
   if (F.UseDynamic)
     line(1, fmt::format("extern __shared__ __align__(16) unsigned char bw_smem[]; // {} bytes, opted in by the launch",
                         F.DynamicSmem));
@@ -462,16 +469,9 @@ std::string KernelEmitter::device() {
   }
   if (AnyStaged)
     line(1, "__syncthreads();");
-  if (F.Virtual) {
-    line(1, fmt::format("for (Index bw_vt = bw_t; bw_vt < {}; bw_vt += {}) {{ // program thread bw_vt",
-                        F.Threads, F.CudaThreads));
-    for (const std::string &D : Defs)
-      line(2, D);
-    deviceBlock(F.K.Body, 2);
-    line(1, "}");
-  } else {
-    deviceBlock(F.K.Body, 1);
-  }
+}
+
+void KernelEmitter::stageBack() {
   bool AnyBack = false;
   for (const ArrayPlan &A : F.Arrays) {
     if (!A.Staged || !A.Written)
@@ -487,6 +487,28 @@ std::string KernelEmitter::device() {
     line(1, fmt::format("for (Index bw_i = bw_t; bw_i < {}; bw_i += {})", A.Decl->numElements(), F.CudaThreads));
     line(2, fmt::format("{}[bw_i] = {};", A.pointerName(), Src));
   }
+}
+
+std::string KernelEmitter::device() {
+  Out.clear();
+  deviceComment();
+  deviceSignature();
+  const std::vector<std::string> Defs = threadBuiltins();
+  if (!F.Virtual)
+    for (const std::string &D : Defs)
+      line(1, D);
+  deviceArrays();
+  if (F.Virtual) {
+    line(1, fmt::format("for (Index bw_vt = bw_t; bw_vt < {}; bw_vt += {}) {{ // program thread bw_vt",
+                        F.Threads, F.CudaThreads));
+    for (const std::string &D : Defs)
+      line(2, D);
+    deviceBlock(F.K.Body, 2);
+    line(1, "}");
+  } else {
+    deviceBlock(F.K.Body, 1);
+  }
+  stageBack();
   line(0, "}");
   return Out;
 }

@@ -742,7 +742,15 @@ struct TorchOp {
 /// The extension's files for the Runnables of module Ns (Torch.cpp).
 TorchExtension torchExtension(const CodegenOptions &Opts, const std::string &Ns, const std::vector<Runnable> &Runnables);
 
+struct HarnessRun;
+struct TorchOpBuild;
+
 class KernelEmitter {
+  /// The shared state and steps of harnessRunOf (Harness.cpp) and torchOp
+  /// (Torch.cpp), which read the stages' facts and printers.
+  friend struct HarnessRun;
+  friend struct TorchOpBuild;
+
 public:
   KernelEmitter(const KernelFacts &F, const KernelReport &Rep, const CodegenOptions &Opts,
                 const ModuleState &Mod)
@@ -891,6 +899,21 @@ private:
   std::string declType(const LetInfo &L, Mode M) const;
   std::string layoutObject(const ArrayPlan &A) const;
   void emitDeviceArray(int Indent, const ArrayPlan &A);
+  // The steps of device(), in order.
+  /// The comment above the kernel: its geometry and sizes, the schedules
+  /// that made it, the model's prediction, the index type.
+  void deviceComment();
+  /// The __global__ function's opening: its parameters, Index, the params it
+  /// uses and the runtime sizes it computes.
+  void deviceSignature();
+  /// Declares bw_t, the thread's index in the block, when anything uses it;
+  /// returns the definitions of the thread built-ins the body uses.
+  std::vector<std::string> threadBuiltins();
+  /// Dynamic shared memory, the arrays' layouts and shared copies, and the
+  /// staged arrays copied in from global memory.
+  void deviceArrays();
+  /// The written staged arrays copied back to global memory.
+  void stageBack();
   void deviceBlock(const ir::Block &B, int Indent);
   /// Fo gets `#pragma unroll`: constant bounds, at most 64 trips, and a
   /// local array indexed by its variable (else the array lives in local
