@@ -4,8 +4,10 @@
 // addresses, symbolic or concrete), StatementExecution.cpp (its statements,
 // data-dependent control flow included), LoopExecution.cpp (its loops:
 // counted, symbolic, trip by trip, with data bounds), SymbolicValues.cpp (opaque values
-// and guard atoms), LaneTables.cpp and ClassCounting.cpp (the counting of
-// warps by class on the fast path). Internal: nothing outside analysis/ includes it.
+// and guard atoms), LaneTables.cpp, ClassCounting.cpp (the counting of
+// warps by class on the fast path) and ClassCosts.cpp (a class's costs, the
+// fast path's time walk; the types these two share in
+// detail/ClassCounting.h). Internal: nothing outside analysis/ includes it.
 #pragma once
 
 #include "analysis/models/Layout.h"
@@ -745,6 +747,16 @@ private:
   // The two paths.
   void runExhaustive(KernelReport &Rep);
   void runFast(KernelReport &Rep);
+  // runFast's steps: the symbolic runs' output, a class's costs, the
+  // counting of templates by class, the time walk (detail/ClassCounting.h;
+  // ClassCounting.cpp and ClassCosts.cpp).
+  struct SymbolicRuns;
+  class ClassCosts;
+  class ClassCounter;
+  class TimeWalk;
+  /// Step 1 of runFast: the symbolic run of each warp position (one for a
+  /// warp family), which records the templates.
+  SymbolicRuns runSymbolicWarps();
   void setupWarp(std::int64_t BlockLin, std::int64_t Wib, bool Symbolic);
   /// The fast path's symbolic state, emptied for another try.
   void resetFast();
