@@ -1,4 +1,4 @@
-// Seed 001's scheduled permutation, built in five phases that reuse the
+// Seed 001's scheduled permutation, built in six phases that reuse the
 // schedule's own planes as working memory (n = R * C, K = C / StripCols):
 //
 //   A  the row graph in unit form in plane 0 (row u: the destination rows
@@ -15,6 +15,8 @@
 //   D  pass 1 per strip: Q1 sends (u, s) to (v, next free slot of v); s1/d1
 //      -> planes 2/3; final columns rewritten in place in plane 5;
 //   E  pass 2 per row: Q2 = final columns (plane 5); s2/d2 -> planes 4/5.
+//   F  each warp's 32 (s, d) pairs ordered so that its half-warps read and
+//      write conflict-free (orderHalfWarpLanes).
 //
 // Every block's s and d come from a Birkhoff decomposition of its 32 x 32
 // bank matrix (detail/BlockSchedule.h). Memory: P plus 12 bytes per element,
