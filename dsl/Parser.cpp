@@ -2,9 +2,9 @@
 // param, permutation, arrays, kernels, launches) and its entry points; the
 // parser itself is declared in detail/ParserImpl.h.
 #include "dsl/Parser.h"
-#include "ir/Sites.h"
 
 #include "dsl/detail/ParserImpl.h"
+#include "ir/Sites.h"
 
 #include <cerrno>
 #include <cstring>

@@ -8,11 +8,11 @@
 // their launches and drives the lowering; LowerStmt.cpp and LowerExpr.cpp
 // hold KernelLowering (frontend/detail/Lowering.h).
 #include "frontend/CudaLowering.h"
-#include "ir/Sites.h"
 #include "frontend/ClangSupport.h"
 #include "frontend/detail/Lowering.h"
 
 #include "ir/Eval.h"
+#include "ir/Sites.h"
 
 #include <chrono>
 #include <clang/AST/Attr.h>

@@ -1,7 +1,7 @@
 #include "pipeline/Pipeline.h"
-#include "ir/Sites.h"
 
 #include "ir/Printer.h"
+#include "ir/Sites.h"
 #include "support/Diagnostic.h"
 
 #include <algorithm>

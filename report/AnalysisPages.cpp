@@ -1,7 +1,7 @@
 #include "report/AnalysisPages.h"
-#include "ir/Sites.h"
 
 #include "analysis/passes/ArrayLayout.h"
+#include "ir/Sites.h"
 #include "report/SiteFigures.h"
 
 #include <fmt/format.h>

@@ -1,11 +1,11 @@
 #include "analysis/checks/LintSites.h"
-#include "ir/Sites.h"
 
 #include "analysis/passes/ArrayLayout.h"
 #include "analysis/passes/KernelAnalysis.h"
 #include "analysis/passes/WarpLanes.h"
 #include "ir/Bind.h"
 #include "ir/Eval.h"
+#include "ir/Sites.h"
 #include "ir/Walk.h"
 
 #include <fmt/format.h>

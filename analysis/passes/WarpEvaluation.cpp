@@ -85,7 +85,6 @@ Val Analyzer::evalBinary(ir::BinaryOp Op, const Val &A, const Val &B, Mask M,
 /// A Op B where one operand is a table value per lane: sums and constant
 /// multiples keep it; anything else leaves the affine domain.
 Val Analyzer::laneTableBinary(ir::BinaryOp Op, const Val &A, const Val &B) {
-  // A table value per lane: sums and constant multiples keep it.
   auto IsConstV = [](const Val &X) { return X.concrete() && !X.HasV; };
   if ((Op == ir::BinaryOp::Add || Op == ir::BinaryOp::Sub) && (A.Lt < 0 || B.Lt < 0)) {
     const std::int64_t Sign = Op == ir::BinaryOp::Add ? 1 : -1;
