@@ -224,7 +224,7 @@ std::vector<std::string> samples() {
 
 } // namespace
 
-TEST_CASE("every sample's decisions and report equal their golden files; three samples' code too") {
+TEST_CASE("every sample's decisions and report equal their golden files, and three samples' code too") {
   InSourceDir Here;
   const fs::path Dir = BANKWISE_GOLDEN_DIR;
   std::vector<std::string> Stems;

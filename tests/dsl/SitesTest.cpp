@@ -56,7 +56,7 @@ TEST_CASE("sites: the parser numbers every access once, in program order") {
   CHECK(findSite(P.Program.Kernels[0], 7) == nullptr); // another kernel's
 }
 
-TEST_CASE("sites: copies and bound sizes keep the ids; new accesses get the next free ones") {
+TEST_CASE("sites: copies and bound sizes keep the ids, and new accesses get the next free ones") {
   test::Parsed P = test::parse(Source);
   REQUIRE(!P.Diags.hasErrors());
   const Program Bound = bindParams(P.Program, {{"R", 96}});
