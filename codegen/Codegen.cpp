@@ -232,10 +232,10 @@ struct HarnessSizes {
   std::string Helper, Decls, Parse, Usage, Checks, JsonFormat, JsonArgs;
 };
 
-HarnessSizes harnessSizes(const ir::Program &Prog, const CodegenOptions &Opts, const ModuleState &Mod,
+HarnessSizes harnessSizes(const ir::Program &Prog, const ModuleState &Mod,
                           const KernelFacts &Any) {
   HarnessSizes H;
-  if (Opts.RuntimeParams.empty())
+  if (Mod.Runtime.empty())
     return H;
   const ExprEmitter Host(Any, Mode::Host);
   std::vector<std::string> Json, Args;
@@ -287,17 +287,19 @@ SideFile sideFileOf(const ModuleState &Mod) {
 /// module's facts, and each kernel's facts, report and emitter (in the order
 /// of Prog.Kernels). Built in place, never copied: the emitters refer to it.
 struct ModuleBuild {
-  ModuleBuild(const ir::Program &Prog, const CodegenOptions &Opts)
-      : Prog(Prog), Opts(Opts), Ns(cppIdentifier(Opts.Namespace)), Mod(Prog, Opts) {}
+  ModuleBuild(const PipelineResult &Pipe, const CodegenOptions &Opts)
+      : Pipe(Pipe), Prog(Pipe.Program), Opts(Opts), Ns(cppIdentifier(Opts.Namespace)), Mod(Pipe, Opts) {}
   ModuleBuild(const ModuleBuild &) = delete;
   ModuleBuild &operator=(const ModuleBuild &) = delete;
 
+  const PipelineResult &Pipe;
   const ir::Program &Prog;
   const CodegenOptions &Opts;
   const std::string Ns;
   ModuleState Mod;
   std::vector<std::unique_ptr<KernelFacts>> Facts;
-  std::vector<KernelReport> Reports;
+  /// Each kernel's analysis, the pipeline's.
+  std::vector<const KernelReport *> Reports;
   std::vector<KernelEmitter> Emitters;
   /// What the harness runs and --torch makes ops of (runnablesOf).
   std::vector<Runnable> Runnables;
@@ -316,8 +318,9 @@ struct ModuleBuild {
 
 /// Throws the UserError of what codegen cannot compile: a runtime param named
 /// like a local of the generated host code, a kernel still `schedule`d.
-void rejectUncompilable(const ir::Program &Prog, const CodegenOptions &Opts) {
-  for (const std::string &Name : Opts.RuntimeParams)
+void rejectUncompilable(const PipelineResult &P) {
+  const ir::Program &Prog = P.Program;
+  for (const std::string &Name : P.RuntimeParams)
     if (hostLocalNames().count(Name))
       throw UserError(Prog.findParam(Name) ? static_cast<SourceLoc>(Prog.findParam(Name)->Loc) : SourceLoc{},
                       fmt::format("codegen: runtime param '{}' would clash with a local of the generated host "
@@ -330,23 +333,38 @@ void rejectUncompilable(const ir::Program &Prog, const CodegenOptions &Opts) {
                                          K.Name, ir::spelling(K.Schedule)));
 }
 
-/// Fills B's facts (shared memory planned for Target), reports and emitters,
-/// and tells Opts.SideFilePlanned the side file as soon as it is planned.
-void planKernels(ModuleBuild &B, const ir::TargetInfo &Target) {
-  // Every kernel's facts and tables first, then the analyses (the long
-  // part at n = 2^26), so that a side file can be written while they run.
+/// The architecture Opts names; throws UserError for an unknown one.
+ir::TargetInfo targetOf(const CodegenOptions &Opts) {
+  const std::optional<ir::TargetInfo> Target = ir::targetInfo(Opts.Arch);
+  if (!Target)
+    throw UserError(fmt::format("unknown architecture '{}' (known: {})", Opts.Arch,
+                                fmt::join(ir::knownTargets(), ", ")));
+  return *Target;
+}
+
+/// Fills B's facts: each kernel's scan and dataflow facts, its shared
+/// memory planned for Target, and the module's tables.
+void planFacts(ModuleBuild &B, const ir::TargetInfo &Target) {
   for (const ir::Kernel &K : B.Prog.Kernels) {
     B.Facts.push_back(std::make_unique<KernelFacts>(B.Prog, K, B.Mod));
     planShared(*B.Facts.back(), Target, B.Mod.Warnings);
     B.Facts.back()->InLaunch = B.Prog.launchOf(K.Name);
   }
-  const SideFile Side = sideFileOf(B.Mod);
-  if (!Side.empty() && B.Opts.SideFilePlanned)
-    B.Opts.SideFilePlanned(Side);
-  for (const ir::Kernel &K : B.Prog.Kernels)
-    B.Reports.push_back(analyzeKernel(B.Prog, K, B.Opts.Analysis));
+}
+
+/// Fills B's facts, reports (the pipeline's analyses) and emitters.
+void planKernels(ModuleBuild &B, const ir::TargetInfo &Target) {
+  planFacts(B, Target);
+  for (const ir::Kernel &K : B.Prog.Kernels) {
+    const KernelReport *R = B.Pipe.analysisOf(K.Name);
+    if (!R)
+      throw std::logic_error(fmt::format("compileToCuda: kernel '{}' has no analysis (run the pipeline's analyze "
+                                         "pass on every kernel)",
+                                         K.Name));
+    B.Reports.push_back(R);
+  }
   for (std::size_t I = 0; I < B.Facts.size(); ++I)
-    B.Emitters.emplace_back(*B.Facts[I], B.Reports[I], B.Opts, B.Mod);
+    B.Emitters.emplace_back(*B.Facts[I], *B.Reports[I], B.Opts, B.Mod);
   B.HasTables = !B.Mod.Tables.empty();
 }
 
@@ -473,7 +491,7 @@ std::string harnessRuns(ModuleBuild &B) {
 /// filled (the runtime sizes, a call of each runnable's run).
 std::string harnessMain(const ModuleBuild &B) {
   const CodegenOptions &Opts = B.Opts;
-  const HarnessSizes Sizes = harnessSizes(B.Prog, Opts, B.Mod, *B.Facts.front());
+  const HarnessSizes Sizes = harnessSizes(B.Prog, B.Mod, *B.Facts.front());
   std::string Runs;
   for (std::size_t I = 0; I < B.Runnables.size(); ++I) {
     if (I > 0)
@@ -533,7 +551,7 @@ void addStagingSites(nlohmann::json &JK, const KernelFacts &F) {
 /// The report's entry of kernel I: its geometry, model time and sites.
 nlohmann::json kernelReportJson(const ModuleBuild &B, std::size_t I) {
   const KernelFacts &F = *B.Facts[I];
-  const KernelReport &R = B.Reports[I];
+  const KernelReport &R = *B.Reports[I];
   nlohmann::json JK = {{"kernel", F.K.Name},
                        {"threads", R.Threads},
                        {"threads_per_block", F.CudaThreads},
@@ -564,10 +582,10 @@ nlohmann::json reportJson(const ModuleBuild &B) {
   J["program"] = Opts.SourceName;
   J["arch"] = Opts.Arch;
   J["namespace"] = B.Ns;
-  if (!Opts.RuntimeParams.empty()) {
-    J["runtime_params"] = Opts.RuntimeParams;
+  if (!B.Pipe.RuntimeParams.empty()) {
+    J["runtime_params"] = B.Pipe.RuntimeParams;
     J["predicted_at"] = nlohmann::json::object();
-    for (const auto &[Name, Value] : Opts.RepresentativeSizes)
+    for (const auto &[Name, Value] : B.Pipe.RepresentativeSizes)
       J["predicted_at"][Name] = Value;
   }
   J["kernels"] = nlohmann::json::array();
@@ -577,14 +595,19 @@ nlohmann::json reportJson(const ModuleBuild &B) {
 }
 } // namespace
 
-CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts) {
-  const std::optional<ir::TargetInfo> Target = ir::targetInfo(Opts.Arch);
-  if (!Target)
-    throw UserError(fmt::format("unknown architecture '{}' (known: {})", Opts.Arch,
-                                fmt::join(ir::knownTargets(), ", ")));
-  rejectUncompilable(Prog, Opts);
-  ModuleBuild B(Prog, Opts);
-  planKernels(B, *Target);
+SideFile planSideFile(const PipelineResult &P, const CodegenOptions &Opts) {
+  const ir::TargetInfo Target = targetOf(Opts);
+  rejectUncompilable(P);
+  ModuleBuild B(P, Opts);
+  planFacts(B, Target);
+  return sideFileOf(B.Mod);
+}
+
+CompileResult compileToCuda(const PipelineResult &P, const CodegenOptions &Opts) {
+  const ir::TargetInfo Target = targetOf(Opts);
+  rejectUncompilable(P);
+  ModuleBuild B(P, Opts);
+  planKernels(B, Target);
 
   // The header: parameters and the launch API.
   const std::string Banner = fmt::format("// Generated by bankwise {} from {} for {}. Do not edit: rerun `bankwise compile`.\n",
@@ -608,7 +631,7 @@ CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts)
   CompileResult R;
   R.Source = std::move(Src);
   R.Header = std::move(Header);
-  R.SideFile = sideFileOf(B.Mod); // as planned above, unless a table came later
+  R.SideFile = sideFileOf(B.Mod); // planSideFile's, unless a table came later
   R.ReportJson = reportJson(B).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; // paths may not be UTF-8
   R.Warnings = B.Mod.Warnings;
   R.Torch = std::move(Torch);

@@ -7,12 +7,9 @@
 // Output depends only on the program and the options: same input, same bytes.
 #pragma once
 
-#include "analysis/passes/ColoredSchedule.h"
-#include "analysis/passes/KernelAnalysis.h"
-#include "analysis/passes/LayoutChoice.h"
 #include "codegen/Tables.h"
-#include "ir/Bind.h"
 #include "ir/Program.h"
+#include "pipeline/Pipeline.h"
 #include "support/Diagnostic.h"
 
 #include <cstdint>
@@ -42,30 +39,6 @@ struct CodegenOptions {
   /// A table of at most this many stored bytes goes in the source; a larger
   /// one goes in the side file.
   std::uint64_t InlineTableLimit = 64 * 1024;
-  /// How codegen's own analysis of each kernel runs (the predictions in its
-  /// comments and report): --data contents, as for `analyze`.
-  AnalysisOptions Analysis;
-  /// Decisions of the `layout auto` pass, quoted in comments.
-  std::vector<LayoutDecision> LayoutDecisions;
-  /// What applyColoredSchedules did, quoted in comments (a global copy's
-  /// launch says which schedule its three kernels run).
-  std::vector<ColoredScheduleReport> ColoredSchedules;
-  /// Params that stay runtime in the emitted code: `param R` and the params
-  /// computed from one (Program::runtimeParams() of the unbound program).
-  /// The Prog given to compileToCuda has them bound to RepresentativeSizes,
-  /// which every decision (index ranges aside), prediction and comment uses;
-  /// the kernels take them as arguments and the launch functions as
-  /// parameters, computing grids and checking `where` constraints and counts
-  /// at launch. Empty: every size is a constant (the output of before).
-  std::vector<std::string> RuntimeParams;
-  /// The values the runtime params were bound to, named in comments
-  /// ("predicted at R = 64, C = 64") and the harness's default sizes.
-  ir::Bindings RepresentativeSizes;
-  /// Called once, when there is a side file, as soon as its tables are
-  /// planned and before the kernels are analyzed: a caller may write it
-  /// meanwhile, and compare it with CompileResult::SideFile at the end (a
-  /// table planned later makes them differ).
-  std::function<void(const SideFile &)> SideFilePlanned;
   /// When set, also build a PyTorch extension (`compile --torch`): an op per
   /// kernel launched alone and per `launch`, registered as
   /// torch.ops.TorchModule.NAME, calling this module's launch functions. The
@@ -103,15 +76,31 @@ struct CompileResult {
   std::optional<TorchExtension> Torch; ///< set when CodegenOptions::TorchModule is
 };
 
-/// Emits CUDA for every kernel and every launch of Prog (a program the front
-/// end accepted, `schedule colored` already applied, `layout auto` resolved
-/// or treated as raw): a launch function per kernel, and launch_NAME per
-/// `launch NAME = ...` that runs its kernels in order. Tables (permutations,
-/// seed 001's 16-bit planes) go in the source or the side file, by size. Throws UserError,
-/// located, for what CUDA cannot express (vector arithmetic, a block of more
-/// than 1,024 threads, shared arrays beyond the architecture) and for run-time
-/// errors the analysis finds.
-CompileResult compileToCuda(const ir::Program &Prog, const CodegenOptions &Opts);
+/// Emits CUDA for every kernel and every launch of P.Program (a program the
+/// pipeline ran on, the analyze pass included): a launch function per
+/// kernel, and launch_NAME per `launch NAME = ...` that runs its kernels in
+/// order. Codegen reads P and never analyzes: the comments and the report
+/// quote P's analyses, layout decisions and schedules. P's runtime params
+/// (`param R` and the params computed from one) stay runtime in the emitted
+/// code: P.Program has them bound to P.RepresentativeSizes, which every
+/// decision (index ranges aside), prediction and comment uses; the kernels
+/// take them as arguments and the launch functions as parameters, computing
+/// grids and checking `where` constraints and counts at launch. Tables
+/// (permutations, seed 001's 16-bit planes) go in the source or the side
+/// file, by size. Throws UserError, located, for what CUDA cannot express
+/// (vector arithmetic, a block of more than 1,024 threads, shared arrays
+/// beyond the architecture), and std::logic_error when a kernel of
+/// P.Program has no analysis.
+CompileResult compileToCuda(const PipelineResult &P, const CodegenOptions &Opts);
+
+/// The side file compileToCuda(P, Opts) will plan, from P.Program alone
+/// (no analysis needed): a caller may write it while the pipeline's analyze
+/// pass runs (PipelineOptions::BeforeAnalyze, with the program every
+/// earlier pass made), and compare it with CompileResult::SideFile at the
+/// end (a table planned later makes them differ). Throws what compileToCuda
+/// throws before it emits (an unknown architecture, shared arrays beyond
+/// it, a kernel still `schedule`d).
+SideFile planSideFile(const PipelineResult &P, const CodegenOptions &Opts);
 
 /// A C++ identifier from S: "transpose-tiled.cu" -> "transpose_tiled_cu";
 /// keywords and names starting with a digit get a suffix or prefix.

@@ -177,7 +177,7 @@ void KernelEmitter::emitDeviceArray(int Indent, const ArrayPlan &A) {
   std::string Why = A.Lay.Kind == LayoutKind::Raw
                         ? fmt::format("layout {}", A.LayoutName)
                         : fmt::format("layout {} (analysis/models/Layout.h)", A.LayoutName);
-  for (const LayoutDecision &D : Opts.LayoutDecisions)
+  for (const LayoutDecision &D : Mod.Pipe.Layouts)
     // One declaration in a generic kernel is an array of each instance: the
     // decision is this kernel's when it counted this kernel's sites.
     if (D.Array == A.Decl->Name && D.Loc.Line == A.Decl->Loc.Line && D.Loc.Col == A.Decl->Loc.Col &&
@@ -341,14 +341,14 @@ void KernelEmitter::deviceComment() {
     line(0, fmt::format("// Predicted at {} (representative sizes; `compile --size` sets them): grid ({}, {}, {}), "
                         "{} threads; the model, the layout choices and the site comments below are for these "
                         "sizes only.",
-                        sizesText(F.Prog, Opts), G.GridDim[0], G.GridDim[1], G.GridDim[2], Rep.Threads));
+                        sizesText(Mod), G.GridDim[0], G.GridDim[1], G.GridDim[2], Rep.Threads));
   }
-  for (const ColoredScheduleReport &C : Opts.ColoredSchedules)
+  for (const ColoredScheduleReport &C : Mod.Pipe.Colored)
     if (C.Auto && (C.Kernel == F.K.Name || (F.InLaunch && F.InLaunch->Name == C.Kernel &&
                                             F.InLaunch->Kernels.front() == F.K.Name)))
       line(0, fmt::format("// `schedule auto` of the copy at {}:{}:{}: {}[P(i)] = {}[i] moved by {}.", Opts.SourceName,
                           C.Loc.Line, C.Loc.Col, C.Dst, C.Src, describe(*C.Auto)));
-  for (const ColoredScheduleReport &C : Opts.ColoredSchedules)
+  for (const ColoredScheduleReport &C : Mod.Pipe.Colored)
     if (C.Bits && C.Kernel == F.K.Name)
       line(0, fmt::format("// `schedule bits` of the copy at {}:{}:{}: {}[P(i)] = {}[i], P a bit permutation "
                           "({}),\n// in one pass: each block stages 1,024 elements in a 32 x 32 shared tile, "

@@ -46,7 +46,7 @@ std::string KernelEmitter::launchSequence(const ir::Launch &L, const std::vector
          "/// differs from the one above).\n";
     return S + fmt::format("cudaError_t launch_{}({});\n", L.Name, fmt::join(Params, ", "));
   }
-  for (const ColoredScheduleReport &C : First.Opts.ColoredSchedules)
+  for (const ColoredScheduleReport &C : First.Mod.Pipe.Colored)
     if (C.Hmm && C.Kernel == L.Name) {
       const HmmShape &Sh = C.Hmm->Shape;
       S += fmt::format("// Launch '{0}': kernel '{0}' ({1}:{2}:{3}) was `schedule colored` on the copy {4}[f(t)] = {5}[g(t)] of {6}\n"

@@ -21,10 +21,10 @@ bool ModuleState::runtime(const Expr &E) const {
 
 /// "R = 64, C = 64": the representative sizes of the runtime params, in
 /// declaration order.
-std::string sizesText(const ir::Program &Prog, const CodegenOptions &Opts) {
+std::string sizesText(const ModuleState &Mod) {
   std::vector<std::string> Parts;
-  for (const ir::Param &P : Prog.Params)
-    if (auto It = Opts.RepresentativeSizes.find(P.Name); It != Opts.RepresentativeSizes.end())
+  for (const ir::Param &P : Mod.Prog.Params)
+    if (auto It = Mod.Pipe.RepresentativeSizes.find(P.Name); It != Mod.Pipe.RepresentativeSizes.end())
       Parts.push_back(fmt::format("{} = {}", P.Name, It->second));
   return fmt::format("{}", fmt::join(Parts, ", "));
 }

@@ -70,13 +70,18 @@ void writeHtml(const AnalyzeOptions &O, report::Document &D) {
   writeTextAtomically(O.Html, report::renderHtml(D));
 }
 
-/// The pipeline's options for analyze: its seed and analysis options, and
-/// --dump-ir-after to stderr.
+/// The pipeline's options for analyze: its seed and analysis options, the
+/// kernels it analyzes, and --dump-ir-after to stderr. AO outlives the run.
 PipelineOptions pipelineOptions(const AnalyzeOptions &O, const AnalysisOptions &AO) {
   PipelineOptions PO;
   PO.Layouts.Seed = O.Seed;
   PO.Layouts.Analysis = AO;
   PO.Checks.OnlyKernel = O.Kernel;
+  PO.Checks.Data = &AO.Data;
+  PO.Analyze.Analysis = AO;
+  PO.Analyze.OnlyKernel = O.Kernel;
+  PO.Analyze.AsWritten = O.Transformed;
+  PO.Analyze.KeepAsRead = true; // --html draws the layouts as written
   PO.dumpAfter(O.DumpAfter, std::cerr);
   return PO;
 }
@@ -151,24 +156,26 @@ bool reportChecks(const AnalyzeOptions &O, const PipelineResult &P, nlohmann::js
 }
 
 /// analyze without -D for the runtime sizes: figures over every size.
-int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOptions &AO) {
+int runAllSizes(const AnalyzeOptions &O, ir::Program Read, const AnalysisOptions &AO) {
   // Layout choice needs sizes: it runs at the representative sizes compile
-  // uses, and the generic program takes its decisions.
+  // uses, and the generic program takes its decisions; the analyze pass
+  // then takes every size of the generic program.
   PipelineOptions PO = pipelineOptions(O, AO);
-  PO.Checks.Data = &AO.Data;
-  PO.Passes = {PassId::BindSizes, PassId::LayoutAuto, PassId::Check};
-  const PipelineResult P = runPipeline(Prog, PO);
+  PO.Passes = {PassId::BindSizes, PassId::LayoutAuto, PassId::Check, PassId::Analyze};
+  PO.Analyze.EverySize = true;
+  nlohmann::json J;
+  bool CheckErrors = false;
+  PO.AfterCheck = [&](const PipelineResult &R) { CheckErrors = reportChecks(O, R, J); };
+  const PipelineResult P = runPipeline(std::move(Read), PO);
   const std::vector<LayoutDecision> &Decisions = P.Layouts;
-  Prog = *P.Generic; // as read, with the layouts chosen
+  const ir::Program &Prog = *P.Generic; // as read, with the layouts chosen
   std::vector<std::string> At;
   for (const auto &[Name, Value] : P.RepresentativeSizes)
     At.push_back(fmt::format("{} = {}", Name, Value));
 
-  nlohmann::json J;
   J["file"] = O.File;
   J["seed"] = O.Seed;
   J["runtime_params"] = Prog.runtimeParams();
-  const bool CheckErrors = reportChecks(O, P, J);
   std::string Text = fmt::format("{}: runtime sizes {}; figures over every size (give them with -D for "
                                  "one size's counts and model time)\n",
                                  O.File, fmt::join(Prog.runtimeParams(), ", "));
@@ -177,19 +184,10 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOption
       Text += fmt::format("{}: layout auto of {} -> {} (chosen at {})\n", locText(D.Loc), decidedArray(D, Decisions),
                         D.Candidates.empty() ? std::string("raw") : D.Candidates[D.Chosen].Name,
                         D.MeasuredAt.empty() ? fmt::format("{}", fmt::join(At, ", ")) : D.MeasuredAt);
-  AllSizesOptions SO;
-  SO.Analysis = AO;
-  bool AnyKernel = false;
   report::Document Html;
   Html.Summary = textLines(Text);
-  for (const ir::Kernel &K : Prog.Kernels) {
-    if (!O.Kernel.empty() && K.Name != O.Kernel)
-      continue;
-    AnyKernel = true;
-    const AllSizesReport R = [&] {
-      const Progress Shown(fmt::format("analyzing kernel '{}' over every size", K.Name));
-      return analyzeAllSizes(Prog, K, SO);
-    }();
+  for (const AllSizesReport &R : P.EverySize) {
+    const ir::Kernel &K = *Prog.findKernel(R.Kernel);
     Text += fmt::format("kernel '{}' ({}): every size with {}\n  {}\n", R.Kernel, locText(R.Loc), R.Domain,
                         R.Method);
     if (!R.FallbackReason.empty())
@@ -251,7 +249,7 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program &Prog, const AnalysisOption
     }
     J["kernels"].push_back(JK);
   }
-  if (!AnyKernel)
+  if (P.EverySize.empty())
     throw UserError(fmt::format("no kernel named '{}' in {}", O.Kernel, O.File));
   writeHtml(O, Html);
   const int Rc = emitReport(O.Json, J, Text);
@@ -262,32 +260,39 @@ int runAnalyze(const AnalyzeOptions &O) {
   std::optional<ir::Program> Read = readProgram(O.File, O.Defines);
   if (!Read)
     return 2;
-  ir::Program &Prog = *Read;
   if (!O.MachineSpec.empty())
-    Prog.Mach = parseMachineSpec(O.MachineSpec);
+    Read->Mach = parseMachineSpec(O.MachineSpec);
 
-  checkResources(Prog, {}, O.Limits);
+  checkResources(*Read, {}, O.Limits);
   AnalysisOptions AO;
   AO.Exhaustive = O.Exhaustive;
-  loadDataOptions(O.Data, Prog, AO);
+  loadDataOptions(O.Data, *Read, AO);
 
-  if (!Prog.runtimeParams().empty())
-    return runAllSizes(O, Prog, AO);
+  if (!Read->runtimeParams().empty())
+    return runAllSizes(O, std::move(*Read), AO);
 
-  // layout auto and schedule colored, keeping the program as written for
-  // --transformed (a colored kernel as written is the copy it describes).
-  const ir::Program Written = Prog;
+  // Every pass; the program as read stays in the result for --transformed
+  // (a colored kernel as written is the copy it describes) and the HTML.
   PipelineOptions PO = pipelineOptions(O, AO);
-  PO.Checks.Data = &AO.Data;
-  PipelineResult P = runPipeline(std::move(Prog), PO);
-  Prog = std::move(P.Program);
+  nlohmann::json J;
+  bool CheckErrors = false;
+  PO.AfterCheck = [&](const PipelineResult &R) {
+    CheckErrors = reportChecks(O, R, J);
+    // A schedule's wall time: on stderr, so that stdout stays the same bytes
+    // run after run (and not at all with --json, whose readers take stdout
+    // and stderr together as often as not).
+    for (const ColoredScheduleReport &C : R.Colored)
+      if (C.Hmm && !O.Json)
+        std::cerr << fmt::format("{}: note: {}\n", locText(C.Loc), scheduleCostNote(C));
+  };
+  const PipelineResult P = runPipeline(std::move(*Read), PO);
+  const ir::Program &Prog = P.Program;
+  const ir::Program &Written = *P.AsRead;
   const std::vector<ColoredScheduleReport> &Colored = P.Colored;
   const std::vector<LayoutDecision> &Decisions = P.Layouts;
 
-  nlohmann::json J;
   J["file"] = O.File;
   J["seed"] = O.Seed;
-  const bool CheckErrors = reportChecks(O, P, J);
   std::string Text = fmt::format("{}: seed {} (RAP tables of layout auto)\n", O.File, O.Seed);
   for (const ColoredScheduleReport &C : Colored) {
     if (C.Auto) {
@@ -304,11 +309,6 @@ int runAnalyze(const AnalyzeOptions &O) {
                           "launch {} = {}\n",
                           locText(C.Loc), C.Kernel, C.Dst, C.Src, C.N, Sh.Rows, Sh.Cols, Sh.StripCols,
                           Sh.Banks, C.Kernel, fmt::join(C.Hmm->PassKernels, ", "));
-      // A wall time: on stderr, so that stdout stays the same bytes run
-      // after run (and not at all with --json, whose readers take stdout
-      // and stderr together as often as not).
-      if (!O.Json)
-        std::cerr << fmt::format("{}: note: {}\n", locText(C.Loc), scheduleCostNote(C));
       J["schedules"].push_back({{"kernel", C.Kernel},
                                 {"schedule", "colored"},
                                 {"lowering", "seed 001 scheduled permutation"},
@@ -374,7 +374,6 @@ int runAnalyze(const AnalyzeOptions &O) {
                                      {"cost_per_access", Per},
                                      {"candidates", JC}});
   }
-  bool AnyKernel = false;
   report::Document Html;
   Html.Summary = textLines(Text);
   // A launch's kernels, summed for --transformed against the kernel as
@@ -384,19 +383,12 @@ int runAnalyze(const AnalyzeOptions &O) {
     std::int64_t MaxShared = 0;
   };
   std::map<std::string, LaunchTotals> Launched;
-  for (const ir::Kernel &K : Prog.Kernels) {
+  for (const KernelReport &R : P.Analyses) {
+    const ir::Kernel &K = *Prog.findKernel(R.Kernel);
     const ir::Launch *InLaunch = Prog.launchOf(K.Name);
-    if (!O.Kernel.empty() && K.Name != O.Kernel && !(InLaunch && InLaunch->Name == O.Kernel))
-      continue;
-    AnyKernel = true;
-    const KernelReport R = [&] {
-      const Progress Shown(fmt::format("analyzing kernel '{}'", K.Name));
-      return analyzeKernel(Prog, K, AO);
-    }();
-    KernelReport Before;
     const ir::Kernel *AsWritten = Written.findKernel(K.Name);
-    if (O.Transformed && AsWritten)
-      Before = analyzeKernel(Written, *AsWritten, AO);
+    static const KernelReport None;
+    const KernelReport &Before = O.Transformed && AsWritten ? *P.asReadAnalysisOf(K.Name) : None;
     nlohmann::json JK = {{"kernel", R.Kernel},
                          {"location", locText(R.Loc)},
                          {"threads", R.Threads},
@@ -492,7 +484,7 @@ int runAnalyze(const AnalyzeOptions &O) {
       }
       const ir::Kernel *Scatter = Written.findKernel(InLaunch->Name);
       if (K.Name == InLaunch->Kernels.back() && Scatter) {
-        const KernelReport W = analyzeKernel(Written, *Scatter, AO);
+        const KernelReport &W = *P.asReadAnalysisOf(InLaunch->Name);
         std::uint64_t BeforeSectors = 0, BeforeRequests = 0;
         for (const AccessSiteReport &S : W.Sites)
           if (S.Space == ir::MemSpace::Global && !S.DataDependent) {
@@ -527,7 +519,7 @@ int runAnalyze(const AnalyzeOptions &O) {
       Html.Sections.push_back(std::move(HtmlKernel));
     }
   }
-  if (!AnyKernel)
+  if (P.Analyses.empty())
     throw UserError(fmt::format("no kernel named '{}' in {}", O.Kernel, O.File));
   writeHtml(O, Html);
   const int Rc = emitReport(O.Json, J, Text);

@@ -28,6 +28,7 @@
 #include <exception>
 #include <fcntl.h>
 #include <filesystem>
+#include <functional>
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
@@ -135,9 +136,10 @@ void writeSideFileBytes(const std::string &Tmp, const std::string &Path, const c
 }
 
 /// Side's bytes written to PATH.tmp on a thread of its own from the moment
-/// codegen has planned the tables (so the write overlaps codegen's analysis
-/// of the kernels), renamed to PATH once every other output is written. A
-/// writer not committed removes its temporary file.
+/// the tables are planned (codegen::planSideFile, before the pipeline's
+/// analyze pass, so the write overlaps the analysis of the kernels),
+/// renamed to PATH once every other output is written. A writer not
+/// committed removes its temporary file.
 class SideFileWriter {
 public:
   explicit SideFileWriter(std::string Path) : Path(std::move(Path)), Tmp(this->Path + ".tmp"), Guard(Tmp) {}
@@ -200,14 +202,13 @@ private:
   bool Started = false, Committed = false;
 };
 
-void writeText(const std::string &Path, const std::string &Text) {
-  writeAtomically(Path, [&](std::ostream &Out) { Out.write(Text.data(), static_cast<std::streamsize>(Text.size())); });
-}
-
 /// Writes every (path, text) of Files through a temporary file each, and
-/// renames them into place only once all are written: a failure leaves
-/// none of them half-written and no temporary file.
-void writeTogether(const std::vector<std::pair<std::string, std::string>> &Files) {
+/// renames them into place only once all are written and BeforeRename (when
+/// given: the side file's commit) has returned: a failure or a signal
+/// leaves none of them half-written, none without the others, and no
+/// temporary file.
+void writeTogether(const std::vector<std::pair<std::string, std::string>> &Files,
+                   const std::function<void()> &BeforeRename = {}) {
   std::vector<std::unique_ptr<TempFileGuard>> Guards;
   std::vector<std::string> Written;
   auto RemoveAll = [&] {
@@ -228,6 +229,14 @@ void writeTogether(const std::vector<std::pair<std::string, std::string>> &Files
       throw UserError(fmt::format("cannot write '{}'", Path));
     }
   }
+  if (BeforeRename) {
+    try {
+      BeforeRename();
+    } catch (...) {
+      RemoveAll();
+      throw;
+    }
+  }
   for (std::size_t I = 0; I < Files.size(); ++I) {
     std::error_code EC;
     std::filesystem::rename(Written[I], Files[I].first, EC);
@@ -242,7 +251,7 @@ void writeTogether(const std::vector<std::pair<std::string, std::string>> &Files
 /// its header beside it, every table in the source), its ops, setup.py and
 /// loader, written together. Returns the exit code: 2 when no kernel can be
 /// an op or a table would need a side file.
-int writeTorchExtension(const CompileOptions &O, const ir::Program &Prog, codegen::CodegenOptions CO) {
+int writeTorchExtension(const CompileOptions &O, const PipelineResult &P, codegen::CodegenOptions CO) {
   const std::string Module =
       codegen::cppIdentifier(O.TorchModule.empty() ? std::filesystem::path(O.File).stem().string() : O.TorchModule);
   CO.Namespace = Module;
@@ -250,8 +259,7 @@ int writeTorchExtension(const CompileOptions &O, const ir::Program &Prog, codege
   CO.HeaderInclude = Module + ".h";
   CO.Harness = false;
   CO.SideFileName = Module + ".tables.bin";
-  CO.SideFilePlanned = nullptr;
-  const codegen::CompileResult R = codegen::compileToCuda(Prog, CO);
+  const codegen::CompileResult R = codegen::compileToCuda(P, CO);
   for (const Diagnostic &N : R.Torch->Skipped)
     printDiagnostic(std::cerr, N);
   if (!R.SideFile.empty()) {
@@ -299,25 +307,24 @@ int runCompile(const CompileOptions &O) {
   PO.Layouts.Seed = O.Seed;
   PO.Layouts.Analysis = AO;
   PO.Checks.Data = &AO.Data;
-  PO.dumpAfter(O.DumpAfter, std::cerr);
-  const PipelineResult P = runPipeline(std::move(*Read), PO);
-  const ir::Program &Prog = P.Program;
-  // The check pass's findings: a racy or divergent-barrier program is
-  // never emitted.
-  if (printFindings(std::cerr, sortedFindings(P.Findings)))
-    return 2;
-  // schedule auto's choices, with the estimates behind them.
-  for (const ColoredScheduleReport &C : P.Colored) {
-    if (C.Auto)
-      std::cerr << fmt::format("{}:{}:{}: note: {}\n", C.Loc.File, C.Loc.Line, C.Loc.Col, autoScheduleNote(C));
-    // The offline schedule's CPU time beside the kernels' estimates: the
-    // number of runs that repay it.
-    if (C.Hmm)
-      std::cerr << fmt::format("{}:{}:{}: note: {}\n", C.Loc.File, C.Loc.Line, C.Loc.Col, scheduleCostNote(C));
-  }
+  PO.Analyze.Analysis = AO; // the predictions of the comments and the report
+  // The check pass's findings, as soon as it has them: a racy or
+  // divergent-barrier program is never emitted (nor analyzed).
+  PO.StopOnCheckError = true;
+  PO.AfterCheck = [](const PipelineResult &R) {
+    if (printFindings(std::cerr, sortedFindings(R.Findings)))
+      return;
+    // schedule auto's choices, with the estimates behind them.
+    for (const ColoredScheduleReport &C : R.Colored) {
+      if (C.Auto)
+        std::cerr << fmt::format("{}:{}:{}: note: {}\n", C.Loc.File, C.Loc.Line, C.Loc.Col, autoScheduleNote(C));
+      // The offline schedule's CPU time beside the kernels' estimates: the
+      // number of runs that repay it.
+      if (C.Hmm)
+        std::cerr << fmt::format("{}:{}:{}: note: {}\n", C.Loc.File, C.Loc.Line, C.Loc.Col, scheduleCostNote(C));
+    }
+  };
   codegen::CodegenOptions CO;
-  P.decisionsInto(CO);
-  CO.Analysis = AO;
   CO.SourceName = O.File;
   const std::filesystem::path Out(O.Output);
   CO.Namespace = O.Namespace.empty() ? Out.stem().string() : O.Namespace;
@@ -335,23 +342,36 @@ int runCompile(const CompileOptions &O) {
   CO.Harness = O.Harness;
   CO.Seed = O.Seed;
   CO.InlineTableLimit = O.InlineLimit;
+  // The side file is written while the kernels are analyzed: its tables
+  // need the program every earlier pass made, not the analyses.
+  SideFileWriter Side(SidePath);
+  PO.BeforeAnalyze = [&](const PipelineResult &R) {
+    if (O.Output.empty())
+      return;
+    if (const codegen::SideFile S = codegen::planSideFile(R, CO); !S.empty())
+      Side.start(S);
+  };
+  PO.dumpAfter(O.DumpAfter, std::cerr);
+  const PipelineResult P = runPipeline(std::move(*Read), PO);
+  if (P.checkFailed())
+    return 2;
   if (!O.TorchDir.empty()) {
-    if (const int Code = writeTorchExtension(O, Prog, CO); Code != 0 || O.Output.empty())
+    if (const int Code = writeTorchExtension(O, P, CO); Code != 0 || O.Output.empty())
       return Code;
   }
-
-  SideFileWriter Side(SidePath);
-  CO.SideFilePlanned = [&](const codegen::SideFile &S) { Side.start(S); };
-  const codegen::CompileResult R = codegen::compileToCuda(Prog, CO);
+  const codegen::CompileResult R = codegen::compileToCuda(P, CO);
   for (const Diagnostic &W : R.Warnings)
     printDiagnostic(std::cerr, W);
-  writeText(O.Output, R.Source);
+  // Every output or none: the .cu, header and report wait for the side file.
+  std::vector<std::pair<std::string, std::string>> Files = {{O.Output, R.Source}};
   if (!O.Header.empty())
-    writeText(O.Header, R.Header);
-  if (!R.SideFile.empty())
-    Side.commit(R.SideFile);
+    Files.push_back({O.Header, R.Header});
   if (!O.Report.empty())
-    writeText(O.Report, R.ReportJson);
+    Files.push_back({O.Report, R.ReportJson});
+  writeTogether(Files, [&] {
+    if (!R.SideFile.empty())
+      Side.commit(R.SideFile);
+  });
   return 0;
 }
 

@@ -3,6 +3,7 @@
 #include "ir/Printer.h"
 #include "ir/Sites.h"
 #include "support/Diagnostic.h"
+#include "support/Progress.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -10,15 +11,15 @@
 
 namespace bankwise {
 
-/// A run's state: the program as it goes through the passes, what they
-/// decided so far, and what the later passes need of the earlier ones.
+/// A run's state: the result as the passes fill it, and what the later
+/// passes need of the earlier ones.
 struct PipelineRun {
   const PipelineOptions &Opts;
-  ir::Program Prog;
+  /// The result as the passes fill it: R.Program is the program as it goes
+  /// through them, R.Generic the program before bind-sizes (when it bound
+  /// runtime params).
   PipelineResult R;
   LayoutChoiceOptions LayoutOpts;
-  /// The program before bind-sizes, when it bound runtime params.
-  std::optional<ir::Program> Unbound;
 };
 
 namespace {
@@ -49,43 +50,100 @@ void bindSizes(PipelineRun &Run) {
                                 Run.Opts.Sizes.begin()->first));
   if (R.RuntimeParams.empty())
     return;
-  R.RepresentativeSizes = ir::representativeSizes(Run.Prog, Run.Opts.Sizes);
-  Run.Unbound = Run.Prog;
+  R.RepresentativeSizes = ir::representativeSizes(Run.R.Program, Run.Opts.Sizes);
+  Run.R.Generic = Run.R.Program;
   // Layout auto measures its candidates at size samples around the
   // representative sizes (analysis/passes/LayoutChoice.h) of the program
   // before binding; with --size, the passes decide at the given sizes alone.
   if (Run.Opts.Sizes.empty()) {
-    Run.LayoutOpts.Unbound = &*Run.Unbound;
+    Run.LayoutOpts.Unbound = &*Run.R.Generic;
     Run.LayoutOpts.SizeSamples =
-        layoutSizeSamples(*Run.Unbound, R.RepresentativeSizes, &Run.LayoutOpts.SamplesText);
+        layoutSizeSamples(*Run.R.Generic, R.RepresentativeSizes, &Run.LayoutOpts.SamplesText);
   }
-  Run.Prog = ir::bindParams(Run.Prog, R.RepresentativeSizes);
+  Run.R.Program = ir::bindParams(Run.R.Program, R.RepresentativeSizes);
 }
 
 void scheduleColored(PipelineRun &Run) {
-  ColoredScheduling C = applyColoredSchedules(Run.Prog);
-  Run.Prog = std::move(C.Program);
+  ColoredScheduling C = applyColoredSchedules(Run.R.Program, Run.R.Schedules.get());
+  Run.R.Program = std::move(C.Program);
   if (!C.Reports.empty()) // the samples would lack the schedules: decide at the bound sizes
     Run.LayoutOpts.SizeSamples.clear();
   Run.R.Colored = std::move(C.Reports);
 }
 
 void layoutAuto(PipelineRun &Run) {
-  LayoutChoice L = chooseLayouts(Run.Prog, Run.LayoutOpts);
-  Run.Prog = std::move(L.Program);
+  LayoutChoice L = chooseLayouts(Run.R.Program, Run.LayoutOpts);
+  Run.R.Program = std::move(L.Program);
   Run.R.Layouts = std::move(L.Decisions);
   // The generic program takes the decisions (the check pass and analyze's
   // all-sizes figures read it).
-  if (Run.Unbound)
-    copyLayouts(*Run.Unbound, Run.Prog);
+  if (Run.R.Generic)
+    copyLayouts(*Run.R.Generic, Run.R.Program);
 }
 
 void check(PipelineRun &Run) {
   // With runtime params, on the program as read (at the representative
   // sizes and one above, runCorrectnessChecks), with the layouts chosen;
   // else on the program after the passes, schedules' kernels included.
-  Run.R.Findings = runCorrectnessChecks(Run.Unbound ? *Run.Unbound : Run.Prog, Run.Opts.Checks);
+  CorrectnessOptions Checks = Run.Opts.Checks;
+  Checks.Trace.Schedules = Run.R.Schedules.get();
+  Run.R.Findings = runCorrectnessChecks(Run.R.Generic ? *Run.R.Generic : Run.R.Program, Checks);
   Run.R.Checked = true;
+}
+
+/// analyze --kernel Only selects kernel K of Prog: K itself, or a launch of
+/// it by that name (every kernel when Only is empty).
+bool selected(const ir::Program &Prog, const ir::Kernel &K, const std::string &Only) {
+  if (Only.empty() || K.Name == Only)
+    return true;
+  const ir::Launch *L = Prog.launchOf(K.Name);
+  return L && L->Name == Only;
+}
+
+/// The figures over every size of Generic's selected kernels.
+void analyzeEverySize(PipelineRun &Run, const AnalysisOptions &AO) {
+  const AnalyzePassOptions &A = Run.Opts.Analyze;
+  AllSizesOptions SO;
+  SO.Analysis = AO;
+  for (const ir::Kernel &K : Run.R.Generic->Kernels) {
+    if (!A.OnlyKernel.empty() && K.Name != A.OnlyKernel)
+      continue;
+    const Progress Shown(fmt::format("analyzing kernel '{}' over every size", K.Name));
+    Run.R.EverySize.push_back(analyzeAllSizes(*Run.R.Generic, K, SO));
+  }
+}
+
+/// With AsWritten, the analyses of the program as read that kernel K of the
+/// program after the passes stands for: its namesake, and the kernel its
+/// launch replaced (seed 001's passes stand for the scatter as written).
+void analyzeAsRead(PipelineRun &Run, const ir::Kernel &K, const AnalysisOptions &AO) {
+  PipelineResult &R = Run.R;
+  if (!Run.Opts.Analyze.AsWritten || !R.AsRead)
+    return;
+  std::vector<std::string> Names = {K.Name};
+  if (const ir::Launch *L = Run.R.Program.launchOf(K.Name))
+    Names.push_back(L->Name);
+  for (const std::string &Name : Names)
+    if (const ir::Kernel *W = R.AsRead->findKernel(Name); W && !R.AsReadAnalyses.count(Name))
+      R.AsReadAnalyses.emplace(Name, analyzeKernel(*R.AsRead, *W, AO));
+}
+
+void analyze(PipelineRun &Run) {
+  const AnalyzePassOptions &A = Run.Opts.Analyze;
+  Run.R.Analyzed = true;
+  AnalysisOptions AO = A.Analysis;
+  AO.Schedules = Run.R.Schedules.get();
+  if (A.EverySize && Run.R.Generic)
+    return analyzeEverySize(Run, AO);
+  for (const ir::Kernel &K : Run.R.Program.Kernels) {
+    if (!selected(Run.R.Program, K, A.OnlyKernel))
+      continue;
+    {
+      const Progress Shown(fmt::format("analyzing kernel '{}'", K.Name));
+      Run.R.Analyses.push_back(analyzeKernel(Run.R.Program, K, AO));
+    }
+    analyzeAsRead(Run, K, AO);
+  }
 }
 
 } // namespace
@@ -105,6 +163,11 @@ const std::vector<PassInfo> &allPasses() {
        "the correctness checks (races, barriers under divergent conditions, uninitialized reads, unwritten "
        "outputs): over the program as read where it has runtime sizes; the program is not changed",
        check},
+      {PassId::Analyze, "analyze",
+       "each kernel's figures under the models (analysis/passes/KernelAnalysis.h): at the program's sizes, or "
+       "over every size where analyze has runtime sizes; what codegen's comments and report and analyze's "
+       "output quote; the program is not changed",
+       analyze},
   };
   return Passes;
 }
@@ -164,29 +227,49 @@ void PipelineOptions::dumpAfter(std::string_view Names, std::ostream &Out) {
   DumpStream = &Out;
 }
 
-void PipelineResult::decisionsInto(codegen::CodegenOptions &Opts) const {
-  Opts.ColoredSchedules = Colored;
-  Opts.LayoutDecisions = Layouts;
-  Opts.RuntimeParams = RuntimeParams;
-  Opts.RepresentativeSizes = RepresentativeSizes;
+bool PipelineResult::checkFailed() const {
+  return std::any_of(Findings.begin(), Findings.end(), [](const LintFinding &F) { return F.Sev == Severity::Error; });
+}
+
+const KernelReport *PipelineResult::analysisOf(std::string_view Kernel) const {
+  for (const KernelReport &R : Analyses)
+    if (R.Kernel == Kernel)
+      return &R;
+  return nullptr;
+}
+
+const KernelReport *PipelineResult::asReadAnalysisOf(std::string_view Kernel) const {
+  const auto It = AsReadAnalyses.find(Kernel);
+  return It == AsReadAnalyses.end() ? nullptr : &It->second;
 }
 
 PipelineResult runPipeline(ir::Program Prog, const PipelineOptions &Opts) {
-  PipelineRun Run{Opts, std::move(Prog), {}, Opts.Layouts, std::nullopt};
+  PipelineRun Run{Opts, {}, Opts.Layouts};
+  Run.R.Program = std::move(Prog);
+  Run.LayoutOpts.Analysis.Schedules = Run.R.Schedules.get();
   // A program made without the parser or the lowering gets its ids here.
-  int HighestSite = ir::numberSites(Run.Prog);
-  Run.R.RuntimeParams = Run.Prog.runtimeParams();
+  int HighestSite = ir::numberSites(Run.R.Program);
+  Run.R.RuntimeParams = Run.R.Program.runtimeParams();
+  const auto Runs = [&](PassId Id) { return std::find(Opts.Passes.begin(), Opts.Passes.end(), Id) != Opts.Passes.end(); };
+  if (Runs(PassId::Analyze) && (Opts.Analyze.KeepAsRead || Opts.Analyze.AsWritten))
+    Run.R.AsRead = Run.R.Program;
   for (const PassInfo &P : allPasses()) {
-    if (std::find(Opts.Passes.begin(), Opts.Passes.end(), P.Id) == Opts.Passes.end())
+    if (!Runs(P.Id))
       continue;
+    if (P.Id == PassId::Analyze && Opts.BeforeAnalyze)
+      Opts.BeforeAnalyze(Run.R);
     P.Run(Run);
-    HighestSite = ir::numberSites(Run.Prog, HighestSite); // the accesses the pass made
+    HighestSite = ir::numberSites(Run.R.Program, HighestSite); // the accesses the pass made
     if (Opts.DumpStream && std::find(Opts.DumpAfter.begin(), Opts.DumpAfter.end(), P.Id) != Opts.DumpAfter.end())
       *Opts.DumpStream << "# bankwise: the program after pass '" << P.Name << "'\n"
-                       << ir::print(Run.Prog, ir::PrintOptions{.SiteIds = true}) << std::flush;
+                       << ir::print(Run.R.Program, ir::PrintOptions{.SiteIds = true}) << std::flush;
+    if (P.Id != PassId::Check)
+      continue;
+    if (Opts.AfterCheck)
+      Opts.AfterCheck(Run.R);
+    if (Opts.StopOnCheckError && Run.R.checkFailed())
+      break;
   }
-  Run.R.Generic = std::move(Run.Unbound);
-  Run.R.Program = std::move(Run.Prog);
   return std::move(Run.R);
 }
 

@@ -8,12 +8,16 @@
 #pragma once
 
 #include "analysis/checks/Checks.h"
+#include "analysis/passes/AllSizes.h"
 #include "analysis/passes/ColoredSchedule.h"
+#include "analysis/passes/KernelAnalysis.h"
 #include "analysis/passes/LayoutChoice.h"
-#include "codegen/Codegen.h"
+#include "analysis/passes/PermutationTables.h"
 #include "ir/Bind.h"
 #include "ir/Program.h"
 
+#include <functional>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -22,9 +26,30 @@
 
 namespace bankwise {
 
-enum class PassId { BindSizes, ScheduleColored, LayoutAuto, Check };
+enum class PassId { BindSizes, ScheduleColored, LayoutAuto, Check, Analyze };
 
-struct PipelineRun; // a run's state (Pipeline.cpp)
+struct PipelineRun;    // a run's state (Pipeline.cpp)
+struct PipelineResult; // below
+
+/// What the analyze pass analyzes, and how.
+struct AnalyzePassOptions {
+  /// --data contents, --exhaustive.
+  AnalysisOptions Analysis;
+  /// analyze --kernel: only this kernel, or the kernels of the launch of
+  /// this name; empty: every kernel.
+  std::string OnlyKernel;
+  /// With runtime params: the figures over every size, of the program as
+  /// read with the layouts chosen (PipelineResult::Generic), instead of the
+  /// bound program's kernels at the representative sizes.
+  bool EverySize = false;
+  /// analyze --transformed: also analyze the program as read
+  /// (PipelineResult::AsRead), each analyzed kernel's namesake there and
+  /// the kernel a launch of analyzed kernels replaced.
+  bool AsWritten = false;
+  /// Keep the program as read in PipelineResult::AsRead (analyze's HTML
+  /// report draws its layouts); AsWritten keeps it too.
+  bool KeepAsRead = false;
+};
 
 /// One pass: its name (what --dump-ir-after takes), what it does (the help
 /// of --dump-ir-after and of pipeline/README.md), and its function.
@@ -41,7 +66,7 @@ const std::vector<PassInfo> &allPasses();
 /// Every pass's id, in order: PipelineOptions::Passes's default.
 std::vector<PassId> allPassIds();
 
-/// "bind-sizes", "schedule-colored", "layout-auto", "check".
+/// "bind-sizes", "schedule-colored", "layout-auto", "check", "analyze".
 std::string_view passName(PassId P);
 
 /// The passes --dump-ir-after=NAMES names: pass names separated by commas,
@@ -56,6 +81,18 @@ struct PipelineOptions {
   LayoutChoiceOptions Layouts;
   /// What the check pass runs with (--data, analyze --kernel).
   CorrectnessOptions Checks;
+  /// Called as soon as the check pass has its findings (with the program
+  /// and decisions so far), before the analysis, which may take long or
+  /// throw: a command prints them then.
+  std::function<void(const PipelineResult &)> AfterCheck;
+  /// Stop after the check pass when one of its findings is an error
+  /// (compile emits nothing then, and needs no analysis).
+  bool StopOnCheckError = false;
+  /// Called before the analyze pass, with the program every earlier pass
+  /// made (PipelineResult::Program): compile starts writing its side file
+  /// then, while the kernels are analyzed.
+  std::function<void(const PipelineResult &)> BeforeAnalyze;
+  AnalyzePassOptions Analyze;
   /// Print the program after these passes to DumpStream.
   std::vector<PassId> DumpAfter;
   std::ostream *DumpStream = nullptr;
@@ -67,7 +104,16 @@ struct PipelineOptions {
 /// the passes' names from allPasses().
 std::string dumpIrAfterHelp();
 
+/// Everything the passes decided and computed: what codegen, the reports
+/// and the commands read. The analyses point into Program, Generic and
+/// AsRead, so a result is moved, never copied.
 struct PipelineResult {
+  PipelineResult() = default;
+  PipelineResult(PipelineResult &&) = default;
+  PipelineResult &operator=(PipelineResult &&) = default;
+  PipelineResult(const PipelineResult &) = delete;
+  PipelineResult &operator=(const PipelineResult &) = delete;
+
   ir::Program Program; ///< after the passes
   /// The runtime params of the program as read (Program::runtimeParams()),
   /// and the values bind-sizes gave them (empty when every size is a
@@ -75,6 +121,9 @@ struct PipelineResult {
   std::vector<std::string> RuntimeParams;
   ir::Bindings RepresentativeSizes;
   std::vector<ColoredScheduleReport> Colored;
+  /// Seed 001's schedules, the schedule-colored pass's: the analyses, the
+  /// check pass and codegen read the tables of its kernels from them.
+  std::shared_ptr<SchedulePlan> Schedules = std::make_shared<SchedulePlan>();
   std::vector<LayoutDecision> Layouts;
   /// With runtime params (bind-sizes bound them): the program as read, with
   /// layout-auto's decisions, for what holds over every size (the checks,
@@ -86,10 +135,27 @@ struct PipelineResult {
   /// Checked says whether the pass ran.
   std::vector<LintFinding> Findings;
   bool Checked = false;
+  /// The check pass found an error (and StopOnCheckError stopped the run).
+  bool checkFailed() const;
 
-  /// The decisions codegen quotes and follows, in Opts: the colored
-  /// schedules, the layout decisions, the runtime params and their sizes.
-  void decisionsInto(codegen::CodegenOptions &Opts) const;
+  /// The analyze pass's figures: each selected kernel of Program at its
+  /// sizes (the representative ones where bind-sizes bound them), in
+  /// Program's order; or, with AnalyzePassOptions::EverySize and runtime
+  /// params, each selected kernel of Generic over every size (EverySize).
+  std::vector<KernelReport> Analyses;
+  std::vector<AllSizesReport> EverySize;
+  /// With AnalyzePassOptions::KeepAsRead or AsWritten: the program as read
+  /// (before every pass); with AsWritten, the analyses of its kernels that
+  /// analyzed kernels replace, by name.
+  std::optional<ir::Program> AsRead;
+  std::map<std::string, KernelReport, std::less<>> AsReadAnalyses;
+  /// Whether the analyze pass ran.
+  bool Analyzed = false;
+  /// The analysis of Program's kernel Name; nullptr when the analyze pass
+  /// did not analyze it.
+  const KernelReport *analysisOf(std::string_view Kernel) const;
+  /// The analysis of the program as read's kernel Name, or nullptr.
+  const KernelReport *asReadAnalysisOf(std::string_view Kernel) const;
 };
 
 /// Runs the passes on Prog. Throws UserError, located, where a pass does

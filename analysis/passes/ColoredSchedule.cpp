@@ -422,6 +422,7 @@ CopyMap copyMap(const ir::Program &Prog, const ScheduledCopy &C, PermutationTabl
 /// become three kernels each, put in place of the kernel).
 struct ScheduleRun {
   ir::Program &Prog;
+  SchedulePlan &Plan;
   PermutationTables *Perms = nullptr; ///< the current kernel's
   std::map<std::size_t, std::vector<ir::Kernel>> Lowered;
   std::vector<ir::Permutation> AddedPerms;
@@ -562,9 +563,9 @@ void lowerGlobal(ScheduleRun &Run, std::size_t KIndex, ScheduledCopy &C, CopyMap
   auto L = std::make_shared<HmmLowering>();
   L->ElemBytes = ir::byteSize(C.SA->Elem);
   L->Shape = C.Shape;
-  L->Schedule = sharedHmmSchedule(M.Whole ? Run.Perms->share(Base.Name, Base.Inverse) : Run.ownMap(M),
-                                  static_cast<int>(L->ElemBytes));
-  L->ScheduleSeconds = hmmScheduleSeconds(*L->Schedule);
+  L->Schedule = Run.Plan.get(M.Whole ? Run.Perms->share(Base.Name, Base.Inverse) : Run.ownMap(M),
+                             static_cast<int>(L->ElemBytes));
+  L->ScheduleSeconds = Run.Plan.seconds(*L->Schedule);
   std::vector<ir::Kernel> Passes;
   for (int Pass = 0; Pass < HmmSchedule::NumPasses; ++Pass) {
     for (const auto &[Name, Kind] : {std::pair(Nm.SPerm[Pass], ir::PermKind::HmmSrc),
@@ -627,10 +628,11 @@ void lowerShared(ScheduleRun &Run, ScheduledCopy &C, const CopyMap &M, ColoredSc
 
 } // namespace
 
-ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
+ColoredScheduling applyColoredSchedules(const ir::Program &Input, SchedulePlan *Plan) {
   ColoredScheduling Result{Input, {}};
   ir::Program &Prog = Result.Program;
-  ScheduleRun Run{Prog, nullptr, {}, {}};
+  SchedulePlan Own;
+  ScheduleRun Run{Prog, Plan ? *Plan : Own, nullptr, {}, {}};
   for (std::size_t KIndex = 0; KIndex < Prog.Kernels.size(); ++KIndex) {
     ir::Kernel &K = Prog.Kernels[KIndex];
     if (K.Schedule == ir::KernelSchedule::None)
@@ -638,7 +640,7 @@ ColoredScheduling applyColoredSchedules(const ir::Program &Input) {
     ScheduledCopy C = checkCopy(Prog, K);
     checkColoredApplies(Prog, C);
     checkElementsAndWarps(Prog, C);
-    PermutationTables Perms(Prog);
+    PermutationTables Perms(Prog, &Run.Plan);
     Run.Perms = &Perms;
     CopyMap M = copyMap(Prog, C, Perms);
     ColoredScheduleReport Rep;

@@ -94,8 +94,10 @@ struct ColoredScheduling {
 /// Throws UserError, located, when a body is not one copy, the arrays are
 /// not one-dimensional with n elements, the map is not one-to-one (naming
 /// two threads), a global copy's element is not 4 bytes or no sm_90 shape
-/// fits n.
-ColoredScheduling applyColoredSchedules(const ir::Program &Prog);
+/// fits n. Seed 001's schedules go to Plan (the pipeline's, which later
+/// stages read); without one, to a plan of the pass's own, which the
+/// reports' HmmLowering::Schedule keep alive.
+ColoredScheduling applyColoredSchedules(const ir::Program &Prog, SchedulePlan *Plan = nullptr);
 
 /// For a `schedule auto` copy (R.Auto set): "schedule auto of 'K':
 /// b[P(i)] = a[i] for n = N by <describe(choice)>".

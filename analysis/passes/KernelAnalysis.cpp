@@ -194,7 +194,7 @@ Analyzer::~Analyzer() {
 
 Analyzer::Analyzer(const ir::Program &Prog, const ir::Kernel &K,
                    const AnalysisOptions &Opts)
-    : Prog(Prog), Kern(K), Opts(Opts), Perms(Prog) {
+    : Prog(Prog), Kern(K), Opts(Opts), Perms(Prog, Opts.Schedules) {
   const SourceLoc KLoc = K.Loc;
   // The formulas' and templates' buffers of the last analysis on this
   // thread, kept with their capacity: an atom holds a lane array, and the

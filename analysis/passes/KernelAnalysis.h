@@ -171,7 +171,13 @@ struct KernelReport {
   bool TimeUsesWorstCase = false; ///< data-dependent sites at worst case
 };
 
+class SchedulePlan; // PermutationTables.h
+
 struct AnalysisOptions {
+  /// Where seed 001's schedules of hmm_src / hmm_dst tables come from: the
+  /// pipeline's plan, which the schedule-colored pass filled. Null: the
+  /// analysis computes the ones it reads.
+  SchedulePlan *Schedules = nullptr;
   /// --data NAME=file.bin: the values of array NAME (its element type, little
   /// endian), so reads of it are known.
   std::map<std::string, std::vector<std::int64_t>, std::less<>> Data;

@@ -108,66 +108,39 @@ std::shared_ptr<const Permutation> PermutationTables::share(const std::string &N
   return Cache.find(tableKey(Name, Inverse))->second;
 }
 
-namespace {
-/// Schedules by the table they schedule: an entry is found by the table's
-/// address or, for an equal table built again (a list declared by the
-/// schedule-colored pass and read back by the analysis), by its contents.
-class SharedSchedules {
-public:
-  std::shared_ptr<const HmmSchedule> get(std::shared_ptr<const Permutation> P, int ElemBytes) {
-    const HmmShape Shape = chooseSm90Shape(P->size(), ElemBytes);
-    {
-      std::lock_guard<std::mutex> Lock(M);
-      for (auto It = Entries.begin(); It != Entries.end(); ++It)
-        if (It->S->shape() == Shape && (It->P == P || *It->P == *P)) {
-          Entries.splice(Entries.begin(), Entries, It);
-          return It->S;
-        }
-    }
-    const auto Start = std::chrono::steady_clock::now();
-    const Progress Shown(fmt::format("scheduling a permutation of {} elements", P->size()));
-    auto S = std::make_shared<const HmmSchedule>(scheduleHmmPermutation(*P, Shape));
-    const double Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
-    std::lock_guard<std::mutex> Lock(M);
-    Entries.push_front({std::move(P), S, Seconds});
-    std::uint64_t Bytes = 0;
-    for (auto It = Entries.begin(); It != Entries.end();) {
-      Bytes += It->S->size() * 2 * HmmSchedule::NumPasses * sizeof(std::uint16_t);
-      It = It != Entries.begin() && Bytes > MaxBytes ? Entries.erase(It) : std::next(It);
-    }
-    return S;
-  }
-
-  double seconds(const HmmSchedule &S) {
+std::shared_ptr<const HmmSchedule> SchedulePlan::get(std::shared_ptr<const Permutation> P, int ElemBytes) {
+  const HmmShape Shape = chooseSm90Shape(P->size(), ElemBytes);
+  {
     std::lock_guard<std::mutex> Lock(M);
     for (const Entry &E : Entries)
-      if (E.S.get() == &S)
-        return E.Seconds;
-    return 0;
+      if (E.S->shape() == Shape && (E.P == P || *E.P == *P))
+        return E.S;
   }
-
-private:
-  static constexpr std::uint64_t MaxBytes = std::uint64_t(2) << 30;
-  std::mutex M;
-  struct Entry {
-    std::shared_ptr<const Permutation> P;
-    std::shared_ptr<const HmmSchedule> S;
-    double Seconds = 0; ///< wall time of scheduleHmmPermutation
-  };
-  std::list<Entry> Entries;
-};
-
-SharedSchedules &sharedSchedules() {
-  static SharedSchedules S;
+  const auto Start = std::chrono::steady_clock::now();
+  const Progress Shown(fmt::format("scheduling a permutation of {} elements", P->size()));
+  auto S = std::make_shared<const HmmSchedule>(scheduleHmmPermutation(*P, Shape));
+  const double Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  std::lock_guard<std::mutex> Lock(M);
+  // Another thread may have computed it meanwhile: the first one stays.
+  for (const Entry &E : Entries)
+    if (E.S->shape() == Shape && (E.P == P || *E.P == *P))
+      return E.S;
+  Entries.push_back({std::move(P), S, Seconds});
   return S;
 }
-} // namespace
 
-std::shared_ptr<const HmmSchedule> sharedHmmSchedule(std::shared_ptr<const Permutation> P, int ElemBytes) {
-  return sharedSchedules().get(std::move(P), ElemBytes);
+double SchedulePlan::seconds(const HmmSchedule &S) const {
+  std::lock_guard<std::mutex> Lock(M);
+  for (const Entry &E : Entries)
+    if (E.S.get() == &S)
+      return E.Seconds;
+  return 0;
 }
 
-double hmmScheduleSeconds(const HmmSchedule &S) { return sharedSchedules().seconds(S); }
+std::size_t SchedulePlan::size() const {
+  std::lock_guard<std::mutex> Lock(M);
+  return Entries.size();
+}
 
 std::shared_ptr<const HmmSchedule> PermutationTables::hmmSchedule(const std::string &Name) {
   const ir::Permutation *P = Prog.findPerm(Name);
@@ -177,7 +150,11 @@ std::shared_ptr<const HmmSchedule> PermutationTables::hmmSchedule(const std::str
   auto &Slot = Schedules[P->Base + (P->BaseInverse ? "~" : "") + (Bytes != 4 ? fmt::format("/{}", Bytes) : "")];
   if (!Slot) {
     try {
-      Slot = sharedHmmSchedule(share(P->Base, P->BaseInverse), Bytes);
+      if (!Plan) {
+        OwnPlan = std::make_shared<SchedulePlan>();
+        Plan = OwnPlan.get();
+      }
+      Slot = Plan->get(share(P->Base, P->BaseInverse), Bytes);
     } catch (const UserError &E) {
       throw UserError(P->Loc, fmt::format("{}: {}", Name, E.diagnostic().Message));
     }

@@ -4,7 +4,8 @@
 // materialized once and cached. Analysis and code generation
 // both read permutations through this, so they agree entry by entry. Tables
 // defined by their values alone (closed forms, random) are also shared
-// between the PermutationTables of one process, keyed by that definition.
+// between the PermutationTables of one process, keyed by that definition;
+// seed 001's schedules belong to a SchedulePlan, which a pipeline run owns.
 #pragma once
 
 #include "analysis/models/Permutation.h"
@@ -12,8 +13,10 @@
 #include "ir/Program.h"
 
 #include <cstdint>
+#include <list>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 
@@ -42,20 +45,42 @@ private:
   std::uint64_t N = 0, Bound = 0;
 };
 
-/// Seed 001's schedule of P on sm_90's shape for elements of ElemBytes
-/// (chooseSm90Shape(n, ElemBytes)), computed once per table and shape: the
-/// schedule-colored pass, the analysis of the kernels it makes and
-/// codegen's side file all read the same one. Kept for the process, the
-/// most recently used first, up to 2 GiB of planes. Throws UserError when
-/// no shape fits n.
-std::shared_ptr<const HmmSchedule> sharedHmmSchedule(std::shared_ptr<const Permutation> P, int ElemBytes = 4);
-/// The wall-clock seconds sharedHmmSchedule took to build S (0 for a
-/// schedule it no longer holds).
-double hmmScheduleSeconds(const HmmSchedule &S);
+/// Seed 001's schedules of a program's tables, each computed once: the
+/// schedule-colored pass makes them, and the analyses of the kernels it
+/// makes, the check pass and codegen's side file read the same ones through
+/// PermutationTables. A pipeline run owns one (PipelineResult::Schedules)
+/// and hands it to every stage; nothing is kept for the process.
+/// Thread-safe.
+class SchedulePlan {
+public:
+  /// The schedule of P on sm_90's shape for elements of ElemBytes
+  /// (chooseSm90Shape(n, ElemBytes)), computed the first time; an equal
+  /// table built again (a list the pass declared, read back by the
+  /// analysis) finds it by its contents. Throws UserError when no shape
+  /// fits n.
+  std::shared_ptr<const HmmSchedule> get(std::shared_ptr<const Permutation> P, int ElemBytes = 4);
+  /// The wall-clock seconds get took to compute S (0 for a schedule this
+  /// plan did not compute).
+  double seconds(const HmmSchedule &S) const;
+  /// How many schedules the plan holds.
+  std::size_t size() const;
+
+private:
+  mutable std::mutex M;
+  struct Entry {
+    std::shared_ptr<const Permutation> P;
+    std::shared_ptr<const HmmSchedule> S;
+    double Seconds = 0; ///< wall time of scheduleHmmPermutation
+  };
+  std::list<Entry> Entries;
+};
 
 class PermutationTables {
 public:
-  explicit PermutationTables(const ir::Program &Prog) : Prog(Prog) {}
+  /// Plan: where seed 001's schedules come from and go (the pipeline's);
+  /// without one, this PermutationTables computes its own.
+  explicit PermutationTables(const ir::Program &Prog, SchedulePlan *Plan = nullptr)
+      : Prog(Prog), Plan(Plan) {}
 
   /// P, or P^-1 when Inverse. A relative file() path is taken from the .bw
   /// file's directory. Throws UserError (located at the declaration) for an
@@ -75,6 +100,8 @@ private:
   Permutation build(const ir::Permutation &P, bool Inverse);
 
   const ir::Program &Prog;
+  SchedulePlan *Plan;
+  std::shared_ptr<SchedulePlan> OwnPlan; ///< Plan's stand-in when none was given
   std::map<std::string, std::shared_ptr<const Permutation>, std::less<>> Cache;
   std::map<std::string, std::shared_ptr<const HmmSchedule>, std::less<>> Schedules;
 };

@@ -33,7 +33,7 @@ struct ArrayRt {
 class Tracer {
 public:
   Tracer(const ir::Program &Prog, const ir::Kernel &K, const TraceOptions &Opts, KernelTrace &Out)
-      : Prog(Prog), K(K), Opts(Opts), Out(Out), Params(ir::paramValues(Prog)), Perms(Prog) {
+      : Prog(Prog), K(K), Opts(Opts), Out(Out), Params(ir::paramValues(Prog)), Perms(Prog, Opts.Schedules) {
     BlockDim = K.Geo.BlockDim;
     Grid = K.Geo.GridDim;
     Tpb = K.Geo.threadsPerBlock();

@@ -30,6 +30,8 @@
 namespace bankwise {
 
 /// An access site: one ArrayRead node of a shared or global array.
+class SchedulePlan; // PermutationTables.h
+
 struct TraceSite {
   const ir::ArrayRead *Node = nullptr;
   SourceLoc Loc;
@@ -81,6 +83,8 @@ struct ArrayCoverage {
 };
 
 struct TraceOptions {
+  /// Seed 001's schedules, as AnalysisOptions::Schedules.
+  SchedulePlan *Schedules = nullptr;
   /// Contents of arrays (analyze --data), as AnalysisOptions::Data.
   const std::map<std::string, std::vector<std::int64_t>, std::less<>> *Data = nullptr;
   /// Work (statements and expression nodes evaluated, about 20 ns each) on

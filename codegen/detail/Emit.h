@@ -259,14 +259,17 @@ private:
 /// Facts shared by the kernels of one module: tables and their storage.
 class ModuleState {
 public:
-  ModuleState(const ir::Program &Prog, const CodegenOptions &Opts)
-      : Prog(Prog), Opts(Opts), Perms(Prog), Runtime(Opts.RuntimeParams.begin(), Opts.RuntimeParams.end()) {}
+  ModuleState(const PipelineResult &Pipe, const CodegenOptions &Opts)
+      : Prog(Pipe.Program), Pipe(Pipe), Opts(Opts), Perms(Prog, Pipe.Schedules.get()),
+        Runtime(Pipe.RuntimeParams.begin(), Pipe.RuntimeParams.end()) {}
   const ir::Program &Prog;
+  /// The pipeline's result: the decisions and analyses codegen quotes.
+  const PipelineResult &Pipe;
   const CodegenOptions &Opts;
   PermutationCache Perms;
   std::vector<TablePlan> Tables;
   std::vector<Diagnostic> Warnings;
-  /// CodegenOptions::RuntimeParams.
+  /// PipelineResult::RuntimeParams.
   std::set<std::string, std::less<>> Runtime;
 
   /// E mentions a runtime param.
@@ -285,7 +288,7 @@ public:
 
 // Defined in the parts named above; used across them.
 void paramNames(const Expr &E, std::set<std::string, std::less<>> &Out);
-std::string sizesText(const ir::Program &Prog, const CodegenOptions &Opts);
+std::string sizesText(const ModuleState &Mod);
 const std::set<std::string, std::less<>> &hostLocalNames();
 std::string permDescription(const ir::Program &Prog, const std::string &Name);
 std::string closedFormText(const ir::Permutation &P, bool Inverse, const std::string &I);

@@ -227,15 +227,25 @@ kernel k(v: global f32[N], s: global u16[N] holds S1) grid (N / 256) block (256)
   v[tid] = 1
 }
 )");
-  PermutationTables T(Prog);
+  SchedulePlan Plan;
+  PermutationTables T(Prog, &Plan);
   const TableView S = T.table("S1");
   const HmmSchedule &Sched = *T.hmmSchedule("S1");
   REQUIRE(S.size() == 4096);
   CHECK(S.bound() == Sched.blockWords(1));
   for (std::uint64_t I = 0; I < S.size(); ++I)
     REQUIRE(S(I) == Sched.s(1)[I]);
-  // The schedule is P's, computed once for the process.
-  CHECK(T.hmmSchedule("S1").get() == sharedHmmSchedule(T.share("P")).get());
+  // The schedule is P's, computed once, in the plan; an equal table (P
+  // built again) finds it by its contents.
+  CHECK(Plan.size() == 1);
+  CHECK(T.hmmSchedule("S1").get() == Plan.get(T.share("P")).get());
+  PermutationTables Again(Prog, &Plan);
+  CHECK(Again.hmmSchedule("S1").get() == &Sched);
+  CHECK(Plan.size() == 1);
+  // Nothing is kept for the process: tables without a plan compute their own.
+  PermutationTables Alone(Prog);
+  CHECK(Alone.hmmSchedule("S1").get() != &Sched);
+  CHECK(Alone.table("S1")(7) == S(7));
   CHECK_THROWS_AS(T.get("S1"), UserError);       // not a permutation
   CHECK_THROWS_AS(T.table("S1", true), UserError); // no inverse
 }
@@ -252,12 +262,14 @@ kernel k(v: global f32[N], s: global u16[N] holds S8) grid (N / 256) block (256)
 }
 )";
   ir::Program Prog = parseOrFail(Text);
-  PermutationTables T(Prog);
+  SchedulePlan Plan;
+  PermutationTables T(Prog, &Plan);
   const HmmSchedule &Four = *T.hmmSchedule("S1"), &Eight = *T.hmmSchedule("S8");
   CHECK(Four.shape() == chooseSm90Shape(4096, 4));
   CHECK(Eight.shape() == chooseSm90Shape(4096, 8));
   CHECK(Eight.shape().StripCols == 4);
-  CHECK(T.hmmSchedule("S8").get() == sharedHmmSchedule(T.share("P"), 8).get());
+  CHECK(T.hmmSchedule("S8").get() == Plan.get(T.share("P"), 8).get());
+  CHECK(Plan.size() == 2); // P's for 4 and for 8 bytes
   CHECK(T.hmmSchedule("D8")->shape() == Eight.shape());
   const TableView S = T.table("S8");
   CHECK(S.bound() == Eight.blockWords(1)); // a strip of 4 columns: 4R

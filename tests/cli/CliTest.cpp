@@ -666,7 +666,8 @@ TEST_CASE("--dump-ir-after prints every pass's program, which parses back") {
   CHECK(contains(R.Out, "after pass 'layout-auto'"));
   R = bankwise("compile " + Sample + " -o " + tmp("dump.cu") + " --dump-ir-after=parse");
   CHECK(R.Code == 2);
-  CHECK(contains(R.Out, "unknown pass 'parse' (the passes: bind-sizes, schedule-colored, layout-auto, check, or all)"));
+  CHECK(contains(R.Out,
+                 "unknown pass 'parse' (the passes: bind-sizes, schedule-colored, layout-auto, check, analyze, or all)"));
 }
 
 // Site ids over the passes: the kernels schedule-colored writes in place of
@@ -698,9 +699,10 @@ TEST_CASE("--dump-ir-after: a pass's new accesses get ids no earlier access had"
 
 // The passes are one table (pipeline/Pipeline.cpp): the help of
 // --dump-ir-after names each, in order, and `all` dumps after each, the
-// check pass last (it changes nothing: the program it checked).
-TEST_CASE("--dump-ir-after's help and 'all' follow the pass table, check pass included") {
-  const std::vector<std::string> Passes = {"bind-sizes", "schedule-colored", "layout-auto", "check"};
+// check and analyze passes last (they change nothing: the program they
+// checked and analyzed).
+TEST_CASE("--dump-ir-after's help and 'all' follow the pass table, check and analyze passes included") {
+  const std::vector<std::string> Passes = {"bind-sizes", "schedule-colored", "layout-auto", "check", "analyze"};
   for (const char *Command : {"analyze", "compile"}) {
     CAPTURE(Command);
     const Result Help = bankwise(std::string(Command) + " --help");
@@ -708,7 +710,7 @@ TEST_CASE("--dump-ir-after's help and 'all' follow the pass table, check pass in
     const std::size_t Option = Help.Out.find("--dump-ir-after");
     REQUIRE(Option != std::string::npos);
     const std::string Line = Help.Out.substr(Option, Help.Out.find('\n', Option) - Option);
-    CHECK(contains(Line, "bind-sizes, schedule-colored, layout-auto, check (comma-separated), or all"));
+    CHECK(contains(Line, "bind-sizes, schedule-colored, layout-auto, check, analyze (comma-separated), or all"));
     // Each pass's own line, in order.
     std::size_t Last = Option;
     for (const std::string &P : Passes) {
@@ -728,13 +730,17 @@ TEST_CASE("--dump-ir-after's help and 'all' follow the pass table, check pass in
     CHECK(At >= Last);
     Last = At;
   }
-  // The check pass leaves the program as layout-auto made it.
+  // The check and analyze passes leave the program as layout-auto made it.
   const std::size_t LayoutBody = R.Out.find('\n', R.Out.find("after pass 'layout-auto'")) + 1,
                     Check = R.Out.find("# bankwise: the program after pass 'check'"),
-                    CheckBody = R.Out.find('\n', Check) + 1;
+                    CheckBody = R.Out.find('\n', Check) + 1,
+                    Analyze = R.Out.find("# bankwise: the program after pass 'analyze'"),
+                    AnalyzeBody = R.Out.find('\n', Analyze) + 1;
   const std::string AfterLayout = R.Out.substr(LayoutBody, Check - LayoutBody);
   CHECK(!AfterLayout.empty());
   CHECK(R.Out.compare(CheckBody, AfterLayout.size(), AfterLayout) == 0);
+  CHECK(R.Out.compare(AnalyzeBody, AfterLayout.size(), AfterLayout) == 0);
+  CHECK(AnalyzeBody + AfterLayout.size() == R.Out.size());
 }
 
 TEST_CASE("analyze and compile: CUDA's atomics name the DSL's spelling, exit 2, never a crash") {

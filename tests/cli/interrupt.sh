@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # An interrupted compile leaves no file behind (issue [10] item 3): the
-# scheduled permutation at 2^24 writes its 200 MB side file while codegen
-# analyzes the kernels; once the temporary file is there, SIGTERM (and then
-# SIGINT) ends the run, and neither an output nor a temporary may remain.
+# scheduled permutation at 2^24 writes its 200 MB side file while the
+# pipeline analyzes the kernels, and the .cu, header and report wait for
+# it; once the temporary file is there, SIGTERM (and then SIGINT) ends the
+# run, and neither an output nor a temporary may remain.
 #   interrupt.sh BANKWISE SOURCE_DIR WORK_DIR
 set -u
 bin=$1 src=$2 dir=$3

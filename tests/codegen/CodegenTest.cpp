@@ -81,7 +81,6 @@ SampleBuild buildSample(const std::string &RelPath, bool Harness = true, const d
   SampleBuild B{runPipeline(std::move(Prog)), {}};
   const PipelineResult &P = B.Pipeline;
   codegen::CodegenOptions O;
-  P.decisionsInto(O);
   const std::string Stem = fs::path(RelPath).stem().string();
   O.SourceName = RelPath;
   O.Namespace = Stem;
@@ -89,8 +88,13 @@ SampleBuild buildSample(const std::string &RelPath, bool Harness = true, const d
   O.SideFileName = Stem + ".tables.bin";
   O.Harness = Harness;
   O.InlineTableLimit = InlineLimit;
-  B.Code = codegen::compileToCuda(P.Program, O);
+  B.Code = codegen::compileToCuda(P, O);
   return B;
+}
+
+/// Prog through the pipeline (every pass) and codegen.
+codegen::CompileResult compileProgram(ir::Program Prog, const codegen::CodegenOptions &O = {}) {
+  return codegen::compileToCuda(runPipeline(std::move(Prog)), O);
 }
 
 codegen::CompileResult compileSample(const std::string &RelPath, bool Harness = true,
@@ -412,7 +416,7 @@ TEST_CASE("64-bit index arithmetic only where a value needs it") {
                                             "  a[tid * 90_000_000] = 0\n}\n",
                                             "big.bw", D);
   REQUIRE(!D.hasErrors());
-  const auto R = codegen::compileToCuda(Big, {});
+  const auto R = compileProgram(Big);
   CHECK(R.Source.find("using Index = long long;") != std::string::npos);
   CHECK(R.Source.find("a[tid * 90000000]") != std::string::npos);
 }
@@ -433,7 +437,7 @@ TEST_CASE("site comments follow the IR node, even where sites share a location")
     if (auto *A = St.as<ir::Assign>())
       A->Value.Loc = Here;
   }
-  const std::string Src = codegen::compileToCuda(Prog, {}).Source;
+  const std::string Src = compileProgram(std::move(Prog)).Source;
   auto Count = [&](const std::string &Part) {
     std::size_t N = 0;
     for (std::size_t At = Src.find(Part); At != std::string::npos; At = Src.find(Part, At + 1))
@@ -456,7 +460,7 @@ TEST_CASE("what CUDA cannot run is a located error") {
   REQUIRE(!D.hasErrors());
   codegen::CodegenOptions O;
   try {
-    codegen::compileToCuda(Prog, O);
+    compileProgram(Prog, O);
     FAIL("expected an error");
   } catch (const UserError &E) {
     CHECK(E.diagnostic().Loc.File == "k.bw");
@@ -465,7 +469,7 @@ TEST_CASE("what CUDA cannot run is a located error") {
   ir::Program Vec = dsl::parseProgram("kernel k(a: global f32x4[64]) threads 64 {\n  a[tid] = a[tid] + a[tid]\n}\n",
                                       "v.bw", D);
   REQUIRE(!D.hasErrors());
-  CHECK_THROWS_AS(codegen::compileToCuda(Vec, O), UserError);
+  CHECK_THROWS_AS(compileProgram(Vec, O), UserError);
   CHECK(codegen::cppIdentifier("transpose-tiled.v2") == "transpose_tiled_v2");
   CHECK(codegen::cppIdentifier("2d") == "m_2d");
 }
@@ -749,11 +753,10 @@ TEST_CASE("the PyTorch extensions of transpose_any_shape and bit_reversal equal 
     REQUIRE(!Diags.hasErrors());
     const PipelineResult P = runPipeline(std::move(Prog));
     codegen::CodegenOptions O;
-    P.decisionsInto(O);
     O.SourceName = "samples/" + Stem + ".bw";
     O.Namespace = O.TorchModule = Stem;
     O.HeaderInclude = Stem + ".h";
-    const codegen::CompileResult R = codegen::compileToCuda(P.Program, O);
+    const codegen::CompileResult R = codegen::compileToCuda(P, O);
     REQUIRE(R.Torch);
     CHECK(R.Torch->Skipped.empty());
     checkGolden(Dir / (Stem + ".torch.cu"), goldenParts(R.Torch->Bindings).Kernels);

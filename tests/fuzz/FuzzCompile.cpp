@@ -55,15 +55,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *Data, std::size_t Size
     const ir::Program Bound = ir::bindParams(Prog, Sizes);
     if (tooLarge(Bound))
       return 0;
-    PipelineOptions PO; // the check pass included
+    PipelineOptions PO; // the check and analyze passes included
     PipelineResult R = runPipeline(Prog, PO);
     if (!R.RuntimeParams.empty())
       for (const ir::Kernel &K : R.Program.Kernels)
         (void)analyzeAllSizes(R.Program, K);
     codegen::CodegenOptions CO;
     CO.Harness = true;
-    R.decisionsInto(CO);
-    (void)codegen::compileToCuda(R.Program, CO);
+    (void)codegen::compileToCuda(R, CO);
   } catch (const UserError &) {
   }
   return 0;
