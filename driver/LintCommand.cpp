@@ -17,6 +17,7 @@
 #include "driver/ProgramInput.h"
 #include "frontend/CudaLowering.h"
 #include "ir/Printer.h"
+#include "pipeline/Pipeline.h"
 #include "report/AnalysisPages.h"
 #include "support/Diagnostic.h"
 #include "support/Parallel.h"
@@ -279,6 +280,53 @@ void onWorkers(unsigned Workers, const std::function<void()> &Work) {
     T.join();
 }
 
+/// What the lint's figures of a lowered kernel take: its uncertain masks,
+/// its arrays' source names, the size budget, lanes for --html.
+LintSiteOptions lintSiteOptions(const frontend::LoweredKernel &LK, const LintOptions &O, unsigned Threads) {
+  LintSiteOptions SO;
+  SO.UncertainMask = LK.UncertainMask;
+  SO.SourceNames = LK.SourceNames;
+  SO.Threads = Threads;
+  SO.Lanes = !O.Html.empty();
+  SO.SizeBudget = O.SizeBudget;
+  return SO;
+}
+
+/// The correctness checks' options for lowered kernel LK (K, its IR): what
+/// the lowering knows beyond the IR (barrier spelling, arrays written by
+/// copies it left out, aliases, an assumed block).
+CorrectnessOptions lintCheckOptions(const frontend::LoweredKernel &LK, const ir::Kernel &K) {
+  CorrectnessOptions CO;
+  CO.Trace.UncertainSites = LK.UncertainMask;
+  CO.BarrierName = "__syncthreads()";
+  // memcpy_async destinations are written by a copy the IR leaves out.
+  CO.WrittenSomewhere = {LK.AsyncCopied.begin(), LK.AsyncCopied.end()};
+  // An access the lint left out may be a write it did not see: after
+  // one to shared memory or through a pointer of unknown origin
+  // (`p[i] += v` with p from a local array of pointers into the
+  // buffer), every shared array counts as written somewhere, so no
+  // read is taken for uninitialized because a write was missed.
+  if (std::any_of(LK.AccessNoteSpaces.begin(), LK.AccessNoteSpaces.end(), [](const auto &N) {
+        return N.second == frontend::AccessSpace::Shared || N.second == frontend::AccessSpace::Unknown;
+      }))
+    for (const ir::Array *A : K.arrays())
+      if (A->Space == ir::MemSpace::Shared)
+        CO.WrittenSomewhere.insert(A->Name);
+  // IR arrays of one source array (seen through casts to other types).
+  std::map<std::string, int> PerSource;
+  for (const auto &[Ir, Source] : LK.SourceNames)
+    ++PerSource[Source];
+  for (const auto &[Ir, Source] : LK.SourceNames)
+    if (PerSource[Source] > 1)
+      CO.Aliases[Ir] = Source;
+  // Which thread writes a shared element first, and which share it
+  // between barriers, depend on the block: on an assumed one these
+  // checks would judge a launch the program never makes.
+  if (LK.Launch == frontend::LaunchSource::Implied)
+    CO.Skip = {"bankwise-shared-race", "bankwise-uninitialized-shared-read"};
+  return CO;
+}
+
 FileResult lintFile(const std::string &File, const LintOptions &O, const frontend::LowerOptions &LO,
                     unsigned AnalysisThreads) {
   FileResult R;
@@ -326,71 +374,42 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
   }
   const unsigned Cores = threadCount(AnalysisThreads);
   const unsigned Workers = static_cast<unsigned>(std::min<std::size_t>(Cores, Work.size()));
+  // Each kernel alone through the pipeline's check and analyze passes (the
+  // lint's figures): the passes copy and bind the program once per size
+  // they evaluate, and a file may hold hundreds of kernels. A kernel that
+  // lowers like an earlier one (SameAs) runs the checks only.
+  const auto Run = [&](std::size_t W, std::vector<PassId> Passes, unsigned Threads) {
+    const frontend::LoweredKernel &LK = *LoweredKernels[W];
+    ir::Program One = L.Program; // params, machine; one kernel
+    One.Kernels = {AllKernels[W]};
+    PipelineOptions PO;
+    PO.Passes = std::move(Passes);
+    PO.RecordErrors = true; // a size at which the checks fail is a note, not a lost kernel
+    PO.Checks = lintCheckOptions(LK, One.Kernels.front());
+    PO.Analyze.Lint = lintSiteOptions(LK, O, Threads);
+    return runPipeline(std::move(One), PO);
+  };
   std::atomic<std::size_t> NextWork{0};
   auto Analyze = [&] {
-    // The kernel alone: the passes copy and bind the program once per size
-    // they evaluate, and a file may hold hundreds of kernels.
-    ir::Program One = L.Program; // params, machine; one kernel at a time
     for (std::size_t W; (W = NextWork++) < Work.size();) {
       const frontend::LoweredKernel &LK = *LoweredKernels[W];
-      One.Kernels = {AllKernels[W]};
-      LintSiteOptions SO;
-      SO.UncertainMask = LK.UncertainMask;
-      SO.SourceNames = LK.SourceNames;
-      SO.Threads = Workers > 1 ? 1 : AnalysisThreads;
-      SO.Lanes = !O.Html.empty();
-      SO.SizeBudget = O.SizeBudget;
-      using Clock = std::chrono::steady_clock;
-      const Clock::time_point Start = Clock::now();
-      const auto Since = [](Clock::time_point T) { return std::chrono::duration<double>(Clock::now() - T).count(); };
-      try {
-        if (SameAs[W] == W) // else copied from SameAs[W] below
-          Work[W].Sites = lintSites(One, One.Kernels.front(), SO);
-        Work[W].FigureSeconds = Since(Start);
-      } catch (const UserError &E) {
-        Work[W].Error = E;
-        Work[W].FigureSeconds = Since(Start);
+      std::vector<PassId> Passes = {PassId::Check};
+      if (SameAs[W] == W) // else copied from SameAs[W] below
+        Passes.push_back(PassId::Analyze);
+      PipelineResult P = Run(W, std::move(Passes), Workers > 1 ? 1 : AnalysisThreads);
+      Work[W].FigureSeconds = P.secondsOf(PassId::Analyze);
+      Work[W].CheckSeconds = P.secondsOf(PassId::Check);
+      if (const UserError *E = P.errorOf(PassId::Analyze)) {
+        Work[W].Error = *E;
         continue;
       }
-      const Clock::time_point Checks = Clock::now();
-      // The correctness checks, on the same lowered kernel; a size at which
-      // it fails (a grid of no block, say) is a note, not a lost kernel.
-      try {
-        CorrectnessOptions CO;
-        CO.Trace.UncertainSites = LK.UncertainMask;
-        CO.BarrierName = "__syncthreads()";
-        // memcpy_async destinations are written by a copy the IR leaves out.
-        CO.WrittenSomewhere = {LK.AsyncCopied.begin(), LK.AsyncCopied.end()};
-        // An access the lint left out may be a write it did not see: after
-        // one to shared memory or through a pointer of unknown origin
-        // (`p[i] += v` with p from a local array of pointers into the
-        // buffer), every shared array counts as written somewhere, so no
-        // read is taken for uninitialized because a write was missed.
-        if (std::any_of(LK.AccessNoteSpaces.begin(), LK.AccessNoteSpaces.end(), [](const auto &N) {
-              return N.second == frontend::AccessSpace::Shared || N.second == frontend::AccessSpace::Unknown;
-            }))
-          for (const ir::Array *A : std::as_const(One.Kernels.front()).arrays())
-            if (A->Space == ir::MemSpace::Shared)
-              CO.WrittenSomewhere.insert(A->Name);
-        // IR arrays of one source array (seen through casts to other types).
-        std::map<std::string, int> PerSource;
-        for (const auto &[Ir, Source] : LK.SourceNames)
-          ++PerSource[Source];
-        for (const auto &[Ir, Source] : LK.SourceNames)
-          if (PerSource[Source] > 1)
-            CO.Aliases[Ir] = Source;
-        // Which thread writes a shared element first, and which share it
-        // between barriers, depend on the block: on an assumed one these
-        // checks would judge a launch the program never makes.
-        if (LK.Launch == frontend::LaunchSource::Implied)
-          CO.Skip = {"bankwise-shared-race", "bankwise-uninitialized-shared-read"};
-        Work[W].Correctness = runCorrectnessChecks(One, CO);
-      } catch (const UserError &E) {
+      if (SameAs[W] == W)
+        Work[W].Sites = std::move(P.LintSites.front());
+      Work[W].Correctness = std::move(P.Findings);
+      if (const UserError *E = P.errorOf(PassId::Check))
         Work[W].Correctness.push_back(
-            {"bankwise-unanalyzed", Severity::Note, E.diagnostic().Loc.Line ? E.diagnostic().Loc : LK.Loc,
-             fmt::format("correctness checks not run on kernel '{}': {}", LK.Display, E.diagnostic().Message), {}});
-      }
-      Work[W].CheckSeconds = Since(Checks);
+            {"bankwise-unanalyzed", Severity::Note, E->diagnostic().Loc.Line ? E->diagnostic().Loc : LK.Loc,
+             fmt::format("correctness checks not run on kernel '{}': {}", LK.Display, E->diagnostic().Message), {}});
     }
   };
   onWorkers(Workers, Analyze);
@@ -403,19 +422,11 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
       continue;
     }
     // Its error names the first kernel: this one's own, from its own run.
-    ir::Program One = L.Program;
-    One.Kernels = {AllKernels[W]};
-    LintSiteOptions SO;
-    SO.UncertainMask = LoweredKernels[W]->UncertainMask;
-    SO.SourceNames = LoweredKernels[W]->SourceNames;
-    SO.Threads = AnalysisThreads;
-    SO.Lanes = !O.Html.empty();
-    SO.SizeBudget = O.SizeBudget;
-    try {
-      Work[W].Sites = lintSites(One, One.Kernels.front(), SO);
-    } catch (const UserError &E) {
-      Work[W].Error = E;
-    }
+    PipelineResult P = Run(W, {PassId::Analyze}, AnalysisThreads);
+    if (const UserError *E = P.errorOf(PassId::Analyze))
+      Work[W].Error = *E;
+    else
+      Work[W].Sites = std::move(P.LintSites.front());
   }
   std::size_t Next = 0; // in Work
   for (const frontend::LoweredKernel &LK : L.Kernels) {

@@ -6,6 +6,7 @@
 #include "support/Progress.h"
 
 #include <algorithm>
+#include <chrono>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -130,6 +131,13 @@ void analyzeAsRead(PipelineRun &Run, const ir::Kernel &K, const AnalysisOptions 
 
 void analyze(PipelineRun &Run) {
   const AnalyzePassOptions &A = Run.Opts.Analyze;
+  if (A.Lint) { // the lint's workers show their own progress
+    for (const ir::Kernel &K : Run.R.Program.Kernels)
+      if (selected(Run.R.Program, K, A.OnlyKernel))
+        Run.R.LintSites.push_back(lintSites(Run.R.Program, K, *A.Lint));
+    Run.R.Analyzed = true;
+    return;
+  }
   Run.R.Analyzed = true;
   AnalysisOptions AO = A.Analysis;
   AO.Schedules = Run.R.Schedules.get();
@@ -238,6 +246,20 @@ const KernelReport *PipelineResult::analysisOf(std::string_view Kernel) const {
   return nullptr;
 }
 
+const UserError *PipelineResult::errorOf(PassId P) const {
+  for (const auto &[Pass, E] : Errors)
+    if (Pass == P)
+      return &E;
+  return nullptr;
+}
+
+double PipelineResult::secondsOf(PassId P) const {
+  for (const auto &[Pass, S] : Seconds)
+    if (Pass == P)
+      return S;
+  return 0;
+}
+
 const KernelReport *PipelineResult::asReadAnalysisOf(std::string_view Kernel) const {
   const auto It = AsReadAnalyses.find(Kernel);
   return It == AsReadAnalyses.end() ? nullptr : &It->second;
@@ -258,7 +280,21 @@ PipelineResult runPipeline(ir::Program Prog, const PipelineOptions &Opts) {
       continue;
     if (P.Id == PassId::Analyze && Opts.BeforeAnalyze)
       Opts.BeforeAnalyze(Run.R);
-    P.Run(Run);
+    const auto Start = std::chrono::steady_clock::now();
+    try {
+      P.Run(Run);
+    } catch (const UserError &E) {
+      if (!Opts.RecordErrors || (P.Id != PassId::Check && P.Id != PassId::Analyze))
+        throw;
+      Run.R.Errors.emplace_back(P.Id, E);
+      if (P.Id == PassId::Analyze) { // no figures of a kernel that failed
+        Run.R.Analyzed = false;
+        Run.R.LintSites.clear();
+        Run.R.Analyses.clear();
+        Run.R.EverySize.clear();
+      }
+    }
+    Run.R.Seconds.emplace_back(P.Id, std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count());
     HighestSite = ir::numberSites(Run.R.Program, HighestSite); // the accesses the pass made
     if (Opts.DumpStream && std::find(Opts.DumpAfter.begin(), Opts.DumpAfter.end(), P.Id) != Opts.DumpAfter.end())
       *Opts.DumpStream << "# bankwise: the program after pass '" << P.Name << "'\n"

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "analysis/checks/Checks.h"
+#include "analysis/checks/LintSites.h"
 #include "analysis/passes/AllSizes.h"
 #include "analysis/passes/ColoredSchedule.h"
 #include "analysis/passes/KernelAnalysis.h"
@@ -49,6 +50,11 @@ struct AnalyzePassOptions {
   /// Keep the program as read in PipelineResult::AsRead (analyze's HTML
   /// report draws its layouts); AsWritten keeps it too.
   bool KeepAsRead = false;
+  /// The lint's figures instead (analysis/checks/LintSites.h): each
+  /// selected kernel's sites, merged by location and kind, over every size
+  /// of the runtime params it reads or at its sizes, into
+  /// PipelineResult::LintSites.
+  std::optional<LintSiteOptions> Lint;
 };
 
 /// One pass: its name (what --dump-ir-after takes), what it does (the help
@@ -88,6 +94,11 @@ struct PipelineOptions {
   /// Stop after the check pass when one of its findings is an error
   /// (compile emits nothing then, and needs no analysis).
   bool StopOnCheckError = false;
+  /// A UserError of the check or analyze pass (a size at which the program
+  /// fails, an index out of bounds) goes to PipelineResult::Errors and the
+  /// run goes on: the lint notes each, and keeps the figures when only the
+  /// checks failed. Otherwise it ends the run.
+  bool RecordErrors = false;
   /// Called before the analyze pass, with the program every earlier pass
   /// made (PipelineResult::Program): compile starts writing its side file
   /// then, while the kernels are analyzed.
@@ -149,8 +160,18 @@ struct PipelineResult {
   /// analyzed kernels replace, by name.
   std::optional<ir::Program> AsRead;
   std::map<std::string, KernelReport, std::less<>> AsReadAnalyses;
-  /// Whether the analyze pass ran.
+  /// With AnalyzePassOptions::Lint: each selected kernel's lint sites, in
+  /// Program's order.
+  std::vector<std::vector<LintSite>> LintSites;
+  /// Whether the analyze pass ran (and, with RecordErrors, finished).
   bool Analyzed = false;
+  /// With PipelineOptions::RecordErrors: the error of each pass that threw.
+  std::vector<std::pair<PassId, UserError>> Errors;
+  /// The error pass P threw (RecordErrors), or nullptr.
+  const UserError *errorOf(PassId P) const;
+  /// The wall-clock seconds of each pass that ran, in order (lint --timing).
+  std::vector<std::pair<PassId, double>> Seconds;
+  double secondsOf(PassId P) const;
   /// The analysis of Program's kernel Name; nullptr when the analyze pass
   /// did not analyze it.
   const KernelReport *analysisOf(std::string_view Kernel) const;

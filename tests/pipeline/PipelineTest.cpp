@@ -233,3 +233,48 @@ TEST_CASE("BeforeAnalyze sees the program every earlier pass made: the side file
   }
   CHECK(Planned.bytes() == C.SideFile.bytes());
 }
+
+TEST_CASE("the lint's figures through the analyze pass, and RecordErrors keeping the run going") {
+  const char *Shared = R"(target sm_90
+kernel k(a: global f32[1024]) grid (4) block (256) {
+  shared t: f32[32][32]
+  t[tx % 32][tx / 32] = a[bx * 256 + tx]
+  sync
+  a[bx * 256 + tx] = t[tx / 32][tx % 32]
+}
+)";
+  const ir::Program Prog = parseOrFail(Shared);
+  PipelineOptions PO;
+  PO.Passes = {PassId::Check, PassId::Analyze};
+  PO.Analyze.Lint = LintSiteOptions{};
+  const PipelineResult P = runPipeline(Prog, PO);
+  REQUIRE(P.LintSites.size() == 1);
+  CHECK(P.Analyses.empty());
+  const std::vector<LintSite> Direct = lintSites(Prog, Prog.Kernels.front());
+  REQUIRE(P.LintSites.front().size() == Direct.size());
+  for (std::size_t I = 0; I < Direct.size(); ++I) {
+    CHECK(P.LintSites.front()[I].Loc == Direct[I].Loc);
+    CHECK(P.LintSites.front()[I].Wavefronts.Max == Direct[I].Wavefronts.Max);
+    CHECK(P.LintSites.front()[I].Sectors.Max == Direct[I].Sectors.Max);
+  }
+  CHECK(std::any_of(Direct.begin(), Direct.end(), [](const LintSite &S) { return S.Wavefronts.Max == 32; }));
+  CHECK(P.secondsOf(PassId::Analyze) > 0);
+  CHECK(P.Seconds.size() == 2);
+
+  // An index out of bounds: both passes throw; with RecordErrors each error
+  // is kept by pass and the run ends normally, without figures.
+  const char *Outside = R"(target sm_90
+kernel k(a: global f32[256]) threads 256 {
+  a[tid + 1] = 1
+}
+)";
+  CHECK_THROWS_AS(runPipeline(parseOrFail(Outside), PO), UserError);
+  PO.RecordErrors = true;
+  const PipelineResult E = runPipeline(parseOrFail(Outside), PO);
+  REQUIRE(E.errorOf(PassId::Analyze));
+  CHECK(E.errorOf(PassId::Analyze)->diagnostic().Message.find("is 256, outside 0..255") != std::string::npos);
+  CHECK_FALSE(E.Analyzed);
+  CHECK(E.LintSites.empty());
+  CHECK(E.errorOf(PassId::BindSizes) == nullptr);
+  CHECK(E.Seconds.size() == 2);
+}
