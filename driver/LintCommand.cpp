@@ -19,6 +19,7 @@
 #include "ir/Printer.h"
 #include "pipeline/Pipeline.h"
 #include "report/AnalysisPages.h"
+#include "report/LintReport.h"
 #include "support/Diagnostic.h"
 #include "support/Parallel.h"
 #include "support/Progress.h"
@@ -89,16 +90,15 @@ frontend::Dim3 parseDim3(const std::string &Text, const char *Flag) {
   return D;
 }
 
-std::string locText(const SourceLoc &L) {
-  if (L.Line == 0)
-    return L.File;
-  return fmt::format("{}:{}:{}", L.File, L.Line, L.Col);
+report::UnanalyzedSpace unanalyzedSpace(frontend::AccessSpace S) {
+  switch (S) {
+  case frontend::AccessSpace::Shared: return report::UnanalyzedSpace::Shared;
+  case frontend::AccessSpace::Global: return report::UnanalyzedSpace::Global;
+  case frontend::AccessSpace::Other: return report::UnanalyzedSpace::Other;
+  case frontend::AccessSpace::Unknown: return report::UnanalyzedSpace::Unknown;
+  }
+  return report::UnanalyzedSpace::Unknown;
 }
-
-const char *severityName(Severity S) {
-  return S == Severity::Error ? "error" : S == Severity::Warning ? "warning" : "note";
-}
-
 
 const char *launchKind(frontend::LaunchSource S) {
   switch (S) {
@@ -108,13 +108,6 @@ const char *launchKind(frontend::LaunchSource S) {
   case frontend::LaunchSource::Implied: return "implied";
   }
   return "implied";
-}
-
-/// The template a kernel is an instantiation of ("reduce" of
-/// "reduce<256>"), or "" for a kernel that is not one.
-std::string templateOf(const std::string &Display) {
-  const std::size_t Open = Display.find('<');
-  return Open == std::string::npos || Open == 0 ? std::string() : Display.substr(0, Open);
 }
 
 /// A note's cause: its text with quoted names and numbers blanked, so the
@@ -146,11 +139,11 @@ void addFinding(FileResult &R, LintFinding F, const std::string &Kernel) {
         X.Kernels.push_back(Kernel);
       return;
     }
-  const std::string Template = templateOf(Kernel);
+  const std::string Template = report::templateOf(Kernel);
   if (F.Check == "bankwise-unanalyzed" && !Template.empty()) {
     const std::string Cause = noteCause(F.Message);
     for (FileFinding &X : R.Findings)
-      if (X.F.Loc == F.Loc && X.F.Check == F.Check && X.F.Sev == F.Sev && templateOf(X.Kernels.front()) == Template &&
+      if (X.F.Loc == F.Loc && X.F.Check == F.Check && X.F.Sev == F.Sev && report::templateOf(X.Kernels.front()) == Template &&
           std::find(X.Kernels.begin(), X.Kernels.end(), Kernel) == X.Kernels.end() &&
           noteCause(X.F.Message) == Cause) {
         X.Kernels.push_back(Kernel);
@@ -159,18 +152,6 @@ void addFinding(FileResult &R, LintFinding F, const std::string &Kernel) {
       }
   }
   R.Findings.push_back({std::move(F), {Kernel}});
-}
-
-/// A finding's message as reported: an unanalyzed note of several
-/// instantiations of one template says how many.
-std::string shownMessage(const FileFinding &F) {
-  if (F.F.Check != "bankwise-unanalyzed" || F.Kernels.size() < 2)
-    return F.F.Message;
-  const std::string Template = templateOf(F.Kernels.front());
-  if (Template.empty() ||
-      !std::all_of(F.Kernels.begin(), F.Kernels.end(), [&](const std::string &K) { return templateOf(K) == Template; }))
-    return F.F.Message;
-  return fmt::format("{} (in {} instantiations)", F.F.Message, F.Kernels.size());
 }
 
 /// Pads the static shared arrays whose every access was understood and
@@ -434,7 +415,7 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
       addFinding(R, {"bankwise-unanalyzed", Severity::Note, D.Loc, D.Message, {}}, LK.Display);
       const std::string Key = frontend::accessNoteKey(D.Loc, D.Message);
       if (const auto It = LK.AccessNoteSpaces.find(Key); It != LK.AccessNoteSpaces.end())
-        R.AccessSpaces.emplace(Key, It->second);
+        R.AccessSpaces.emplace(Key, unanalyzedSpace(It->second));
     }
     for (const Diagnostic &D : LK.CompilerNotes)
       addFinding(R, {"bankwise-vector-merge", Severity::Note, D.Loc, D.Message, {}}, LK.Display);
@@ -520,224 +501,6 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
 
 //===-- Output -----------------------------------------------------------------===//
 
-/// The text of line N (1-based) of File; empty when unreadable.
-std::string sourceLine(const std::string &File, int N, std::map<std::string, std::vector<std::string>> &Cache) {
-  auto It = Cache.find(File);
-  if (It == Cache.end()) {
-    std::vector<std::string> Lines;
-    std::ifstream In(File);
-    std::string S;
-    while (std::getline(In, S))
-      Lines.push_back(S);
-    It = Cache.emplace(File, std::move(Lines)).first;
-  }
-  return N >= 1 && static_cast<std::size_t>(N) <= It->second.size() ? It->second[static_cast<std::size_t>(N - 1)]
-                                                                     : "";
-}
-
-std::string textReport(const std::vector<FileResult> &Results) {
-  std::string Out;
-  std::map<std::string, std::vector<std::string>> Cache;
-  for (const FileResult &R : Results) {
-    for (const FileFinding &F : R.Findings) {
-      Out += fmt::format("{}: {}: {} [{}]\n", locText(F.F.Loc), severityName(F.F.Sev), shownMessage(F), F.F.Check);
-      const std::string Line = sourceLine(F.F.Loc.File, F.F.Loc.Line, Cache);
-      if (!Line.empty() && F.F.Loc.Col > 0) {
-        std::string Caret;
-        for (int I = 1; I < F.F.Loc.Col && static_cast<std::size_t>(I) <= Line.size(); ++I)
-          Caret += Line[static_cast<std::size_t>(I - 1)] == '\t' ? '\t' : ' ';
-        Out += Line + "\n" + Caret + "^\n";
-      }
-      for (const LintFinding::Note &N : F.F.Notes)
-        Out += fmt::format("{}: note: {}\n", locText(N.Loc), N.Message);
-      if (F.Kernels.size() > 1)
-        Out += fmt::format("{}: note: in kernels {}\n", locText(F.F.Loc), fmt::join(F.Kernels, ", "));
-    }
-    if (!R.FixSummary.empty())
-      Out += R.FixSummary + "\n";
-  }
-  return Out;
-}
-
-nlohmann::json rangeJson(const SizeRange &R) {
-  if (!R.Any)
-    return nullptr;
-  return {{"min", R.Min}, {"max", R.Max}, {"max_when", R.MaxWhen}, {"min_when", R.MinWhen}};
-}
-
-nlohmann::json jsonReport(const std::vector<FileResult> &Results) {
-  nlohmann::json J;
-  J["files"] = nlohmann::json::array();
-  for (const FileResult &R : Results) {
-    nlohmann::json JF = {{"file", R.File}, {"readable", R.Readable}};
-    JF["kernels"] = nlohmann::json::array();
-    for (const KernelResult &K : R.Kernels) {
-      nlohmann::json JK = {{"name", K.Display}, {"ir_name", K.Name}, {"location", locText(K.Loc)},
-                           {"launch", K.Launch}, {"launch_from", K.LaunchFrom}, {"analyzed", K.Analyzed}};
-      if (!K.Analyzed)
-        JK["why"] = K.Why;
-      if (!K.FiguresOf.empty())
-        JK["figures_of"] = K.FiguresOf; // the same IR, analyzed once
-      JK["sites"] = nlohmann::json::array();
-      for (const LintSite &S : K.Sites) {
-        nlohmann::json JS = {{"location", locText(S.Loc)},
-                             {"array", S.Source},
-                             {"space", std::string(ir::spelling(S.Space))},
-                             {"access", S.IsWrite ? "store" : "load"},
-                             {"elem_bytes", S.ElemBytes},
-                             {"data_dependent", S.DataDependent},
-                             {"uncertain_mask", S.UncertainMask}};
-        if (S.LaneStrideWords)
-          JS["lane_stride_words"] = *S.LaneStrideWords;
-        if (S.IsAtomic) {
-          JS["atomic"] = true;
-          if (!S.DataDependent)
-            JS["same_address_serialization"] = rangeJson(S.Serialization);
-        }
-        if (S.Space == ir::MemSpace::Shared)
-          JS["sm90_wavefronts"] = rangeJson(S.Wavefronts);
-        else {
-          JS["sm90_sectors"] = rangeJson(S.Sectors);
-          JS["sm90_lines"] = rangeJson(S.Lines);
-        }
-        if (S.Requests >= 0) { // fixed sizes: what a profiler sums over the launch
-          JS["requests"] = S.Requests;
-          if (S.Space == ir::MemSpace::Shared)
-            JS["sm90_wavefronts_total"] = S.WavefrontsTotal;
-          else
-            JS["sm90_sectors_total"] = S.SectorsTotal;
-        }
-        for (const FixFigure &X : S.Fixes)
-          JS["fixes"].push_back({{"fix", X.Fix}, {"layout", X.Layout.str()}, {"sm90_wavefronts", rangeJson(X.Wavefronts)}});
-        JK["sites"].push_back(JS);
-      }
-      JF["kernels"].push_back(JK);
-    }
-    JF["diagnostics"] = nlohmann::json::array();
-    for (const FileFinding &F : R.Findings) {
-      nlohmann::json JD = {{"check", F.F.Check},      {"severity", severityName(F.F.Sev)},
-                           {"location", locText(F.F.Loc)}, {"file", F.F.Loc.File},
-                           {"line", F.F.Loc.Line},     {"column", F.F.Loc.Col},
-                           {"message", shownMessage(F)}, {"kernels", F.Kernels}};
-      JD["notes"] = nlohmann::json::array();
-      for (const LintFinding::Note &N : F.F.Notes)
-        JD["notes"].push_back({{"location", locText(N.Loc)}, {"message", N.Message}});
-      JF["diagnostics"].push_back(JD);
-    }
-    J["files"].push_back(JF);
-  }
-  return J;
-}
-
-nlohmann::json sarifLocation(const SourceLoc &L) {
-  nlohmann::json Region = {{"startLine", std::max(1, L.Line)}};
-  if (L.Col > 0)
-    Region["startColumn"] = L.Col;
-  return {{"physicalLocation", {{"artifactLocation", {{"uri", L.File}}}, {"region", Region}}}};
-}
-
-/// SARIF 2.1.0 (OASIS): one run, the checks as rules, findings as results
-/// with their notes as related locations.
-nlohmann::json sarifReport(const std::vector<FileResult> &Results) {
-  nlohmann::json Rules = nlohmann::json::array();
-  std::vector<std::string> Ids;
-  for (const CheckInfo &C : allChecks()) {
-    Ids.push_back(C.Name);
-    Rules.push_back({{"id", C.Name}, {"shortDescription", {{"text", C.Summary}}},
-                     {"helpUri", "docs/lint.md"}});
-  }
-  for (const auto &[Extra, Text] : {std::pair<const char *, const char *>{"bankwise-unanalyzed",
-                                                                          "code the lint could not analyze"},
-                                     {"bankwise-vector-merge",
-                                      "accesses nvcc -O3 merges into vector ones, priced so (--as-written: not)"},
-                                     {"clang-diagnostic-error", "errors Clang reported while parsing"}}) {
-    Ids.push_back(Extra);
-    Rules.push_back({{"id", Extra}, {"shortDescription", {{"text", Text}}}});
-  }
-  nlohmann::json Out = nlohmann::json::array();
-  for (const FileResult &R : Results)
-    for (const FileFinding &F : R.Findings) {
-      const auto Id = std::find(Ids.begin(), Ids.end(), F.F.Check);
-      nlohmann::json Res = {{"ruleId", F.F.Check},
-                            {"ruleIndex", Id - Ids.begin()},
-                            {"level", F.F.Sev == Severity::Error ? "error"
-                                      : F.F.Sev == Severity::Warning ? "warning" : "note"},
-                            {"message", {{"text", shownMessage(F)}}},
-                            {"locations", nlohmann::json::array({sarifLocation(F.F.Loc)})}};
-      int Id2 = 0;
-      for (const LintFinding::Note &N : F.F.Notes) {
-        nlohmann::json Rel = sarifLocation(N.Loc);
-        Rel["id"] = Id2++;
-        Rel["message"] = {{"text", N.Message}};
-        Res["relatedLocations"].push_back(Rel);
-      }
-      Out.push_back(Res);
-    }
-  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-          {"version", "2.1.0"},
-          {"runs",
-           nlohmann::json::array({{{"tool",
-                                    {{"driver",
-                                      {{"name", "bankwise"},
-                                       {"informationUri", "https://github.com/bankwise/bankwise"},
-                                       {"version", BANKWISE_VERSION},
-                                       {"rules", Rules}}}}},
-                                   {"results", Out}}})}};
-}
-
-/// The HTML report of --html: per file its findings, per kernel its sites
-/// with their warps drawn (report/AnalysisPages.h).
-std::string htmlReport(const std::vector<FileResult> &Results) {
-  report::Document D;
-  D.Title = "bankwise lint";
-  std::size_t Next = 0; // site anchors
-  for (const FileResult &R : Results) {
-    report::Section F;
-    F.Heading = R.File;
-    if (!R.Readable)
-      F.Lines.push_back("not readable");
-    for (const FileFinding &X : R.Findings)
-      F.Lines.push_back(fmt::format("{}: {}: {} [{}]", locText(X.F.Loc), severityName(X.F.Sev), X.F.Message,
-                                    X.F.Check));
-    if (R.Findings.empty() && R.Readable)
-      F.Lines.push_back("no findings");
-    D.Sections.push_back(std::move(F));
-    for (const KernelResult &K : R.Kernels) {
-      report::Section S;
-      S.Heading = fmt::format("kernel '{}' ({}) with {}", K.Display, locText(K.Loc), K.Launch);
-      if (!K.Analyzed)
-        S.Lines.push_back("not analyzed: " + K.Why);
-      for (const LintSite &X : K.Sites) {
-        report::Site Site = report::lintedSite(X, fmt::format("site{}", Next++));
-        for (const FileFinding &Y : R.Findings)
-          if (Y.F.Loc.Line == X.Loc.Line && Y.F.Loc.Col == X.Loc.Col && Y.F.Loc.File == X.Loc.File)
-            Site.Figures.insert(Site.Figures.begin(), fmt::format("{}: {} [{}]", severityName(Y.F.Sev),
-                                                                  Y.F.Message, Y.F.Check));
-        S.Sites.push_back(std::move(Site));
-      }
-      D.Sections.push_back(std::move(S));
-    }
-  }
-  return report::renderHtml(D);
-}
-
-/// --timing: where one file's wall time went, the slowest kernels first.
-std::string timingText(const FileResult &R) {
-  std::vector<std::tuple<std::string, double, double>> K = R.KernelSeconds;
-  double Analysis = 0;
-  for (const auto &[Name, Figures, Checks] : K)
-    Analysis += Figures + Checks;
-  std::string Out = fmt::format("timing: {}: Clang {:.2f} s, lowering {:.2f} s, {} kernels {:.2f} s\n", R.File,
-                                R.ClangSeconds, R.LowerSeconds, K.size(), Analysis);
-  std::stable_sort(K.begin(), K.end(), [](const auto &A, const auto &B) {
-    return std::get<1>(A) + std::get<2>(A) > std::get<1>(B) + std::get<2>(B);
-  });
-  for (std::size_t I = 0; I < K.size() && I < 10; ++I)
-    Out += fmt::format("timing:   {:.2f} s figures, {:.2f} s checks: {}\n", std::get<1>(K[I]), std::get<2>(K[I]),
-                       std::get<0>(K[I]));
-  return Out;
-}
-
 int runLint(LintOptions O) {
   if (O.Format != "text" && O.Format != "json" && O.Format != "sarif")
     throw UserError(fmt::format("--format '{}': expected text, json or sarif", O.Format));
@@ -799,7 +562,7 @@ int runLint(LintOptions O) {
       if (F.F.Check == "clang-diagnostic-error") {
         ToolError = true;
         if (O.Format != "text" || O.EmitBw) // text prints them among the diagnostics
-          std::cerr << fmt::format("{}: error: {}\n", locText(F.F.Loc), F.F.Message);
+          std::cerr << fmt::format("{}: error: {}\n", report::locationText(F.F.Loc), F.F.Message);
       }
     ToolError |= !Results[I].Readable;
     for (const FileFinding &F : Results[I].Findings) {
@@ -810,9 +573,9 @@ int runLint(LintOptions O) {
   }
   if (O.Timing)
     for (const FileResult &R : Results)
-      std::cerr << timingText(R);
+      std::cerr << report::lintTiming(R);
   if (!O.Html.empty())
-    writeTextAtomically(O.Html, htmlReport(Results));
+    writeTextAtomically(O.Html, report::lintHtml(Results));
   if (O.EmitBw) {
     for (const FileResult &R : Results)
       if (R.Readable)
@@ -820,13 +583,13 @@ int runLint(LintOptions O) {
   } else if (O.Format == "json") {
     // Bytes that are not UTF-8 (a file name: Linux allows any) become
     // U+FFFD rather than an exception.
-    nlohmann::json J = jsonReport(Results);
+    nlohmann::json J = report::lintJson(Results);
     J["summary"] = coverageJson(coverageOf(Results, Errors));
     std::cout << J.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   } else if (O.Format == "sarif") {
-    std::cout << sarifReport(Results).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    std::cout << report::lintSarif(Results, BANKWISE_VERSION).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   } else {
-    std::cout << textReport(Results);
+    std::cout << report::lintText(Results);
     if (Results.size() > 1)
       std::cout << coverageText(coverageOf(Results, Errors));
   }

@@ -1,4 +1,5 @@
 #include "driver/LintResults.h"
+#include "frontend/CudaLowering.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -49,11 +50,11 @@ Coverage coverageOf(const std::vector<FileResult> &Results, const std::vector<st
         C.Unanalyzed += F.Folded;
         C.UnanalyzedByCause[causeOf(F.F.Message.substr(Prefix.size()))] += F.Folded;
         const auto It = R.AccessSpaces.find(frontend::accessNoteKey(F.F.Loc, F.F.Message));
-        switch (It == R.AccessSpaces.end() ? frontend::AccessSpace::Unknown : It->second) {
-        case frontend::AccessSpace::Shared: C.SharedUnanalyzed += F.Folded; break;
-        case frontend::AccessSpace::Global: C.GlobalUnanalyzed += F.Folded; break;
-        case frontend::AccessSpace::Other: C.OtherUnanalyzed += F.Folded; break;
-        case frontend::AccessSpace::Unknown: C.UnknownUnanalyzed += F.Folded; break;
+        switch (It == R.AccessSpaces.end() ? report::UnanalyzedSpace::Unknown : It->second) {
+        case report::UnanalyzedSpace::Shared: C.SharedUnanalyzed += F.Folded; break;
+        case report::UnanalyzedSpace::Global: C.GlobalUnanalyzed += F.Folded; break;
+        case report::UnanalyzedSpace::Other: C.OtherUnanalyzed += F.Folded; break;
+        case report::UnanalyzedSpace::Unknown: C.UnknownUnanalyzed += F.Folded; break;
         }
       }
       if (F.F.Check == "bankwise-unanalyzed" && F.F.Message.rfind(Texture, 0) == 0)
