@@ -565,7 +565,7 @@ nlohmann::json kernelReportJson(const ModuleBuild &B, std::size_t I) {
   if (F.InLaunch) // a stage: gpu-verify groups it under its launch
     JK["program_kernel"] = F.InLaunch->Name;
   for (const AccessSiteReport &S : R.Sites) {
-    nlohmann::json JS = siteJson(S, fmt::format("{}:{}:{}", B.Opts.SourceName, S.Loc.Line, S.Loc.Col));
+    nlohmann::json JS = report::siteJson(S, fmt::format("{}:{}:{}", B.Opts.SourceName, S.Loc.Line, S.Loc.Col));
     JS["added_by_codegen"] = false;
     if (F.ArrayIndex.count(S.Array) && F.array(S.Array).Demoted)
       JS["device_space"] = "global";

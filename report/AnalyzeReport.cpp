@@ -1,7 +1,7 @@
 #include "report/AnalyzeReport.h"
 
-#include "analysis/passes/SiteJson.h"
 #include "report/AnalysisPages.h"
+#include "report/SiteJson.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -18,11 +18,11 @@
 #include "analysis/models/Layout.h"
 #include "analysis/passes/ArrayLayout.h"
 #include "analysis/models/MemoryModel.h"
-#include "analysis/passes/SiteJson.h"
 #include "analysis/passes/ValueFacts.h"
 #include "analysis/schedule/HmmSchedule.h"
 #include "codegen/Tables.h"
 #include "codegen/Templates.h"
+#include "report/SiteJson.h"
 #include "ir/Printer.h"
 #include "ir/Walk.h"
 

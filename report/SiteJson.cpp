@@ -1,10 +1,10 @@
-#include "analysis/passes/SiteJson.h"
+#include "report/SiteJson.h"
 
 #include "ir/Program.h"
 
 #include <fmt/format.h>
 
-namespace bankwise {
+namespace bankwise::report {
 
 nlohmann::json statsJson(const CostStats &S) {
   if (S.Count == 0)
@@ -53,4 +53,4 @@ nlohmann::json siteJson(const AccessSiteReport &S, const std::string &Location) 
   return J;
 }
 
-} // namespace bankwise
+} // namespace bankwise::report

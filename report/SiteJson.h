@@ -1,6 +1,8 @@
 // Access-site reports as JSON, in the one form every report uses (`bankwise
 // analyze --json`, `bankwise compile --report`, the seed 001 pass sites of
 // both), so a reader such as bench/verify sees the same keys everywhere.
+// A renderer of the analysis's values: analyze's report and codegen's
+// --report both call it.
 #pragma once
 
 #include "analysis/passes/KernelAnalysis.h"
@@ -8,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace bankwise {
+namespace bankwise::report {
 
 /// {"min", "mean", "max"} over warp executions; null when there are none.
 nlohmann::json statsJson(const CostStats &S);
@@ -23,4 +25,4 @@ nlohmann::json statsJson(const CostStats &S);
 /// add what only they know (codegen: added_by_codegen, device_space).
 nlohmann::json siteJson(const AccessSiteReport &S, const std::string &Location);
 
-} // namespace bankwise
+} // namespace bankwise::report
