@@ -14,7 +14,6 @@
 
 #include <cstdint>
 #include <string>
-#include <functional>
 #include <optional>
 #include <vector>
 

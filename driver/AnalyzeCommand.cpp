@@ -71,7 +71,6 @@ PipelineOptions pipelineOptions(const AnalyzeOptions &O, const AnalysisOptions &
   PO.Analyze.Analysis = AO;
   PO.Analyze.OnlyKernel = O.Kernel;
   PO.Analyze.AsWritten = O.Transformed;
-  PO.Analyze.KeepAsRead = true; // --html draws the layouts as written
   PO.dumpAfter(O.DumpAfter, std::cerr);
   return PO;
 }
@@ -143,8 +142,10 @@ int runAnalyze(const AnalyzeOptions &O) {
     return runAllSizes(O, std::move(*Read), AO);
 
   // Every pass; the program as read stays in the result for --transformed
-  // (a colored kernel as written is the copy it describes) and the HTML.
+  // (a colored kernel as written is the copy it describes) and the HTML,
+  // which draws its layouts beside the chosen ones.
   PipelineOptions PO = pipelineOptions(O, AO);
+  PO.Analyze.KeepAsRead = true;
   nlohmann::json J;
   bool CheckErrors = false;
   PO.AfterCheck = [&](const PipelineResult &R) {

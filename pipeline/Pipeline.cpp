@@ -129,22 +129,11 @@ void analyzeAsRead(PipelineRun &Run, const ir::Kernel &K, const AnalysisOptions 
       R.AsReadAnalyses.emplace(Name, analyzeKernel(*R.AsRead, *W, AO));
 }
 
-void analyze(PipelineRun &Run) {
-  const AnalyzePassOptions &A = Run.Opts.Analyze;
-  if (A.Lint) { // the lint's workers show their own progress
-    for (const ir::Kernel &K : Run.R.Program.Kernels)
-      if (selected(Run.R.Program, K, A.OnlyKernel))
-        Run.R.LintSites.push_back(lintSites(Run.R.Program, K, *A.Lint));
-    Run.R.Analyzed = true;
-    return;
-  }
-  Run.R.Analyzed = true;
-  AnalysisOptions AO = A.Analysis;
-  AO.Schedules = Run.R.Schedules.get();
-  if (A.EverySize && Run.R.Generic)
-    return analyzeEverySize(Run, AO);
+/// The figures of the selected kernels of the program after the passes (and
+/// of the program as read, with AsWritten).
+void analyzeAtSizes(PipelineRun &Run, const AnalysisOptions &AO) {
   for (const ir::Kernel &K : Run.R.Program.Kernels) {
-    if (!selected(Run.R.Program, K, A.OnlyKernel))
+    if (!selected(Run.R.Program, K, Run.Opts.Analyze.OnlyKernel))
       continue;
     {
       const Progress Shown(fmt::format("analyzing kernel '{}'", K.Name));
@@ -152,6 +141,22 @@ void analyze(PipelineRun &Run) {
     }
     analyzeAsRead(Run, K, AO);
   }
+}
+
+void analyze(PipelineRun &Run) {
+  const AnalyzePassOptions &A = Run.Opts.Analyze;
+  AnalysisOptions AO = A.Analysis;
+  AO.Schedules = Run.R.Schedules.get();
+  if (A.Lint) { // the lint's workers show their own progress
+    for (const ir::Kernel &K : Run.R.Program.Kernels)
+      if (selected(Run.R.Program, K, A.OnlyKernel))
+        Run.R.LintSites.push_back(lintSites(Run.R.Program, K, *A.Lint));
+  } else if (A.EverySize && Run.R.Generic) {
+    analyzeEverySize(Run, AO);
+  } else {
+    analyzeAtSizes(Run, AO);
+  }
+  Run.R.Analyzed = true;
 }
 
 } // namespace
@@ -288,10 +293,10 @@ PipelineResult runPipeline(ir::Program Prog, const PipelineOptions &Opts) {
         throw;
       Run.R.Errors.emplace_back(P.Id, E);
       if (P.Id == PassId::Analyze) { // no figures of a kernel that failed
-        Run.R.Analyzed = false;
         Run.R.LintSites.clear();
         Run.R.Analyses.clear();
         Run.R.EverySize.clear();
+        Run.R.AsReadAnalyses.clear();
       }
     }
     Run.R.Seconds.emplace_back(P.Id, std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count());
