@@ -71,6 +71,7 @@ PipelineOptions pipelineOptions(const AnalyzeOptions &O, const AnalysisOptions &
   PO.Analyze.Analysis = AO;
   PO.Analyze.OnlyKernel = O.Kernel;
   PO.Analyze.AsWritten = O.Transformed;
+  PO.Analyze.Lanes = !O.Html.empty(); // the warps --html draws
   PO.dumpAfter(O.DumpAfter, std::cerr);
   return PO;
 }

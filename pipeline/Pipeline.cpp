@@ -101,6 +101,17 @@ bool selected(const ir::Program &Prog, const ir::Kernel &K, const std::string &O
   return L && L->Name == Only;
 }
 
+/// With AnalyzePassOptions::Lanes, the sampled warps of site Site of
+/// Program's kernel Name (none for a site the program lacks).
+void sampleLanes(PipelineRun &Run, const std::string &Name, int Site) {
+  if (!Run.Opts.Analyze.Lanes)
+    return;
+  const ir::Kernel *K = Run.R.Program.findKernel(Name);
+  const ir::ArrayRead *Node = K ? ir::findSite(*K, Site) : nullptr;
+  if (Node)
+    Run.R.Lanes.emplace(std::pair(Name, Site), sampleSiteLanes(Run.R.Program, *K, Node, {}));
+}
+
 /// The figures over every size of Generic's selected kernels.
 void analyzeEverySize(PipelineRun &Run, const AnalysisOptions &AO) {
   const AnalyzePassOptions &A = Run.Opts.Analyze;
@@ -111,6 +122,9 @@ void analyzeEverySize(PipelineRun &Run, const AnalysisOptions &AO) {
       continue;
     const Progress Shown(fmt::format("analyzing kernel '{}' over every size", K.Name));
     Run.R.EverySize.push_back(analyzeAllSizes(*Run.R.Generic, K, SO));
+    for (const AllSizesSite &S : Run.R.EverySize.back().Sites)
+      if (S.Node)
+        sampleLanes(Run, K.Name, S.Node->Site);
   }
 }
 
@@ -139,6 +153,9 @@ void analyzeAtSizes(PipelineRun &Run, const AnalysisOptions &AO) {
       const Progress Shown(fmt::format("analyzing kernel '{}'", K.Name));
       Run.R.Analyses.push_back(analyzeKernel(Run.R.Program, K, AO));
     }
+    for (const AccessSiteReport &S : Run.R.Analyses.back().Sites)
+      if (S.Node.Read)
+        sampleLanes(Run, K.Name, S.Node.Read->Site);
     analyzeAsRead(Run, K, AO);
   }
 }
@@ -265,6 +282,11 @@ double PipelineResult::secondsOf(PassId P) const {
   return 0;
 }
 
+const SiteLanes *PipelineResult::lanesOf(const std::string &Kernel, int Site) const {
+  const auto It = Lanes.find(std::pair(Kernel, Site));
+  return It == Lanes.end() ? nullptr : &It->second;
+}
+
 const KernelReport *PipelineResult::asReadAnalysisOf(std::string_view Kernel) const {
   const auto It = AsReadAnalyses.find(Kernel);
   return It == AsReadAnalyses.end() ? nullptr : &It->second;
@@ -297,6 +319,7 @@ PipelineResult runPipeline(ir::Program Prog, const PipelineOptions &Opts) {
         Run.R.Analyses.clear();
         Run.R.EverySize.clear();
         Run.R.AsReadAnalyses.clear();
+        Run.R.Lanes.clear();
       }
     }
     Run.R.Seconds.emplace_back(P.Id, std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count());

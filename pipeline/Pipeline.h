@@ -14,6 +14,7 @@
 #include "analysis/passes/KernelAnalysis.h"
 #include "analysis/passes/LayoutChoice.h"
 #include "analysis/passes/PermutationTables.h"
+#include "analysis/passes/WarpLanes.h"
 #include "ir/Bind.h"
 #include "ir/Program.h"
 
@@ -50,6 +51,9 @@ struct AnalyzePassOptions {
   /// Keep the program as read in PipelineResult::AsRead (analyze's HTML
   /// report draws its layouts); AsWritten keeps it too.
   bool KeepAsRead = false;
+  /// analyze --html: also sample each analyzed site's warps for drawing
+  /// (sampleSiteLanes), into PipelineResult::Lanes.
+  bool Lanes = false;
   /// The lint's figures instead (analysis/checks/LintSites.h): each
   /// selected kernel's sites, merged by location and kind, over every size
   /// of the runtime params it reads or at its sizes, into
@@ -177,6 +181,12 @@ struct PipelineResult {
   const KernelReport *analysisOf(std::string_view Kernel) const;
   /// The analysis of the program as read's kernel Name, or nullptr.
   const KernelReport *asReadAnalysisOf(std::string_view Kernel) const;
+  /// With AnalyzePassOptions::Lanes: each analyzed site's sampled warps, by
+  /// kernel and site id (ir/Sites.h), walked in Program (at the
+  /// representative sizes where bind-sizes bound the program).
+  std::map<std::pair<std::string, int>, SiteLanes> Lanes;
+  /// Site Site of kernel Kernel's sampled warps, or nullptr.
+  const SiteLanes *lanesOf(const std::string &Kernel, int Site) const;
 };
 
 /// Runs the passes on Prog. Throws UserError, located, where a pass does

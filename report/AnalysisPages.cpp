@@ -45,7 +45,7 @@ std::string locationText(const SourceLoc &L) {
 
 Site analyzedSite(const AccessSiteReport &S, const ir::Program &Prog, const ir::Kernel &K,
                   const ir::Program *Written, const ir::Kernel *WrittenK, const AccessSiteReport *Before,
-                  std::string Id) {
+                  const SiteLanes *Lanes, std::string Id) {
   Site X;
   X.Id = std::move(Id);
   const bool Shared = S.Space == ir::MemSpace::Shared;
@@ -77,11 +77,10 @@ Site analyzedSite(const AccessSiteReport &S, const ir::Program &Prog, const ir::
   if (Exact)
     X.Costs = countsHistogram(Cost.Counts, Shared, false, "");
   const std::optional<LayoutFn> Now = layoutOf(Prog, K, S.Array);
-  if (!S.Node.Read || !Now) {
+  if (!S.Node.Read || !Now || !Lanes) {
     X.Notes.push_back("this site is not in the program's IR (a generated pass): no warp drawn");
     return X;
   }
-  const SiteLanes Lanes = sampleSiteLanes(Prog, K, S.Node.Read, {});
   std::vector<NamedLayout> Compare;
   std::optional<LayoutFn> Was;
   if (Written && WrittenK)
@@ -92,13 +91,13 @@ Site analyzedSite(const AccessSiteReport &S, const ir::Program &Prog, const ir::
   } else {
     Compare.push_back({"layout " + S.Layout + " (not changed by the transformation)", *Now});
   }
-  addLaneFigures(X, Lanes, {S.Layout, *Now}, Compare,
+  addLaneFigures(X, *Lanes, {S.Layout, *Now}, Compare,
                  Exact ? std::optional<std::int64_t>(Cost.Max) : std::nullopt);
   return X;
 }
 
 Site allSizesSite(const AllSizesSite &S, const ir::Kernel &K, const ir::Program &Bound,
-                  const ir::Bindings &At, std::string Id) {
+                  const ir::Bindings &At, const SiteLanes *Lanes, std::string Id) {
   Site X;
   X.Id = std::move(Id);
   const bool Shared = S.Space == ir::MemSpace::Shared;
@@ -125,12 +124,11 @@ Site allSizesSite(const AllSizesSite &S, const ir::Kernel &K, const ir::Program 
   const ir::Kernel *BK = Bound.findKernel(K.Name);
   const ir::ArrayRead *BN = BK && S.Node ? ir::findSite(*BK, S.Node->Site) : nullptr;
   const std::optional<LayoutFn> Now = BN ? layoutOf(Bound, *BK, S.Array) : std::nullopt;
-  if (!BN || !Now) {
+  if (!BN || !Now || !Lanes) {
     X.Notes.push_back("no warp drawn: the site was not found in the program at those sizes");
     return X;
   }
-  const SiteLanes Lanes = sampleSiteLanes(Bound, *BK, BN, {});
-  addLaneFigures(X, Lanes, {S.Layout, *Now}, {{"layout " + S.Layout, *Now}}, std::nullopt);
+  addLaneFigures(X, *Lanes, {S.Layout, *Now}, {{"layout " + S.Layout, *Now}}, std::nullopt);
   return X;
 }
 

@@ -1,8 +1,9 @@
 // The sites of the HTML report, made from what analyze and lint compute:
 // an AccessSiteReport (analyze at fixed sizes), an AllSizesSite (analyze
-// over every runtime size), a LintSite (lint). Each walks the site's lanes
-// (WarpLanes.h) where the IR is at hand and adds the figures of
-// SiteFigures.h.
+// over every runtime size), a LintSite (lint). Each draws the site's
+// sampled lanes (WarpLanes.h), which the pipeline's analyze pass walked
+// (PipelineResult::Lanes, LintSite::Lanes), with the figures of
+// SiteFigures.h; none walks threads itself.
 #pragma once
 
 #include "analysis/checks/LintSites.h"
@@ -20,16 +21,17 @@ std::string locationText(const SourceLoc &L);
 /// Site S of kernel K of Prog (every size bound) as analyze reports it;
 /// Written and WrittenK (either null) the program before layout auto,
 /// whose layout of the array is drawn beside the chosen one when they
-/// differ; Before the site's report there (--transformed), or null.
+/// differ; Before the site's report there (--transformed), or null; Lanes
+/// its sampled warps (PipelineResult::lanesOf), or null: none drawn.
 Site analyzedSite(const AccessSiteReport &S, const ir::Program &Prog, const ir::Kernel &K,
                   const ir::Program *Written, const ir::Kernel *WrittenK, const AccessSiteReport *Before,
-                  std::string Id);
+                  const SiteLanes *Lanes, std::string Id);
 
 /// Site S of kernel K (runtime sizes free; layouts resolved) over every
-/// size; its lanes are walked in Bound, K's program with its sizes bound to
-/// At (the representative sizes, which the page names).
+/// size; Lanes its warps sampled in Bound, K's program with its sizes bound
+/// to At (the representative sizes, which the page names), or null.
 Site allSizesSite(const AllSizesSite &S, const ir::Kernel &K, const ir::Program &Bound,
-                  const ir::Bindings &At, std::string Id);
+                  const ir::Bindings &At, const SiteLanes *Lanes, std::string Id);
 
 /// A lint site (with its LintSite::Lanes sampled): its figures, its warp
 /// as written and under each layout fix the lint evaluated.

@@ -109,7 +109,8 @@ AnalyzeReport everySizeReport(const PipelineResult &P, const AnalyzeReportOption
       for (std::size_t I = 0; I < R.Sites.size(); ++I)
         HtmlKernel.Sites.push_back(
             allSizesSite(R.Sites[I], K, P.Program, P.RepresentativeSizes,
-                                 fmt::format("{}-site{}", R.Kernel, I)));
+                         R.Sites[I].Node ? P.lanesOf(R.Kernel, R.Sites[I].Node->Site) : nullptr,
+                         fmt::format("{}-site{}", R.Kernel, I)));
       Html.Sections.push_back(std::move(HtmlKernel));
     }
     nlohmann::json JK = {{"kernel", R.Kernel},     {"location", locationText(R.Loc)},
@@ -296,7 +297,7 @@ AnalyzeReport fixedSizeReport(const PipelineResult &P, const AnalyzeReportOption
       if (O.Html)
         HtmlKernel.Sites.push_back(analyzedSite(
             S, Prog, K, &Written, AsWritten, O.Transformed && SiteIdx < Before.Sites.size() ? &Before.Sites[SiteIdx] : nullptr,
-            fmt::format("{}-site{}", R.Kernel, SiteIdx)));
+            S.Node.Read ? P.lanesOf(R.Kernel, S.Node.Read->Site) : nullptr, fmt::format("{}-site{}", R.Kernel, SiteIdx)));
       nlohmann::json JS = siteJson(S, locationText(S.Loc));
       Text += fmt::format("  {}: {} {} of '{}' ({}), {} warp execution{}\n",
                           locationText(S.Loc), spaceName(S.Space),

@@ -278,3 +278,39 @@ kernel k(a: global f32[256]) threads 256 {
   CHECK(E.errorOf(PassId::BindSizes) == nullptr);
   CHECK(E.Seconds.size() == 2);
 }
+
+TEST_CASE("with Lanes, the analyze pass samples each site's warps for the HTML report, as the walk gives them") {
+  PipelineOptions PO;
+  PO.Analyze.Lanes = true;
+  const PipelineResult P = runPipeline(parseOrFail(TwoKernels), PO);
+  std::size_t Sites = 0;
+  for (const KernelReport &R : P.Analyses)
+    for (const AccessSiteReport &S : R.Sites) {
+      ++Sites;
+      const SiteLanes *L = P.lanesOf(R.Kernel, S.Node.Read->Site);
+      REQUIRE(L);
+      const ir::Kernel &K = *P.Program.findKernel(R.Kernel);
+      CHECK(*L == sampleSiteLanes(P.Program, K, S.Node.Read, {}));
+      CHECK_FALSE(L->Executions.empty());
+    }
+  CHECK(Sites == 4);
+  CHECK(P.Lanes.size() == Sites);
+  // Without it, none are walked.
+  CHECK(runPipeline(parseOrFail(TwoKernels)).Lanes.empty());
+
+  // Over every size: walked in the program bound to the representative sizes.
+  PipelineOptions E;
+  E.Passes = {PassId::BindSizes, PassId::LayoutAuto, PassId::Check, PassId::Analyze};
+  E.Analyze.EverySize = true;
+  E.Analyze.Lanes = true;
+  const PipelineResult G = runPipeline(sampleOrFail("transpose_any_shape.bw"), E);
+  REQUIRE_FALSE(G.EverySize.empty());
+  for (const AllSizesReport &R : G.EverySize)
+    for (const AllSizesSite &S : R.Sites) {
+      REQUIRE(S.Node);
+      const SiteLanes *L = G.lanesOf(R.Kernel, S.Node->Site);
+      REQUIRE(L);
+      const ir::Kernel &K = *G.Program.findKernel(R.Kernel);
+      CHECK(*L == sampleSiteLanes(G.Program, K, ir::findSite(K, S.Node->Site), {}));
+    }
+}

@@ -191,8 +191,10 @@ TEST_CASE("the page is well formed, has a figure per site and escapes source tex
   D.Title = "bankwise analyze <k.bw>";
   report::Section S;
   S.Heading = "kernel 'k'";
-  for (std::size_t I = 0; I < R.Sites.size(); ++I)
-    S.Sites.push_back(report::analyzedSite(R.Sites[I], P, K, &P, &K, nullptr, fmt::format("s{}", I)));
+  for (std::size_t I = 0; I < R.Sites.size(); ++I) {
+    const SiteLanes Lanes = sampleSiteLanes(P, K, R.Sites[I].Node.Read, {});
+    S.Sites.push_back(report::analyzedSite(R.Sites[I], P, K, &P, &K, nullptr, &Lanes, fmt::format("s{}", I)));
+  }
   S.Sites[0].Source.Lines = {"let x = a[i] < b && c > \"d\""};
   S.Sites[0].Source.FirstLine = S.Sites[0].Source.Line;
   D.Sections.push_back(S);
@@ -222,7 +224,8 @@ TEST_CASE("the histogram is the analysis's, over every warp execution of the lau
   const KernelReport R = analyzeKernel(P, K);
   const AccessSiteReport &W = R.Sites[0];
   REQUIRE(W.Array == "t");
-  const report::Site X = report::analyzedSite(W, P, K, &P, &K, nullptr, "s0");
+  const SiteLanes Lanes = sampleSiteLanes(P, K, W.Node.Read, {});
+  const report::Site X = report::analyzedSite(W, P, K, &P, &K, nullptr, &Lanes, "s0");
   REQUIRE(X.Costs);
   CHECK(X.Costs->Bars == std::vector<std::pair<std::int64_t, std::int64_t>>{{32, 512}});
   CHECK(X.Costs->Caption == "wavefronts over all 512 warp executions of the launch");
