@@ -48,8 +48,9 @@ struct AnalyzePassOptions {
   /// (PipelineResult::AsRead), each analyzed kernel's namesake there and
   /// the kernel a launch of analyzed kernels replaced.
   bool AsWritten = false;
-  /// Keep the program as read in PipelineResult::AsRead (analyze's HTML
-  /// report draws its layouts); AsWritten keeps it too.
+  /// Keep the program as read in PipelineResult::AsRead (analyze's report
+  /// at fixed sizes compares with it, and its HTML draws its layouts);
+  /// AsWritten keeps it too.
   bool KeepAsRead = false;
   /// analyze --html: also sample each analyzed site's warps for drawing
   /// (sampleSiteLanes), into PipelineResult::Lanes.
@@ -150,7 +151,8 @@ struct PipelineResult {
   /// Checked says whether the pass ran.
   std::vector<LintFinding> Findings;
   bool Checked = false;
-  /// The check pass found an error (and StopOnCheckError stopped the run).
+  /// The check pass found an error (with StopOnCheckError, the run
+  /// stopped after it).
   bool checkFailed() const;
 
   /// The analyze pass's figures: each selected kernel of Program at its
@@ -190,7 +192,8 @@ struct PipelineResult {
 };
 
 /// Runs the passes on Prog. Throws UserError, located, where a pass does
-/// (a size no constraint allows, a copy schedule colored cannot move).
+/// (a size no constraint allows, a copy schedule colored cannot move),
+/// except the check and analyze passes' with PipelineOptions::RecordErrors.
 PipelineResult runPipeline(ir::Program Prog, const PipelineOptions &Opts = {});
 
 } // namespace bankwise
