@@ -74,6 +74,98 @@ nlohmann::json rangeJson(const SizeRange &R) {
           {"min_when", R.MinWhen}, {"sampled", R.Sampled}};
 }
 
+/// The fixed-size report's lines and JSON of each `schedule` the pipeline
+/// lowered: auto's choice, seed 001's shape and passes, bits' one pass,
+/// colored's edge coloring.
+void scheduleLines(const std::vector<ColoredScheduleReport> &Colored, std::string &Text, nlohmann::json &J) {
+  for (const ColoredScheduleReport &C : Colored) {
+    if (C.Auto) {
+      Text += fmt::format("{}: {}\n", locationText(C.Loc), autoScheduleNote(C));
+      J["auto_schedules"].push_back(autoScheduleJson(C));
+      if (!C.Hmm && !C.Bits)
+        continue;
+    }
+    if (C.Hmm) {
+      const HmmShape &Sh = C.Hmm->Shape;
+      Text += fmt::format("{}: schedule colored of '{}': {}[P(i)] = {}[i] for n = {} as seed 001's "
+                          "scheduled permutation of global memory: shape {} x {} (R x C), StripCols {}, "
+                          "w = {}; three passes (row, strip, row), s and d 12 bytes per element; "
+                          "launch {} = {}\n",
+                          locationText(C.Loc), C.Kernel, C.Dst, C.Src, C.N, Sh.Rows, Sh.Cols, Sh.StripCols,
+                          Sh.Banks, C.Kernel, fmt::join(C.Hmm->PassKernels, ", "));
+      J["schedules"].push_back({{"kernel", C.Kernel},
+                                {"schedule", "colored"},
+                                {"lowering", "seed 001 scheduled permutation"},
+                                {"n", C.N},
+                                {"w", C.W},
+                                {"src", C.Src},
+                                {"dst", C.Dst},
+                                {"shape",
+                                 {{"rows", Sh.Rows}, {"cols", Sh.Cols}, {"strip_cols", Sh.StripCols}, {"banks", Sh.Banks}}},
+                                {"kernels", C.Hmm->PassKernels}});
+      continue;
+    }
+    if (C.Bits) {
+      Text += fmt::format("{}: schedule bits of '{}': {}[P(i)] = {}[i] for n = {}, P a bit permutation ({}); "
+                          "one tiled pass: 32 x 32 shared tile, {} blocks of 32 x 8 threads, every warp reads "
+                          "and writes 32 consecutive elements\n",
+                          locationText(C.Loc), C.Kernel, C.Dst, C.Src, C.N, describe(C.Bits->Bpc), C.N / 1024);
+      J["schedules"].push_back({{"kernel", C.Kernel},
+                                {"schedule", "bits"},
+                                {"lowering", "one tiled pass"},
+                                {"n", C.N},
+                                {"src", C.Src},
+                                {"dst", C.Dst},
+                                {"bits_to", C.Bits->Bpc.To},
+                                {"xor", C.Bits->Bpc.Xor}});
+      continue;
+    }
+    Text += fmt::format("{}: schedule colored of '{}': {} pairs {}[...] <- {}[...] "
+                        "reassigned by a Koenig edge coloring of the {}-bank graph "
+                        "({} colors, one per warp)\n",
+                        locationText(C.Loc), C.Kernel, C.N, C.Dst, C.Src, C.W, C.N / C.W);
+    J["schedules"].push_back({{"kernel", C.Kernel},
+                              {"schedule", "colored"},
+                              {"n", C.N},
+                              {"w", C.W},
+                              {"src", C.Src},
+                              {"dst", C.Dst}});
+  }
+}
+
+/// The fixed-size report's line and JSON of each `layout auto` decision:
+/// the chosen layout's cost per warp access against the candidates'.
+void layoutDecisionLines(const std::vector<LayoutDecision> &Decisions, const AnalyzeReportOptions &O, std::string &Text,
+                         nlohmann::json &J) {
+  for (const LayoutDecision &D : Decisions) {
+    const LayoutCandidate &C = D.Candidates[D.Chosen];
+    const double Per = D.Executions ? C.Cost / static_cast<double>(D.Executions) : 0;
+    std::string Others;
+    nlohmann::json JC = nlohmann::json::array();
+    for (const LayoutCandidate &X : D.Candidates) {
+      const double XPer = D.Executions ? X.Cost / static_cast<double>(D.Executions) : 0;
+      Others += fmt::format("{}{} {:.3g}{}", Others.empty() ? "" : ", ", X.Name, XPer,
+                            X.Fits ? "" : " (too large)");
+      JC.push_back({{"layout", X.Name}, {"cost_per_access", XPer}, {"fits", X.Fits}});
+    }
+    const bool Shown = O.Kernel.empty() || std::find(D.Kernels.begin(), D.Kernels.end(), O.Kernel) != D.Kernels.end();
+    if (D.Candidates.size() > 1 && Shown) // one-dimensional arrays have no choice
+      Text += fmt::format("{}: layout auto of {} -> {}: {:.3g} {} per warp access "
+                        "(candidates: {}){}\n",
+                        locationText(D.Loc), decidedArray(D, Decisions), C.Name, Per, D.Metric, Others,
+                        C.Layout.Kind == ir::LayoutKind::Rap
+                            ? fmt::format("; RAP seed {}", D.Seed)
+                            : "");
+    J["layout_decisions"].push_back({{"array", D.Array},
+                                     {"kernels", D.Kernels},
+                                     {"location", locationText(D.Loc)},
+                                     {"chosen", C.Name},
+                                     {"metric", D.Metric},
+                                     {"cost_per_access", Per},
+                                     {"candidates", JC}});
+  }
+}
+
 } // namespace
 
 AnalyzeReport everySizeReport(const PipelineResult &P, const AnalyzeReportOptions &O, nlohmann::json J) {
@@ -166,92 +258,12 @@ AnalyzeReport everySizeReport(const PipelineResult &P, const AnalyzeReportOption
 AnalyzeReport fixedSizeReport(const PipelineResult &P, const AnalyzeReportOptions &O, nlohmann::json J) {
   const ir::Program &Prog = P.Program;
   const ir::Program &Written = *P.AsRead;
-  const std::vector<ColoredScheduleReport> &Colored = P.Colored;
-  const std::vector<LayoutDecision> &Decisions = P.Layouts;
 
   J["file"] = O.File;
   J["seed"] = O.Seed;
   std::string Text = fmt::format("{}: seed {} (RAP tables of layout auto)\n", O.File, O.Seed);
-  for (const ColoredScheduleReport &C : Colored) {
-    if (C.Auto) {
-      Text += fmt::format("{}: {}\n", locationText(C.Loc), autoScheduleNote(C));
-      J["auto_schedules"].push_back(autoScheduleJson(C));
-      if (!C.Hmm && !C.Bits)
-        continue;
-    }
-    if (C.Hmm) {
-      const HmmShape &Sh = C.Hmm->Shape;
-      Text += fmt::format("{}: schedule colored of '{}': {}[P(i)] = {}[i] for n = {} as seed 001's "
-                          "scheduled permutation of global memory: shape {} x {} (R x C), StripCols {}, "
-                          "w = {}; three passes (row, strip, row), s and d 12 bytes per element; "
-                          "launch {} = {}\n",
-                          locationText(C.Loc), C.Kernel, C.Dst, C.Src, C.N, Sh.Rows, Sh.Cols, Sh.StripCols,
-                          Sh.Banks, C.Kernel, fmt::join(C.Hmm->PassKernels, ", "));
-      J["schedules"].push_back({{"kernel", C.Kernel},
-                                {"schedule", "colored"},
-                                {"lowering", "seed 001 scheduled permutation"},
-                                {"n", C.N},
-                                {"w", C.W},
-                                {"src", C.Src},
-                                {"dst", C.Dst},
-                                {"shape",
-                                 {{"rows", Sh.Rows}, {"cols", Sh.Cols}, {"strip_cols", Sh.StripCols}, {"banks", Sh.Banks}}},
-                                {"kernels", C.Hmm->PassKernels}});
-      continue;
-    }
-    if (C.Bits) {
-      Text += fmt::format("{}: schedule bits of '{}': {}[P(i)] = {}[i] for n = {}, P a bit permutation ({}); "
-                          "one tiled pass: 32 x 32 shared tile, {} blocks of 32 x 8 threads, every warp reads "
-                          "and writes 32 consecutive elements\n",
-                          locationText(C.Loc), C.Kernel, C.Dst, C.Src, C.N, describe(C.Bits->Bpc), C.N / 1024);
-      J["schedules"].push_back({{"kernel", C.Kernel},
-                                {"schedule", "bits"},
-                                {"lowering", "one tiled pass"},
-                                {"n", C.N},
-                                {"src", C.Src},
-                                {"dst", C.Dst},
-                                {"bits_to", C.Bits->Bpc.To},
-                                {"xor", C.Bits->Bpc.Xor}});
-      continue;
-    }
-    Text += fmt::format("{}: schedule colored of '{}': {} pairs {}[...] <- {}[...] "
-                        "reassigned by a Koenig edge coloring of the {}-bank graph "
-                        "({} colors, one per warp)\n",
-                        locationText(C.Loc), C.Kernel, C.N, C.Dst, C.Src, C.W, C.N / C.W);
-    J["schedules"].push_back({{"kernel", C.Kernel},
-                              {"schedule", "colored"},
-                              {"n", C.N},
-                              {"w", C.W},
-                              {"src", C.Src},
-                              {"dst", C.Dst}});
-  }
-  for (const LayoutDecision &D : Decisions) {
-    const LayoutCandidate &C = D.Candidates[D.Chosen];
-    const double Per = D.Executions ? C.Cost / static_cast<double>(D.Executions) : 0;
-    std::string Others;
-    nlohmann::json JC = nlohmann::json::array();
-    for (const LayoutCandidate &X : D.Candidates) {
-      const double XPer = D.Executions ? X.Cost / static_cast<double>(D.Executions) : 0;
-      Others += fmt::format("{}{} {:.3g}{}", Others.empty() ? "" : ", ", X.Name, XPer,
-                            X.Fits ? "" : " (too large)");
-      JC.push_back({{"layout", X.Name}, {"cost_per_access", XPer}, {"fits", X.Fits}});
-    }
-    const bool Shown = O.Kernel.empty() || std::find(D.Kernels.begin(), D.Kernels.end(), O.Kernel) != D.Kernels.end();
-    if (D.Candidates.size() > 1 && Shown) // one-dimensional arrays have no choice
-      Text += fmt::format("{}: layout auto of {} -> {}: {:.3g} {} per warp access "
-                        "(candidates: {}){}\n",
-                        locationText(D.Loc), decidedArray(D, Decisions), C.Name, Per, D.Metric, Others,
-                        C.Layout.Kind == ir::LayoutKind::Rap
-                            ? fmt::format("; RAP seed {}", D.Seed)
-                            : "");
-    J["layout_decisions"].push_back({{"array", D.Array},
-                                     {"kernels", D.Kernels},
-                                     {"location", locationText(D.Loc)},
-                                     {"chosen", C.Name},
-                                     {"metric", D.Metric},
-                                     {"cost_per_access", Per},
-                                     {"candidates", JC}});
-  }
+  scheduleLines(P.Colored, Text, J);
+  layoutDecisionLines(P.Layouts, O, Text, J);
   Document Html;
   Html.Summary = textLines(Text);
   // A launch's kernels, summed for --transformed against the kernel as
