@@ -17,7 +17,6 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -35,56 +34,44 @@ namespace detail {
 
 //===-- The module ----------------------------------------------------------------===//
 
-/// Places the kernel's shared arrays: demotes staged arrays that do not fit
-/// (largest first) to global memory, and switches to dynamic shared memory
-/// above the 48 KB a block gets without opting in.
-void planShared(KernelFacts &F, const ir::TargetInfo &T, std::vector<Diagnostic> &Warnings) {
-  auto Bytes = [](const ArrayPlan &A) {
-    const std::int64_t B = A.footprint() * ir::byteSize(A.Decl->Elem);
-    return (B + 15) / 16 * 16;
-  };
-  auto Total = [&] {
-    std::int64_t S = 0;
-    for (const ArrayPlan &A : F.Arrays)
-      if (A.InShared)
-        S += Bytes(A);
-    return S;
-  };
-  while (Total() > T.MaxSharedPerBlock) {
-    ArrayPlan *Largest = nullptr;
-    for (ArrayPlan &A : F.Arrays)
-      if (A.Staged && (!Largest || Bytes(A) > Bytes(*Largest)))
-        Largest = &A;
-    if (!Largest)
-      throw UserError(F.K.Loc, fmt::format("kernel '{}' needs {} bytes of shared memory; {} has {} per block",
-                                           F.K.Name, Total(), T.Name, T.MaxSharedPerBlock));
-    Warnings.push_back({Severity::Warning, Largest->Decl->Loc,
-                        fmt::format("shared array '{}' ({} bytes) does not fit {}'s {} bytes of shared memory "
-                                    "with the rest of kernel '{}'; the generated code keeps it in global memory",
-                                    Largest->Decl->Name, Bytes(*Largest), T.Name, T.MaxSharedPerBlock, F.K.Name),
-                        {}});
-    Largest->InShared = false;
-    Largest->Staged = false;
-    Largest->Demoted = true;
+/// Places F's shared arrays as the pipeline's place-shared pass decided
+/// (PipelineResult::Placements): demoted arrays to global memory, dynamic
+/// shared memory and its offsets; its warnings go to Warnings, and what
+/// CUDA cannot compile is thrown. std::logic_error when the pass did not
+/// run or placed other arrays than codegen declares.
+void applyPlacement(KernelFacts &F, const PipelineResult &P, std::vector<Diagnostic> &Warnings) {
+  const SharedPlacement *S = P.placementOf(F.K.Name);
+  if (!S)
+    throw std::logic_error(fmt::format("compileToCuda: kernel '{}' has no shared placement (run the pipeline's "
+                                       "place-shared pass)",
+                                       F.K.Name));
+  F.Placement = S;
+  Warnings.insert(Warnings.end(), S->Warnings.begin(), S->Warnings.end());
+  if (S->Error)
+    throw *S->Error;
+  std::size_t Placed = 0;
+  for (ArrayPlan &A : F.Arrays) {
+    if (!A.InShared)
+      continue;
+    const SharedArrayPlacement *X = S->find(A.Decl->Name);
+    if (!X || X->Staged != A.Staged)
+      throw std::logic_error(fmt::format("compileToCuda: shared array '{}' of kernel '{}' was placed otherwise",
+                                         A.Decl->Name, F.K.Name));
+    ++Placed;
+    A.SmemOffset = X->Offset;
+    if (X->Demoted) {
+      A.InShared = false;
+      A.Staged = false;
+      A.Demoted = true;
+    }
   }
-  for (const ArrayPlan &A : F.Arrays)
-    if (A.Staged && A.Written && (F.Blocks > 1 || F.RuntimeGrid))
-      throw UserError(A.Decl->Loc, fmt::format("shared array '{}' is written by kernel '{}' of {} blocks: "
-                                               "codegen cannot give every block its own copy back",
-                                               A.Decl->Name, F.K.Name,
-                                               F.RuntimeGrid ? "a runtime number of" : std::to_string(F.Blocks)));
-  const std::int64_t All = Total();
-  F.UseDynamic = All > T.DefaultSharedPerBlock;
-  if (F.UseDynamic) {
-    std::int64_t Offset = 0;
-    for (ArrayPlan &A : F.Arrays)
-      if (A.InShared) {
-        A.SmemOffset = Offset;
-        Offset += Bytes(A);
-      }
-    F.DynamicSmem = Offset;
-  }
-  F.StaticSmem = All;
+  if (Placed != S->Arrays.size())
+    throw std::logic_error(fmt::format("compileToCuda: kernel '{}' has {} shared arrays, its placement {}",
+                                       F.K.Name, Placed, S->Arrays.size()));
+  F.UseDynamic = S->Dynamic;
+  if (F.UseDynamic)
+    F.DynamicSmem = S->DynamicBytes;
+  F.StaticSmem = S->StaticBytes;
 }
 
 /// templates/Path, guarded and without its own includes, for pasting.
@@ -343,18 +330,18 @@ ir::TargetInfo targetOf(const CodegenOptions &Opts) {
 }
 
 /// Fills B's facts: each kernel's scan and dataflow facts, its shared
-/// memory planned for Target, and the module's tables.
-void planFacts(ModuleBuild &B, const ir::TargetInfo &Target) {
+/// memory placed, and the module's tables.
+void planFacts(ModuleBuild &B) {
   for (const ir::Kernel &K : B.Prog.Kernels) {
     B.Facts.push_back(std::make_unique<KernelFacts>(B.Prog, K, B.Mod));
-    planShared(*B.Facts.back(), Target, B.Mod.Warnings);
+    applyPlacement(*B.Facts.back(), B.Pipe, B.Mod.Warnings);
     B.Facts.back()->InLaunch = B.Prog.launchOf(K.Name);
   }
 }
 
 /// Fills B's facts, reports (the pipeline's analyses) and emitters.
-void planKernels(ModuleBuild &B, const ir::TargetInfo &Target) {
-  planFacts(B, Target);
+void planKernels(ModuleBuild &B) {
+  planFacts(B);
   for (const ir::Kernel &K : B.Prog.Kernels) {
     const KernelReport *R = B.Pipe.analysisOf(K.Name);
     if (!R)
@@ -519,95 +506,41 @@ std::string harnessMain(const ModuleBuild &B) {
                     {"PROGRAM", Escaped}});
 }
 
-/// Appends to JK's sites the copies codegen adds for F's staged arrays: in
-/// (and back, when written), each on its global and its shared side.
-void addStagingSites(nlohmann::json &JK, const KernelFacts &F) {
-  for (const ArrayPlan &A : F.Arrays) {
-    if (!A.Staged)
-      continue;
-    const StagingCost C = stagingCost(A, F.CudaThreads);
-    auto Point = [](std::int64_t V) { return nlohmann::json{{"min", V}, {"mean", V}, {"max", V}}; };
-    for (int Back = 0; Back < (A.Written ? 2 : 1); ++Back) {
-      for (int Global = 0; Global < 2; ++Global) {
-        nlohmann::json JS = {{"location", Back ? "staging-out" : "staging-in"},
-                             {"array", A.Decl->Name},
-                             {"space", Global ? "global" : "shared"},
-                             {"access", (Global != 0) == (Back != 0) ? "write" : "read"},
-                             {"layout", A.LayoutName},
-                             {"elem_bytes", ir::byteSize(A.Decl->Elem)},
-                             {"warp_executions", C.WarpExecutions},
-                             {"data_dependent", false},
-                             {"added_by_codegen", true}};
-        if (Global)
-          JS["sm90_sectors"] = Point(C.Sectors), JS["sm90_lines"] = Point(C.Lines);
-        else
-          JS["sm90_wavefronts"] = Point(C.Wavefronts);
-        JK["sites"].push_back(JS);
-      }
-    }
-  }
-}
-
-/// The report's entry of kernel I: its geometry, model time and sites.
-nlohmann::json kernelReportJson(const ModuleBuild &B, std::size_t I) {
+/// What codegen decided for kernel I, for the report.
+EmittedKernel emittedKernel(const ModuleBuild &B, std::size_t I) {
   const KernelFacts &F = *B.Facts[I];
-  const KernelReport &R = *B.Reports[I];
-  nlohmann::json JK = {{"kernel", F.K.Name},
-                       {"threads", R.Threads},
-                       {"threads_per_block", F.CudaThreads},
-                       {"blocks", F.Blocks},
-                       {"index_type", F.indexType()},
-                       {"shared_bytes", F.StaticSmem},
-                       {"dynamic_shared", F.UseDynamic},
-                       {"model_time", R.TimeSimulated ? nlohmann::json(R.Time) : nlohmann::json()},
-                       {"time_machine", R.TimeMachine},
-                       {"sites", nlohmann::json::array()}};
+  EmittedKernel E;
+  E.Name = F.K.Name;
   if (F.InLaunch) // a stage: gpu-verify groups it under its launch
-    JK["program_kernel"] = F.InLaunch->Name;
-  for (const AccessSiteReport &S : R.Sites) {
-    nlohmann::json JS = report::siteJson(S, fmt::format("{}:{}:{}", B.Opts.SourceName, S.Loc.Line, S.Loc.Col));
-    JS["added_by_codegen"] = false;
-    if (F.ArrayIndex.count(S.Array) && F.array(S.Array).Demoted)
-      JS["device_space"] = "global";
-    JK["sites"].push_back(JS);
+    E.InLaunch = F.InLaunch->Name;
+  E.ThreadsPerBlock = F.CudaThreads;
+  E.Blocks = F.Blocks;
+  E.IndexType = F.indexType();
+  E.SharedBytes = F.StaticSmem;
+  E.DynamicShared = F.UseDynamic;
+  for (const ArrayPlan &A : F.Arrays) {
+    if (A.Demoted)
+      E.Demoted.push_back(A.Decl->Name);
+    if (A.Staged)
+      E.Staged.push_back({A.Decl->Name, A.LayoutName, ir::byteSize(A.Decl->Elem), A.Written, F.placed(A).Copy});
   }
-  addStagingSites(JK, F);
-  return JK;
-}
-
-/// The report: every site's prediction, the ones codegen added included.
-nlohmann::json reportJson(const ModuleBuild &B) {
-  const CodegenOptions &Opts = B.Opts;
-  nlohmann::json J;
-  J["program"] = Opts.SourceName;
-  J["arch"] = Opts.Arch;
-  J["namespace"] = B.Ns;
-  if (!B.Pipe.RuntimeParams.empty()) {
-    J["runtime_params"] = B.Pipe.RuntimeParams;
-    J["predicted_at"] = nlohmann::json::object();
-    for (const auto &[Name, Value] : B.Pipe.RepresentativeSizes)
-      J["predicted_at"][Name] = Value;
-  }
-  J["kernels"] = nlohmann::json::array();
-  for (std::size_t I = 0; I < B.Facts.size(); ++I)
-    J["kernels"].push_back(kernelReportJson(B, I));
-  return J;
+  return E;
 }
 } // namespace
 
 SideFile planSideFile(const PipelineResult &P, const CodegenOptions &Opts) {
-  const ir::TargetInfo Target = targetOf(Opts);
+  (void)targetOf(Opts); // an unknown architecture is an error
   rejectUncompilable(P);
   ModuleBuild B(P, Opts);
-  planFacts(B, Target);
+  planFacts(B);
   return sideFileOf(B.Mod);
 }
 
 CompileResult compileToCuda(const PipelineResult &P, const CodegenOptions &Opts) {
-  const ir::TargetInfo Target = targetOf(Opts);
+  (void)targetOf(Opts); // an unknown architecture is an error
   rejectUncompilable(P);
   ModuleBuild B(P, Opts);
-  planKernels(B, Target);
+  planKernels(B);
 
   // The header: parameters and the launch API.
   const std::string Banner = fmt::format("// Generated by bankwise {} from {} for {}. Do not edit: rerun `bankwise compile`.\n",
@@ -632,7 +565,9 @@ CompileResult compileToCuda(const PipelineResult &P, const CodegenOptions &Opts)
   R.Source = std::move(Src);
   R.Header = std::move(Header);
   R.SideFile = sideFileOf(B.Mod); // planSideFile's, unless a table came later
-  R.ReportJson = reportJson(B).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; // paths may not be UTF-8
+  R.Namespace = B.Ns;
+  for (std::size_t I = 0; I < B.Facts.size(); ++I)
+    R.Kernels.push_back(emittedKernel(B, I));
   R.Warnings = B.Mod.Warnings;
   R.Torch = std::move(Torch);
   return R;

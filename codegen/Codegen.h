@@ -66,11 +66,36 @@ struct TorchExtension {
 /// setup.py, M.py.
 std::vector<std::string> torchFileNames(const std::string &Module);
 
+/// What codegen decided for one kernel it emitted, which compile's --report
+/// (report/CompileReport.h) gives beside the pipeline's analysis of it.
+struct EmittedKernel {
+  std::string Name;
+  std::string InLaunch; ///< the launch it is a stage of; empty when launched alone
+  std::int64_t ThreadsPerBlock = 0; ///< CUDA threads of a block (at most 1,024)
+  std::int64_t Blocks = 0;
+  std::string IndexType; ///< "int" or "long long"
+  std::int64_t SharedBytes = 0;
+  bool DynamicShared = false;
+  /// A shared array codegen copies in from global memory (and back when
+  /// the kernel writes it), in the order the kernel declares them; the cost
+  /// is the place-shared pass's.
+  struct Staging {
+    std::string Array, Layout;
+    std::int64_t ElemBytes = 4;
+    bool Written = false;
+    StagingCost Copy;
+  };
+  std::vector<Staging> Staged;
+  /// Shared arrays the kernel keeps in global memory (place-shared).
+  std::vector<std::string> Demoted;
+};
+
 struct CompileResult {
   std::string Source;                  ///< the .cu
   std::string Header;                  ///< the API header (always built)
   codegen::SideFile SideFile; ///< empty when every table is in the source
-  std::string ReportJson;              ///< per-kernel sites and predictions (one JSON object)
+  std::string Namespace;               ///< the module's C++ namespace
+  std::vector<EmittedKernel> Kernels;  ///< in the program's order
   std::vector<Diagnostic> Warnings;    ///< e.g. a shared array kept in global memory
   std::optional<TorchExtension> Torch; ///< set when CodegenOptions::TorchModule is
 };

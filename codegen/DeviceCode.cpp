@@ -46,28 +46,6 @@ std::string siteComment(const AccessSiteReport &S, const KernelFacts &F) {
 }
 
 
-StagingCost stagingCost(const ArrayPlan &A, std::int64_t Threads) {
-  const std::int64_t Bytes = ir::byteSize(A.Decl->Elem);
-  const std::int64_t Lanes = std::min<std::int64_t>(32, Threads);
-  std::vector<Address> Addrs;
-  for (std::int64_t L = 0; L < Lanes; ++L)
-    Addrs.push_back(static_cast<Address>(L * Bytes));
-  StagingCost C;
-  if (isSm90AccessSize(Bytes)) {
-    // Distinct contiguous lanes: loads and stores cost the same.
-    C.Wavefronts = sm90Shared(Addrs, Bytes, SharedOp::Store).Wavefronts;
-    const Sm90GlobalCost G = sm90Global(Addrs, Bytes);
-    C.Sectors = G.Sectors;
-    C.Lines = G.Lines;
-  }
-  const std::int64_t N = A.Decl->numElements();
-  const std::int64_t Rounds = (N + Threads - 1) / Threads;
-  C.WarpExecutions = Rounds * ((Threads + 31) / 32);
-  return C;
-}
-
-
-
 void KernelEmitter::siteComments(int Indent, const Stmt &St) {
   // The statement's sites: its target, then every read in its expressions.
   std::vector<const ir::ArrayRead *> Nodes;
@@ -456,7 +434,7 @@ void KernelEmitter::deviceArrays() {
     if (!A.Staged)
       continue;
     AnyStaged = true;
-    const StagingCost C = stagingCost(A, F.CudaThreads);
+    const StagingCost C = F.placed(A).Copy;
     line(1, fmt::format("// Staging (added by codegen): '{}' is a shared {} of the program; the block copies it "
                         "in from global memory. Predicted: sm_90 sectors {} per request, shared wavefronts {}.",
                         A.Decl->Name, A.From == Origin::Param ? "parameter" : "array", C.Sectors, C.Wavefronts));

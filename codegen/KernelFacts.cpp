@@ -3,6 +3,8 @@
 
 #include "codegen/detail/Emit.h"
 
+#include <stdexcept>
+
 namespace bankwise::codegen::detail {
 
 KernelFacts::KernelFacts(const ir::Program &Prog, const ir::Kernel &K, ModuleState &M)
@@ -25,15 +27,16 @@ KernelFacts::KernelFacts(const ir::Program &Prog, const ir::Kernel &K, ModuleSta
                                            "1024 threads, and codegen runs several program threads per CUDA "
                                            "thread only in kernels without 'sync' or warp shuffles",
                                            K.Name, Threads, HasSync ? "sync" : "warp shuffle"));
-  ValueFactsInput In;
-  In.Runtime = Mod.Runtime;
-  In.TableBound = [this](const std::string &Perm, bool Inverse) -> std::uint64_t {
-    const ir::Permutation *P = this->Prog.findPerm(Perm);
-    if (P && P->Size && !ir::isBlockLocalTable(P->Kind))
-      return static_cast<std::uint64_t>(*P->Size);
-    return Mod.Perms.table(Perm, Inverse).bound();
-  };
-  Values.emplace(Prog, K, std::move(In));
+  // The value-facts pass's (codegen reads them; an error is what codegen
+  // cannot type).
+  const KernelValueFacts *V = Mod.Pipe.valuesOf(K.Name);
+  if (!V)
+    throw std::logic_error(fmt::format("compileToCuda: kernel '{}' has no value facts (run the pipeline's "
+                                       "value-facts pass)",
+                                       K.Name));
+  if (V->Error)
+    throw *V->Error;
+  Values = &*V->Facts;
   RuntimeGrid = Values->RuntimeGrid;
   markLoopBounds(K.Body);
   chooseIndexType();

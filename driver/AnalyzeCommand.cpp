@@ -5,7 +5,7 @@
 //            [--machine "umm(w: 32, l: 400)"] [--data p=p.bin] [--kernel K]
 
 #include "driver/Commands.h"
-#include "driver/Findings.h"
+#include "report/Findings.h"
 #include "driver/Output.h"
 #include "driver/ProgramInput.h"
 #include "dsl/Parser.h"
@@ -36,7 +36,7 @@ struct AnalyzeOptions {
   std::string DumpAfter;
   std::string Html; ///< --html FILE
   std::uint64_t Seed = 1;
-  LimitOptions Limits;
+  WorkLimits Limits;
 };
 
 
@@ -64,6 +64,7 @@ void writeHtml(const AnalyzeOptions &O, report::Document &D) {
 /// kernels it analyzes, and --dump-ir-after to stderr. AO outlives the run.
 PipelineOptions pipelineOptions(const AnalyzeOptions &O, const AnalysisOptions &AO) {
   PipelineOptions PO;
+  PO.Limits = O.Limits;
   PO.Layouts.Seed = O.Seed;
   PO.Layouts.Analysis = AO;
   PO.Checks.OnlyKernel = O.Kernel;
@@ -87,24 +88,20 @@ ir::Machine parseMachineSpec(const std::string &Spec) {
                               Spec, Why));
 }
 
-
-
 std::string locText(const SourceLoc &L) {
   return fmt::format("{}:{}:{}", L.File, L.Line, L.Col);
 }
-
-
 
 /// The findings of the pipeline's check pass (analysis/checks/Checks.h),
 /// under "diagnostics" in the JSON report and, without --json (whose
 /// readers take stdout and stderr together as often as not), on stderr;
 /// true when one is an error.
 bool reportChecks(const AnalyzeOptions &O, const PipelineResult &P, nlohmann::json &J) {
-  const std::vector<LintFinding> Findings = sortedFindings(P.Findings);
-  J["diagnostics"] = findingsJson(Findings);
+  const std::vector<LintFinding> Findings = report::sortedFindings(P.Findings);
+  J["diagnostics"] = report::findingsJson(Findings);
   if (O.Json)
     return std::any_of(Findings.begin(), Findings.end(), [](const LintFinding &F) { return F.Sev == Severity::Error; });
-  return printFindings(std::cerr, Findings);
+  return report::printFindings(std::cerr, Findings);
 }
 
 /// analyze without -D for the runtime sizes: figures over every size.
@@ -134,7 +131,6 @@ int runAnalyze(const AnalyzeOptions &O) {
   if (!O.MachineSpec.empty())
     Read->Mach = parseMachineSpec(O.MachineSpec);
 
-  checkResources(*Read, {}, O.Limits);
   AnalysisOptions AO;
   AO.Exhaustive = O.Exhaustive;
   loadDataOptions(O.Data, *Read, AO);

@@ -336,6 +336,7 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
       LoweredKernels.push_back(&LK);
   struct Figures {
     std::vector<LintSite> Sites;
+    std::vector<LintFinding> SiteFindings; ///< the checks over Sites (PipelineResult::SiteFindings)
     std::optional<UserError> Error;
     std::vector<LintFinding> Correctness; ///< the checks over the kernel's trace
     double FigureSeconds = 0, CheckSeconds = 0; ///< --timing
@@ -384,8 +385,10 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
         Work[W].Error = *E;
         continue;
       }
-      if (SameAs[W] == W)
+      if (SameAs[W] == W) {
         Work[W].Sites = std::move(P.LintSites.front());
+        Work[W].SiteFindings = std::move(P.SiteFindings.front());
+      }
       Work[W].Correctness = std::move(P.Findings);
       if (const UserError *E = P.errorOf(PassId::Check))
         Work[W].Correctness.push_back(
@@ -399,15 +402,18 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
       continue;
     if (!Work[SameAs[W]].Error) {
       Work[W].Sites = Work[SameAs[W]].Sites;
+      Work[W].SiteFindings = Work[SameAs[W]].SiteFindings;
       Work[W].FiguresOf = LoweredKernels[SameAs[W]]->Display;
       continue;
     }
     // Its error names the first kernel: this one's own, from its own run.
     PipelineResult P = Run(W, {PassId::Analyze}, AnalysisThreads);
-    if (const UserError *E = P.errorOf(PassId::Analyze))
+    if (const UserError *E = P.errorOf(PassId::Analyze)) {
       Work[W].Error = *E;
-    else
+    } else {
       Work[W].Sites = std::move(P.LintSites.front());
+      Work[W].SiteFindings = std::move(P.SiteFindings.front());
+    }
   }
   std::size_t Next = 0; // in Work
   for (const frontend::LoweredKernel &LK : L.Kernels) {
@@ -461,13 +467,11 @@ FileResult lintFile(const std::string &File, const LintOptions &O, const fronten
                      {F.Loc, "inside an inlined function of this system header, called from the line above"});
       F.Loc = It->second;
     };
-    for (const CheckInfo &C : allChecks())
-      if (C.Run)
-        for (LintFinding &F : C.Run(KR.Sites)) {
-          InUserFile(F);
-          F.Notes.push_back({LK.Loc, fmt::format("figures for kernel '{}' with {}", LK.Display, LK.LaunchNote)});
-          addFinding(R, std::move(F), LK.Display);
-        }
+    for (LintFinding &F : Fig.SiteFindings) {
+      InUserFile(F);
+      F.Notes.push_back({LK.Loc, fmt::format("figures for kernel '{}' with {}", LK.Display, LK.LaunchNote)});
+      addFinding(R, std::move(F), LK.Display);
+    }
     for (LintFinding &F : Fig.Correctness) {
       InUserFile(F);
       F.Notes.push_back({LK.Loc, fmt::format("kernel '{}' with {}", LK.Display, LK.LaunchNote)});

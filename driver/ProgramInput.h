@@ -3,9 +3,9 @@
 #pragma once
 
 #include "analysis/passes/KernelAnalysis.h"
-#include "analysis/passes/ResourceEstimate.h"
 #include "ir/Bind.h"
 #include "dsl/Parser.h"
+#include "pipeline/Pipeline.h"
 #include "support/Diagnostic.h"
 
 #include <fmt/format.h>
@@ -71,34 +71,15 @@ inline void loadDataOptions(const std::vector<std::string> &Data, const ir::Prog
   }
 }
 
-/// --memory-limit GB and --time-limit SECONDS (negative: the defaults of
-/// defaultResourceLimits; 0: no limit).
-struct LimitOptions {
-  double MemoryGB = -1;
-  double Seconds = -1;
-};
-
-/// Registers --memory-limit and --time-limit on Cmd.
-template <class App> void addLimitOptions(App *Cmd, LimitOptions &O) {
+/// Registers --memory-limit and --time-limit on Cmd (the pipeline checks
+/// them: PipelineOptions::Limits).
+template <class App> void addLimitOptions(App *Cmd, WorkLimits &O) {
   Cmd->add_option("--memory-limit", O.MemoryGB,
                   "GB of memory the sizes may need (estimated before the work starts; default 80% of this "
                   "machine's memory; 0: no limit)");
   Cmd->add_option("--time-limit", O.Seconds,
                   "seconds of work the sizes may need (estimated before the work starts; default 900; 0: no "
                   "limit)");
-}
-
-/// Throws UserError, located, when what Prog's sizes (runtime ones at their
-/// representative values, or Given's) would need passes a limit.
-inline void checkResources(const ir::Program &Prog, const ir::Bindings &Given, const LimitOptions &O) {
-  ResourceLimits L = defaultResourceLimits();
-  if (O.MemoryGB >= 0)
-    L.MaxBytes = O.MemoryGB * 1024.0 * 1024 * 1024;
-  if (O.Seconds >= 0)
-    L.MaxSeconds = O.Seconds;
-  if (Prog.runtimeParams().empty())
-    return checkResourceLimits(estimateResources(Prog), L);
-  checkResourceLimits(estimateResources(ir::bindParams(Prog, ir::representativeSizes(Prog, Given))), L);
 }
 
 } // namespace bankwise::driver

@@ -1,12 +1,16 @@
 #include "pipeline/Pipeline.h"
 
+#include "analysis/passes/ArrayLayout.h"
 #include "ir/Printer.h"
+#include "ir/Walk.h"
 #include "ir/Sites.h"
 #include "support/Diagnostic.h"
 #include "support/Progress.h"
 
 #include <algorithm>
 #include <chrono>
+#include <set>
+#include <stdexcept>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -82,6 +86,11 @@ void layoutAuto(PipelineRun &Run) {
     copyLayouts(*Run.R.Generic, Run.R.Program);
 }
 
+void placeSharedArrays(PipelineRun &Run) {
+  if (const std::optional<ir::TargetInfo> T = ir::targetInfo(Run.Opts.Arch))
+    Run.R.Placements = placeShared(Run.R.Program, *T, Run.R.RuntimeParams);
+}
+
 void check(PipelineRun &Run) {
   // With runtime params, on the program as read (at the representative
   // sizes and one above, runCorrectnessChecks), with the layouts chosen;
@@ -90,6 +99,64 @@ void check(PipelineRun &Run) {
   Checks.Trace.Schedules = Run.R.Schedules.get();
   Run.R.Findings = runCorrectnessChecks(Run.R.Generic ? *Run.R.Generic : Run.R.Program, Checks);
   Run.R.Checked = true;
+}
+
+/// The bounds of the tables K's values read (a permutation's, P(i) without
+/// a size, a `holds` array's, seed 001's planes), computed here so that the
+/// facts, which codegen queries after the run, need no tables of their own.
+std::map<std::pair<std::string, bool>, std::uint64_t> tableBounds(PipelineRun &Run, const ir::Kernel &K) {
+  const ir::Program &Prog = Run.R.Program;
+  std::map<std::pair<std::string, bool>, std::uint64_t> Out;
+  std::optional<PermutationTables> Tables;
+  auto Need = [&](const std::string &Perm, bool Inverse) {
+    if (Out.count({Perm, Inverse}))
+      return;
+    const ir::Permutation *P = Prog.findPerm(Perm);
+    if (P && P->Size && !ir::isBlockLocalTable(P->Kind)) {
+      Out[{Perm, Inverse}] = static_cast<std::uint64_t>(*P->Size);
+      return;
+    }
+    if (!Tables)
+      Tables.emplace(Prog, Run.R.Schedules.get());
+    Out[{Perm, Inverse}] = Tables->table(Perm, Inverse).bound();
+  };
+  for (const ir::Array *A : K.arrays())
+    if (A->Holds)
+      Need(A->Holds->Perm, A->Holds->Inverse);
+  for (const ir::Array &A : Prog.Arrays)
+    if (A.Holds)
+      Need(A.Holds->Perm, A.Holds->Inverse);
+  ir::forEachStmtExpr(K.Body, [&](const ir::Expr &Root) {
+    ir::forEachSubexpr(Root, [&](const ir::Expr &X) {
+      if (const auto *A = X.as<ir::PermApply>())
+        Need(A->Perm, A->Inverse);
+    });
+  });
+  return Out;
+}
+
+void valueFacts(PipelineRun &Run) {
+  PipelineResult &R = Run.R;
+  const std::set<std::string, std::less<>> Runtime(R.RuntimeParams.begin(), R.RuntimeParams.end());
+  for (const ir::Kernel &K : R.Program.Kernels) {
+    KernelValueFacts F;
+    F.Kernel = K.Name;
+    try {
+      ValueFactsInput In;
+      In.Runtime = Runtime;
+      In.TableBound = [Bounds = tableBounds(Run, K), Name = K.Name](const std::string &Perm, bool Inverse) {
+        const auto It = Bounds.find({Perm, Inverse});
+        if (It == Bounds.end())
+          throw std::logic_error(fmt::format("value-facts: no bound of table '{}'{} for kernel '{}'", Perm,
+                                             Inverse ? " (inverse)" : "", Name));
+        return It->second;
+      };
+      F.Facts.emplace(R.Program, K, std::move(In));
+    } catch (const UserError &E) {
+      F.Error = E;
+    }
+    R.Values.push_back(std::move(F));
+  }
 }
 
 /// analyze --kernel Only selects kernel K of Prog: K itself, or a launch of
@@ -101,15 +168,39 @@ bool selected(const ir::Program &Prog, const ir::Kernel &K, const std::string &O
   return L && L->Name == Only;
 }
 
+/// The layout function of array Name of K in P, or nullopt where it has
+/// none (a layout the analysis cannot apply).
+std::optional<LayoutFn> layoutOf(const ir::Program &P, const ir::Kernel &K, const std::string &Name) {
+  const ir::Array *A = P.findArray(K, Name);
+  if (!A)
+    return std::nullopt;
+  try {
+    return arrayLayout(*A);
+  } catch (const UserError &) {
+    return std::nullopt;
+  }
+}
+
 /// With AnalyzePassOptions::Lanes, the sampled warps of site Site of
-/// Program's kernel Name (none for a site the program lacks).
+/// Program's kernel Name and their drawings (none for a site the program
+/// lacks, or whose array has no layout function).
 void sampleLanes(PipelineRun &Run, const std::string &Name, int Site) {
   if (!Run.Opts.Analyze.Lanes)
     return;
-  const ir::Kernel *K = Run.R.Program.findKernel(Name);
+  PipelineResult &R = Run.R;
+  const ir::Kernel *K = R.Program.findKernel(Name);
   const ir::ArrayRead *Node = K ? ir::findSite(*K, Site) : nullptr;
-  if (Node)
-    Run.R.Lanes.emplace(std::pair(Name, Site), sampleSiteLanes(Run.R.Program, *K, Node, {}));
+  if (!Node)
+    return;
+  const std::optional<LayoutFn> Now = layoutOf(R.Program, *K, Node->Array);
+  if (!Now)
+    return;
+  SiteDrawings D{sampleSiteLanes(R.Program, *K, Node, {}), {}, std::nullopt};
+  D.Now = drawLanes(D.Lanes, *Now);
+  const ir::Kernel *WK = R.AsRead ? R.AsRead->findKernel(Name) : nullptr;
+  if (const std::optional<LayoutFn> Was = WK ? layoutOf(*R.AsRead, *WK, Node->Array) : std::nullopt; Was && *Was != *Now)
+    D.AsWritten = drawLanes(D.Lanes, *Was);
+  R.Drawings.emplace(std::pair(Name, Site), std::move(D));
 }
 
 /// The figures over every size of Generic's selected kernels.
@@ -166,14 +257,35 @@ void analyze(PipelineRun &Run) {
   AO.Schedules = Run.R.Schedules.get();
   if (A.Lint) { // the lint's workers show their own progress
     for (const ir::Kernel &K : Run.R.Program.Kernels)
-      if (selected(Run.R.Program, K, A.OnlyKernel))
+      if (selected(Run.R.Program, K, A.OnlyKernel)) {
         Run.R.LintSites.push_back(lintSites(Run.R.Program, K, *A.Lint));
+        // The checks over the sites' figures (bank conflicts, uncoalesced
+        // accesses), in the checks' order.
+        std::vector<LintFinding> &Found = Run.R.SiteFindings.emplace_back();
+        for (const CheckInfo &C : allChecks())
+          if (C.Run)
+            for (LintFinding &F : C.Run(Run.R.LintSites.back()))
+              Found.push_back(std::move(F));
+      }
   } else if (A.EverySize && Run.R.Generic) {
     analyzeEverySize(Run, AO);
   } else {
     analyzeAtSizes(Run, AO);
   }
   Run.R.Analyzed = true;
+}
+
+/// Throws UserError when Prog's estimate at the sizes bind-sizes will give
+/// (Sizes, else the representative ones) passes O's limits.
+void checkWorkLimits(const ir::Program &Prog, const ir::Bindings &Sizes, const WorkLimits &O) {
+  ResourceLimits L = defaultResourceLimits();
+  if (O.MemoryGB >= 0)
+    L.MaxBytes = O.MemoryGB * 1024.0 * 1024 * 1024;
+  if (O.Seconds >= 0)
+    L.MaxSeconds = O.Seconds;
+  if (Prog.runtimeParams().empty())
+    return checkResourceLimits(estimateResources(Prog), L);
+  checkResourceLimits(estimateResources(ir::bindParams(Prog, ir::representativeSizes(Prog, Sizes))), L);
 }
 
 } // namespace
@@ -189,10 +301,20 @@ const std::vector<PassInfo> &allPasses() {
        "replaced by seed 001's three pass kernels and a `launch` of them under the kernel's name",
        scheduleColored},
       {PassId::LayoutAuto, "layout-auto", "every `layout auto` array given its chosen layout", layoutAuto},
+      {PassId::PlaceShared, "place-shared",
+       "each kernel's shared arrays placed on the CUDA target (--arch): the largest program-level ones that do "
+       "not fit kept in global memory, dynamic shared memory above 48 KB, the staging copies priced; the "
+       "program is not changed (codegen reads the placement)",
+       placeSharedArrays},
       {PassId::Check, "check",
        "the correctness checks (races, barriers under divergent conditions, uninitialized reads, unwritten "
        "outputs): over the program as read where it has runtime sizes; the program is not changed",
        check},
+      {PassId::ValueFacts, "value-facts",
+       "each kernel's value classes, ranges and uniformity (analysis/passes/ValueFacts.h), by which codegen "
+       "types its indices and writes its CPU reference; what codegen cannot type is kept for codegen to "
+       "report; the program is not changed",
+       valueFacts},
       {PassId::Analyze, "analyze",
        "each kernel's figures under the models (analysis/passes/KernelAnalysis.h): at the program's sizes, or "
        "over every size where analyze has runtime sizes; what codegen's comments and report and analyze's "
@@ -268,6 +390,20 @@ const KernelReport *PipelineResult::analysisOf(std::string_view Kernel) const {
   return nullptr;
 }
 
+const SharedPlacement *PipelineResult::placementOf(std::string_view Kernel) const {
+  for (const SharedPlacement &S : Placements)
+    if (S.Kernel == Kernel)
+      return &S;
+  return nullptr;
+}
+
+const KernelValueFacts *PipelineResult::valuesOf(std::string_view Kernel) const {
+  for (const KernelValueFacts &V : Values)
+    if (V.Kernel == Kernel)
+      return &V;
+  return nullptr;
+}
+
 const UserError *PipelineResult::errorOf(PassId P) const {
   for (const auto &[Pass, E] : Errors)
     if (Pass == P)
@@ -282,9 +418,9 @@ double PipelineResult::secondsOf(PassId P) const {
   return 0;
 }
 
-const SiteLanes *PipelineResult::lanesOf(const std::string &Kernel, int Site) const {
-  const auto It = Lanes.find(std::pair(Kernel, Site));
-  return It == Lanes.end() ? nullptr : &It->second;
+const SiteDrawings *PipelineResult::drawingsOf(const std::string &Kernel, int Site) const {
+  const auto It = Drawings.find(std::pair(Kernel, Site));
+  return It == Drawings.end() ? nullptr : &It->second;
 }
 
 const KernelReport *PipelineResult::asReadAnalysisOf(std::string_view Kernel) const {
@@ -293,6 +429,8 @@ const KernelReport *PipelineResult::asReadAnalysisOf(std::string_view Kernel) co
 }
 
 PipelineResult runPipeline(ir::Program Prog, const PipelineOptions &Opts) {
+  if (Opts.Limits)
+    checkWorkLimits(Prog, Opts.Sizes, *Opts.Limits);
   PipelineRun Run{Opts, {}, Opts.Layouts};
   Run.R.Program = std::move(Prog);
   Run.LayoutOpts.Analysis.Schedules = Run.R.Schedules.get();
@@ -316,17 +454,22 @@ PipelineResult runPipeline(ir::Program Prog, const PipelineOptions &Opts) {
       Run.R.Errors.emplace_back(P.Id, E);
       if (P.Id == PassId::Analyze) { // no figures of a kernel that failed
         Run.R.LintSites.clear();
+        Run.R.SiteFindings.clear();
         Run.R.Analyses.clear();
         Run.R.EverySize.clear();
         Run.R.AsReadAnalyses.clear();
-        Run.R.Lanes.clear();
+        Run.R.Drawings.clear();
       }
     }
     Run.R.Seconds.emplace_back(P.Id, std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count());
     HighestSite = ir::numberSites(Run.R.Program, HighestSite); // the accesses the pass made
-    if (Opts.DumpStream && std::find(Opts.DumpAfter.begin(), Opts.DumpAfter.end(), P.Id) != Opts.DumpAfter.end())
-      *Opts.DumpStream << "# bankwise: the program after pass '" << P.Name << "'\n"
-                       << ir::print(Run.R.Program, ir::PrintOptions{.SiteIds = true}) << std::flush;
+    if (Opts.DumpStream && std::find(Opts.DumpAfter.begin(), Opts.DumpAfter.end(), P.Id) != Opts.DumpAfter.end()) {
+      *Opts.DumpStream << "# bankwise: the program after pass '" << P.Name << "'\n";
+      if (P.Id == PassId::PlaceShared) // its decisions, which the program does not show
+        for (const SharedPlacement &S : Run.R.Placements)
+          *Opts.DumpStream << describe(S);
+      *Opts.DumpStream << ir::print(Run.R.Program, ir::PrintOptions{.SiteIds = true}) << std::flush;
+    }
     if (P.Id != PassId::Check)
       continue;
     if (Opts.AfterCheck)

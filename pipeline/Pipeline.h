@@ -14,6 +14,9 @@
 #include "analysis/passes/KernelAnalysis.h"
 #include "analysis/passes/LayoutChoice.h"
 #include "analysis/passes/PermutationTables.h"
+#include "analysis/passes/ResourceEstimate.h"
+#include "analysis/passes/SharedPlacement.h"
+#include "analysis/passes/ValueFacts.h"
 #include "analysis/passes/WarpLanes.h"
 #include "ir/Bind.h"
 #include "ir/Program.h"
@@ -28,7 +31,7 @@
 
 namespace bankwise {
 
-enum class PassId { BindSizes, ScheduleColored, LayoutAuto, Check, Analyze };
+enum class PassId { BindSizes, ScheduleColored, LayoutAuto, PlaceShared, Check, ValueFacts, Analyze };
 
 struct PipelineRun;    // a run's state (Pipeline.cpp)
 struct PipelineResult; // below
@@ -52,8 +55,8 @@ struct AnalyzePassOptions {
   /// at fixed sizes compares with it, and its HTML draws its layouts);
   /// AsWritten keeps it too.
   bool KeepAsRead = false;
-  /// analyze --html: also sample each analyzed site's warps for drawing
-  /// (sampleSiteLanes), into PipelineResult::Lanes.
+  /// analyze --html: also sample each analyzed site's warps and draw them
+  /// (sampleSiteLanes, drawLanes), into PipelineResult::Drawings.
   bool Lanes = false;
   /// The lint's figures instead (analysis/checks/LintSites.h): each
   /// selected kernel's sites, merged by location and kind, over every size
@@ -77,19 +80,37 @@ const std::vector<PassInfo> &allPasses();
 /// Every pass's id, in order: PipelineOptions::Passes's default.
 std::vector<PassId> allPassIds();
 
-/// "bind-sizes", "schedule-colored", "layout-auto", "check", "analyze".
+/// "bind-sizes", "schedule-colored", "layout-auto", "place-shared", "check",
+/// "value-facts", "analyze".
 std::string_view passName(PassId P);
 
 /// The passes --dump-ir-after=NAMES names: pass names separated by commas,
 /// or "all". Throws UserError, naming the passes, for anything else.
 std::vector<PassId> parsePassList(std::string_view Names);
 
+/// --memory-limit GB and --time-limit SECONDS: negative, the defaults of
+/// defaultResourceLimits (80% of this machine's memory, 900 s); 0, no
+/// limit.
+struct WorkLimits {
+  double MemoryGB = -1;
+  double Seconds = -1;
+};
+
 struct PipelineOptions {
   /// The passes to run (in pipeline order whatever the order here).
   std::vector<PassId> Passes = allPassIds();
+  /// When given, what the program's sizes would need (estimateResources,
+  /// runtime params at the sizes bind-sizes will give them) is estimated
+  /// before the first pass, and a UserError, located, ends the run when it
+  /// passes a limit: a size too large for the machine is refused before
+  /// the work starts.
+  std::optional<WorkLimits> Limits;
   /// --size: representative values for bind-sizes.
   ir::Bindings Sizes;
   LayoutChoiceOptions Layouts;
+  /// compile --arch: the CUDA target place-shared places shared arrays on
+  /// (an unknown one: no placement; codegen names the known ones).
+  std::string Arch = "sm_90";
   /// What the check pass runs with (--data, analyze --kernel).
   CorrectnessOptions Checks;
   /// Called as soon as the check pass has its findings (with the program
@@ -120,6 +141,25 @@ struct PipelineOptions {
 /// the passes' names from allPasses().
 std::string dumpIrAfterHelp();
 
+/// A site's sampled warps (AnalyzePassOptions::Lanes) and their drawings:
+/// under the layout its array has in the program after the passes (Now),
+/// and under the one it had as read where that differs (AsWritten; only
+/// with the program as read kept, at fixed sizes).
+struct SiteDrawings {
+  SiteLanes Lanes;
+  LaneDrawing Now;
+  std::optional<LaneDrawing> AsWritten;
+};
+
+/// The value-facts pass's facts of one kernel: its values' classes, ranges
+/// and uniformity (codegen's index types and CPU reference), or the error
+/// that says which value codegen cannot type (for codegen to throw).
+struct KernelValueFacts {
+  std::string Kernel;
+  std::optional<ValueFacts> Facts;
+  std::optional<UserError> Error;
+};
+
 /// Everything the passes decided and computed: what codegen, the reports
 /// and the commands read. The analyses point into Program, Generic and
 /// AsRead, so a result is moved, never copied.
@@ -141,6 +181,16 @@ struct PipelineResult {
   /// check pass and codegen read the tables of its kernels from them.
   std::shared_ptr<SchedulePlan> Schedules = std::make_shared<SchedulePlan>();
   std::vector<LayoutDecision> Layouts;
+  /// The place-shared pass's: each kernel of Program's shared arrays on
+  /// PipelineOptions::Arch, in Program's order.
+  std::vector<SharedPlacement> Placements;
+  /// Kernel Name's placement, or nullptr.
+  const SharedPlacement *placementOf(std::string_view Kernel) const;
+  /// The value-facts pass's: each kernel of Program, in its order. They
+  /// point into Program, which a move keeps where it is.
+  std::vector<KernelValueFacts> Values;
+  /// Kernel Name's facts, or nullptr.
+  const KernelValueFacts *valuesOf(std::string_view Kernel) const;
   /// With runtime params (bind-sizes bound them): the program as read, with
   /// layout-auto's decisions, for what holds over every size (the checks,
   /// analyze's all-sizes figures). nullopt otherwise.
@@ -169,6 +219,10 @@ struct PipelineResult {
   /// With AnalyzePassOptions::Lint: each selected kernel's lint sites, in
   /// Program's order.
   std::vector<std::vector<LintSite>> LintSites;
+  /// With AnalyzePassOptions::Lint: the findings of the checks over each
+  /// selected kernel's lint sites (CheckInfo::Run: bank conflicts,
+  /// uncoalesced accesses), beside LintSites.
+  std::vector<std::vector<LintFinding>> SiteFindings;
   /// Whether the analyze pass ran (and, with RecordErrors, finished).
   bool Analyzed = false;
   /// With PipelineOptions::RecordErrors: the error of each pass that threw.
@@ -183,12 +237,13 @@ struct PipelineResult {
   const KernelReport *analysisOf(std::string_view Kernel) const;
   /// The analysis of the program as read's kernel Name, or nullptr.
   const KernelReport *asReadAnalysisOf(std::string_view Kernel) const;
-  /// With AnalyzePassOptions::Lanes: each analyzed site's sampled warps, by
-  /// kernel and site id (ir/Sites.h), walked in Program (at the
-  /// representative sizes where bind-sizes bound the program).
-  std::map<std::pair<std::string, int>, SiteLanes> Lanes;
-  /// Site Site of kernel Kernel's sampled warps, or nullptr.
-  const SiteLanes *lanesOf(const std::string &Kernel, int Site) const;
+  /// With AnalyzePassOptions::Lanes: each analyzed site's sampled warps and
+  /// their drawings, by kernel and site id (ir/Sites.h), walked in Program
+  /// (at the representative sizes where bind-sizes bound the program); a
+  /// site whose array has no layout function there has none.
+  std::map<std::pair<std::string, int>, SiteDrawings> Drawings;
+  /// Site Site of kernel Kernel's drawings, or nullptr.
+  const SiteDrawings *drawingsOf(const std::string &Kernel, int Site) const;
 };
 
 /// Runs the passes on Prog. Throws UserError, located, where a pass does

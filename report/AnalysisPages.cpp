@@ -1,7 +1,5 @@
 #include "report/AnalysisPages.h"
 
-#include "analysis/passes/ArrayLayout.h"
-#include "ir/Sites.h"
 #include "report/SiteFigures.h"
 
 #include <fmt/format.h>
@@ -13,18 +11,6 @@ namespace {
 
 std::string accessText(bool IsAtomic, ir::AtomicOp Op, bool IsWrite) {
   return IsAtomic ? std::string(ir::spelling(Op)) : IsWrite ? "write" : "read";
-}
-
-/// The layout function of array Name of K in P, or nullopt.
-std::optional<LayoutFn> layoutOf(const ir::Program &P, const ir::Kernel &K, const std::string &Name) {
-  const ir::Array *A = P.findArray(K, Name);
-  if (!A)
-    return std::nullopt;
-  try {
-    return arrayLayout(*A);
-  } catch (const UserError &) {
-    return std::nullopt;
-  }
 }
 
 /// The layout's name as the reports print it: "raw", "pad(1)", ...
@@ -43,9 +29,8 @@ std::string locationText(const SourceLoc &L) {
   return fmt::format("{}:{}:{}", L.File, L.Line, L.Col);
 }
 
-Site analyzedSite(const AccessSiteReport &S, const ir::Program &Prog, const ir::Kernel &K,
-                  const ir::Program *Written, const ir::Kernel *WrittenK, const AccessSiteReport *Before,
-                  const SiteLanes *Lanes, std::string Id) {
+Site analyzedSite(const AccessSiteReport &S, const ir::Program *Written, const ir::Kernel *WrittenK,
+                  const AccessSiteReport *Before, const SiteDrawings *Drawn, std::string Id) {
   Site X;
   X.Id = std::move(Id);
   const bool Shared = S.Space == ir::MemSpace::Shared;
@@ -76,28 +61,23 @@ Site analyzedSite(const AccessSiteReport &S, const ir::Program &Prog, const ir::
   const bool Exact = !S.DataDependent && !S.DataGuarded && Cost.Count > 0;
   if (Exact)
     X.Costs = countsHistogram(Cost.Counts, Shared, false, "");
-  const std::optional<LayoutFn> Now = layoutOf(Prog, K, S.Array);
-  if (!S.Node.Read || !Now || !Lanes) {
+  if (!S.Node.Read || !Drawn) {
     X.Notes.push_back("this site is not in the program's IR (a generated pass): no warp drawn");
     return X;
   }
-  std::vector<NamedLayout> Compare;
-  std::optional<LayoutFn> Was;
-  if (Written && WrittenK)
-    Was = layoutOf(*Written, *WrittenK, S.Array);
-  if (Was && *Was != *Now) {
-    Compare.push_back({"as written: " + layoutName(*Written, *WrittenK, S.Array), *Was});
-    Compare.push_back({"transformed: " + S.Layout, *Now});
+  std::vector<NamedDrawing> Compare;
+  if (Drawn->AsWritten && Written && WrittenK) {
+    Compare.push_back({"as written: " + layoutName(*Written, *WrittenK, S.Array), *Drawn->AsWritten});
+    Compare.push_back({"transformed: " + S.Layout, Drawn->Now});
   } else {
-    Compare.push_back({"layout " + S.Layout + " (not changed by the transformation)", *Now});
+    Compare.push_back({"layout " + S.Layout + " (not changed by the transformation)", Drawn->Now});
   }
-  addLaneFigures(X, *Lanes, {S.Layout, *Now}, Compare,
+  addLaneFigures(X, Drawn->Lanes, {S.Layout, Drawn->Now}, Compare,
                  Exact ? std::optional<std::int64_t>(Cost.Max) : std::nullopt);
   return X;
 }
 
-Site allSizesSite(const AllSizesSite &S, const ir::Kernel &K, const ir::Program &Bound,
-                  const ir::Bindings &At, const SiteLanes *Lanes, std::string Id) {
+Site allSizesSite(const AllSizesSite &S, const ir::Bindings &At, const SiteDrawings *Drawn, std::string Id) {
   Site X;
   X.Id = std::move(Id);
   const bool Shared = S.Space == ir::MemSpace::Shared;
@@ -121,14 +101,11 @@ Site allSizesSite(const AllSizesSite &S, const ir::Kernel &K, const ir::Program 
                                 fmt::join(Sizes, ", ")));
   if (!S.DataDependent)
     X.Costs = countsHistogram(S.WorstBySize, Shared, true, S.BySizeOf);
-  const ir::Kernel *BK = Bound.findKernel(K.Name);
-  const ir::ArrayRead *BN = BK && S.Node ? ir::findSite(*BK, S.Node->Site) : nullptr;
-  const std::optional<LayoutFn> Now = BN ? layoutOf(Bound, *BK, S.Array) : std::nullopt;
-  if (!BN || !Now || !Lanes) {
+  if (!Drawn) {
     X.Notes.push_back("no warp drawn: the site was not found in the program at those sizes");
     return X;
   }
-  addLaneFigures(X, *Lanes, {S.Layout, *Now}, {{"layout " + S.Layout, *Now}}, std::nullopt);
+  addLaneFigures(X, Drawn->Lanes, {S.Layout, Drawn->Now}, {{"layout " + S.Layout, Drawn->Now}}, std::nullopt);
   return X;
 }
 
@@ -156,15 +133,15 @@ Site lintedSite(const LintSite &S, std::string Id) {
     X.Notes.push_back("the figures assume every lane active (a condition the lint could not evaluate)");
   if (!S.DataDependent)
     X.Costs = countsHistogram(S.Costs, Shared, !S.Domain.empty(), S.CostsOf);
-  if (S.Lanes.Shape.empty()) {
+  if (S.Lanes.Shape.empty() || S.Drawings.size() != 1 + S.Fixes.size()) {
     X.Notes.push_back("no warp drawn: the site's lanes were not walked");
     return X;
   }
-  std::vector<NamedLayout> Compare = {{"as written: " + S.Lanes.Layout.str(), S.Lanes.Layout}};
-  for (const FixFigure &F : S.Fixes)
-    Compare.push_back({"fix: " + F.Fix, F.Fn});
+  std::vector<NamedDrawing> Compare = {{"as written: " + S.Lanes.Layout.str(), S.Drawings[0]}};
+  for (std::size_t I = 0; I < S.Fixes.size(); ++I)
+    Compare.push_back({"fix: " + S.Fixes[I].Fix, S.Drawings[I + 1]});
   const SizeRange &Cost = Shared ? S.Wavefronts : S.Sectors;
-  addLaneFigures(X, S.Lanes, {"the layout as written", S.Lanes.Layout}, Compare,
+  addLaneFigures(X, S.Lanes, {"the layout as written", S.Drawings[0]}, Compare,
                  S.Domain.empty() && Cost.Any && !S.DataDependent ? std::optional<std::int64_t>(Cost.Max)
                                                                   : std::nullopt);
   return X;

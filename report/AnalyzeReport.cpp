@@ -189,7 +189,6 @@ AnalyzeReport everySizeReport(const PipelineResult &P, const AnalyzeReportOption
   Document Html;
   Html.Summary = textLines(Text);
   for (const AllSizesReport &R : P.EverySize) {
-    const ir::Kernel &K = *Prog.findKernel(R.Kernel);
     Text += fmt::format("kernel '{}' ({}): every size with {}\n  {}\n", R.Kernel, locationText(R.Loc), R.Domain,
                         R.Method);
     if (!R.FallbackReason.empty())
@@ -200,8 +199,8 @@ AnalyzeReport everySizeReport(const PipelineResult &P, const AnalyzeReportOption
       HtmlKernel.Lines.push_back(R.Method);
       for (std::size_t I = 0; I < R.Sites.size(); ++I)
         HtmlKernel.Sites.push_back(
-            allSizesSite(R.Sites[I], K, P.Program, P.RepresentativeSizes,
-                         R.Sites[I].Node ? P.lanesOf(R.Kernel, R.Sites[I].Node->Site) : nullptr,
+            allSizesSite(R.Sites[I], P.RepresentativeSizes,
+                         R.Sites[I].Node ? P.drawingsOf(R.Kernel, R.Sites[I].Node->Site) : nullptr,
                          fmt::format("{}-site{}", R.Kernel, I)));
       Html.Sections.push_back(std::move(HtmlKernel));
     }
@@ -308,8 +307,8 @@ AnalyzeReport fixedSizeReport(const PipelineResult &P, const AnalyzeReportOption
       const AccessSiteReport &S = R.Sites[SiteIdx];
       if (O.Html)
         HtmlKernel.Sites.push_back(analyzedSite(
-            S, Prog, K, &Written, AsWritten, O.Transformed && SiteIdx < Before.Sites.size() ? &Before.Sites[SiteIdx] : nullptr,
-            S.Node.Read ? P.lanesOf(R.Kernel, S.Node.Read->Site) : nullptr, fmt::format("{}-site{}", R.Kernel, SiteIdx)));
+            S, &Written, AsWritten, O.Transformed && SiteIdx < Before.Sites.size() ? &Before.Sites[SiteIdx] : nullptr,
+            S.Node.Read ? P.drawingsOf(R.Kernel, S.Node.Read->Site) : nullptr, fmt::format("{}-site{}", R.Kernel, SiteIdx)));
       nlohmann::json JS = siteJson(S, locationText(S.Loc));
       Text += fmt::format("  {}: {} {} of '{}' ({}), {} warp execution{}\n",
                           locationText(S.Loc), spaceName(S.Space),

@@ -1,7 +1,9 @@
-// The figures of report/HtmlReport.h made from the analysis: a site's
-// sampled warp executions (analysis/passes/WarpLanes.h) drawn under a
-// layout, the distribution of their cost, where an array's first elements
-// fall in the banks, and the source lines around a location.
+// The figures of report/HtmlReport.h made from the analysis's drawings of
+// a site's sampled warp executions (analysis/passes/WarpLanes.h's
+// LaneDrawing, one per layout): the worst warp against the banks, the
+// distribution of the cost, where an array's first elements fall in the
+// banks; and the source lines around a location. Nothing here evaluates a
+// layout or a cost.
 #pragma once
 
 #include "analysis/passes/KernelAnalysis.h"
@@ -18,12 +20,12 @@ namespace bankwise::report {
 /// no lines when the file cannot be read.
 SourceExcerpt sourceExcerpt(const SourceLoc &Loc, int Around = 3);
 
-/// Execution W of S drawn under Layout, with its warpCost.
-BankMap warpBankMap(const SiteLanes &S, const WarpLanes &W, const LayoutFn &Layout, std::string Caption);
+/// D's worst execution (D has one) as a bank map.
+BankMap bankMap(const SiteLanes &S, const LaneDrawing &D, std::string Caption);
 
-/// How many of S's executions have each warpCost under Layout; nullopt
-/// when S has none.
-std::optional<Histogram> costHistogram(const SiteLanes &S, const LayoutFn &Layout);
+/// How many of S's sampled executions have each cost under D's layout;
+/// nullopt when S has none.
+std::optional<Histogram> costHistogram(const SiteLanes &S, const LaneDrawing &D);
 
 /// The histogram of a site's cost over every warp execution of the launch
 /// (BySize false: Counts counts warp executions) or of its worst warp over
@@ -31,26 +33,27 @@ std::optional<Histogram> costHistogram(const SiteLanes &S, const LayoutFn &Layou
 /// when Counts is empty.
 std::optional<Histogram> countsHistogram(const CostCounts &Counts, bool Shared, bool BySize, const std::string &Of);
 
-/// The banks (4-byte word mod 32) of the first rows of S's array under
-/// Layout: up to 8 rows of up to 32 columns (a one-dimensional array in
-/// rows of 32).
-ElementGrid elementGrid(const SiteLanes &S, const LayoutFn &Layout, std::string Caption);
+/// The banks of the first elements D drew (LaneDrawing::GridBanks).
+ElementGrid elementGrid(const LaneDrawing &D, std::string Caption);
 
-/// A layout of the array to compare: its name and function.
-struct NamedLayout {
+/// A drawing of a site's sample under one layout, and the name its panel
+/// shows.
+struct NamedDrawing {
   std::string Name;
-  LayoutFn Fn;
+  const LaneDrawing &D;
 };
 
-/// Adds S's figures to X: the worst sampled warp under Now (and how it
-/// compares with AnalysisMax, the analysis's worst over every warp, when
-/// given), the histogram of the sample's cost unless X has the analysis's
-/// (countsHistogram, over every warp or every size class), and a panel per
-/// layout of Compare (each its own worst warp of the sample, and its first
-/// elements' banks on shared memory). X.Rank becomes the most any warp
-/// drawn costs above the least a warp can (1 wavefront, 4 sectors for
-/// 4-byte elements). A sample with no execution adds a note instead.
-void addLaneFigures(Site &X, const SiteLanes &S, const NamedLayout &Now, const std::vector<NamedLayout> &Compare,
+/// Adds the figures of S's drawings (analysis/passes/WarpLanes.h's
+/// drawLanes, made by the pipeline's analyze pass or the lint) to X: the
+/// worst sampled warp under Now (and how it compares with AnalysisMax, the
+/// analysis's worst over every warp, when given), the histogram of the
+/// sample's cost unless X has the analysis's (countsHistogram, over every
+/// warp or every size class), and a panel per drawing of Compare (each its
+/// own worst warp of the sample, and its first elements' banks on shared
+/// memory). X.Rank becomes the most any warp drawn costs above the least a
+/// warp can (1 wavefront, 4 sectors for 4-byte elements). A sample with no
+/// execution adds a note instead.
+void addLaneFigures(Site &X, const SiteLanes &S, const NamedDrawing &Now, const std::vector<NamedDrawing> &Compare,
                     std::optional<std::int64_t> AnalysisMax);
 
 } // namespace bankwise::report

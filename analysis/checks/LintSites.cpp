@@ -307,9 +307,8 @@ LayoutFn layoutFnOf(const ir::Kernel &K, const std::string &Name) {
   return {};
 }
 
-} // namespace
-
-std::vector<LintSite> lintSites(const ir::Program &Prog, const ir::Kernel &K, const LintSiteOptions &Opts) {
+/// lintSites but the drawings.
+std::vector<LintSite> lintSiteFigures(const ir::Program &Prog, const ir::Kernel &K, const LintSiteOptions &Opts) {
   ir::Program Bound;
   const Figures F = figuresOf(Prog, K, Opts, Bound);
   std::vector<LintSite> Out;
@@ -416,6 +415,20 @@ std::vector<LintSite> lintSites(const ir::Program &Prog, const ir::Kernel &K, co
           if (auto It = Waves.find(keyOf(S.Loc, S.Array, S.IsWrite)); It != Waves.end())
             S.Fixes.push_back({Fix, Layout, layoutFnOf(*CK, Array), It->second});
     }
+  return Out;
+}
+
+} // namespace
+
+std::vector<LintSite> lintSites(const ir::Program &Prog, const ir::Kernel &K, const LintSiteOptions &Opts) {
+  std::vector<LintSite> Out = lintSiteFigures(Prog, K, Opts);
+  for (LintSite &S : Out) {
+    if (S.Lanes.Shape.empty())
+      continue;
+    S.Drawings.push_back(drawLanes(S.Lanes, S.Lanes.Layout));
+    for (const FixFigure &F : S.Fixes)
+      S.Drawings.push_back(drawLanes(S.Lanes, F.Fn));
+  }
   return Out;
 }
 

@@ -64,6 +64,9 @@ struct LintSite {
   /// With LintSiteOptions::Lanes: a sample of the site's warp executions
   /// (its worst copy's), for drawing them (report/); empty otherwise.
   SiteLanes Lanes;
+  /// With a sample: its drawings under the layout as written (Lanes.Layout)
+  /// and then under each fix's, in Fixes' order.
+  std::vector<LaneDrawing> Drawings;
 };
 
 struct LintSiteOptions {

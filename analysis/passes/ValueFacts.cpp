@@ -49,7 +49,17 @@ int bitWidth(WideInt V) {
 } // namespace
 
 ValueFacts::ValueFacts(const ir::Program &Prog, const ir::Kernel &K, ValueFactsInput Input)
-    : Prog(Prog), K(K), In(std::move(Input)) {
+    : K(K), In(std::move(Input)) {
+  // The first of a name wins, as Program's lookups find it: K's arrays
+  // before the program's.
+  for (const ir::Array *A : K.arrays())
+    ArrayOf.emplace(A->Name, A);
+  for (const ir::Array &A : Prog.Arrays)
+    ArrayOf.emplace(A.Name, &A);
+  for (const ir::Param &P : Prog.Params)
+    ParamOf.emplace(P.Name, &P);
+  for (const ir::Permutation &P : Prog.Perms)
+    PermOf.emplace(P.Name, &P);
   WarpWidth = Prog.Mach ? Prog.Mach->warpSize() : 32;
   Threads = K.Geo.threadsPerBlock();
   Blocks = K.Geo.GridDim[0] * K.Geo.GridDim[1] * K.Geo.GridDim[2];
@@ -190,7 +200,7 @@ ValueClass ValueFacts::classOf(const ir::Expr &E) const {
         } else if constexpr (std::is_same_v<T, ir::Shuffle>) {
           return classOf(*N.Value); // another lane's value of it
         } else if constexpr (std::is_same_v<T, ir::ArrayRead>) {
-          const ir::Array *A = Prog.findArray(K, N.Array);
+          const ir::Array *A = array(N.Array);
           if (!A)
             throw UserError(E.Loc, fmt::format("codegen: unknown array '{}'", N.Array));
           const ir::ElemType Elem = A->Elem;
@@ -260,7 +270,7 @@ ValueRange ValueFacts::rangeOf(const ir::Expr &E) const {
           return point(N.Value);
         } else if constexpr (std::is_same_v<T, ir::VarRef>) {
           if (N.Kind == ir::VarKind::Param) {
-            const ir::Param *P = Prog.findParam(N.Name);
+            const ir::Param *P = param(N.Name);
             if (P && In.Runtime.count(N.Name)) // any size: at least 1 (docs/language.md)
               return P->Init ? rangeOf(*P->Init) : span(1, std::numeric_limits<std::int64_t>::max());
             return P ? point(P->Value) : unknownRange();
@@ -365,21 +375,21 @@ ValueRange ValueFacts::rangeOf(const ir::Expr &E) const {
             return span(std::min(A.Lo, B.Lo), std::min(A.Hi, B.Hi));
           return span(std::max(A.Lo, B.Lo), std::max(A.Hi, B.Hi));
         } else if constexpr (std::is_same_v<T, ir::ArrayRead>) {
-          const ir::Array *A = Prog.findArray(K, N.Array);
+          const ir::Array *A = array(N.Array);
           if (!A)
             return unknownRange();
           if (A->Holds) // a table: the permutation's values
             return span(0, WideInt(In.TableBound(A->Holds->Perm, A->Holds->Inverse)) - 1);
           return elemRange(A->Elem);
         } else if constexpr (std::is_same_v<T, ir::PermApply>) {
-          const ir::Permutation *P = Prog.findPerm(N.Perm);
+          const ir::Permutation *P = perm(N.Perm);
           if (P && P->Size)
             return span(0, WideInt(*P->Size) - 1);
           return span(0, WideInt(In.TableBound(N.Perm, N.Inverse)) - 1);
         } else if constexpr (std::is_same_v<T, ir::Select>) {
           return join(rangeOf(*N.Then), rangeOf(*N.Else));
         } else if constexpr (std::is_same_v<T, ir::Atomic>) {
-          const ir::Array *A = Prog.findArray(K, N.Target.Array);
+          const ir::Array *A = array(N.Target.Array);
           return A ? elemRange(A->Elem) : unknownRange(); // any value of its type
         } else if constexpr (std::is_same_v<T, ir::Shuffle>) {
           return rangeOf(*N.Value); // a value some thread has
@@ -424,7 +434,7 @@ bool ValueFacts::uniform(const ir::Expr &E, bool Control) const {
         } else if constexpr (std::is_same_v<T, ir::ArrayRead>) {
           if (!Control || !std::all_of(N.Indices.begin(), N.Indices.end(), uniform))
             return false;
-          const ir::Array *A = Prog.findArray(K, N.Array);
+          const ir::Array *A = array(N.Array);
           return A && (A->Space == ir::MemSpace::Shared || !Written.count(N.Array));
         } else if constexpr (std::is_same_v<T, ir::Atomic>) {
           return false;
@@ -567,12 +577,27 @@ void ValueFacts::solve() {
       HasCompute = true;
     // A float atomic add computes e + v (in any order of the lanes).
     if (const auto *A = E.as<ir::Atomic>(); A && (A->Op == ir::AtomicOp::Add || A->Op == ir::AtomicOp::Sub))
-      if (const ir::Array *Arr = Prog.findArray(K, A->Target.Array); Arr && !isIntElem(Arr->Elem))
+      if (const ir::Array *Arr = array(A->Target.Array); Arr && !isIntElem(Arr->Elem))
         HasCompute = true;
     const bool Index = E.is<ir::ArrayRead>() || E.is<ir::PermApply>();
     ir::forEachChild(E, [&](const ir::Expr &X) { Visit(X, InNarrow && !Index); });
   };
   ir::forEachStmtExpr(K.Body, [&](const ir::Expr &Root) { Visit(Root, Narrow.count(&Root) > 0); });
+}
+
+const ir::Array *ValueFacts::array(std::string_view Name) const {
+  const auto It = ArrayOf.find(Name);
+  return It == ArrayOf.end() ? nullptr : It->second;
+}
+
+const ir::Param *ValueFacts::param(std::string_view Name) const {
+  const auto It = ParamOf.find(Name);
+  return It == ParamOf.end() ? nullptr : It->second;
+}
+
+const ir::Permutation *ValueFacts::perm(std::string_view Name) const {
+  const auto It = PermOf.find(Name);
+  return It == PermOf.end() ? nullptr : It->second;
 }
 
 } // namespace bankwise

@@ -117,7 +117,10 @@ struct ValueFactsInput {
 };
 
 /// The facts of kernel K of Prog (a least fixed point over its locals and
-/// loops; a range still growing after a few rounds is unknown). Throws
+/// loops; a range still growing after a few rounds is unknown). They keep
+/// pointers into Prog's arrays, params and permutations and into K, not
+/// Prog itself: they stay valid when Prog is moved, not when it is copied
+/// or destroyed. Throws
 /// UserError for values codegen cannot type (arithmetic on vector elements,
 /// '~' of a float, a local holding a vector and something else).
 class ValueFacts {
@@ -149,7 +152,16 @@ public:
   bool uniform(const ir::Expr &E, bool Control = false) const;
 
 private:
-  const ir::Program &Prog;
+  /// What the facts look up of the program, by name (Program::findArray
+  /// for K, findParam, findPerm): pointers into its arrays, params and
+  /// permutations, which stay where they are when the program is moved
+  /// (the pipeline's result holds the facts beside the program).
+  std::map<std::string, const ir::Array *, std::less<>> ArrayOf;
+  std::map<std::string, const ir::Param *, std::less<>> ParamOf;
+  std::map<std::string, const ir::Permutation *, std::less<>> PermOf;
+  const ir::Array *array(std::string_view Name) const;
+  const ir::Param *param(std::string_view Name) const;
+  const ir::Permutation *perm(std::string_view Name) const;
   const ir::Kernel &K;
   ValueFactsInput In;
   std::int64_t Threads = 1, Blocks = 1, WarpWidth = 32;

@@ -357,4 +357,59 @@ std::optional<std::size_t> worstExecution(const SiteLanes &S, const LayoutFn &La
   return Best;
 }
 
+namespace {
+
+/// LaneDrawing's grid: the banks of the first rows of S's array.
+void drawGrid(const SiteLanes &S, const LayoutFn &Layout, LaneDrawing &D) {
+  if (S.Shape.empty())
+    return;
+  const bool OneDim = S.Shape.size() == 1;
+  std::int64_t Rows = 1;
+  for (std::size_t Dim = 0; Dim + 1 < S.Shape.size(); ++Dim)
+    Rows *= S.Shape[Dim];
+  const std::int64_t Inner = S.Shape.back();
+  D.GridCols = std::min<std::int64_t>(Inner, 32);
+  const std::int64_t ShownRows = OneDim ? std::min<std::int64_t>((Inner + 31) / 32, 4) : std::min<std::int64_t>(Rows, 8);
+  std::vector<std::int64_t> Index(S.Shape.size());
+  for (std::int64_t R = 0; R < ShownRows; ++R)
+    for (std::int64_t J = 0; J < D.GridCols; ++J) {
+      std::int64_t Flat = OneDim ? R * 32 + J : R * Inner + J;
+      if (OneDim && Flat >= Inner) {
+        D.GridBanks.push_back(-1);
+        continue;
+      }
+      for (std::size_t Dim = S.Shape.size(); Dim-- > 0;) {
+        Index[Dim] = Flat % S.Shape[Dim];
+        Flat /= S.Shape[Dim];
+      }
+      D.GridBanks.push_back(Layout.map(Index) * S.ElemBytes / 4 % 32);
+    }
+}
+
+} // namespace
+
+LaneDrawing drawLanes(const SiteLanes &S, const LayoutFn &Layout) {
+  LaneDrawing D;
+  drawGrid(S, Layout, D);
+  std::map<std::int64_t, std::int64_t> Count;
+  std::int64_t BestCost = -1;
+  for (std::size_t I = 0; I < S.Executions.size(); ++I) {
+    const std::int64_t C = warpCost(S, S.Executions[I], Layout);
+    ++Count[C];
+    if (C > BestCost) { // the first of equals, as worstExecution
+      BestCost = C;
+      D.Worst = I;
+    }
+  }
+  D.Costs.assign(Count.begin(), Count.end());
+  if (!D.Worst)
+    return D;
+  const WarpLanes &W = S.Executions[*D.Worst];
+  const std::vector<Address> A = laneAddresses(S, W, Layout);
+  for (std::size_t L = 0; L < 32; ++L)
+    D.ByteAddrs[L] = W.Elems[L] == UnknownElement ? -2 : A[L] == NoAccess ? -1 : A[L] * S.ElemBytes;
+  D.Cost = BestCost;
+  return D;
+}
+
 } // namespace bankwise

@@ -96,4 +96,29 @@ std::int64_t warpCost(const SiteLanes &S, const WarpLanes &W, const LayoutFn &La
 /// equals); nullopt when S has none.
 std::optional<std::size_t> worstExecution(const SiteLanes &S, const LayoutFn &Layout);
 
+/// A site's sampled warps under one layout of its array: every figure the
+/// HTML report (report/SiteFigures.h) draws of it, computed here so that
+/// the report only lays them out.
+struct LaneDrawing {
+  /// The execution with the largest warpCost (worstExecution); nullopt when
+  /// the sample has none, and then the fields below but the grid are empty.
+  std::optional<std::size_t> Worst;
+  /// The worst execution's lanes' byte addresses: -1 for a lane that does
+  /// not access, -2 for one whose element is not known.
+  std::array<std::int64_t, 32> ByteAddrs{};
+  std::int64_t Cost = 0; ///< the worst execution's warpCost
+  /// How many executions of the sample have each warpCost, cost ascending.
+  std::vector<std::pair<std::int64_t, std::int64_t>> Costs;
+  /// The bank (4-byte word mod 32) of each element of the array's first
+  /// rows, row-major, GridCols a row: up to 8 rows of up to 32 columns (a
+  /// one-dimensional array in rows of 32, -1 past its end); empty for an
+  /// array without a shape.
+  std::int64_t GridCols = 0;
+  std::vector<std::int64_t> GridBanks;
+  bool operator==(const LaneDrawing &) const = default;
+};
+
+/// S's sample drawn under Layout.
+LaneDrawing drawLanes(const SiteLanes &S, const LayoutFn &Layout);
+
 } // namespace bankwise

@@ -17,12 +17,10 @@
 #include "analysis/passes/KernelAnalysis.h"
 #include "analysis/models/Layout.h"
 #include "analysis/passes/ArrayLayout.h"
-#include "analysis/models/MemoryModel.h"
 #include "analysis/passes/ValueFacts.h"
 #include "analysis/schedule/HmmSchedule.h"
 #include "codegen/Tables.h"
 #include "codegen/Templates.h"
-#include "report/SiteJson.h"
 #include "ir/Printer.h"
 #include "ir/Walk.h"
 
@@ -32,7 +30,6 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -193,8 +190,17 @@ public:
   ModuleState &Mod;
   std::vector<ArrayPlan> Arrays;
   std::map<std::string, std::size_t, std::less<>> ArrayIndex;
-  /// Value classes, ranges and uniformity (analysis/passes/ValueFacts.h).
-  std::optional<ValueFacts> Values;
+  /// Value classes, ranges and uniformity (analysis/passes/ValueFacts.h):
+  /// the pipeline's value-facts pass's.
+  const ValueFacts *Values = nullptr;
+  /// The place-shared pass's placement of the kernel's shared arrays.
+  const SharedPlacement *Placement = nullptr;
+  /// The placement of shared array A (staged, in shared memory).
+  const SharedArrayPlacement &placed(const ArrayPlan &A) const {
+    const SharedArrayPlacement *X = Placement ? Placement->find(A.Decl->Name) : nullptr;
+    assert(X && "a shared array without a placement");
+    return *X;
+  }
   std::vector<PermUse> PermUses;
   std::set<ir::Builtin> Builtins;
   std::set<std::string> ParamsUsed;
@@ -716,10 +722,6 @@ private:
 
 /// Predicted cost of a codegen-added contiguous copy between global and
 /// shared memory (staging of a shared parameter): one warp of w lanes.
-struct StagingCost {
-  std::int64_t Wavefronts = 0, Sectors = 0, Lines = 0, WarpExecutions = 0;
-};
-StagingCost stagingCost(const ArrayPlan &A, std::int64_t Threads);
 
 class KernelEmitter;
 

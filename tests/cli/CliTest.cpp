@@ -667,7 +667,8 @@ TEST_CASE("--dump-ir-after prints every pass's program, which parses back") {
   R = bankwise("compile " + Sample + " -o " + tmp("dump.cu") + " --dump-ir-after=parse");
   CHECK(R.Code == 2);
   CHECK(contains(R.Out,
-                 "unknown pass 'parse' (the passes: bind-sizes, schedule-colored, layout-auto, check, analyze, or all)"));
+                 "unknown pass 'parse' (the passes: bind-sizes, schedule-colored, layout-auto, place-shared, check, "
+                 "value-facts, analyze, or all)"));
 }
 
 // Site ids over the passes: the kernels schedule-colored writes in place of
@@ -699,10 +700,11 @@ TEST_CASE("--dump-ir-after: a pass's new accesses get ids no earlier access had"
 
 // The passes are one table (pipeline/Pipeline.cpp): the help of
 // --dump-ir-after names each, in order, and `all` dumps after each, the
-// check and analyze passes last (they change nothing: the program they
-// checked and analyzed).
+// place-shared, check, value-facts and analyze passes last (they change
+// nothing: the program they decided on, checked and analyzed).
 TEST_CASE("--dump-ir-after's help and 'all' follow the pass table, check and analyze passes included") {
-  const std::vector<std::string> Passes = {"bind-sizes", "schedule-colored", "layout-auto", "check", "analyze"};
+  const std::vector<std::string> Passes = {"bind-sizes", "schedule-colored", "layout-auto", "place-shared",
+                                           "check",      "value-facts",      "analyze"};
   for (const char *Command : {"analyze", "compile"}) {
     CAPTURE(Command);
     const Result Help = bankwise(std::string(Command) + " --help");
@@ -710,7 +712,8 @@ TEST_CASE("--dump-ir-after's help and 'all' follow the pass table, check and ana
     const std::size_t Option = Help.Out.find("--dump-ir-after");
     REQUIRE(Option != std::string::npos);
     const std::string Line = Help.Out.substr(Option, Help.Out.find('\n', Option) - Option);
-    CHECK(contains(Line, "bind-sizes, schedule-colored, layout-auto, check, analyze (comma-separated), or all"));
+    CHECK(contains(Line, "bind-sizes, schedule-colored, layout-auto, place-shared, check, value-facts, analyze "
+                         "(comma-separated), or all"));
     // Each pass's own line, in order.
     std::size_t Last = Option;
     for (const std::string &P : Passes) {
@@ -730,17 +733,22 @@ TEST_CASE("--dump-ir-after's help and 'all' follow the pass table, check and ana
     CHECK(At >= Last);
     Last = At;
   }
-  // The check and analyze passes leave the program as layout-auto made it.
+  // The passes after layout-auto leave the program as it made it;
+  // place-shared's decisions come first, as comment lines.
   const std::size_t LayoutBody = R.Out.find('\n', R.Out.find("after pass 'layout-auto'")) + 1,
-                    Check = R.Out.find("# bankwise: the program after pass 'check'"),
-                    CheckBody = R.Out.find('\n', Check) + 1,
-                    Analyze = R.Out.find("# bankwise: the program after pass 'analyze'"),
-                    AnalyzeBody = R.Out.find('\n', Analyze) + 1;
-  const std::string AfterLayout = R.Out.substr(LayoutBody, Check - LayoutBody);
+                    Place = R.Out.find("# bankwise: the program after pass 'place-shared'");
+  const std::string AfterLayout = R.Out.substr(LayoutBody, Place - LayoutBody);
   CHECK(!AfterLayout.empty());
-  CHECK(R.Out.compare(CheckBody, AfterLayout.size(), AfterLayout) == 0);
-  CHECK(R.Out.compare(AnalyzeBody, AfterLayout.size(), AfterLayout) == 0);
-  CHECK(AnalyzeBody + AfterLayout.size() == R.Out.size());
+  std::size_t Body = 0;
+  for (const char *P : {"place-shared", "check", "value-facts", "analyze"}) {
+    CAPTURE(P);
+    Body = R.Out.find('\n', R.Out.find(std::string("# bankwise: the program after pass '") + P + "'")) + 1;
+    while (R.Out.compare(Body, 16, "# place-shared: ") == 0)
+      Body = R.Out.find('\n', Body) + 1;
+    CHECK(R.Out.compare(Body, AfterLayout.size(), AfterLayout) == 0);
+  }
+  CHECK(contains(R.Out, "# place-shared: kernel 'transpose': 'tile' "));
+  CHECK(Body + AfterLayout.size() == R.Out.size());
 }
 
 TEST_CASE("analyze and compile: CUDA's atomics name the DSL's spelling, exit 2, never a crash") {

@@ -26,6 +26,7 @@
 #include "ir/Eval.h"
 #include "ir/Printer.h"
 #include "pipeline/Pipeline.h"
+#include "report/CompileReport.h"
 #include "support/Random.h"
 
 #include "bankwise/arith.cuh"
@@ -68,6 +69,7 @@ std::string readFile(const fs::path &P) {
 struct SampleBuild {
   PipelineResult Pipeline;
   codegen::CompileResult Code;
+  std::string ReportJson; ///< compile --report's
 };
 SampleBuild buildSample(const std::string &RelPath, bool Harness = true, const dsl::ParamOverrides &Overrides = {},
                         std::uint64_t InlineLimit = 64 * 1024) {
@@ -78,7 +80,7 @@ SampleBuild buildSample(const std::string &RelPath, bool Harness = true, const d
     Diags.print(OS);
     FAIL(OS.str());
   }
-  SampleBuild B{runPipeline(std::move(Prog)), {}};
+  SampleBuild B{runPipeline(std::move(Prog)), {}, {}};
   const PipelineResult &P = B.Pipeline;
   codegen::CodegenOptions O;
   const std::string Stem = fs::path(RelPath).stem().string();
@@ -89,6 +91,7 @@ SampleBuild buildSample(const std::string &RelPath, bool Harness = true, const d
   O.Harness = Harness;
   O.InlineTableLimit = InlineLimit;
   B.Code = codegen::compileToCuda(P, O);
+  B.ReportJson = report::compileReportJson(P, B.Code, {RelPath, O.Arch});
   return B;
 }
 
@@ -242,7 +245,7 @@ TEST_CASE("every sample's decisions and report equal their golden files, and thr
     // kernels (templates by name and hash), the harness apart, the API
     // header.
     checkGolden(Dir / (Stem + ".decisions.txt"), decisionLines(B.Pipeline));
-    checkGolden(Dir / (Stem + ".report.jsonl"), reportLines(R.ReportJson));
+    checkGolden(Dir / (Stem + ".report.jsonl"), reportLines(B.ReportJson));
     const GoldenParts Parts = goldenParts(R.Source);
     REQUIRE_MESSAGE(!Parts.Harness.empty(), S << ": the harness marker is missing");
     if (std::find(CodeGoldens.begin(), CodeGoldens.end(), Stem) != CodeGoldens.end()) {
@@ -279,9 +282,9 @@ TEST_CASE("every sample's decisions and report equal their golden files, and thr
 TEST_CASE("output is deterministic") {
   InSourceDir Here;
   for (const char *S : {"samples/transpose_tiled.bw", "samples/permutation_conflict_free.bw"}) {
-    const auto A = compileSample(S), B = compileSample(S);
-    CHECK(A.Source == B.Source);
-    CHECK(A.Header == B.Header);
+    const SampleBuild A = buildSample(S), B = buildSample(S);
+    CHECK(A.Code.Source == B.Code.Source);
+    CHECK(A.Code.Header == B.Code.Header);
     CHECK(A.ReportJson == B.ReportJson);
   }
 }
@@ -608,8 +611,9 @@ TEST_CASE("schedule colored on global copies: the side file's planes run as thre
 
 TEST_CASE("schedule colored on global copies: a site comment above every access, and the report lists it") {
   InSourceDir Here;
-  const auto R = compileSample("samples/offline_permutation_scheduled.bw", true, {{"N", 4096}});
-  const nlohmann::json J = nlohmann::json::parse(R.ReportJson);
+  const SampleBuild Built = buildSample("samples/offline_permutation_scheduled.bw", true, {{"N", 4096}});
+  const codegen::CompileResult &R = Built.Code;
+  const nlohmann::json J = nlohmann::json::parse(Built.ReportJson);
   std::istringstream In(R.Source);
   std::vector<std::string> Lines;
   for (std::string L; std::getline(In, L);)
@@ -701,7 +705,8 @@ TEST_CASE("runtime params: representative sizes, the smallest from 64 (else from
 
 TEST_CASE("runtime params: one kernel for every size, sizes as arguments, predictions named with their sizes") {
   InSourceDir Here;
-  const codegen::CompileResult R = compileSample("samples/transpose_any_shape.bw");
+  const SampleBuild Built = buildSample("samples/transpose_any_shape.bw");
+  const codegen::CompileResult &R = Built.Code;
   // The kernel takes the sizes; nothing bakes 64 in.
   CHECK(R.Source.find("transpose_f32(const float *in, float *out, long long R, long long C) {") != std::string::npos);
   CHECK(R.Source.find("constexpr Index R") == std::string::npos);
@@ -716,7 +721,7 @@ TEST_CASE("runtime params: one kernel for every size, sizes as arguments, predic
   CHECK(R.Source.find("transpose_f32<<<bw_grid, dim3(32, 16, 1), 0, stream>>>(in, out, R, C);") != std::string::npos);
   // Predictions say at which sizes they hold.
   CHECK(R.Source.find("// Predicted at R = 64, C = 64 (representative sizes") != std::string::npos);
-  const nlohmann::json J = nlohmann::json::parse(R.ReportJson);
+  const nlohmann::json J = nlohmann::json::parse(Built.ReportJson);
   CHECK(J["predicted_at"] == nlohmann::json{{"C", 64}, {"R", 64}});
   // The harness takes the sizes from argv and reports them.
   CHECK(R.Source.find("else if (bw_size_argument(A, \"R\", R))") != std::string::npos);

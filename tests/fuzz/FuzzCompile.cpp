@@ -8,8 +8,6 @@
 // iteration are skipped (more than 2^16 threads in a kernel's grid or
 // 2^22 elements in one array): the work estimate of issue [10] item 3 is
 // what will refuse them in the tool itself.
-#include "analysis/checks/Checks.h"
-#include "analysis/passes/AllSizes.h"
 #include "codegen/Codegen.h"
 #include "dsl/Parser.h"
 #include "ir/Bind.h"
@@ -55,11 +53,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *Data, std::size_t Size
     const ir::Program Bound = ir::bindParams(Prog, Sizes);
     if (tooLarge(Bound))
       return 0;
-    PipelineOptions PO; // the check and analyze passes included
-    PipelineResult R = runPipeline(Prog, PO);
-    if (!R.RuntimeParams.empty())
-      for (const ir::Kernel &K : R.Program.Kernels)
-        (void)analyzeAllSizes(R.Program, K);
+    // As `analyze` runs it with runtime params: every kernel over every
+    // size.
+    if (!Prog.runtimeParams().empty()) {
+      PipelineOptions Every;
+      Every.Analyze.EverySize = true;
+      (void)runPipeline(Prog, Every);
+    }
+    // As `compile` runs it: the analyses at the representative sizes, which
+    // codegen reads.
+    const PipelineResult R = runPipeline(Prog, PipelineOptions{});
     codegen::CodegenOptions CO;
     CO.Harness = true;
     (void)codegen::compileToCuda(R, CO);

@@ -7,9 +7,11 @@
 #include <doctest/doctest.h>
 
 #include "../support/ProgramFixtures.h"
+#include "analysis/passes/ArrayLayout.h"
 #include "analysis/passes/PermutationTables.h"
 #include "codegen/Codegen.h"
 #include "ir/Sites.h"
+#include "ir/Walk.h"
 #include "pipeline/Pipeline.h"
 
 #include <algorithm>
@@ -70,7 +72,8 @@ TEST_CASE("the analyze pass analyzes every kernel once, and codegen quotes its f
 
 TEST_CASE("codegen refuses a result without the analyze pass, and names the kernel") {
   PipelineOptions PO;
-  PO.Passes = {PassId::BindSizes, PassId::ScheduleColored, PassId::LayoutAuto, PassId::Check};
+  PO.Passes = {PassId::BindSizes, PassId::ScheduleColored, PassId::LayoutAuto, PassId::PlaceShared, PassId::Check,
+               PassId::ValueFacts};
   const PipelineResult P = runPipeline(parseOrFail(TwoKernels), PO);
   CHECK_FALSE(P.Analyzed);
   CHECK(P.Analyses.empty());
@@ -279,7 +282,7 @@ kernel k(a: global f32[256]) threads 256 {
   CHECK(E.Seconds.size() == 2);
 }
 
-TEST_CASE("with Lanes, the analyze pass samples each site's warps for the HTML report, as the walk gives them") {
+TEST_CASE("with Lanes, the analyze pass samples each site's warps for the HTML report and draws them") {
   PipelineOptions PO;
   PO.Analyze.Lanes = true;
   const PipelineResult P = runPipeline(parseOrFail(TwoKernels), PO);
@@ -287,16 +290,46 @@ TEST_CASE("with Lanes, the analyze pass samples each site's warps for the HTML r
   for (const KernelReport &R : P.Analyses)
     for (const AccessSiteReport &S : R.Sites) {
       ++Sites;
-      const SiteLanes *L = P.lanesOf(R.Kernel, S.Node.Read->Site);
-      REQUIRE(L);
+      const SiteDrawings *D = P.drawingsOf(R.Kernel, S.Node.Read->Site);
+      REQUIRE(D);
       const ir::Kernel &K = *P.Program.findKernel(R.Kernel);
-      CHECK(*L == sampleSiteLanes(P.Program, K, S.Node.Read, {}));
-      CHECK_FALSE(L->Executions.empty());
+      CHECK(D->Lanes == sampleSiteLanes(P.Program, K, S.Node.Read, {}));
+      CHECK_FALSE(D->Lanes.Executions.empty());
+      CHECK(D->Now == drawLanes(D->Lanes, arrayLayout(*P.Program.findArray(K, S.Array))));
+      CHECK_FALSE(D->AsWritten); // the program as read was not kept
     }
   CHECK(Sites == 4);
-  CHECK(P.Lanes.size() == Sites);
+  CHECK(P.Drawings.size() == Sites);
   // Without it, none are walked.
-  CHECK(runPipeline(parseOrFail(TwoKernels)).Lanes.empty());
+  CHECK(runPipeline(parseOrFail(TwoKernels)).Drawings.empty());
+
+  // With the program as read kept, a site whose layout auto changed its
+  // array's layout is drawn under both, the others under the one layout.
+  PipelineOptions T = PO;
+  T.Analyze.KeepAsRead = true;
+  const PipelineResult Tiled = runPipeline(sampleOrFail("transpose_tiled.bw"), T);
+  std::size_t Changed = 0, Kept = 0, Fixed = 0;
+  for (const KernelReport &R : Tiled.Analyses)
+    for (const AccessSiteReport &S : R.Sites) {
+      const SiteDrawings *D = Tiled.drawingsOf(R.Kernel, S.Node.Read->Site);
+      REQUIRE(D);
+      const ir::Kernel &K = *Tiled.Program.findKernel(R.Kernel);
+      const LayoutFn Now = arrayLayout(*Tiled.Program.findArray(K, S.Array));
+      const LayoutFn Was = arrayLayout(*Tiled.AsRead->findArray(*Tiled.AsRead->findKernel(R.Kernel), S.Array));
+      CHECK(D->Now == drawLanes(D->Lanes, Now));
+      if (Was == Now) {
+        ++Kept;
+        CHECK_FALSE(D->AsWritten);
+        continue;
+      }
+      ++Changed;
+      REQUIRE(D->AsWritten);
+      CHECK(*D->AsWritten == drawLanes(D->Lanes, Was));
+      Fixed += D->AsWritten->Cost > D->Now.Cost; // the tile's conflicts, and layout auto's fix
+    }
+  CHECK(Changed > 0);
+  CHECK(Fixed > 0);
+  CHECK(Kept > 0);
 
   // Over every size: walked in the program bound to the representative sizes.
   PipelineOptions E;
@@ -308,9 +341,202 @@ TEST_CASE("with Lanes, the analyze pass samples each site's warps for the HTML r
   for (const AllSizesReport &R : G.EverySize)
     for (const AllSizesSite &S : R.Sites) {
       REQUIRE(S.Node);
-      const SiteLanes *L = G.lanesOf(R.Kernel, S.Node->Site);
-      REQUIRE(L);
+      const SiteDrawings *D = G.drawingsOf(R.Kernel, S.Node->Site);
+      REQUIRE(D);
       const ir::Kernel &K = *G.Program.findKernel(R.Kernel);
-      CHECK(*L == sampleSiteLanes(G.Program, K, ir::findSite(K, S.Node->Site), {}));
+      CHECK(D->Lanes == sampleSiteLanes(G.Program, K, ir::findSite(K, S.Node->Site), {}));
     }
+}
+
+TEST_CASE("codegen refuses a result without the place-shared pass, and names the kernel") {
+  PipelineOptions PO;
+  PO.Passes = {PassId::Check, PassId::ValueFacts, PassId::Analyze};
+  const PipelineResult P = runPipeline(parseOrFail(TwoKernels), PO);
+  CHECK(P.Placements.empty());
+  try {
+    (void)codegen::compileToCuda(P, {});
+    FAIL("expected std::logic_error");
+  } catch (const std::logic_error &E) {
+    CHECK(std::string(E.what()).find("kernel 'copy' has no shared placement") != std::string::npos);
+  }
+}
+
+TEST_CASE("place-shared keeps the largest staged array that does not fit in global memory, the rest in dynamic "
+          "shared memory, and codegen emits its placement") {
+  // 120000 + 60000 + 16000 bytes fit sm_90 (the .bw's target), not sm_80's
+  // 166912 a block (--arch); without 'big', 76000, over the 49152 a block
+  // has without opting in.
+  const char *Big = R"(target sm_90
+kernel k(big: shared f32[30000], mid: shared f32[15000], small: shared f32[4000], out: global f32[256]) threads 256 {
+  out[tid] = big[tid] + mid[tid] + small[tid]
+}
+)";
+  PipelineOptions PO;
+  PO.Arch = "sm_80";
+  const PipelineResult P = runPipeline(parseOrFail(Big), PO);
+  const SharedPlacement *S = P.placementOf("k");
+  REQUIRE(S);
+  REQUIRE(S->Arrays.size() == 3);
+  CHECK(S->Arrays[0].Array == "big");
+  CHECK(S->Arrays[0].Bytes == 120000);
+  CHECK(S->Arrays[0].Demoted);
+  CHECK(S->Arrays[0].Offset == -1);
+  CHECK_FALSE(S->Arrays[1].Demoted);
+  CHECK(S->Arrays[1].Offset == 0);
+  CHECK(S->Arrays[2].Offset == 60000);
+  CHECK(S->Dynamic);
+  CHECK(S->DynamicBytes == 76000);
+  CHECK(S->StaticBytes == 76000);
+  CHECK_FALSE(S->Error);
+  REQUIRE(S->Warnings.size() == 1);
+  CHECK(S->Warnings[0].Message.find("shared array 'big' (120000 bytes) does not fit sm_80's 166912 bytes") == 0);
+  // Each staged copy: 8 warps of 256 threads over consecutive f32, one
+  // wavefront and four sectors a warp; ceil(15000 / 256) = 59 rounds.
+  CHECK(S->Arrays[1].Copy == StagingCost{1, 4, 1, 59 * 8});
+  CHECK(S->Arrays[2].Copy == StagingCost{1, 4, 1, 16 * 8});
+  CHECK(describe(*S) == "# place-shared: kernel 'k': 'mid' 60000 bytes staged at 0, 'small' 16000 bytes staged at "
+                        "60000: 76000 bytes, dynamic; in global memory: 'big'\n");
+
+  codegen::CodegenOptions CO;
+  CO.Arch = "sm_80";
+  const codegen::CompileResult C = codegen::compileToCuda(P, CO);
+  CHECK(count(C.Source, "extern __shared__ __align__(16) unsigned char bw_smem[]; // 76000 bytes") == 1);
+  CHECK(count(C.Source, "reinterpret_cast<float *>(bw_smem + 60000)") == 1);
+  CHECK(count(C.Source, "big_global") == 0); // in global memory: not staged
+  REQUIRE(C.Warnings.size() == 1);
+  CHECK(C.Warnings[0].Message == S->Warnings[0].Message);
+  REQUIRE(C.Kernels.size() == 1);
+  CHECK(C.Kernels[0].Demoted == std::vector<std::string>{"big"});
+  REQUIRE(C.Kernels[0].Staged.size() == 2);
+  CHECK(C.Kernels[0].Staged[0].Copy == S->Arrays[1].Copy);
+  CHECK(C.Kernels[0].SharedBytes == 76000);
+  CHECK(C.Kernels[0].DynamicShared);
+
+  // sm_90 holds them all: nothing demoted, static shared memory above 48 KB
+  // is dynamic all the same.
+  const PipelineResult Fits = runPipeline(parseOrFail(Big));
+  REQUIRE(Fits.placementOf("k"));
+  CHECK(Fits.placementOf("k")->Warnings.empty());
+  CHECK(Fits.placementOf("k")->DynamicBytes == 196000);
+  // An unknown target places nothing, and codegen names the known ones.
+  PipelineOptions Unknown;
+  Unknown.Arch = "sm_1";
+  const PipelineResult U = runPipeline(parseOrFail(Big), Unknown);
+  CHECK(U.Placements.empty());
+  CO.Arch = "sm_1";
+  CHECK_THROWS_WITH_AS(codegen::compileToCuda(U, CO), doctest::Contains("unknown architecture 'sm_1'"), UserError);
+}
+
+TEST_CASE("place-shared records what CUDA cannot compile, and codegen throws it") {
+  // 180000 bytes in the kernel's body: sm_90's, not sm_80's (--arch).
+  const char *TooBig = R"(target sm_90
+kernel k(out: global f32[256]) threads 256 {
+  shared t: f32[45000]
+  t[tid] = 1.0
+  sync
+  out[tid] = t[tid]
+}
+)";
+  PipelineOptions PO;
+  PO.Arch = "sm_80";
+  const PipelineResult P = runPipeline(parseOrFail(TooBig), PO);
+  REQUIRE(P.placementOf("k"));
+  REQUIRE(P.placementOf("k")->Error);
+  CHECK(P.placementOf("k")->Error->diagnostic().Message ==
+        "kernel 'k' needs 180000 bytes of shared memory; sm_80 has 166912 per block");
+  CHECK(P.Analyzed); // analyze is not codegen: its figures stand
+  codegen::CodegenOptions CO;
+  CO.Arch = "sm_80";
+  CHECK_THROWS_WITH_AS(codegen::compileToCuda(P, CO), doctest::Contains("needs 180000 bytes"), UserError);
+
+  const char *Written = R"(target sm_90
+kernel k(s: shared f32[256], a: global f32[512]) grid (2) block (256) {
+  s[tx] = a[tid]
+}
+)";
+  const PipelineResult W = runPipeline(parseOrFail(Written));
+  REQUIRE(W.placementOf("k"));
+  REQUIRE(W.placementOf("k")->Error);
+  CHECK(W.placementOf("k")->Error->diagnostic().Message ==
+        "shared array 's' is written by kernel 'k' of 2 blocks: codegen cannot give every block its own copy back");
+}
+
+TEST_CASE("codegen refuses a result without the value-facts pass, and names the kernel") {
+  PipelineOptions PO;
+  PO.Passes = {PassId::PlaceShared, PassId::Check, PassId::Analyze};
+  const PipelineResult P = runPipeline(parseOrFail(TwoKernels), PO);
+  CHECK(P.Values.empty());
+  try {
+    (void)codegen::compileToCuda(P, {});
+    FAIL("expected std::logic_error");
+  } catch (const std::logic_error &E) {
+    CHECK(std::string(E.what()).find("kernel 'copy' has no value facts") != std::string::npos);
+  }
+}
+
+TEST_CASE("the value-facts pass's facts survive the result's move and equal facts computed afresh") {
+  // Runtime sizes, loop counters, tables of block indices.
+  const PipelineResult P = runPipeline(sampleOrFail("transpose_any_shape.bw"));
+  REQUIRE(P.Values.size() == P.Program.Kernels.size());
+  for (const ir::Kernel &K : P.Program.Kernels) {
+    const KernelValueFacts *V = P.valuesOf(K.Name);
+    REQUIRE(V);
+    REQUIRE(V->Facts);
+    CHECK_FALSE(V->Error);
+    ValueFactsInput In;
+    In.Runtime = {P.RuntimeParams.begin(), P.RuntimeParams.end()};
+    In.TableBound = [](const std::string &, bool) -> std::uint64_t { throw std::logic_error("no tables here"); };
+    const ValueFacts Fresh(P.Program, K, In);
+    CHECK(V->Facts->RuntimeGrid == Fresh.RuntimeGrid);
+    CHECK(V->Facts->IntsFit32 == Fresh.IntsFit32);
+    CHECK(V->Facts->HasCompute == Fresh.HasCompute);
+    std::size_t Exprs = 0;
+    ir::forEachStmtExpr(K.Body, [&](const ir::Expr &Root) {
+      ir::forEachSubexpr(Root, [&](const ir::Expr &X) {
+        ++Exprs;
+        CHECK(V->Facts->classOf(X) == Fresh.classOf(X));
+        CHECK((V->Facts->rangeOf(X) == Fresh.rangeOf(X))); // (WideInt has no doctest printer)
+        CHECK(V->Facts->uniform(X) == Fresh.uniform(X));
+      });
+    });
+    CHECK(Exprs > 10);
+  }
+
+  // Seed 001's planes: their bounds come from the schedule plan.
+  const PipelineResult S = runPipeline(sampleOrFail("offline_permutation_scheduled.bw", {{"N", 4096}}));
+  std::size_t Planes = 0;
+  for (const KernelValueFacts &V : S.Values) {
+    CHECK_FALSE(V.Error);
+    const ir::Kernel &K = *S.Program.findKernel(V.Kernel);
+    ir::forEachStmtExpr(K.Body, [&](const ir::Expr &Root) {
+      ir::forEachSubexpr(Root, [&](const ir::Expr &X) {
+        if (const auto *A = X.as<ir::ArrayRead>())
+          if (const ir::Array *Arr = S.Program.findArray(K, A->Array); Arr && Arr->Holds) {
+            ++Planes;
+            const ValueRange R = V.Facts->rangeOf(X);
+            CHECK((R.Known && R.Lo == 0 && R.Hi > 0));
+          }
+      });
+    });
+  }
+  CHECK(Planes > 0);
+}
+
+TEST_CASE("a value codegen cannot type is the kernel's value-facts error, which codegen throws") {
+  const char *Vector = R"(target sm_90
+kernel k(a: global f32x4[64], b: global f32x4[64]) threads 64 {
+  b[tid] = a[tid] + a[tid]
+}
+)";
+  const PipelineResult P = runPipeline(parseOrFail(Vector));
+  REQUIRE(P.valuesOf("k"));
+  REQUIRE(P.valuesOf("k")->Error);
+  CHECK_FALSE(P.valuesOf("k")->Facts);
+  CHECK(P.Analyzed); // analyze is not codegen: its figures stand
+  try {
+    (void)codegen::compileToCuda(P, {});
+    FAIL("expected UserError");
+  } catch (const UserError &E) {
+    CHECK(E.diagnostic().Message == P.valuesOf("k")->Error->diagnostic().Message);
+  }
 }

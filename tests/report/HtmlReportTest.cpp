@@ -143,7 +143,9 @@ TEST_CASE("the walked lanes of a stride-2 site cost what the analysis says") {
         CHECK(W.Elems[Lane] == 2 * static_cast<std::int64_t>(Lane));
       CHECK(warpCost(L, W, L.Layout) == S.Wavefronts.Max);
       CHECK(S.Wavefronts.Max == 2);
-      const report::BankMap M = report::warpBankMap(L, W, L.Layout, "worst");
+      const LaneDrawing D = drawLanes(L, L.Layout);
+      CHECK(D.Worst == std::optional<std::size_t>(0));
+      const report::BankMap M = report::bankMap(L, D, "worst");
       CHECK(M.Cost == 2);
       CHECK(M.ByteAddrs[16] == 128);
     } else {
@@ -173,11 +175,18 @@ TEST_CASE("a pad(1) layout takes a column walk's 32 lanes to 32 banks") {
   CHECK(W.Wavefronts.Max == 32);
   const LayoutFn Pad = makeLayout(LayoutKind::Pad, {32, 32}, 1);
   CHECK(warpCost(L, L.Executions[*Worst], Pad) == 1);
-  const report::ElementGrid G = report::elementGrid(L, Pad, "pad");
+  const LaneDrawing Padded = drawLanes(L, Pad);
+  CHECK(Padded.Worst == Worst);
+  CHECK(Padded.Cost == 1);
+  const report::ElementGrid G = report::elementGrid(Padded, "pad");
   CHECK(G.Cols == 32);
   REQUIRE(G.Banks.size() == 8 * 32);
   CHECK(G.Banks[32] == 1); // t[1][0] at word 33
-  const std::optional<report::Histogram> H = report::costHistogram(L, L.Layout);
+  const LaneDrawing Raw = drawLanes(L, L.Layout);
+  CHECK(Raw.Worst == Worst);
+  CHECK(Raw.Cost == 32);
+  CHECK(Raw.GridBanks[32] == 0); // t[1][0] at word 32
+  const std::optional<report::Histogram> H = report::costHistogram(L, Raw);
   REQUIRE(H);
   REQUIRE(H->Bars.size() == 1);
   CHECK(H->Bars[0] == std::pair<std::int64_t, std::int64_t>{32, 8});
@@ -193,7 +202,8 @@ TEST_CASE("the page is well formed, has a figure per site and escapes source tex
   S.Heading = "kernel 'k'";
   for (std::size_t I = 0; I < R.Sites.size(); ++I) {
     const SiteLanes Lanes = sampleSiteLanes(P, K, R.Sites[I].Node.Read, {});
-    S.Sites.push_back(report::analyzedSite(R.Sites[I], P, K, &P, &K, nullptr, &Lanes, fmt::format("s{}", I)));
+    const SiteDrawings Drawn{Lanes, drawLanes(Lanes, Lanes.Layout), std::nullopt};
+    S.Sites.push_back(report::analyzedSite(R.Sites[I], &P, &K, nullptr, &Drawn, fmt::format("s{}", I)));
   }
   S.Sites[0].Source.Lines = {"let x = a[i] < b && c > \"d\""};
   S.Sites[0].Source.FirstLine = S.Sites[0].Source.Line;
@@ -225,7 +235,8 @@ TEST_CASE("the histogram is the analysis's, over every warp execution of the lau
   const AccessSiteReport &W = R.Sites[0];
   REQUIRE(W.Array == "t");
   const SiteLanes Lanes = sampleSiteLanes(P, K, W.Node.Read, {});
-  const report::Site X = report::analyzedSite(W, P, K, &P, &K, nullptr, &Lanes, "s0");
+  const SiteDrawings Drawn{Lanes, drawLanes(Lanes, Lanes.Layout), std::nullopt};
+  const report::Site X = report::analyzedSite(W, &P, &K, nullptr, &Drawn, "s0");
   REQUIRE(X.Costs);
   CHECK(X.Costs->Bars == std::vector<std::pair<std::int64_t, std::int64_t>>{{32, 512}});
   CHECK(X.Costs->Caption == "wavefronts over all 512 warp executions of the launch");

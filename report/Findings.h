@@ -1,6 +1,7 @@
 // How analyze and compile report the correctness checks' findings
-// (analysis/checks/Checks.h): Clang-style diagnostics on stderr, each with
-// its source line and caret, and the same as JSON.
+// (analysis/checks/Checks.h, the pipeline's check pass): Clang-style
+// diagnostics on stderr, each with its source line and caret, and the same
+// as JSON.
 #pragma once
 
 #include "analysis/checks/Checks.h"
@@ -14,7 +15,7 @@
 #include <tuple>
 #include <vector>
 
-namespace bankwise::driver {
+namespace bankwise::report {
 
 /// The findings in source order (file, line, column; stable otherwise).
 inline std::vector<LintFinding> sortedFindings(std::vector<LintFinding> Fs) {
@@ -71,4 +72,4 @@ inline nlohmann::json findingsJson(const std::vector<LintFinding> &Fs) {
   return J;
 }
 
-} // namespace bankwise::driver
+} // namespace bankwise::report
