@@ -133,8 +133,7 @@ void Analyzer::execLet(const ir::Let &Stmt, Mask M) {
 }
 
 /// A `for`: data bounds (execDataFor), symbolic bounds (execSymbolicFor),
-/// or concrete per-lane loop variables, lanes leaving as their condition
-/// fails.
+/// or concrete per-lane loop variables (execLaneFor).
 void Analyzer::execFor(const ir::For &Stmt, const SourceLoc &Loc, Mask M) {
   const ir::For *F = &Stmt;
   const Val Begin = eval(F->Begin, M), End = eval(F->End, M);
@@ -146,11 +145,16 @@ void Analyzer::execFor(const ir::For &Stmt, const SourceLoc &Loc, Mask M) {
     execDataFor(*F, Loc, Begin, End, Step, M);
     return;
   }
-  if (Symbolic) {
+  if (Symbolic)
     execSymbolicFor(*F, Loc, Begin, End, Step, M);
-    return;
-  }
-  // Concrete: per-lane loop variables, lanes leave as their condition fails.
+  else
+    execLaneFor(*F, Loc, Begin, End, Step, M);
+}
+
+/// Concrete: per-lane loop variables, lanes leave as their condition fails.
+void Analyzer::execLaneFor(const ir::For &Stmt, const SourceLoc &Loc, const Val &Begin, const Val &End,
+                           const Val &Step, Mask M) {
+  const ir::For *F = &Stmt;
   Locals.push_back({F->Var, Begin});
   const std::size_t Slot = Locals.size() - 1;
   for (int Ln = 0; Ln < Lanes; ++Ln)
@@ -342,15 +346,19 @@ void Analyzer::execSymbolicIf(const ir::If &Stmt, const Val &C, Mask M) {
   PredMark = OuterMark;
 }
 
-/// A `while`: on the fast path execSymbolicWhile; else lanes leave as their
-/// condition fails, and a condition that reads data samples its trips.
+/// A `while`: on the fast path execSymbolicWhile, else execLaneWhile.
 void Analyzer::execWhile(const ir::While &Stmt, const SourceLoc &Loc, Mask M) {
+  if (Symbolic)
+    execSymbolicWhile(Stmt, Loc, M);
+  else
+    execLaneWhile(Stmt, Loc, M);
+}
+
+/// Lanes leave as their condition fails, and a condition that reads data
+/// samples its trips.
+void Analyzer::execLaneWhile(const ir::While &Stmt, const SourceLoc &Loc, Mask M) {
   const ir::While *Wh = &Stmt;
   // Lanes leave as their condition fails; the loop ends when none is left.
-  if (Symbolic) {
-    execSymbolicWhile(*Wh, Loc, M);
-    return;
-  }
   // A condition that reads unknown data keeps its lanes in (those a known
   // part does not send out) for DataLoopSamples more trips, as a `for`
   // whose end is data (docs/analysis.md).

@@ -564,11 +564,18 @@ private:
   void execAssign(const ir::Assign &Stmt, const SourceLoc &Loc, Mask M);
   void execLet(const ir::Let &Stmt, Mask M);
   void execFor(const ir::For &Stmt, const SourceLoc &Loc, Mask M);
+  /// A `for` with per-lane loop variables, lanes leaving as their
+  /// condition fails (the exhaustive run's).
+  void execLaneFor(const ir::For &Stmt, const SourceLoc &Loc, const Val &Begin, const Val &End,
+                   const Val &Step, Mask M);
   void execSymbolicFor(const ir::For &Stmt, const SourceLoc &Loc, const Val &Begin, const Val &End,
                        const Val &Step, Mask M);
   void execIf(const ir::If &Stmt, const SourceLoc &Loc, Mask M);
   void execSymbolicIf(const ir::If &Stmt, const Val &C, Mask M);
   void execWhile(const ir::While &Stmt, const SourceLoc &Loc, Mask M);
+  /// A `while` whose lanes leave as their condition fails; a condition
+  /// that reads data samples its trips (the exhaustive run's).
+  void execLaneWhile(const ir::While &Wh, const SourceLoc &Loc, Mask M);
   void execSync();
   /// A while loop on the fast path: a counter loop (`while k < E { ...; k
   /// += S }`) runs as a counted loop, its trips guarded by the condition
@@ -641,6 +648,13 @@ private:
   void leaveSampledLoop();
   void execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Begin, const Val &End,
                    const Val &Step, Mask M);
+  /// execDataFor's sampled trips, Within the lanes of a counter still
+  /// before the known ends: per-lane counters (the exhaustive run's), or
+  /// each lane from its own start by one uniform step (the symbolic run's).
+  void sampleLaneDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Begin, const Val &Step, Mask M,
+                         const std::function<Mask(const Val &)> &Within);
+  void sampleSymbolicDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Begin, const Val &Step,
+                             Mask M, const std::function<Mask(const Val &)> &Within);
   void markGuarded(AccessSiteReport &R) const;
   void assignLocal(const std::string &Name, const Val &V, Mask M);
   Val *findLocal(const std::string &Name);
