@@ -5,6 +5,7 @@
 // counted loop, one without trip by trip, induction variables stepped per
 // trip; and loops whose bounds read data (docs/analysis.md).
 #include "analysis/passes/detail/Analyzer.h"
+#include "analysis/passes/detail/WarpRun.h"
 
 #include <fmt/format.h>
 
@@ -544,10 +545,7 @@ void Analyzer::execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Be
     }
     return Live;
   };
-  if (Symbolic)
-    sampleSymbolicDataFor(F, Loc, Begin, Step, M, Within);
-  else
-    sampleLaneDataFor(F, Loc, Begin, Step, M, Within);
+  Run->dataForTrips(F, Loc, Begin, Step, M, Within);
 }
 
 void Analyzer::sampleSymbolicDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Begin, const Val &Step,

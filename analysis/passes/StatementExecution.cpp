@@ -5,6 +5,7 @@
 // LoopExecution.cpp runs. The expressions they evaluate are in
 // WarpEvaluation.cpp.
 #include "analysis/passes/detail/Analyzer.h"
+#include "analysis/passes/detail/WarpRun.h"
 
 #include <fmt/format.h>
 
@@ -94,7 +95,7 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
   else if (const auto *Wh = S.as<ir::While>())
     execWhile(*Wh, S.Loc, M);
   else if (S.is<ir::Sync>())
-    execSync();
+    Run->barrier(); // a trace node on the fast path, the next phase warp by warp
   // ArrayDecl: nothing to run.
 }
 
@@ -132,8 +133,8 @@ void Analyzer::execLet(const ir::Let &Stmt, Mask M) {
   }
 }
 
-/// A `for`: data bounds (execDataFor), symbolic bounds (execSymbolicFor),
-/// or concrete per-lane loop variables (execLaneFor).
+/// A `for`: data bounds (execDataFor), else as the run executes one with
+/// known bounds (execLaneFor or execSymbolicFor).
 void Analyzer::execFor(const ir::For &Stmt, const SourceLoc &Loc, Mask M) {
   const ir::For *F = &Stmt;
   const Val Begin = eval(F->Begin, M), End = eval(F->End, M);
@@ -145,10 +146,7 @@ void Analyzer::execFor(const ir::For &Stmt, const SourceLoc &Loc, Mask M) {
     execDataFor(*F, Loc, Begin, End, Step, M);
     return;
   }
-  if (Symbolic)
-    execSymbolicFor(*F, Loc, Begin, End, Step, M);
-  else
-    execLaneFor(*F, Loc, Begin, End, Step, M);
+  Run->forLoop(*F, Loc, Begin, End, Step, M);
 }
 
 /// Concrete: per-lane loop variables, lanes leave as their condition fails.
@@ -346,13 +344,8 @@ void Analyzer::execSymbolicIf(const ir::If &Stmt, const Val &C, Mask M) {
   PredMark = OuterMark;
 }
 
-/// A `while`: on the fast path execSymbolicWhile, else execLaneWhile.
-void Analyzer::execWhile(const ir::While &Stmt, const SourceLoc &Loc, Mask M) {
-  if (Symbolic)
-    execSymbolicWhile(Stmt, Loc, M);
-  else
-    execLaneWhile(Stmt, Loc, M);
-}
+/// A `while`, as the run executes it (execLaneWhile or execSymbolicWhile).
+void Analyzer::execWhile(const ir::While &Stmt, const SourceLoc &Loc, Mask M) { Run->whileLoop(Stmt, Loc, M); }
 
 /// Lanes leave as their condition fails, and a condition that reads data
 /// samples its trips.
@@ -405,17 +398,6 @@ void Analyzer::execLaneWhile(const ir::While &Stmt, const SourceLoc &Loc, Mask M
     // After the loop a lane may have left at any trip: what it assigned
     // is unknown.
     leaveSampledLoop();
-  }
-}
-
-/// A barrier: a trace node on the fast path, the next phase warp by warp.
-void Analyzer::execSync() {
-  if (Symbolic) {
-    TraceNode Node;
-    Node.K = TraceNode::Barrier;
-    CurTree->push_back(std::move(Node));
-  } else {
-    ++CurPhase;
   }
 }
 
