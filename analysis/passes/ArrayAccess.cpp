@@ -5,6 +5,7 @@
 // (permutation tables and --data arrays). Values are evaluated in
 // WarpEvaluation.cpp.
 #include "analysis/passes/detail/Analyzer.h"
+#include "analysis/passes/detail/WarpRun.h"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -199,9 +200,8 @@ Val Analyzer::readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,
           Alike = sameInLanes(eval(I, M), M);
         } catch (const UserError &) {
           Alike = false;
-        } catch (const NotAffine &) {
-          if (Symbolic && Family) // the run per warp position decides (sameInLanes)
-            throw;
+        } catch (const NotAffine &E) {
+          Run->warpPositionDecides(E.Reason); // the run per warp position decides (sameInLanes)
           Alike = false;
         }
       }
@@ -236,17 +236,17 @@ Val Analyzer::readArray(const ir::ArrayRead &R, const SourceLoc &Loc, Mask M,
       else if (Idx[D].concrete())
         ++Known;
     }
-    if (Symbolic && Family && Data < Idx.size() && Known + 1 != Idx.size())
+    if (Data < Idx.size() && Known + 1 != Idx.size())
       // A known index in the warp position is a number in a run per warp
       // position, where the reach is computed.
-      throw NotAffine{"an address data decides beside an index in the warp's position in its block"};
+      Run->warpPositionDecides("an address data decides beside an index in the warp's position in its block");
     if (Data < Idx.size() && Known + 1 == Idx.size()) {
-      if (Symbolic && Family && CurPred >= 0) // M holds lanes a warp's guard may leave off
-        throw NotAffine{"an address data decides under a guard on the warp's position in its block"};
+      if (CurPred >= 0) // M holds lanes a warp's guard may leave off
+        Run->warpPositionDecides("an address data decides under a guard on the warp's position in its block");
       Addr.ReachWorst = reachWorst(A, Idx, Data, M, Loc);
     }
   }
-  record(SiteOf.at(&R), Addr, M);
+  Run->record(SiteOf.at(&R), Addr, M);
   if (IsWrite)
     return {};
   // The value read: known for permutation tables and --data arrays.

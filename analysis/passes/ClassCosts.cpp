@@ -1,4 +1,4 @@
-// A class's costs and the time walk of the fast path (runFast,
+// A class's costs and the time walk of the fast path (ClassCountingRun::run,
 // ClassCounting.cpp): every model's cost of a template's warp execution by
 // class, cached (Analyzer::ClassCosts), and the simulator's walk over every
 // warp's accesses in order, each priced by its class (Analyzer::TimeWalk).
@@ -228,10 +228,10 @@ void Analyzer::TimeWalk::flattenPhases(const SymbolicRuns &Runs) {
   for (std::int64_t Wib = 0; Wib < An.WarpsPerBlock; ++Wib) {
     auto &Out = Phases[static_cast<std::size_t>(Wib)];
     Out.emplace_back();
-    const std::size_t Run = An.Family ? 0 : static_cast<std::size_t>(Wib);
+    const std::size_t Run = Runs.Family ? 0 : static_cast<std::size_t>(Wib);
     std::vector<std::int64_t> RunVals(Runs.DomainsOf[Run].size(), 0);
-    if (An.Family) {
-      const std::array<std::int64_t, 3> WV = An.warpVars(Wib);
+    if (Runs.Family) {
+      const std::array<std::int64_t, 3> WV = Runs.Family->vars(Wib);
       for (int K = 0; K < 3; ++K)
         RunVals[static_cast<std::size_t>(VarWx + K)] = WV[static_cast<std::size_t>(K)];
     }

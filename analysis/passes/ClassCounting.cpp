@@ -1,13 +1,16 @@
-// Counting warps by class (the fast path of analyzeKernel): runFast, which
+// Counting warps by class (the fast path of analyzeKernel): the
+// class-counting run (Analyzer::ClassCountingRun, detail/WarpRun.h), which
 // counts each access's warp executions per (residue, mask) class without
 // visiting warps (docs/analysis.md), as a sequence of steps: the symbolic
-// runs (runSymbolicWarps), the counting by class of each template
+// runs through the warp evaluator (runWarps, the run's hooks and its
+// templates here), the counting by class of each template
 // (Analyzer::ClassCounter, here), and the time walk. A class's costs and
 // the time walk are in ClassCosts.cpp (their types in
 // detail/ClassCounting.h). The opaque values and guard atoms of the
 // symbolic run are in SymbolicValues.cpp; lane tables, walked warp by warp,
-// in LaneTables.cpp.
+// in LaneTables.cpp. The other run, warp by warp, is ExhaustiveRun.cpp.
 #include "analysis/passes/detail/ClassCounting.h"
+#include "analysis/passes/detail/WarpRun.h"
 
 #include <fmt/format.h>
 
@@ -210,7 +213,8 @@ std::int64_t timeWalkWork(const std::vector<Template> &Templates, const std::vec
 /// analysis, its caches and buffers shared.
 class Analyzer::ClassCounter {
 public:
-  ClassCounter(Analyzer &Owner, ClassCosts &Costs);
+  /// Family: the warp family the symbolic runs ran as (nullopt: none).
+  ClassCounter(Analyzer &Owner, ClassCosts &Costs, const std::optional<WarpFamily> &Family);
   /// Counts template Id's warp executions into its site's report in Rep.
   void countTemplate(std::size_t Id, KernelReport &Rep);
 
@@ -264,6 +268,7 @@ private:
 
   Analyzer &An;
   ClassCosts &Costs;
+  const std::optional<WarpFamily> &Family;
   const std::int64_t Period;
   std::vector<Mask> AtomMasks;
   std::unordered_map<std::string, std::vector<Wide>> ResidueCache;
@@ -300,66 +305,167 @@ private:
   std::vector<std::int64_t> CompKey;
 };
 
-void Analyzer::runFast(KernelReport &Rep) {
+void Analyzer::ClassCountingRun::run(KernelReport &Rep) {
   // 1. Symbolic run per warp position: templates of accesses whose address
   //    is uniform part (affine in block indices and loop variables, plus
   //    opaque uniform values) + per-lane part, under guards.
   //    A warp family (Analyzer::WarpFamily) runs once, its warp position
   //    variables symbolic as the block indices are.
-  const SymbolicRuns Runs = runSymbolicWarps();
-  Rep.SymbolicAccesses = static_cast<std::int64_t>(Templates.size());
+  const SymbolicRuns Runs = runWarps();
+  Rep.SymbolicAccesses = static_cast<std::int64_t>(An.Templates.size());
 
-  Rep.Sites = emptyReports(Sites);
-  DataExpected.assign(Sites.size(), {});
-  ClassCosts Costs(*this, classPeriod(Sites, W));
+  Rep.Sites = emptyReports(An.Sites);
+  An.DataExpected.assign(An.Sites.size(), {});
+  ClassCosts Costs(An, classPeriod(An.Sites, An.W));
 
   // 2. Count every template's warp executions by class (residue of the base
   //    address modulo Period, lane mask of each guard atom) without visiting
   //    warps: closed form over a variable that enters affinely, enumeration
   //    only over variables tied together by an opaque value or a guard.
-  ClassCounter Counter(*this, Costs);
-  for (std::size_t TId = 0; TId < Templates.size(); ++TId)
+  ClassCounter Counter(An, Costs, Family);
+  for (std::size_t TId = 0; TId < An.Templates.size(); ++TId)
     Counter.countTemplate(TId, Rep);
 
   // 3. Time: the simulator needs every warp's access in order, so it runs
   //    only up to Opts.TimeWorkLimit warp accesses.
   // Work of the walk: one unit per warp access plus one per guard atom
   // evaluated for it.
-  const std::int64_t Executions = timeWalkWork(Templates, Counter.AtomsOf, Rep.Sites);
+  const std::int64_t Executions = timeWalkWork(An.Templates, Counter.AtomsOf, Rep.Sites);
   Rep.Requests = 0;
   for (const AccessSiteReport &R : Rep.Sites)
     Rep.Requests += R.ThreadAccesses;
-  if (Executions > Opts.TimeWorkLimit || !Opts.SimulateTime || !Opts.OnlyArray.empty() ||
-      !Opts.OnlySites.empty()) {
+  if (Executions > An.Opts.TimeWorkLimit || !An.Opts.SimulateTime || !An.Opts.OnlyArray.empty() ||
+      !An.Opts.OnlySites.empty()) {
     Rep.TimeSimulated = false;
     return;
   }
-  TimeWalk Walk(*this, Costs, Counter.AtomsOf);
+  TimeWalk Walk(An, Costs, Counter.AtomsOf);
   Walk.flattenPhases(Runs);
   const SimResult Res = Walk.simulate();
   Rep.Time = Res.Time;
   Rep.Requests = Res.Requests;
 }
 
-Analyzer::SymbolicRuns Analyzer::runSymbolicWarps() {
-  const std::int64_t Runs = Family ? 1 : WarpsPerBlock;
+Analyzer::SymbolicRuns Analyzer::ClassCountingRun::runWarps() {
+  const std::int64_t Runs = Family ? 1 : An.WarpsPerBlock;
   SymbolicRuns Out;
+  Out.Family = Family;
   Out.Trees.resize(static_cast<std::size_t>(Runs));
   Out.DomainsOf.resize(static_cast<std::size_t>(Runs));
   for (std::int64_t Wib = 0; Wib < Runs; ++Wib) {
-    spend(1);
-    setupWarp(0, Wib, true);
-    CurTree = &Out.Trees[static_cast<std::size_t>(Wib)];
-    Mask M = Lanes == 64 ? ~Mask(0) : (Mask(1) << Lanes) - 1;
-    exec(Kern.Body, M);
-    Out.DomainsOf[static_cast<std::size_t>(Wib)] = Domains;
+    An.spend(1);
+    An.setupWarp(0, Wib);
+    if (Family)
+      for (int K = 0; K < 3; ++K)
+        An.Domains[static_cast<std::size_t>(VarWx + K)] = {0, Family->N[static_cast<std::size_t>(K)] - 1};
+    An.CurTree = &Out.Trees[static_cast<std::size_t>(Wib)];
+    Mask M = An.Lanes == 64 ? ~Mask(0) : (Mask(1) << An.Lanes) - 1;
+    An.exec(An.Kern.Body, M);
+    Out.DomainsOf[static_cast<std::size_t>(Wib)] = An.Domains;
   }
-  Symbolic = false;
   return Out;
 }
 
-Analyzer::ClassCounter::ClassCounter(Analyzer &Owner, ClassCosts &Costs)
-    : AtomsOf(Owner.Templates.size()), An(Owner), Costs(Costs), Period(Costs.Period),
+void Analyzer::ClassCountingRun::blockIndex(int Dim, Val &R) const {
+  if (An.Grid[static_cast<std::size_t>(Dim)] > 1)
+    R.U.Terms.push_back({VarBx + Dim, 1});
+  else
+    R.U.C = An.CurBlockIdx[static_cast<std::size_t>(Dim)];
+}
+
+void Analyzer::ClassCountingRun::blockOffset(Val &R) const {
+  const std::int64_t Strides[3] = {An.Tpb, An.Tpb * An.Grid[0], An.Tpb * An.Grid[0] * An.Grid[1]};
+  for (int D = 0; D < 3; ++D)
+    if (An.Grid[static_cast<std::size_t>(D)] > 1)
+      R.U.Terms.push_back({VarBx + D, Strides[D]});
+}
+
+void Analyzer::ClassCountingRun::familyTerms(const std::array<std::int64_t, 3> &Coef, Val &R) const {
+  if (!Family)
+    return;
+  for (int K = 0; K < 3; ++K)
+    if (Family->N[static_cast<std::size_t>(K)] > 1 && Coef[static_cast<std::size_t>(K)] != 0)
+      R.U.Terms.push_back({VarWx + K, Coef[static_cast<std::size_t>(K)]});
+}
+
+void Analyzer::ClassCountingRun::threadTerms(int Dim, Val &R) const {
+  if (Family)
+    familyTerms(Family->Coef[static_cast<std::size_t>(Dim)], R);
+}
+
+void Analyzer::ClassCountingRun::warpIndexTerms(std::int64_t Scale, Val &R) const {
+  if (Family) {
+    const auto &Nw = Family->N;
+    familyTerms({Scale, Scale * Nw[0], Scale * Nw[0] * Nw[1]}, R);
+  }
+}
+
+void Analyzer::ClassCountingRun::warpPositionDecides(const std::string &Reason) const {
+  if (Family)
+    throw NotAffine{Reason};
+}
+
+void Analyzer::ClassCountingRun::forLoop(const ir::For &F, const SourceLoc &Loc, const Val &Begin,
+                                         const Val &End, const Val &Step, Mask M) {
+  An.execSymbolicFor(F, Loc, Begin, End, Step, M);
+}
+
+void Analyzer::ClassCountingRun::dataForTrips(const ir::For &F, const SourceLoc &Loc, const Val &Begin,
+                                              const Val &Step, Mask M,
+                                              const std::function<Mask(const Val &)> &Within) {
+  An.sampleSymbolicDataFor(F, Loc, Begin, Step, M, Within);
+}
+
+void Analyzer::ClassCountingRun::whileLoop(const ir::While &Wh, const SourceLoc &Loc, Mask M) {
+  An.execSymbolicWhile(Wh, Loc, M);
+}
+
+/// A barrier: a node of the run's trace tree.
+void Analyzer::ClassCountingRun::barrier() {
+  TraceNode Node;
+  Node.K = TraceNode::Barrier;
+  An.CurTree->push_back(std::move(Node));
+}
+
+/// The access as a template (its address's uniform and lane parts, its
+/// guard, loops and bounds check), and its node in the run's trace tree.
+void Analyzer::ClassCountingRun::record(int Site, const Val &Addr, Mask M) {
+  Template T;
+  T.Site = Site;
+  T.Active = M;
+  T.Pred = An.CurPred;
+  T.Oob = An.PendingOob;
+  An.PendingOob = -1;
+  T.Loops = An.LoopStack;
+  T.Lt = Addr.Lt;
+  T.LtScale = Addr.LtScale;
+  T.Unknown = Addr.Unknown;
+  T.UnknownSrc = Addr.UnknownSrc;
+  T.ReachWorst = Addr.ReachWorst;
+  T.DataUniform = Addr.Unknown && Addr.DataUniform;
+  T.DataStep = Addr.DataStep;
+  if (!An.Guards.empty()) {
+    T.Guarded = true;
+    T.GuardSrc = An.Guards.front().Source;
+    T.GuardLoc = An.Guards.front().Loc;
+    T.GuardIsLoop = An.Guards.front().Loop;
+  }
+  if (!Addr.Unknown || T.DataUniform) {
+    T.U = Addr.U;
+    T.HasV = Addr.HasV;
+    T.V = Addr.V;
+    T.Sel = Addr.Sel;
+    T.SelD = Addr.SelD;
+    T.SelV = Addr.SelV;
+  }
+  An.Templates.push_back(std::move(T));
+  TraceNode Node;
+  Node.TemplateId = static_cast<int>(An.Templates.size()) - 1;
+  An.CurTree->push_back(std::move(Node));
+}
+
+Analyzer::ClassCounter::ClassCounter(Analyzer &Owner, ClassCosts &Costs, const std::optional<WarpFamily> &Family)
+    : AtomsOf(Owner.Templates.size()), An(Owner), Costs(Costs), Family(Family), Period(Costs.Period),
       AtomMasks(Owner.Atoms.size(), 0) {}
 
 void Analyzer::ClassCounter::countTemplate(std::size_t Id, KernelReport &Rep) {
@@ -416,10 +522,10 @@ void Analyzer::ClassCounter::collectVariables() {
   for (int D = 0; D < 3; ++D)
     if (An.Grid[static_cast<std::size_t>(D)] > 1)
       Vars.push_back({D, 0, 1, An.Grid[static_cast<std::size_t>(D)]});
-  if (An.Family)
+  if (Family)
     for (int K = 0; K < 3; ++K)
-      if (An.Family->N[static_cast<std::size_t>(K)] > 1)
-        Vars.push_back({VarWx + K, 0, 1, An.Family->N[static_cast<std::size_t>(K)]});
+      if (Family->N[static_cast<std::size_t>(K)] > 1)
+        Vars.push_back({VarWx + K, 0, 1, Family->N[static_cast<std::size_t>(K)]});
   for (const LoopDom &L : T.Loops)
     Vars.push_back(L);
   int MaxVar = FirstLoopVar;

@@ -1,5 +1,6 @@
 #include "analysis/passes/KernelAnalysis.h"
 #include "analysis/passes/detail/Analyzer.h"
+#include "analysis/passes/detail/WarpRun.h"
 
 #include "analysis/models/Layout.h"
 #include "analysis/models/Permutation.h"
@@ -599,84 +600,6 @@ Analyzer::UniformDataCosts Analyzer::uniformDataCosts(const SiteInfo &S, const s
   return Out;
 }
 
-void Analyzer::record(int Site, const Val &Addr, Mask M) {
-  const int Active = std::popcount(M);
-  if (Symbolic) {
-    Template T;
-    T.Site = Site;
-    T.Active = M;
-    T.Pred = CurPred;
-    T.Oob = PendingOob;
-    PendingOob = -1;
-    T.Loops = LoopStack;
-    T.Lt = Addr.Lt;
-    T.LtScale = Addr.LtScale;
-    T.Unknown = Addr.Unknown;
-    T.UnknownSrc = Addr.UnknownSrc;
-    T.ReachWorst = Addr.ReachWorst;
-    T.DataUniform = Addr.Unknown && Addr.DataUniform;
-    T.DataStep = Addr.DataStep;
-    if (!Guards.empty()) {
-      T.Guarded = true;
-      T.GuardSrc = Guards.front().Source;
-      T.GuardLoc = Guards.front().Loc;
-      T.GuardIsLoop = Guards.front().Loop;
-    }
-    if (!Addr.Unknown || T.DataUniform) {
-      T.U = Addr.U;
-      T.HasV = Addr.HasV;
-      T.V = Addr.V;
-      T.Sel = Addr.Sel;
-      T.SelD = Addr.SelD;
-      T.SelV = Addr.SelV;
-    }
-    Templates.push_back(std::move(T));
-    TraceNode Node;
-    Node.TemplateId = static_cast<int>(Templates.size()) - 1;
-    CurTree->push_back(std::move(Node));
-    return;
-  }
-  spend(1);
-  const SiteInfo &S = Sites[static_cast<std::size_t>(Site)];
-  AccessCosts C;
-  std::vector<Address> Lanes_;
-  std::optional<DataCongestion> Data;
-  if (!Addr.Unknown || Addr.DataUniform) {
-    // Known addresses are in bounds; a data-shifted lane's known part may
-    // be below 0.
-    Lanes_ = liftedLanes(Lanes, M, costPeriod(S, W), [&](int L) { return Addr.lane(L); });
-    if (!Addr.Unknown) {
-      C = costsOf(S, Lanes_);
-    } else {
-      // Known up to one shift of every lane: the DMM congestion does not
-      // depend on it (the banks rotate); the other models' costs may.
-      const UniformDataCosts U = uniformDataCosts(S, Lanes_, Addr.DataStep);
-      C = U.Worst;
-      if (!U.Exact)
-        Data = DataCongestion{C.Congestion, static_cast<double>(C.Congestion)};
-    }
-  } else {
-    Data = dataCongestion(S, Active, Addr.ReachWorst);
-  }
-  AccessSiteReport &R = (*CurReports)[static_cast<std::size_t>(Site)];
-  if (Data && R.DataSource.empty())
-    R.DataSource = Addr.UnknownSrc;
-  if (!Guards.empty()) {
-    markGuarded(R);
-    if (!Data) {
-      // The half-lane expectation depends on the banks alone, which a
-      // shift by whole periods (data-shifted lanes' lift) keeps.
-      R.ExpectedGuardCongestion +=
-          perLaneAtomic(S) ? expectedHalfLaneAtomicCongestion(Lanes_, W) : expectedHalfLaneCongestion(Lanes_, W);
-    }
-  }
-  if (Data)
-    DataExpected[static_cast<std::size_t>(Site)][Data->Expected] += 1;
-  addStats(R, C, Data ? &*Data : nullptr, Active, 1);
-  CurWarpTrace->push_back({Site, Data && !Addr.DataUniform ? timeCost(S, C, true, Active) : timeCost(S, C, false, Active),
-                           Active, CurPhase});
-}
-
 void Analyzer::markGuarded(AccessSiteReport &R) const {
   if (!R.DataGuarded) {
     R.DataGuarded = true;
@@ -686,8 +609,7 @@ void Analyzer::markGuarded(AccessSiteReport &R) const {
   }
 }
 
-void Analyzer::setupWarp(std::int64_t BlockLin, std::int64_t Wib, bool Sym) {
-  Symbolic = Sym;
+void Analyzer::setupWarp(std::int64_t BlockLin, std::int64_t Wib) {
   CurBlock = BlockLin;
   CurWib = Wib;
   CurBlockIdx = {BlockLin % Grid[0], BlockLin / Grid[0] % Grid[1],
@@ -714,7 +636,6 @@ void Analyzer::setupWarp(std::int64_t BlockLin, std::int64_t Wib, bool Sym) {
   Locals.clear();
   DeclMasks.clear();
   Guards.clear();
-  CurPhase = 0;
   CurPred = -1;
   PredMark = 0;
   PendingOob = -1;
@@ -723,9 +644,6 @@ void Analyzer::setupWarp(std::int64_t BlockLin, std::int64_t Wib, bool Sym) {
   Domains.assign(FirstLoopVar, {});
   for (int D = 0; D < 3; ++D)
     Domains[static_cast<std::size_t>(D)] = {0, Grid[static_cast<std::size_t>(D)] - 1};
-  if (Sym && Family)
-    for (int K = 0; K < 3; ++K)
-      Domains[static_cast<std::size_t>(VarWx + K)] = {0, Family->N[static_cast<std::size_t>(K)] - 1};
 }
 
 std::optional<Analyzer::WarpFamily> Analyzer::warpFamily(const std::array<std::int64_t, 3> &B, std::int64_t W) {
@@ -765,13 +683,6 @@ std::optional<Analyzer::WarpFamily> Analyzer::warpFamily(const std::array<std::i
   return F;
 }
 
-std::array<std::int64_t, 3> Analyzer::warpVars(std::int64_t Wib) const {
-  if (!Family)
-    return {0, 0, 0};
-  const auto &N = Family->N;
-  return {Wib % N[0], Wib / N[0] % N[1], Wib / (N[0] * N[1])};
-}
-
 void Analyzer::resetFast() {
   Templates.clear();
   Atoms.clear();
@@ -780,82 +691,6 @@ void Analyzer::resetFast() {
   LaneTables.clear();
   DataExpected.clear();
   CurTree = nullptr;
-}
-
-
-
-void Analyzer::runExhaustive(KernelReport &Rep) {
-  if (static_cast<Wide>(NumBlocks) * WarpsPerBlock > Opts.MaxWarps)
-    throw UserError(Kern.Loc, fmt::format("kernel '{}' has {} blocks of {} threads and "
-                                          "needs thread-by-thread analysis ({}); that "
-                                          "path handles up to {} warps of {}",
-                                          Kern.Name, NumBlocks, Tpb, Rep.FallbackReason,
-                                          Opts.MaxWarps, W));
-  // A step a warp at least: refused before any warp is walked.
-  WalkReason = Rep.FallbackReason;
-  if (static_cast<Wide>(NumBlocks) * WarpsPerBlock > Opts.WorkLimit - WorkDone)
-    spend(NumBlocks * WarpsPerBlock);
-  Rep.Sites = emptyReports(Sites);
-  DataExpected.assign(Sites.size(), {});
-  CurReports = &Rep.Sites;
-  const std::int64_t NumWarps = NumBlocks * WarpsPerBlock;
-  std::vector<std::vector<WarpAccess>> Traces(static_cast<std::size_t>(NumWarps));
-  for (std::int64_t B = 0; B < NumBlocks; ++B)
-    for (std::int64_t Wib = 0; Wib < WarpsPerBlock; ++Wib) {
-      spend(1);
-      setupWarp(B, Wib, false);
-      CurWarpTrace = &Traces[static_cast<std::size_t>(B * WarpsPerBlock + Wib)];
-      Mask M = Lanes == 64 ? ~Mask(0) : (Mask(1) << Lanes) - 1;
-      exec(Kern.Body, M);
-    }
-  // Time: phase by phase, round r = every warp's r-th access in the phase.
-  SimOptions SO;
-  SO.BlockThreads = WarpsPerBlock * machineWidth(TimeModel);
-  Simulator Sim(TimeModel, NumWarps * machineWidth(TimeModel), SO);
-  std::vector<std::size_t> Pos(Traces.size(), 0);
-  for (std::int32_t Phase = 0;; ++Phase) {
-    bool Any = false;
-    for (std::size_t Wp = 0; Wp < Traces.size(); ++Wp)
-      if (Pos[Wp] < Traces[Wp].size())
-        Any = true;
-    if (!Any)
-      break;
-    bool FirstRound = true;
-    while (true) {
-      // One round: each warp's next access within this phase.
-      bool RoundAny = false;
-      for (std::size_t Wp = 0; Wp < Traces.size(); ++Wp)
-        if (Pos[Wp] < Traces[Wp].size() && Traces[Wp][Pos[Wp]].Phase == Phase)
-          RoundAny = true;
-      if (!RoundAny)
-        break;
-      // A round's space: the HMM routes each warp by its own site's space,
-      // so split the round into a shared and a global half.
-      for (Space Sp : {Space::Global, Space::Shared}) {
-        bool Started = false;
-        for (std::size_t Wp = 0; Wp < Traces.size(); ++Wp) {
-          if (Pos[Wp] >= Traces[Wp].size() || Traces[Wp][Pos[Wp]].Phase != Phase)
-            continue;
-          const WarpAccess &A = Traces[Wp][Pos[Wp]];
-          if (spaceOf(Sites[static_cast<std::size_t>(A.Site)]) != Sp)
-            continue;
-          if (!Started) {
-            Sim.beginRound(Sp, FirstRound && Phase > 0);
-            Started = true;
-            FirstRound = false;
-          }
-          Sim.warpCost(static_cast<std::int64_t>(Wp), A.K, A.Requests);
-        }
-      }
-      for (std::size_t Wp = 0; Wp < Traces.size(); ++Wp)
-        if (Pos[Wp] < Traces[Wp].size() && Traces[Wp][Pos[Wp]].Phase == Phase)
-          ++Pos[Wp];
-    }
-  }
-  const SimResult Res = Sim.finish();
-  Rep.Time = Res.Time;
-  Rep.Requests = Res.Requests;
-  Rep.EvaluationSteps = WorkDone;
 }
 
 KernelReport Analyzer::run() {
@@ -876,13 +711,13 @@ KernelReport Analyzer::run() {
       Tries.push_back(F);
     Tries.push_back(std::nullopt);
     for (const std::optional<WarpFamily> &Try : Tries) {
-      Family = Try;
+      ClassCountingRun Fast(*this, Try);
       WorkDone = 0; // each try has the whole step limit, as the exhaustive path has
       try {
         Rep.TableWalk = false;
-        runFast(Rep);
+        Fast.run(Rep);
         Rep.FastPath = true;
-        Rep.WarpFamily = Family.has_value();
+        Rep.WarpFamily = Try.has_value();
         Rep.FallbackReason.clear();
         Done = true;
         break;
@@ -898,13 +733,12 @@ KernelReport Analyzer::run() {
         resetFast();
       }
     }
-    Family.reset();
   } else {
     Rep.FallbackReason = "exhaustive evaluation requested";
   }
   if (!Done) {
     WorkDone = 0;
-    runExhaustive(Rep);
+    ExhaustiveRun(*this).run(Rep);
     if (!Opts.OnlySites.empty()) { // some sites' accesses are not in the time
       Rep.TimeSimulated = false;
       Rep.Time = 0;

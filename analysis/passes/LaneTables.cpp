@@ -3,6 +3,7 @@
 // value has no class to count by; its accesses are evaluated warp by warp
 // in compiled form (no interpretation), split over the cores.
 #include "analysis/passes/detail/Analyzer.h"
+#include "analysis/passes/detail/WarpRun.h"
 #include "support/Parallel.h"
 
 #include <exception>
@@ -16,10 +17,9 @@ std::optional<Val> Analyzer::laneTable(const Val &Index, Mask M, const void *Ref
     return std::nullopt;
   // A table read per lane is walked warp by warp; with the warp position a
   // number, as in a run per position, it may be a plain lookup instead.
-  if (Symbolic && Family)
-    for (const auto &[Var, Coef] : Index.U.Terms)
-      if (Var >= VarWx && Var <= VarWz)
-        throw NotAffine{"a table read per lane at an index in the warp's position in its block"};
+  for (const auto &[Var, Coef] : Index.U.Terms)
+    if (Var >= VarWx && Var <= VarWz)
+      Run->warpPositionDecides("a table read per lane at an index in the warp's position in its block");
   const auto Rg = rangeOf(Index.U);
   if (!Rg)
     return std::nullopt;

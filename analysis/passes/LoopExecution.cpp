@@ -5,6 +5,7 @@
 // counted loop, one without trip by trip, induction variables stepped per
 // trip; and loops whose bounds read data (docs/analysis.md).
 #include "analysis/passes/detail/Analyzer.h"
+#include "analysis/passes/detail/WarpRun.h"
 
 #include <fmt/format.h>
 
@@ -544,39 +545,45 @@ void Analyzer::execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Be
     }
     return Live;
   };
-  if (Symbolic) {
-    // Each lane from its own start (`for i in tx + 32..n step 32`, the start
-    // per lane, per block or per outer loop): trip T is the start plus T
-    // steps, as in the runs per warp, when the step is one number.
-    const bool PlainBegin = Begin.Pred < 0 && Begin.Lt < 0 && Begin.Sel < 0 && !Begin.Poison;
-    bool UniformStep = Step.Pred < 0 && Step.Lt < 0 && Step.Sel < 0 && !Step.Poison && Step.concrete();
-    const std::int64_t S = UniformStep ? Step.lane(std::countr_zero(M)) : 0;
-    for (int Ln = 0; Ln < Lanes && UniformStep; ++Ln)
-      UniformStep = !((M >> Ln) & 1) || Step.lane(Ln) == S;
-    if (!PlainBegin || !UniformStep)
-      throw NotAffine{"a loop whose end reads data and whose step depends on the thread, the block or an "
-                      "outer loop"};
-    if (S == 0)
-      throw UserError(Loc, "loop step is zero");
-    for (std::int64_t T = 0; T < DataLoopSamples; ++T) {
-      Val V = Begin;
-      std::int64_t Moved;
-      if (mulOv(S, T, Moved) || addOv(Begin.U.C, Moved, V.U.C))
-        throw NotAffine{"overflow in a loop's counter"};
-      const Mask Live = Within(V);
-      if (!Live)
-        break;
-      Locals.push_back({F.Var, V});
-      try {
-        exec(F.Body, Live);
-      } catch (const UserError &) { // the warp-by-warp run finds where sampling stops
-        throw NotAffine{"a loop whose end reads data, with an iteration that fails"};
-      }
-      Locals.pop_back();
+  Run->dataForTrips(F, Loc, Begin, Step, M, Within);
+}
+
+void Analyzer::sampleSymbolicDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Begin, const Val &Step,
+                                     Mask M, const std::function<Mask(const Val &)> &Within) {
+  // Each lane from its own start (`for i in tx + 32..n step 32`, the start
+  // per lane, per block or per outer loop): trip T is the start plus T
+  // steps, as in the runs per warp, when the step is one number.
+  const bool PlainBegin = Begin.Pred < 0 && Begin.Lt < 0 && Begin.Sel < 0 && !Begin.Poison;
+  bool UniformStep = Step.Pred < 0 && Step.Lt < 0 && Step.Sel < 0 && !Step.Poison && Step.concrete();
+  const std::int64_t S = UniformStep ? Step.lane(std::countr_zero(M)) : 0;
+  for (int Ln = 0; Ln < Lanes && UniformStep; ++Ln)
+    UniformStep = !((M >> Ln) & 1) || Step.lane(Ln) == S;
+  if (!PlainBegin || !UniformStep)
+    throw NotAffine{"a loop whose end reads data and whose step depends on the thread, the block or an "
+                    "outer loop"};
+  if (S == 0)
+    throw UserError(Loc, "loop step is zero");
+  for (std::int64_t T = 0; T < DataLoopSamples; ++T) {
+    Val V = Begin;
+    std::int64_t Moved;
+    if (mulOv(S, T, Moved) || addOv(Begin.U.C, Moved, V.U.C))
+      throw NotAffine{"overflow in a loop's counter"};
+    const Mask Live = Within(V);
+    if (!Live)
+      break;
+    Locals.push_back({F.Var, V});
+    try {
+      exec(F.Body, Live);
+    } catch (const UserError &) { // the warp-by-warp run finds where sampling stops
+      throw NotAffine{"a loop whose end reads data, with an iteration that fails"};
     }
-    leaveSampledLoop();
-    return;
+    Locals.pop_back();
   }
+  leaveSampledLoop();
+}
+
+void Analyzer::sampleLaneDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Begin, const Val &Step,
+                                 Mask M, const std::function<Mask(const Val &)> &Within) {
   Locals.push_back({F.Var, Begin});
   const std::size_t Slot = Locals.size() - 1;
   for (int Ln = 0; Ln < Lanes; ++Ln)

@@ -5,6 +5,7 @@
 // LoopExecution.cpp runs. The expressions they evaluate are in
 // WarpEvaluation.cpp.
 #include "analysis/passes/detail/Analyzer.h"
+#include "analysis/passes/detail/WarpRun.h"
 
 #include <fmt/format.h>
 
@@ -94,7 +95,7 @@ void Analyzer::execStmt(const ir::Stmt &S, Mask M) {
   else if (const auto *Wh = S.as<ir::While>())
     execWhile(*Wh, S.Loc, M);
   else if (S.is<ir::Sync>())
-    execSync();
+    Run->barrier(); // a trace node on the fast path, the next phase warp by warp
   // ArrayDecl: nothing to run.
 }
 
@@ -132,9 +133,8 @@ void Analyzer::execLet(const ir::Let &Stmt, Mask M) {
   }
 }
 
-/// A `for`: data bounds (execDataFor), symbolic bounds (execSymbolicFor),
-/// or concrete per-lane loop variables, lanes leaving as their condition
-/// fails.
+/// A `for`: data bounds (execDataFor), else as the run executes one with
+/// known bounds (execLaneFor or execSymbolicFor).
 void Analyzer::execFor(const ir::For &Stmt, const SourceLoc &Loc, Mask M) {
   const ir::For *F = &Stmt;
   const Val Begin = eval(F->Begin, M), End = eval(F->End, M);
@@ -146,11 +146,13 @@ void Analyzer::execFor(const ir::For &Stmt, const SourceLoc &Loc, Mask M) {
     execDataFor(*F, Loc, Begin, End, Step, M);
     return;
   }
-  if (Symbolic) {
-    execSymbolicFor(*F, Loc, Begin, End, Step, M);
-    return;
-  }
-  // Concrete: per-lane loop variables, lanes leave as their condition fails.
+  Run->forLoop(*F, Loc, Begin, End, Step, M);
+}
+
+/// Concrete: per-lane loop variables, lanes leave as their condition fails.
+void Analyzer::execLaneFor(const ir::For &Stmt, const SourceLoc &Loc, const Val &Begin, const Val &End,
+                           const Val &Step, Mask M) {
+  const ir::For *F = &Stmt;
   Locals.push_back({F->Var, Begin});
   const std::size_t Slot = Locals.size() - 1;
   for (int Ln = 0; Ln < Lanes; ++Ln)
@@ -342,15 +344,14 @@ void Analyzer::execSymbolicIf(const ir::If &Stmt, const Val &C, Mask M) {
   PredMark = OuterMark;
 }
 
-/// A `while`: on the fast path execSymbolicWhile; else lanes leave as their
-/// condition fails, and a condition that reads data samples its trips.
-void Analyzer::execWhile(const ir::While &Stmt, const SourceLoc &Loc, Mask M) {
+/// A `while`, as the run executes it (execLaneWhile or execSymbolicWhile).
+void Analyzer::execWhile(const ir::While &Stmt, const SourceLoc &Loc, Mask M) { Run->whileLoop(Stmt, Loc, M); }
+
+/// Lanes leave as their condition fails, and a condition that reads data
+/// samples its trips.
+void Analyzer::execLaneWhile(const ir::While &Stmt, const SourceLoc &Loc, Mask M) {
   const ir::While *Wh = &Stmt;
   // Lanes leave as their condition fails; the loop ends when none is left.
-  if (Symbolic) {
-    execSymbolicWhile(*Wh, Loc, M);
-    return;
-  }
   // A condition that reads unknown data keeps its lanes in (those a known
   // part does not send out) for DataLoopSamples more trips, as a `for`
   // whose end is data (docs/analysis.md).
@@ -397,17 +398,6 @@ void Analyzer::execWhile(const ir::While &Stmt, const SourceLoc &Loc, Mask M) {
     // After the loop a lane may have left at any trip: what it assigned
     // is unknown.
     leaveSampledLoop();
-  }
-}
-
-/// A barrier: a trace node on the fast path, the next phase warp by warp.
-void Analyzer::execSync() {
-  if (Symbolic) {
-    TraceNode Node;
-    Node.K = TraceNode::Barrier;
-    CurTree->push_back(std::move(Node));
-  } else {
-    ++CurPhase;
   }
 }
 

@@ -6,6 +6,7 @@
 // from it is priced at every position the unknown can take
 // (docs/analysis.md, "Data-dependent indices").
 #include "analysis/passes/detail/Analyzer.h"
+#include "analysis/passes/detail/WarpRun.h"
 
 #include <limits>
 #include <numeric>
@@ -27,8 +28,9 @@ bool Analyzer::sameInLanes(const Val &X, Mask M) const {
         // A warp family's guard on its warp position leaves each warp a
         // subset of M, in which the lanes may be alike (`if tid == 0`, one
         // lane): a run per warp position, where M is exact, decides.
-        if (Symbolic && Family && CurPred >= 0)
-          throw NotAffine{"data whose lanes may be alike under a guard on the warp's position in its block"};
+        if (CurPred >= 0)
+          Run->warpPositionDecides("data whose lanes may be alike under a guard on the warp's position in its "
+                                   "block");
         return false;
       }
       First = X.V[static_cast<std::size_t>(L)];

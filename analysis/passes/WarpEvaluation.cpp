@@ -7,6 +7,7 @@
 // data that is the same in every lane of a warp is combined in
 // UniformData.cpp.
 #include "analysis/passes/detail/Analyzer.h"
+#include "analysis/passes/detail/WarpRun.h"
 
 #include <fmt/format.h>
 #include <set>
@@ -431,37 +432,19 @@ throw UserError(Loc, fmt::format("unknown name '{}'", N.Name));
 }
 
 /// A built-in index (threadIdx, blockIdx, the warp, the lane, tid): its
-/// lanes, or in a symbolic run its terms in the block and warp-position
-/// variables.
+/// lanes, and the run's part of it (a number in a run warp by warp, terms
+/// in the block and warp-position variables in a symbolic run).
 Val Analyzer::evalBuiltin(ir::Builtin Which) {
   using namespace ir;
 Val R;
-// In a warp family's run a thread index is warp 0's per lane plus
+// A thread index is the warp's per lane plus, in a warp family's run,
 // terms in the warp position variables.
-auto WarpTerms = [&](const std::array<std::int64_t, 3> &Coef) {
-  if (!Symbolic || !Family)
-    return;
-  for (int K = 0; K < 3; ++K)
-    if (Family->N[static_cast<std::size_t>(K)] > 1 && Coef[static_cast<std::size_t>(K)] != 0)
-      R.U.Terms.push_back({VarWx + K, Coef[static_cast<std::size_t>(K)]});
-};
-// The warp's index in its block, and the thread offset it makes.
-auto WarpIndexTerms = [&](std::int64_t Scale) {
-  const auto &Nw = Family->N;
-  WarpTerms({Scale, Scale * Nw[0], Scale * Nw[0] * Nw[1]});
-};
 auto Lanes3 = [&](const LaneArr &A, int Dim) {
   R.HasV = true;
   R.V = A;
-  if (Symbolic && Family)
-    WarpTerms(Family->Coef[static_cast<std::size_t>(Dim)]);
+  Run->threadTerms(Dim, R);
 };
-auto Block = [&](int Dim) {
-  if (Symbolic && Grid[static_cast<std::size_t>(Dim)] > 1)
-    R.U.Terms.push_back({VarBx + Dim, 1});
-  else
-    R.U.C = CurBlockIdx[static_cast<std::size_t>(Dim)];
-};
+auto Block = [&](int Dim) { Run->blockIndex(Dim, R); };
 switch (Which) {
 case Builtin::Tx:
   Lanes3(Tx, 0);
@@ -483,8 +466,7 @@ case Builtin::Bz:
   break;
 case Builtin::Warp:
   R.U.C = CurWib;
-  if (Symbolic && Family)
-    WarpIndexTerms(1);
+  Run->warpIndexTerms(1, R);
   break;
 case Builtin::Lane:
   R.HasV = true;
@@ -495,16 +477,8 @@ case Builtin::Tid: {
   // tid = block * threadsPerBlock + t, block = bx + by*Gx + bz*Gx*Gy.
   R.HasV = true;
   R.V = LinT;
-  if (Symbolic) {
-    const std::int64_t Strides[3] = {Tpb, Tpb * Grid[0], Tpb * Grid[0] * Grid[1]};
-    for (int D = 0; D < 3; ++D)
-      if (Grid[static_cast<std::size_t>(D)] > 1)
-        R.U.Terms.push_back({VarBx + D, Strides[D]});
-    if (Family)
-      WarpIndexTerms(W); // after the block terms: terms stay sorted by variable
-  } else {
-    R.U.C = CurBlock * Tpb;
-  }
+  Run->blockOffset(R);
+  Run->warpIndexTerms(W, R); // after the block terms: terms stay sorted by variable
   break;
 }
 }
@@ -845,7 +819,7 @@ Val Analyzer::evalShuffle(const ir::Shuffle &S, const SourceLoc &Loc, Mask M) {
     throw NotAffine{"a shuffle lane that depends on block indices or loop variables"};
   if (V.Lt >= 0 || V.Sel >= 0)
     throw NotAffine{"a table read per lane or a per-lane choice passed through a warp shuffle"};
-  if (Symbolic && CurPred >= 0)
+  if (CurPred >= 0) // only a symbolic run has guards
     throw NotAffine{"a warp shuffle under a guard on block indices or loop variables"};
   Val R = V;
   bool FromIdle = false;

@@ -1,12 +1,14 @@
 // The analyzer behind analyzeKernel (analysis/passes/KernelAnalysis.h), shared by
-// its source files: KernelAnalysis.cpp (setup, costs, the warp-by-warp path,
-// the report), WarpEvaluation.cpp (a warp position's expressions, reads and
-// addresses, symbolic or concrete), StatementExecution.cpp (its statements,
-// data-dependent control flow included), LoopExecution.cpp (its loops:
-// counted, symbolic, trip by trip, with data bounds), SymbolicValues.cpp (opaque values
-// and guard atoms), LaneTables.cpp, ClassCounting.cpp (the counting of
-// warps by class on the fast path) and ClassCosts.cpp (a class's costs, the
-// fast path's time walk; the types these two share in
+// its source files: KernelAnalysis.cpp (setup, costs, the choice of run,
+// the report), WarpEvaluation.cpp (the warp evaluator: a warp position's
+// expressions, reads and addresses, symbolic or concrete),
+// StatementExecution.cpp (its statements, data-dependent control flow
+// included), LoopExecution.cpp (its loops: counted, symbolic, trip by trip,
+// with data bounds), SymbolicValues.cpp (opaque values and guard atoms),
+// LaneTables.cpp, and the two runs over the evaluator (detail/WarpRun.h):
+// ExhaustiveRun.cpp (warp by warp) and ClassCounting.cpp (the counting of
+// warps by class on the fast path), with ClassCosts.cpp (a class's costs,
+// the fast path's time walk; the types these two share in
 // detail/ClassCounting.h). Internal: nothing outside analysis/ includes it.
 #pragma once
 
@@ -564,12 +566,18 @@ private:
   void execAssign(const ir::Assign &Stmt, const SourceLoc &Loc, Mask M);
   void execLet(const ir::Let &Stmt, Mask M);
   void execFor(const ir::For &Stmt, const SourceLoc &Loc, Mask M);
+  /// A `for` with per-lane loop variables, lanes leaving as their
+  /// condition fails (the exhaustive run's).
+  void execLaneFor(const ir::For &Stmt, const SourceLoc &Loc, const Val &Begin, const Val &End,
+                   const Val &Step, Mask M);
   void execSymbolicFor(const ir::For &Stmt, const SourceLoc &Loc, const Val &Begin, const Val &End,
                        const Val &Step, Mask M);
   void execIf(const ir::If &Stmt, const SourceLoc &Loc, Mask M);
   void execSymbolicIf(const ir::If &Stmt, const Val &C, Mask M);
   void execWhile(const ir::While &Stmt, const SourceLoc &Loc, Mask M);
-  void execSync();
+  /// A `while` whose lanes leave as their condition fails; a condition
+  /// that reads data samples its trips (the exhaustive run's).
+  void execLaneWhile(const ir::While &Wh, const SourceLoc &Loc, Mask M);
   /// A while loop on the fast path: a counter loop (`while k < E { ...; k
   /// += S }`) runs as a counted loop, its trips guarded by the condition
   /// where they differ between lanes or warps; another runs trip by trip
@@ -641,12 +649,18 @@ private:
   void leaveSampledLoop();
   void execDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Begin, const Val &End,
                    const Val &Step, Mask M);
+  /// execDataFor's sampled trips, Within the lanes of a counter still
+  /// before the known ends: per-lane counters (the exhaustive run's), or
+  /// each lane from its own start by one uniform step (the symbolic run's).
+  void sampleLaneDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Begin, const Val &Step, Mask M,
+                         const std::function<Mask(const Val &)> &Within);
+  void sampleSymbolicDataFor(const ir::For &F, const SourceLoc &Loc, const Val &Begin, const Val &Step,
+                             Mask M, const std::function<Mask(const Val &)> &Within);
   void markGuarded(AccessSiteReport &R) const;
   void assignLocal(const std::string &Name, const Val &V, Mask M);
   Val *findLocal(const std::string &Name);
   /// Slot's index in Locals.
   std::size_t localIndex(const Val *Slot) const;
-  void record(int Site, const Val &Addr, Mask M);
   [[noreturn]] void runtimeError(const SourceLoc &Loc, const std::string &Msg,
                                  int Lane = -1);
   void spend(std::int64_t Work);
@@ -744,20 +758,23 @@ private:
   std::optional<std::pair<Wide, Wide>> rangeOf(const Affine &A) const;
   std::optional<std::pair<Wide, Wide>> opaqueRange(int Id) const;
 
-  // The two paths.
-  void runExhaustive(KernelReport &Rep);
-  void runFast(KernelReport &Rep);
-  // runFast's steps: the symbolic runs' output, a class's costs, the
-  // counting of templates by class, the time walk (detail/ClassCounting.h;
-  // ClassCounting.cpp and ClassCosts.cpp).
+  // The two runs over the evaluator (detail/WarpRun.h): the exhaustive
+  // one (ExhaustiveRun.cpp) and the class-counting one (ClassCounting.cpp).
+  class WarpRun;
+  class ExhaustiveRun;
+  class ClassCountingRun;
+  /// The run the evaluator serves, where the two runs differ.
+  WarpRun *Run = nullptr;
+  // The class-counting run's steps: the symbolic runs' output, a class's
+  // costs, the counting of templates by class, the time walk
+  // (detail/ClassCounting.h; ClassCounting.cpp and ClassCosts.cpp).
   struct SymbolicRuns;
   class ClassCosts;
   class ClassCounter;
   class TimeWalk;
-  /// Step 1 of runFast: the symbolic run of each warp position (one for a
-  /// warp family), which records the templates.
-  SymbolicRuns runSymbolicWarps();
-  void setupWarp(std::int64_t BlockLin, std::int64_t Wib, bool Symbolic);
+  /// The evaluator's state for warp Wib of block BlockLin (the symbolic
+  /// runs: block 0, its indices variables).
+  void setupWarp(std::int64_t BlockLin, std::int64_t Wib);
   /// The fast path's symbolic state, emptied for another try.
   void resetFast();
 
@@ -773,13 +790,12 @@ private:
   struct WarpFamily {
     std::array<std::int64_t, 3> N{1, 1, 1};
     std::array<std::array<std::int64_t, 3>, 3> Coef{}; ///< [tx, ty, tz][wx, wy, wz]
+    /// The warp position variables' values of warp Wib.
+    std::array<std::int64_t, 3> vars(std::int64_t Wib) const {
+      return {Wib % N[0], Wib / N[0] % N[1], Wib / (N[0] * N[1])};
+    }
   };
   static std::optional<WarpFamily> warpFamily(const std::array<std::int64_t, 3> &BlockDim, std::int64_t W);
-  /// The warp position variables' values of warp Wib.
-  std::array<std::int64_t, 3> warpVars(std::int64_t Wib) const;
-  /// The family the current fast-path try runs as; nullopt: warp by warp
-  /// position.
-  std::optional<WarpFamily> Family;
   /// readArray's caller needs no value (evalReads): the read is only its
   /// access. Set just before that call; readArray clears it on entry, so
   /// the reads in its indices are not taken for it.
@@ -818,7 +834,6 @@ private:
   bool readsKeptSite(const ir::Expr &E) const;
 
   // Per-warp state.
-  bool Symbolic = false;
   int Lanes = 0;       // threads in this warp
   Mask Full = 0;       // all its lanes
   std::int64_t CurBlock = 0, CurWib = 0;
@@ -860,17 +875,6 @@ private:
   std::int64_t StmtsRun = 0;
   /// Why the kernel is evaluated warp by warp (for the step limit's error).
   std::string WalkReason;
-
-  // Exhaustive path output: this warp's accesses.
-  struct WarpAccess {
-    int Site;
-    std::int64_t K;
-    int Requests;
-    std::int32_t Phase;
-  };
-  std::vector<WarpAccess> *CurWarpTrace = nullptr;
-  std::int32_t CurPhase = 0;
-  std::vector<AccessSiteReport> *CurReports = nullptr;
 
   // Fast path output.
   std::vector<Template> Templates;

@@ -1,7 +1,8 @@
-// The parts of Analyzer::runFast (the fast path: counting warps by class)
-// that its two source files share: the symbolic runs' output (made in
-// ClassCounting.cpp), a class's costs and the time walk (ClassCosts.cpp),
-// which runFast and its counting in ClassCounting.cpp use. Internal: nothing
+// The parts of the class-counting run (Analyzer::ClassCountingRun, the fast
+// path: counting warps by class) that its two source files share: the
+// symbolic runs' output (made in ClassCounting.cpp), a class's costs and the
+// time walk (ClassCosts.cpp), which the run and its counting in
+// ClassCounting.cpp use. Internal: nothing
 // outside analysis/ includes it.
 #pragma once
 
@@ -9,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -16,10 +18,11 @@
 
 namespace bankwise::kernel_analysis {
 
-/// What the fast path's symbolic runs leave (Analyzer::runSymbolicWarps):
+/// What the fast path's symbolic runs leave (ClassCountingRun::runWarps):
 /// per run (a warp position, or the one run of a warp family) its tree of
 /// accesses, loops and barriers and its variables' domains.
 struct Analyzer::SymbolicRuns {
+  std::optional<WarpFamily> Family; ///< the family they ran as; nullopt: one run per warp position
   std::vector<std::vector<TraceNode>> Trees;
   std::vector<std::vector<VarDomain>> DomainsOf;
 };
@@ -126,7 +129,7 @@ private:
   std::map<std::tuple<std::size_t, std::int64_t, Mask, Mask, std::int64_t>, CacheEntry> SelEntries;
 };
 
-/// The fast path's time walk (step 3 of runFast): the simulator needs every
+/// The fast path's time walk (step 3 of ClassCountingRun::run): the simulator needs every
 /// warp's access in order, round by round, phase by phase (a barrier ends
 /// one); each access is priced by its class.
 class Analyzer::TimeWalk {
