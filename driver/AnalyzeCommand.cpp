@@ -5,7 +5,6 @@
 //            [--machine "umm(w: 32, l: 400)"] [--data p=p.bin] [--kernel K]
 
 #include "driver/Commands.h"
-#include "report/Findings.h"
 #include "driver/Output.h"
 #include "driver/ProgramInput.h"
 #include "dsl/Parser.h"
@@ -88,22 +87,6 @@ ir::Machine parseMachineSpec(const std::string &Spec) {
                               Spec, Why));
 }
 
-std::string locText(const SourceLoc &L) {
-  return fmt::format("{}:{}:{}", L.File, L.Line, L.Col);
-}
-
-/// The findings of the pipeline's check pass (analysis/checks/Checks.h),
-/// under "diagnostics" in the JSON report and, without --json (whose
-/// readers take stdout and stderr together as often as not), on stderr;
-/// true when one is an error.
-bool reportChecks(const AnalyzeOptions &O, const PipelineResult &P, nlohmann::json &J) {
-  const std::vector<LintFinding> Findings = report::sortedFindings(P.Findings);
-  J["diagnostics"] = report::findingsJson(Findings);
-  if (O.Json)
-    return std::any_of(Findings.begin(), Findings.end(), [](const LintFinding &F) { return F.Sev == Severity::Error; });
-  return report::printFindings(std::cerr, Findings);
-}
-
 /// analyze without -D for the runtime sizes: figures over every size.
 int runAllSizes(const AnalyzeOptions &O, ir::Program Read, const AnalysisOptions &AO) {
   // Layout choice needs sizes: it runs at the representative sizes compile
@@ -114,7 +97,7 @@ int runAllSizes(const AnalyzeOptions &O, ir::Program Read, const AnalysisOptions
   PO.Analyze.EverySize = true;
   nlohmann::json J;
   bool CheckErrors = false;
-  PO.AfterCheck = [&](const PipelineResult &R) { CheckErrors = reportChecks(O, R, J); };
+  PO.AfterCheck = [&](const PipelineResult &R) { CheckErrors = report::analyzeChecks(R, O.Json, J, std::cerr); };
   const PipelineResult P = runPipeline(std::move(Read), PO);
   if (P.EverySize.empty())
     throw UserError(fmt::format("no kernel named '{}' in {}", O.Kernel, O.File));
@@ -146,13 +129,8 @@ int runAnalyze(const AnalyzeOptions &O) {
   nlohmann::json J;
   bool CheckErrors = false;
   PO.AfterCheck = [&](const PipelineResult &R) {
-    CheckErrors = reportChecks(O, R, J);
-    // A schedule's wall time: on stderr, so that stdout stays the same bytes
-    // run after run (and not at all with --json, whose readers take stdout
-    // and stderr together as often as not).
-    for (const ColoredScheduleReport &C : R.Colored)
-      if (C.Hmm && !O.Json)
-        std::cerr << fmt::format("{}: note: {}\n", locText(C.Loc), scheduleCostNote(C));
+    CheckErrors = report::analyzeChecks(R, O.Json, J, std::cerr);
+    report::scheduleTimeNotes(R, O.Json, std::cerr);
   };
   const PipelineResult P = runPipeline(std::move(*Read), PO);
   if (P.Analyses.empty())

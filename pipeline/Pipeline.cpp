@@ -120,16 +120,22 @@ std::map<std::pair<std::string, bool>, std::uint64_t> tableBounds(PipelineRun &R
       Tables.emplace(Prog, Run.R.Schedules.get());
     Out[{Perm, Inverse}] = Tables->table(Perm, Inverse).bound();
   };
-  for (const ir::Array *A : K.arrays())
-    if (A->Holds)
+  // The tables the kernel's arrays hold (its own, and the program's it
+  // reads: ValueFacts' ranges of their elements), and P(i).
+  auto Holds = [&](const std::string &Name) {
+    if (const ir::Array *A = Prog.findArray(K, Name); A && A->Holds)
       Need(A->Holds->Perm, A->Holds->Inverse);
-  for (const ir::Array &A : Prog.Arrays)
-    if (A.Holds)
-      Need(A.Holds->Perm, A.Holds->Inverse);
+  };
+  for (const ir::Array *A : K.arrays())
+    Holds(A->Name);
   ir::forEachStmtExpr(K.Body, [&](const ir::Expr &Root) {
     ir::forEachSubexpr(Root, [&](const ir::Expr &X) {
       if (const auto *A = X.as<ir::PermApply>())
         Need(A->Perm, A->Inverse);
+      else if (const auto *R = X.as<ir::ArrayRead>())
+        Holds(R->Array);
+      else if (const ir::ArrayRead *T = ir::atomicTarget(X))
+        Holds(T->Array);
     });
   });
   return Out;

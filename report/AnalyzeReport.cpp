@@ -1,6 +1,7 @@
 #include "report/AnalyzeReport.h"
 
 #include "report/AnalysisPages.h"
+#include "report/Findings.h"
 #include "report/SiteJson.h"
 
 #include <fmt/format.h>
@@ -409,6 +410,22 @@ AnalyzeReport fixedSizeReport(const PipelineResult &P, const AnalyzeReportOption
     }
   }
   return {std::move(Text), std::move(J), std::move(Html)};
+}
+
+bool analyzeChecks(const PipelineResult &P, bool Json, nlohmann::json &J, std::ostream &Err) {
+  const std::vector<LintFinding> Findings = sortedFindings(P.Findings);
+  J["diagnostics"] = findingsJson(Findings);
+  if (Json)
+    return std::any_of(Findings.begin(), Findings.end(), [](const LintFinding &F) { return F.Sev == Severity::Error; });
+  return printFindings(Err, Findings);
+}
+
+void scheduleTimeNotes(const PipelineResult &P, bool Json, std::ostream &Err) {
+  if (Json)
+    return;
+  for (const ColoredScheduleReport &C : P.Colored)
+    if (C.Hmm)
+      Err << fmt::format("{}:{}:{}: note: {}\n", C.Loc.File, C.Loc.Line, C.Loc.Col, scheduleCostNote(C));
 }
 
 } // namespace bankwise::report

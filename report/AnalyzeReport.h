@@ -8,6 +8,7 @@
 #include "report/HtmlReport.h"
 
 #include <nlohmann/json.hpp>
+#include <ostream>
 
 #include <cstdint>
 #include <string>
@@ -39,5 +40,15 @@ AnalyzeReport fixedSizeReport(const PipelineResult &P, const AnalyzeReportOption
 /// Over every size: P ran bind-sizes, layout-auto, check and analyze with
 /// AnalyzePassOptions::EverySize.
 AnalyzeReport everySizeReport(const PipelineResult &P, const AnalyzeReportOptions &O, nlohmann::json J);
+
+/// The findings of the pipeline's check pass, in source order, under
+/// "diagnostics" in J and, unless Json (whose readers take stdout and
+/// stderr together as often as not), with their source lines on Err; true
+/// when one is an error.
+bool analyzeChecks(const PipelineResult &P, bool Json, nlohmann::json &J, std::ostream &Err);
+
+/// Each offline schedule's wall time, on Err (so that stdout stays the
+/// same bytes run after run), not at all with Json.
+void scheduleTimeNotes(const PipelineResult &P, bool Json, std::ostream &Err);
 
 } // namespace bankwise::report

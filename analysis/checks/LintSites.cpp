@@ -279,19 +279,20 @@ std::vector<std::pair<std::string, ir::Layout>> fixCandidates(const ir::Array &A
 }
 
 /// The lanes of Node's warps (LintSite::Lanes) in F's program, its
-/// runtime sizes bound once into Bound (the walk needs their extents).
-SiteLanes siteLanes(const Figures &F, const ir::ArrayRead *Node, std::optional<ir::Program> &Bound) {
+/// runtime sizes bound once into Bound (the walk needs their extents;
+/// Bound holds the kernel once bound).
+SiteLanes siteLanes(const Figures &F, const ir::ArrayRead *Node, ir::Program &Bound) {
   if (F.StrideProgram->runtimeParams().empty())
     return sampleSiteLanes(*F.StrideProgram, *F.StrideKernel, Node, {});
   try {
-    if (!Bound)
+    if (!Bound.findKernel(F.StrideKernel->Name))
       Bound = ir::bindParams(*F.StrideProgram, F.StrideSizes);
   } catch (const UserError &) {
     return {};
   }
-  const ir::Kernel *BK = Bound->findKernel(F.StrideKernel->Name);
+  const ir::Kernel *BK = Bound.findKernel(F.StrideKernel->Name);
   const ir::ArrayRead *BN = BK ? ir::findSite(*BK, Node->Site) : nullptr;
-  return BN ? sampleSiteLanes(*Bound, *BK, BN, {}) : SiteLanes{};
+  return BN ? sampleSiteLanes(Bound, *BK, BN, {}) : SiteLanes{};
 }
 
 /// Array Name of K (its layout as K declares it) as a layout function.
@@ -314,7 +315,11 @@ std::vector<LintSite> lintSiteFigures(const ir::Program &Prog, const ir::Kernel 
   std::vector<LintSite> Out;
   std::map<SiteKey, std::size_t> Index;
   std::map<SiteKey, std::int64_t> WorstOf; // the worst copy's wavefronts or sectors
-  std::optional<ir::Program> LaneProgram; // the sizes bound, for Opts.Lanes
+  // F's stride program with its sizes bound, for Opts.Lanes: where that is
+  // Prog at its representative sizes, Bound, which the fixes below bind
+  // the same way (one binding for both).
+  ir::Program Narrowed;
+  ir::Program &LaneProgram = F.StrideProgram == &Prog ? Bound : Narrowed;
   for (const RawSite &S : F.Sites) {
     const SiteKey Key = keyOf(S.Loc, S.Array, S.IsWrite);
     auto [It, New] = Index.try_emplace(Key, Out.size());
